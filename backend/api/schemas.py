@@ -1,0 +1,111 @@
+"""HTTP request and response bodies. Kept apart from domain values on purpose."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from backend.domain.models import SearchMode
+
+MAX_QUERY_CHARS = 2000
+
+
+class ErrorBody(BaseModel):
+    error_code: str = Field(description="Stable machine-readable code, e.g. INDEX_NOT_READY.")
+    detail: str = Field(description="What went wrong, for a person or an agent.")
+    recoverable: bool = Field(description="True when retrying later (or after the suggestion) can succeed.")
+    suggestion: str = Field(description="What to do about it.")
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
+    top_k: int = Field(5, ge=1, le=50, description="How many chunks to return.")
+    mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
+    folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
+    tags: list[str] = Field(default_factory=list, description="Only notes with any of these tags.")
+    paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
+    date_from: date | None = Field(None, description="Only notes dated on or after this day.")
+    date_to: date | None = Field(None, description="Only notes dated on or before this day.")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must contain some text")
+        return value.strip()
+
+    @field_validator("tags")
+    @classmethod
+    def _strip_hash(cls, value: list[str]) -> list[str]:
+        return [tag.lstrip("#") for tag in value if tag.strip()]
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> SearchRequest:
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ValueError("date_from must not be after date_to")
+        return self
+
+
+class SearchResult(BaseModel):
+    chunk_id: str
+    note_path: str
+    note_title: str
+    content: str
+    score: float
+    heading_context: str = Field(description='Headings above the chunk, e.g. "Project > Planning > Risks".')
+    start_line: int
+    end_line: int
+    tags: list[str]
+    date: str | None
+
+
+class SearchResponse(BaseModel):
+    query: str
+    mode: SearchMode = Field(description="The mode actually used.")
+    status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
+    warnings: list[str]
+    results: list[SearchResult]
+    total_hits: int = Field(description="Candidates that matched before top_k was applied.")
+    search_time_ms: float
+
+
+class JobInfo(BaseModel):
+    id: str
+    kind: str
+    phase: str
+    done: int
+    total: int
+    started_at: datetime
+    finished_at: datetime | None
+    error: str | None
+
+
+class FailedFile(BaseModel):
+    path: str
+    reason: str
+
+
+class IndexStatus(BaseModel):
+    indexed_notes: int
+    indexed_chunks: int
+    last_indexed: datetime | None
+    embedding_model: str
+    embedding_dimension: int | None
+    vault_path: str
+    store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
+    job: JobInfo | None
+    failed_files: list[FailedFile]
+
+
+class RebuildAccepted(BaseModel):
+    job_id: str
+    status: str = "accepted"
+    status_url: str = "/index/status"
+
+
+class Health(BaseModel):
+    status: str
+    version: str

@@ -1,0 +1,135 @@
+"""Background jobs (index, rebuild): at most one at a time, progress visible to /index/status."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from backend.domain.errors import ReindexInProgressError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class JobSnapshot:
+    id: str
+    kind: str
+    phase: str  # queued | scanning | indexing | removing | done | failed | cancelled
+    done: int = 0
+    total: int = 0
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    finished_at: datetime | None = None
+    error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.finished_at is None
+
+
+class JobCancelled(Exception):
+    """Raised inside a job when shutdown asked it to stop."""
+
+
+class JobProgress:
+    """Handed to the job body: reports progress and checks for cancellation."""
+
+    def __init__(self, runner: JobRunner, job_id: str) -> None:
+        self._runner = runner
+        self._job_id = job_id
+
+    def update(self, *, phase: str | None = None, done: int | None = None, total: int | None = None) -> None:
+        self._runner._update(self._job_id, phase=phase, done=done, total=total)
+        if self._runner._cancel.is_set():
+            raise JobCancelled
+
+    def advance(self, n: int = 1) -> None:
+        self._runner._advance(self._job_id, n)
+        if self._runner._cancel.is_set():
+            raise JobCancelled
+
+
+JobBody = Callable[[JobProgress], None]
+
+
+class JobRunner:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._current: JobSnapshot | None = None
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+
+    @property
+    def current(self) -> JobSnapshot | None:
+        """The running job, or the last finished one."""
+        with self._lock:
+            return self._current
+
+    def start(self, kind: str, body: JobBody) -> JobSnapshot:
+        with self._lock:
+            if self._current is not None and self._current.running:
+                raise ReindexInProgressError(f"a {self._current.kind} job ({self._current.id}) is running")
+            job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
+            self._current = job
+            self._cancel.clear()
+            self._thread = threading.Thread(
+                target=self._run, args=(job.id, body), name=f"job-{kind}", daemon=True
+            )
+            self._thread.start()
+            return job
+
+    def run_inline(self, kind: str, body: JobBody) -> JobSnapshot:
+        """Run a job in the calling thread (CLI); raises what the body raised."""
+        with self._lock:
+            job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
+            self._current = job
+        self._execute(job.id, body, reraise=True)
+        return self.current  # type: ignore[return-value]
+
+    def wait(self, timeout: float | None = None) -> bool:
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._cancel.set()
+        self.wait(timeout)
+
+    def _run(self, job_id: str, body: JobBody) -> None:
+        self._execute(job_id, body, reraise=False)
+
+    def _execute(self, job_id: str, body: JobBody, *, reraise: bool) -> None:
+        try:
+            body(JobProgress(self, job_id))
+        except JobCancelled:
+            self._finish(job_id, phase="cancelled")
+        except Exception as exc:  # a failed job must be visible in status, never kill the service
+            log.exception("job %s failed", job_id)
+            self._finish(job_id, phase="failed", error=str(exc) or type(exc).__name__)
+            if reraise:
+                raise
+        else:
+            self._finish(job_id, phase="done")
+
+    def _update(self, job_id: str, **changes: object) -> None:
+        with self._lock:
+            if self._current is not None and self._current.id == job_id:
+                values = {k: v for k, v in changes.items() if v is not None}
+                self._current = replace(self._current, **values)  # type: ignore[arg-type]
+
+    def _advance(self, job_id: str, n: int) -> None:
+        with self._lock:
+            if self._current is not None and self._current.id == job_id:
+                self._current = replace(self._current, done=self._current.done + n)
+
+    def _finish(self, job_id: str, *, phase: str, error: str | None = None) -> None:
+        with self._lock:
+            if self._current is not None and self._current.id == job_id:
+                self._current = replace(
+                    self._current, phase=phase, error=error, finished_at=datetime.now(UTC)
+                )

@@ -1,0 +1,113 @@
+"""The two ports the use cases depend on. Adapters live in `infrastructure`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from backend.domain.models import (
+    FileProblem,
+    IndexIdentity,
+    NoteFile,
+    ParsedNote,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into dense vectors. Implementations must be safe to call from worker threads."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """One L2-normalised vector per text, in order."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+    def health(self) -> bool:
+        """True when the embedder can answer now (cheap; used by status and degraded mode)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class ChunkStore(Protocol):
+    """One Qdrant collection of chunk points with named vectors `dense` (cosine) and `sparse` (IDF).
+
+    Point ids are UUID strings. Every method raises `IndexUnavailableError` when the store cannot be
+    reached and `StoreError` for any other store failure; adapters never leak client exceptions.
+    """
+
+    def identity(self) -> IndexIdentity | None:
+        """The embedder the collection was built with, or None if the collection does not exist."""
+        ...
+
+    def create(self, identity: IndexIdentity) -> None:
+        """Create the collection (dense vectors only when `identity.dimension` is set) and record
+        `identity` with it. Drops an existing collection of the same name first."""
+        ...
+
+    def upsert(self, points: Sequence[PointRecord]) -> None: ...
+
+    def delete_by_note(self, note_path: str) -> None:
+        """Remove every point whose payload `note_path` equals `note_path`."""
+        ...
+
+    def query(
+        self,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        prefetch_limit: int,
+        point_filter: PointFilter | None = None,
+        rrf_k: int = 60,
+    ) -> list[ScoredPoint]:
+        """Dense only, sparse only, or both fused with RRF inside Qdrant in one call.
+
+        At least one of `dense` / `sparse` must be given. Results are best first, with payloads.
+        """
+        ...
+
+    def count(self, point_filter: PointFilter | None = None) -> int: ...
+
+    def scroll(
+        self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
+    ) -> tuple[list[ScoredPoint], str | None]:
+        """A page of points (score 0) with payloads, and the offset of the next page or None."""
+        ...
+
+    def close(self) -> None:
+        """Flush and release the store; safe to call twice."""
+        ...
+
+
+class Vault(Protocol):
+    """Read-only access to the notes. Never reads outside the vault root."""
+
+    @property
+    def root(self) -> str: ...
+
+    def scan(self) -> tuple[list[NoteFile], list[FileProblem]]:
+        """Every indexable note (sorted by path), and files skipped with a reason."""
+        ...
+
+    def read_text(self, rel_path: str) -> tuple[str, list[str]]:
+        """The note's text and any problems met reading it (e.g. invalid UTF-8 replaced).
+
+        Raises OSError when the file vanished or cannot be read.
+        """
+        ...
+
+
+class NoteParser(Protocol):
+    def __call__(self, rel_path: str, text: str) -> ParsedNote: ...

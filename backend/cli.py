@@ -1,0 +1,247 @@
+"""`python -m backend serve|index|search|status|eval`, reading the same settings as the service."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+from tqdm import tqdm
+
+from backend.bootstrap import Services, build_services
+from backend.config import Settings, SettingsError, load_settings
+from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.models import SearchMode
+
+log = logging.getLogger("backend")
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--vault", type=Path, help="vault folder (overrides VAULT_PATH)")
+    common.add_argument("--data-dir", type=Path, help="index folder (overrides DATA_DIR)")
+
+    parser = argparse.ArgumentParser(prog="python -m backend", description="Knowledge Bridge")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", parents=[common], help="run the HTTP service")
+    serve.add_argument("--port", type=int, help="overrides PORT")
+    serve.add_argument("--host", help="overrides HOST")
+
+    index = sub.add_parser("index", parents=[common], help="index the vault and exit")
+    index.add_argument("--rebuild", action="store_true", help="drop the index and build it anew")
+
+    search = sub.add_parser("search", parents=[common], help="search the index")
+    search.add_argument("query")
+    search.add_argument("--top-k", type=int, default=5)
+    search.add_argument("--mode", choices=[m.value for m in SearchMode], default="hybrid")
+
+    sub.add_parser("status", parents=[common], help="show what is indexed")
+
+    ev = sub.add_parser("eval", parents=[common], help="score search against judged queries")
+    ev.add_argument("--queries", type=Path, required=True, help="JSON lines: id, text")
+    ev.add_argument("--qrels", type=Path, required=True, help="TSV: query_id, note, relevance")
+    ev.add_argument(
+        "--mode", action="append", choices=[m.value for m in SearchMode], help="repeatable; default all three"
+    )
+    ev.add_argument("--limit", type=int, help="only the first N queries")
+    ev.add_argument("--json", action="store_true", help="print the scores as JSON")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {"vault_path": args.vault, "data_dir": args.data_dir}
+    if args.command == "serve":
+        overrides |= {"port": args.port, "host": args.host}
+    if args.command == "eval" and args.data_dir is None and args.vault is not None:
+        # an evaluation vault gets its own index, never mixed into the service's
+        overrides["data_dir"] = Path("data") / "eval" / args.vault.resolve().name
+    return load_settings(**overrides)
+
+
+def _open_services(settings: Settings) -> Services:
+    services = build_services(settings)
+    try:
+        services.index.open()
+    except Exception:
+        services.close()
+        raise
+    return services
+
+
+def _run_job_with_progress(services: Services, kind: str) -> None:
+    body = services.index.rebuild if kind == "rebuild" else services.index.sync
+    services.jobs.start(kind, body)
+    with tqdm(total=0, unit="note", desc=kind, disable=None) as bar:
+        while not services.jobs.wait(timeout=0.2):
+            _show(bar, services)
+        _show(bar, services)
+    job = services.jobs.current
+    if job is not None and job.phase == "failed":
+        raise KnowledgeBridgeError(f"{kind} failed: {job.error}")
+
+
+def _show(bar: tqdm, services: Services) -> None:
+    job = services.jobs.current
+    if job is None:
+        return
+    if bar.total != job.total:
+        bar.reset(total=job.total)
+    bar.set_postfix_str(job.phase, refresh=False)
+    bar.n = job.done
+    bar.refresh()
+
+
+def _cmd_serve(settings: Settings) -> None:
+    import uvicorn
+
+    from backend.main import create_app
+
+    uvicorn.run(
+        create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower()
+    )
+
+
+def _cmd_index(settings: Settings, rebuild: bool) -> None:
+    services = _open_services(settings)
+    try:
+        started = time.perf_counter()
+        _run_job_with_progress(services, "rebuild" if rebuild else "index")
+        elapsed = time.perf_counter() - started
+        print(
+            f"indexed {services.index.indexed_notes} notes, {services.store.count()} chunks "
+            f"in {elapsed:.1f}s ({len(services.index.failed_files)} problems)"
+        )
+        for problem in services.index.failed_files[:20]:
+            print(f"  {problem.rel_path}: {problem.reason}")
+    finally:
+        services.close()
+
+
+def _server_url(settings: Settings) -> str:
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    return f"http://{host}:{settings.port}"
+
+
+def _headers(settings: Settings) -> dict[str, str]:
+    return {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+
+
+def _ask_server(settings: Settings, method: str, path: str, body: dict | None = None) -> dict | None:
+    """The running service owns the embedded store (it is locked): ask it when it answers."""
+    try:
+        response = httpx.request(
+            method, _server_url(settings) + path, json=body, headers=_headers(settings), timeout=60
+        )
+    except httpx.HTTPError:
+        return None
+    return response.json()  # type: ignore[no-any-return]
+
+
+def _cmd_search(settings: Settings, query: str, top_k: int, mode: str) -> None:
+    answer = _ask_server(settings, "POST", "/search", {"query": query, "top_k": top_k, "mode": mode})
+    if answer is None:
+        services = _open_services(settings)
+        try:
+            outcome = services.search.search(query, top_k=top_k, mode=SearchMode(mode))
+            answer = {
+                "status": "degraded" if outcome.degraded else "healthy",
+                "warnings": outcome.warnings,
+                "results": [
+                    {"score": h.score, "note_path": h.payload["note_path"], **h.payload} for h in outcome.hits
+                ],
+            }
+        finally:
+            services.close()
+    if "error_code" in answer:
+        raise KnowledgeBridgeError(f"{answer['error_code']}: {answer['detail']} ({answer['suggestion']})")
+    for warning in answer.get("warnings", []):
+        print(f"warning: {warning}")
+    for rank, hit in enumerate(answer["results"], 1):
+        where = f"{hit['note_path']}:{hit['start_line']}-{hit['end_line']}"
+        heading = f"  [{hit['heading_context']}]" if hit.get("heading_context") else ""
+        print(f"{rank}. {hit['score']:.4f}  {where}{heading}")
+        snippet = " ".join(hit["content"].split())
+        print(f"   {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+
+
+def _cmd_status(settings: Settings) -> None:
+    answer = _ask_server(settings, "GET", "/index/status")
+    if answer is None:
+        services = _open_services(settings)
+        try:
+            from backend.api.routes.index import _status
+
+            answer = _status(services).model_dump(mode="json")
+        finally:
+            services.close()
+    print(json.dumps(answer, indent=2))
+
+
+def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
+    from backend.application.evaluation import evaluate
+    from backend.infrastructure.eval_files import read_qrels, read_queries
+
+    queries = read_queries(args.queries)[: args.limit]
+    qrels = read_qrels(args.qrels)
+    modes = [SearchMode(m) for m in (args.mode or ["hybrid", "dense", "keyword"])]
+    services = _open_services(settings)
+    try:
+        _run_job_with_progress(services, "index")
+        rows = []
+        for mode in modes:
+            started = time.perf_counter()
+            with tqdm(total=len(queries), unit="query", desc=f"eval {mode.value}", disable=None) as bar:
+                scores = evaluate(services.search, queries, qrels, mode, on_query=bar.update)
+            rows.append((scores, time.perf_counter() - started))
+    finally:
+        services.close()
+    if args.json:
+        print(json.dumps([{**s.__dict__, "mode": s.mode.value, "seconds": t} for s, t in rows], indent=2))
+        return
+    print(f"{'mode':<8} {'queries':>7} {'nDCG@10':>8} {'recall@10':>9} {'hit@3':>6} {'MRR@10':>7} {'q/s':>6}")
+    for s, seconds in rows:
+        qps = s.queries / seconds if seconds else 0.0
+        print(
+            f"{s.mode.value:<8} {s.queries:>7} {s.ndcg_10:>8.3f} {s.recall_10:>9.3f} "
+            f"{s.hit_3:>6.3f} {s.mrr_10:>7.3f} {qps:>6.1f}"
+        )
+        if s.degraded:
+            print(f"  warning: {s.degraded} {s.mode.value} queries fell back to keyword search")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+    try:
+        if args.command == "serve":
+            _cmd_serve(settings)
+        elif args.command == "index":
+            _cmd_index(settings, args.rebuild)
+        elif args.command == "search":
+            _cmd_search(settings, args.query, args.top_k, args.mode)
+        elif args.command == "status":
+            _cmd_status(settings)
+        elif args.command == "eval":
+            _cmd_eval(settings, args)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KnowledgeBridgeError as exc:
+        print(f"error: {exc.detail}\n  suggestion: {exc.suggestion}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,106 @@
+"""Settings: environment variables (and `.env`), validated once at start-up.
+
+Built in the composition root (`backend.main` / the CLI) and passed down; never imported as a global.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
+
+DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
+
+
+class SettingsError(Exception):
+    """Invalid configuration, described in one line that names the variable."""
+
+
+def _split_list(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")
+    data_dir: Path = Field(Path("data"), description="Where the embedded index and caches live.")
+    qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
+    qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
+    embedding_provider: Literal["onnx", "ollama", "none"] = Field(
+        "onnx", description="onnx = in-process MiniLM; ollama = Ollama /api/embed; none = keyword only."
+    )
+    embedding_model: str | None = Field(
+        None, description="Model name; defaults to all-MiniLM-L6-v2 (onnx) or mxbai-embed-large (ollama)."
+    )
+    ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
+    host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
+    port: int = Field(8000, ge=1, le=65535, description="HTTP port.")
+    debounce_seconds: float = Field(
+        2.0, ge=0.0, le=60.0, description="Quiet time before a change is indexed."
+    )
+    api_key: str | None = Field(None, description="When set, requests need `Authorization: Bearer <key>`.")
+    deny_dirs: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Comma-separated vault folders never indexed."
+    )
+    allow_dirs: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Comma-separated vault folders; when set, only these are indexed."
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
+    chunk_max_tokens: int = Field(200, ge=32, le=2000, description="Chunk size cap in words.")
+    chunk_overlap_tokens: int = Field(30, ge=0, le=500, description="Words repeated between chunks.")
+    search_prefetch_limit: int = Field(
+        100, ge=10, le=1000, description="Candidates each side (dense, keyword) hands to fusion."
+    )
+    rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal Rank Fusion constant.")
+
+    _split_dirs = field_validator("deny_dirs", "allow_dirs", mode="before")(_split_list)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("qdrant_url", "qdrant_api_key", "api_key", "embedding_model", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.chunk_overlap_tokens >= self.chunk_max_tokens:
+            raise ValueError("CHUNK_OVERLAP_TOKENS must be smaller than CHUNK_MAX_TOKENS")
+        return self
+
+    @property
+    def model_name(self) -> str:
+        return self.embedding_model or DEFAULT_MODELS[self.embedding_provider]
+
+    @property
+    def store_dir(self) -> Path:
+        return self.data_dir / "qdrant"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings, turning any validation error into one line that names the variable."""
+    try:
+        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]).upper() if first["loc"] else "settings"
+        raise SettingsError(f"invalid setting {field}: {first['msg']} (got {first.get('input')!r})") from None
+    vault = settings.vault_path.expanduser()
+    if not vault.is_dir():
+        raise SettingsError(f"invalid setting VAULT_PATH: {vault} is not a directory")
+    return settings.model_copy(update={"vault_path": vault.resolve()})

@@ -1,0 +1,219 @@
+"""Split a parsed note into heading-aware chunks that point back at exact file lines.
+
+Rules:
+
+* A section is a heading line plus everything up to the next heading of any level; text before
+  the first heading is a section with heading_path (). A section with nothing under its heading
+  emits no chunk, but its heading stays in the heading_path of the sections below it.
+* Inside a section, whole blocks (blank-line separated paragraphs; a fenced code block counts as
+  one block even with blank lines inside; a table is a block) are packed up to `max_tokens`.
+  A block over the cap is cut between lines, and a line over the cap between words.
+* Every chunk after the first of a section starts with up to `overlap_tokens` words of the
+  previous chunk's tail; the overlap is shortened so that no chunk ever exceeds `max_tokens`.
+* Tokens are words: runs of non-whitespace, with a run longer than `MAX_WORD_CHARS` counted as one
+  word per `MAX_WORD_CHARS` characters (so base64 blobs and unspaced scripts are still capped).
+  Simple, stable, and independent of any embedding model's tokenizer.
+* `text` is always an exact slice of the note: from the first word (or the start of its line when
+  only indentation precedes it) to the end of the last word. start_line/end_line are the 1-based
+  file lines of those two ends, so an overlap chunk starts on the line its overlap starts.
+* A note with no text at all yields one chunk holding its title (lines 1-1), so every note can be
+  found by name.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from backend.domain.models import Chunk, Heading, ParsedNote
+
+MAX_WORD_CHARS = 40
+
+_WORD = re.compile(rf"\S{{1,{MAX_WORD_CHARS}}}")
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Section:
+    start: int  # body line index of the heading (or of the body start)
+    end: int  # exclusive body line index
+    content_start: int  # first body line after the heading
+    heading_path: tuple[str, ...]
+
+
+class _Text:
+    """The body with word and line offsets, to turn word ranges into exact slices and lines."""
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.lines = body.split("\n")
+        self.line_starts: list[int] = []
+        offset = 0
+        for line in self.lines:
+            self.line_starts.append(offset)
+            offset += len(line) + 1
+        spans = [m.span() for m in _WORD.finditer(body)]
+        self.word_starts = [start for start, _ in spans]
+        self.word_ends = [end for _, end in spans]
+
+    def line_of(self, offset: int) -> int:
+        return bisect_right(self.line_starts, offset) - 1
+
+    def words_in_lines(self, first: int, last: int) -> tuple[int, int]:
+        """Word index range [a, b) of body lines first..last (inclusive)."""
+        begin = self.line_starts[first]
+        end = self.line_starts[last] + len(self.lines[last])
+        return bisect_left(self.word_starts, begin), bisect_left(self.word_starts, end)
+
+    def span(self, first_word: int, end_word: int) -> tuple[int, int]:
+        """Character range of words [first_word, end_word), widened to the line start when only
+        indentation precedes the first word."""
+        start = self.word_starts[first_word]
+        line_start = self.line_starts[self.line_of(start)]
+        if not self.body[line_start:start].strip():
+            start = line_start
+        return start, self.word_ends[end_word - 1]
+
+
+def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int = 30) -> list[Chunk]:
+    if max_tokens < 1:
+        raise ValueError("max_tokens must be at least 1")
+    if not 0 <= overlap_tokens < max_tokens:
+        raise ValueError("overlap_tokens must be between 0 and max_tokens - 1")
+    text = _Text(note.body)
+    ranges: list[tuple[tuple[str, ...], int, int]] = []
+    for section in _sections(text.lines, note.headings, note.body_start_line):
+        units = _units(text, section, max_tokens, overlap_tokens)
+        for first, end in _pack(units, max_tokens, overlap_tokens):
+            ranges.append((section.heading_path, first, end))
+    if not ranges:
+        return [Chunk(note.path, 0, note.title, (), 1, 1)]
+    chunks: list[Chunk] = []
+    for index, (heading_path, first, end) in enumerate(ranges):
+        start_offset, end_offset = text.span(first, end)
+        chunks.append(
+            Chunk(
+                note_path=note.path,
+                chunk_index=index,
+                text=note.body[start_offset:end_offset],
+                heading_path=heading_path,
+                start_line=note.body_start_line + text.line_of(start_offset),
+                end_line=note.body_start_line + text.line_of(end_offset - 1),
+            )
+        )
+    return chunks
+
+
+def _sections(lines: list[str], headings: Sequence[Heading], body_start_line: int) -> list[_Section]:
+    by_line: dict[int, Heading] = {}
+    for heading in headings:
+        index = heading.line - body_start_line
+        if 0 <= index < len(lines):
+            by_line.setdefault(index, heading)
+    starts = sorted(by_line)
+    sections: list[_Section] = []
+    if not starts or starts[0] > 0:
+        end = starts[0] if starts else len(lines)
+        sections.append(_Section(0, end, 0, ()))
+    stack: list[Heading] = []
+    for position, start in enumerate(starts):
+        heading = by_line[start]
+        while stack and stack[-1].level >= heading.level:
+            stack.pop()
+        stack.append(heading)
+        end = starts[position + 1] if position + 1 < len(starts) else len(lines)
+        content_start = _heading_end(lines, start, end) + 1
+        sections.append(_Section(start, end, content_start, tuple(h.text for h in stack)))
+    return [s for s in sections if any(line.strip() for line in lines[s.content_start : s.end])]
+
+
+def _heading_end(lines: list[str], start: int, end: int) -> int:
+    """Last body line of the heading at `start`: itself for "# x", its underline for setext."""
+    if _ATX_HEADING.match(lines[start]):
+        return start
+    for index in range(start + 1, end):
+        if not lines[index].strip():
+            break
+        if _SETEXT_UNDERLINE.match(lines[index]):
+            return index
+    return start
+
+
+def _blocks(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
+    """(first, last) body line pairs of blank-line separated blocks; fences never split."""
+    blocks: list[tuple[int, int]] = []
+    first: int | None = None
+    last = start
+    fence: str | None = None
+    for index in range(start, end):
+        line = lines[index]
+        if fence is not None:
+            if line.strip():
+                last = index
+            stripped = line.strip()
+            if stripped.startswith(fence) and not stripped.lstrip(fence[0]):
+                fence = None
+            continue
+        if not line.strip():
+            if first is not None:
+                blocks.append((first, last))
+                first = None
+            continue
+        if first is None:
+            first = index
+        last = index
+        opening = _FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
+    if first is not None:
+        blocks.append((first, last))
+    return blocks
+
+
+def _units(text: _Text, section: _Section, max_tokens: int, overlap_tokens: int) -> list[tuple[int, int]]:
+    """Contiguous word ranges that are never cut further: whole blocks that fit the cap, else
+    pieces of a block small enough to leave room for the overlap."""
+    piece_cap = max_tokens - overlap_tokens
+    units: list[tuple[int, int]] = []
+    for first, last in _blocks(text.lines, section.start, section.end):
+        begin, end = text.words_in_lines(first, last)
+        if end - begin <= max_tokens:
+            units.append((begin, end))
+            continue
+        piece_start = begin
+        for index in range(first, last + 1):
+            line_begin, line_end = text.words_in_lines(index, index)
+            if line_end - piece_start > piece_cap and line_begin > piece_start:
+                units.append((piece_start, line_begin))
+                piece_start = line_begin
+            while line_end - piece_start > piece_cap:
+                units.append((piece_start, piece_start + piece_cap))
+                piece_start += piece_cap
+        if piece_start < end:
+            units.append((piece_start, end))
+    return units
+
+
+def _pack(units: list[tuple[int, int]], max_tokens: int, overlap_tokens: int) -> list[tuple[int, int]]:
+    """Greedy packing of contiguous units into word ranges, each later one reaching back into the
+    previous range by the overlap (shortened when the first unit leaves less room)."""
+    ranges: list[tuple[int, int]] = []
+    start: int | None = None
+    end = 0
+    overlap = 0
+    for unit_start, unit_end in units:
+        if start is not None and (end - start) + (unit_end - unit_start) + overlap <= max_tokens:
+            end = unit_end
+            continue
+        if start is not None:
+            ranges.append((start - overlap, end))
+            previous_length = end - start + overlap
+            overlap = max(0, min(overlap_tokens, max_tokens - (unit_end - unit_start), previous_length))
+        start, end = unit_start, unit_end
+    if start is not None:
+        ranges.append((start - overlap, end))
+    return ranges

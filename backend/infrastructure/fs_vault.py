@@ -1,0 +1,65 @@
+"""The vault on the local disk, read-only. Every read is checked to stay inside the vault root."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from backend.domain.models import FileProblem, NoteFile
+from backend.infrastructure.vault_scanner import scan_vault_detailed
+
+MAX_NOTE_BYTES = 5 * 1024 * 1024  # larger notes are indexed up to this size; the rest is reported
+
+
+class FileSystemVault:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        deny_dirs: Sequence[str] = (),
+        allow_dirs: Sequence[str] = (),
+        max_note_bytes: int = MAX_NOTE_BYTES,
+    ) -> None:
+        self._root = Path(os.path.realpath(root))
+        self._deny = tuple(deny_dirs)
+        self._allow = tuple(allow_dirs)
+        self._max_bytes = max_note_bytes
+
+    @property
+    def root(self) -> str:
+        return str(self._root)
+
+    def scan(self) -> tuple[list[NoteFile], list[FileProblem]]:
+        result = scan_vault_detailed(self._root, deny_dirs=self._deny, allow_dirs=self._allow)
+        files = [NoteFile(f.rel_path, f.size, f.mtime) for f in result.files]
+        return files, [FileProblem(s.rel_path, s.reason) for s in result.skipped]
+
+    def read_text(self, rel_path: str) -> tuple[str, list[str]]:
+        path = self._resolve(rel_path)
+        problems: list[str] = []
+        with path.open("rb") as fh:
+            data = fh.read(self._max_bytes + 1)
+        truncated = len(data) > self._max_bytes
+        if truncated:
+            data = data[: self._max_bytes]
+            problems.append(
+                f"note larger than {self._max_bytes // (1024 * 1024)} MB: indexed the first part only"
+            )
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8-sig", errors="replace")
+            # a cut through the last multi-byte character is our doing, not the file's
+            if not (truncated and exc.start >= len(data) - 3):
+                problems.append("invalid UTF-8: undecodable bytes replaced")
+        if "\x00" in text:
+            text = text.replace("\x00", "")
+            problems.append("binary NUL bytes removed")
+        return text, problems
+
+    def _resolve(self, rel_path: str) -> Path:
+        path = Path(os.path.realpath(self._root / rel_path))
+        if not path.is_relative_to(self._root):
+            raise PermissionError(f"refusing to read outside the vault: {rel_path}")
+        return path

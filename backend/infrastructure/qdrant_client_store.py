@@ -1,0 +1,299 @@
+"""`ChunkStore` on qdrant-client: a Qdrant server in production, local mode (`:memory:` / `path=`) in tests.
+
+The index identity lives in the collection's `metadata` (Qdrant server >= 1.16; qdrant-client 1.20 local
+mode keeps it too, also across a reopen of `path=`). Hybrid search is one `query_points` call: a dense and
+a sparse `Prefetch`, fused by `RrfQuery(rrf=Rrf(k=rrf_k))`. The k is always sent, because a plain
+`FusionQuery(RRF)` means k=2 on both server and local mode, not the k=60 callers expect.
+
+Thread safety: the remote client (httpx / grpc) is safe to share between threads, so reads and the one
+writer run concurrently and only create/close are exclusive. Local mode is plain Python over dicts and
+numpy arrays, so there every write is exclusive too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+import httpx
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, KnowledgeBridgeError, StoreError
+from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
+from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.infrastructure.qdrant_common import (
+    DENSE,
+    SPARSE,
+    FilterSpec,
+    check_dense,
+    check_query_vectors,
+    identity_from_record,
+    identity_record,
+    normalise_filter,
+)
+from backend.infrastructure.rwlock import ReadWriteLock
+
+_CLOSING = "close the index"
+_UPSERT_BATCH = 256  # keeps each request far below the server's 32 MB body limit at 1024-d
+_UNAVAILABLE_HTTP = frozenset({502, 503, 504})
+_UNAVAILABLE_GRPC = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+class ClientChunkStore:
+    def __init__(
+        self,
+        client: QdrantClient,
+        collection: str = "obsidian_chunks",
+        *,
+        shard_number: int | None = None,
+        replication_factor: int | None = None,
+        on_disk: bool = False,
+    ) -> None:
+        self._client = client
+        self._collection = collection
+        self._shard_number = shard_number
+        self._replication_factor = replication_factor
+        self._on_disk = on_disk
+        options = getattr(client, "init_options", {}) or {}
+        self._local = options.get("location") == ":memory:" or options.get("path") is not None
+        self._lifecycle = ReadWriteLock()
+        self._write_lock = threading.Lock()
+        self._identity: IndexIdentity | None = None  # last seen; rechecked when a query fails
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def identity(self) -> IndexIdentity | None:
+        with self._lifecycle.read(), self._mapped("read the index identity"):
+            self._identity = self._fetch_identity()
+            return self._identity
+
+    def create(self, identity: IndexIdentity) -> None:
+        with self._lifecycle.write(), self._mapped("create the index"):
+            self._identity = None
+            name = self._collection
+            if self._client.collection_exists(name):
+                self._client.delete_collection(name)
+            vectors: dict[str, qm.VectorParams] = {}
+            if identity.dimension is not None:
+                vectors[DENSE] = qm.VectorParams(
+                    size=identity.dimension, distance=qm.Distance.COSINE, on_disk=self._on_disk or None
+                )
+            sparse = qm.SparseVectorParams(
+                modifier=qm.Modifier.IDF, index=qm.SparseIndexParams(on_disk=self._on_disk)
+            )
+            self._client.create_collection(
+                name,
+                vectors_config=vectors,
+                sparse_vectors_config={SPARSE: sparse},
+                shard_number=self._shard_number,
+                replication_factor=self._replication_factor,
+                on_disk_payload=self._on_disk or None,
+                metadata=identity_record(identity),
+            )
+            if not self._local:  # local mode ignores payload indexes and warns about each one
+                for field in (NOTE_PATH, FOLDERS, TAGS):
+                    self._client.create_payload_index(name, field, qm.PayloadSchemaType.KEYWORD, wait=True)
+                self._client.create_payload_index(name, DATE_NUM, qm.PayloadSchemaType.INTEGER, wait=True)
+            self._identity = identity
+
+    def close(self) -> None:
+        with self._lifecycle.write():
+            if self._closed:
+                return
+            self._closed = True
+            with self._mapped(_CLOSING):
+                self._client.close()
+
+    def _fetch_identity(self) -> IndexIdentity | None:
+        if not self._client.collection_exists(self._collection):
+            return None
+        info = self._client.get_collection(self._collection)
+        return identity_from_record(info.config.metadata)
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def upsert(self, points: Sequence[PointRecord]) -> None:
+        if not points:
+            return
+        with self._writing(), self._mapped("write points"):
+            identity = self._known_identity()
+            for point in points:
+                if point.dense is not None:
+                    check_dense(identity, len(point.dense))
+            for start in range(0, len(points), _UPSERT_BATCH):
+                batch = [_point_struct(p) for p in points[start : start + _UPSERT_BATCH]]
+                self._client.upsert(self._collection, points=batch, wait=True)
+
+    def delete_by_note(self, note_path: str) -> None:
+        with self._writing(), self._mapped("delete points"):
+            match = qm.FieldCondition(key=NOTE_PATH, match=qm.MatchValue(value=note_path))
+            selector = qm.FilterSelector(filter=qm.Filter(must=[match]))
+            self._client.delete(self._collection, points_selector=selector, wait=True)
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def query(
+        self,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        prefetch_limit: int,
+        point_filter: PointFilter | None = None,
+        rrf_k: int = 60,
+    ) -> list[ScoredPoint]:
+        if sparse is not None and sparse.is_empty:
+            sparse = None  # no terms: nothing can match on the keyword side
+            if dense is None:
+                return []
+        if limit <= 0:
+            return []
+        flt = _client_filter(normalise_filter(point_filter))
+        with self._lifecycle.read(), self._mapped("search"):
+            check_query_vectors(self._identity, dense, sparse)
+            args: dict[str, Any] = {"limit": limit, "query_filter": flt, "with_payload": True}
+            if dense is not None and sparse is not None:
+                size = max(prefetch_limit, 1)
+                args["prefetch"] = [
+                    qm.Prefetch(query=_dense(dense), using=DENSE, limit=size, filter=flt),
+                    qm.Prefetch(query=_sparse(sparse), using=SPARSE, limit=size, filter=flt),
+                ]
+                args["query"] = qm.RrfQuery(rrf=qm.Rrf(k=rrf_k))
+            elif dense is not None:
+                args.update(query=_dense(dense), using=DENSE)
+            else:
+                args.update(query=_sparse(sparse), using=SPARSE)  # type: ignore[arg-type]
+            try:
+                response = self._client.query_points(self._collection, **args)
+            except Exception as exc:
+                if dense is not None and not _is_unavailable(exc):
+                    # The collection may have been rebuilt elsewhere; explain in index terms if so.
+                    self._identity = self._fetch_identity()
+                    check_dense(self._identity, len(dense))
+                raise
+        return [_scored(p.id, p.score, p.payload) for p in response.points]
+
+    def count(self, point_filter: PointFilter | None = None) -> int:
+        flt = _client_filter(normalise_filter(point_filter))
+        try:
+            with self._lifecycle.read(), self._mapped("count points"):
+                return int(self._client.count(self._collection, count_filter=flt, exact=True).count)
+        except IndexNotReadyError:
+            return 0  # no collection yet (or mid-rebuild): nothing to count
+
+    def scroll(
+        self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
+    ) -> tuple[list[ScoredPoint], str | None]:
+        flt = _client_filter(normalise_filter(point_filter))
+        try:
+            with self._lifecycle.read(), self._mapped("list points"):
+                records, next_offset = self._client.scroll(
+                    self._collection,
+                    scroll_filter=flt,
+                    limit=limit,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+        except IndexNotReadyError:
+            return [], None  # no collection yet (or mid-rebuild): nothing to list
+        page = [_scored(r.id, 0.0, r.payload) for r in records]
+        return page, None if next_offset is None else str(next_offset)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        if self._local:
+            with self._lifecycle.write():
+                yield
+        else:
+            with self._lifecycle.read(), self._write_lock:
+                yield
+
+    def _known_identity(self) -> IndexIdentity | None:
+        if self._identity is None:
+            self._identity = self._fetch_identity()
+        return self._identity
+
+    @contextmanager
+    def _mapped(self, action: str) -> Iterator[None]:
+        """Every failure leaves as an IndexUnavailableError, IndexNotReadyError or StoreError."""
+        if self._closed and action != _CLOSING:
+            raise StoreError("the index store has been closed")
+        try:
+            yield
+        except KnowledgeBridgeError:
+            raise
+        except Exception as exc:
+            if _is_unavailable(exc):
+                raise IndexUnavailableError(f"Qdrant is unreachable ({action}): {_describe(exc)}") from exc
+            if self._collection_missing():
+                raise IndexNotReadyError(f"the index {self._collection!r} does not exist") from exc
+            raise StoreError(f"could not {action}: {_describe(exc)}") from exc
+
+    def _collection_missing(self) -> bool:
+        try:
+            return not self._client.collection_exists(self._collection)
+        except Exception:
+            return False  # cannot tell; the original failure is reported as it is
+
+
+# -- translation -----------------------------------------------------------------------------------
+
+
+def _dense(dense: Sequence[float]) -> list[float]:
+    return [float(x) for x in dense]
+
+
+def _sparse(sparse: SparseVector) -> qm.SparseVector:
+    return qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
+
+
+def _point_struct(point: PointRecord) -> qm.PointStruct:
+    vector: dict[str, Any] = {SPARSE: _sparse(point.sparse)}
+    if point.dense is not None:
+        vector[DENSE] = _dense(point.dense)
+    return qm.PointStruct(id=point.id, vector=vector, payload=dict(point.payload))
+
+
+def _client_filter(spec: FilterSpec | None) -> qm.Filter | None:
+    if spec is None:
+        return None
+    must: list[qm.Condition] = []
+    for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags)):
+        if values:
+            must.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values))))
+    if spec.date_num_from is not None or spec.date_num_to is not None:
+        date_range = qm.Range(gte=spec.date_num_from, lte=spec.date_num_to)
+        must.append(qm.FieldCondition(key=DATE_NUM, range=date_range))
+    return qm.Filter(must=must)
+
+
+def _scored(point_id: Any, score: float, payload: dict[str, Any] | None) -> ScoredPoint:
+    return ScoredPoint(id=str(point_id), score=float(score), payload=dict(payload or {}))
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+
+def _is_unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, ResponseHandlingException | httpx.TransportError | ConnectionError | TimeoutError):
+        return True
+    if isinstance(exc, UnexpectedResponse):
+        return exc.status_code in _UNAVAILABLE_HTTP
+    if isinstance(exc, grpc.RpcError):
+        code = getattr(exc, "code", None)
+        return callable(code) and code() in _UNAVAILABLE_GRPC
+    return False
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

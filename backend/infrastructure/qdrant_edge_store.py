@@ -1,0 +1,305 @@
+"""`ChunkStore` on qdrant-edge: the Rust Qdrant engine in-process, one shard directory per collection.
+
+Layout: `<path>/<collection>/` is the shard; `<path>/<collection>/kb_identity.json` records the embedder
+the shard was built with, so dropping the directory drops both together.
+
+Thread safety: the engine serves concurrent queries while one writer updates (checked with 3 readers and
+a writer on one shard). A readers-writer lock therefore only guards the shard's lifecycle (open, create,
+close: exclusive; everything else: shared), and a mutex keeps writers one at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, KnowledgeBridgeError, StoreError
+from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
+from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.infrastructure.qdrant_common import (
+    DENSE,
+    SPARSE,
+    FilterSpec,
+    check_dense,
+    check_query_vectors,
+    identity_from_record,
+    identity_record,
+    normalise_filter,
+)
+from backend.infrastructure.rwlock import ReadWriteLock
+
+IDENTITY_FILE = "kb_identity.json"
+_KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
+
+
+class EdgeChunkStore:
+    def __init__(self, path: Path, collection: str = "obsidian_chunks") -> None:
+        self._root = Path(path)
+        self._collection = collection
+        self._lifecycle = ReadWriteLock()
+        self._open_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._shard: qe.EdgeShard | None = None
+        self._identity: IndexIdentity | None = None
+        self._closed = False
+
+    @property
+    def shard_dir(self) -> Path:
+        return self._root / self._collection
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def identity(self) -> IndexIdentity | None:
+        with self._lifecycle.read():
+            if self._shard is not None and self._identity is not None:
+                return self._identity
+            return self._read_identity()
+
+    def create(self, identity: IndexIdentity) -> None:
+        with self._lifecycle.write(), _mapped("create the index"):
+            self._check_open()
+            self._close_shard()
+            self._identity = None
+            if self.shard_dir.exists():
+                _ensure_not_in_use(self.shard_dir)
+                shutil.rmtree(self.shard_dir)
+            shard = qe.EdgeShard.create(str(self.shard_dir), _edge_config(identity))
+            try:
+                for field in _KEYWORD_FIELDS:
+                    shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+                shard.update(qe.UpdateOperation.create_field_index(DATE_NUM, qe.PayloadSchemaType.Integer))
+                # Written last: a crash before this leaves no identity, which reads as "rebuild me".
+                _write_json_atomically(self.shard_dir / IDENTITY_FILE, identity_record(identity))
+                shard.flush()
+            except BaseException:
+                shard.close()
+                raise
+            self._shard = shard
+            self._identity = identity
+
+    def close(self) -> None:
+        with self._lifecycle.write(), _mapped("close the index"):
+            self._closed = True
+            self._close_shard()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the index store has been closed")
+
+    def _close_shard(self) -> None:
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            try:
+                shard.flush()
+            finally:
+                shard.close()
+
+    def _read_identity(self) -> IndexIdentity | None:
+        if not self.shard_dir.is_dir():
+            return None
+        try:
+            record = json.loads((self.shard_dir / IDENTITY_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return identity_from_record(record)
+
+    def _missing(self) -> bool:
+        """True when no shard exists yet: counting and listing then have nothing to report."""
+        self._check_open()
+        return self._shard is None and not self.shard_dir.is_dir()
+
+    def _open(self) -> qe.EdgeShard:
+        """The open shard, loading it on first use. Call with the lifecycle lock held (shared is enough)."""
+        self._check_open()
+        shard = self._shard
+        if shard is not None:
+            return shard
+        with self._open_lock:
+            shard = self._shard
+            if shard is None:
+                if not self.shard_dir.is_dir():
+                    raise IndexNotReadyError(f"the index {self._collection!r} does not exist in {self._root}")
+                try:
+                    shard = qe.EdgeShard.load(str(self.shard_dir))
+                except Exception as exc:
+                    raise _load_error(self.shard_dir, exc) from exc
+                self._identity = self._read_identity()
+                self._shard = shard
+            return shard
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def upsert(self, points: Sequence[PointRecord]) -> None:
+        if not points:
+            return
+        with self._lifecycle.read(), self._write_lock, _mapped("write points"):
+            shard = self._open()
+            for point in points:
+                if point.dense is not None:
+                    check_dense(self._identity, len(point.dense))
+            shard.update(qe.UpdateOperation.upsert_points([_edge_point(p) for p in points]))
+
+    def delete_by_note(self, note_path: str) -> None:
+        with self._lifecycle.read(), self._write_lock, _mapped("delete points"):
+            match = qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))
+            self._open().update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def query(
+        self,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        prefetch_limit: int,
+        point_filter: PointFilter | None = None,
+        rrf_k: int = 60,
+    ) -> list[ScoredPoint]:
+        if sparse is not None and sparse.is_empty:
+            sparse = None  # no terms: nothing can match on the keyword side
+            if dense is None:
+                return []
+        if limit <= 0:
+            return []
+        spec = normalise_filter(point_filter)
+        with self._lifecycle.read(), _mapped("search"):
+            shard = self._open()
+            check_query_vectors(self._identity, dense, sparse)
+            flt = _edge_filter(spec)
+            if dense is not None and sparse is not None:
+                size = max(prefetch_limit, 1)
+                request = qe.QueryRequest(
+                    limit=limit,
+                    prefetches=[
+                        qe.Prefetch(limit=size, query=_nearest_dense(dense), filter=flt),
+                        qe.Prefetch(limit=size, query=_nearest_sparse(sparse), filter=flt),
+                    ],
+                    query=qe.Fusion.Rrf(k=rrf_k),
+                    filter=flt,
+                    with_payload=True,
+                    with_vector=False,
+                )
+            else:
+                nearest = _nearest_dense(dense) if dense is not None else _nearest_sparse(sparse)
+                request = qe.QueryRequest(
+                    limit=limit, query=nearest, filter=flt, with_payload=True, with_vector=False
+                )
+            hits = shard.query(request)
+        return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
+
+    def count(self, point_filter: PointFilter | None = None) -> int:
+        spec = normalise_filter(point_filter)
+        with self._lifecycle.read(), _mapped("count points"):
+            if self._missing():
+                return 0
+            flt = _edge_filter(spec)
+            return int(self._open().count(qe.CountRequest(exact=True, filter=flt)))
+
+    def scroll(
+        self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
+    ) -> tuple[list[ScoredPoint], str | None]:
+        spec = normalise_filter(point_filter)
+        with self._lifecycle.read(), _mapped("list points"):
+            if self._missing():
+                return [], None
+            flt = _edge_filter(spec)
+            request = qe.ScrollRequest(
+                offset=offset, limit=limit, filter=flt, with_payload=True, with_vector=False
+            )
+            records, next_offset = self._open().scroll(request)
+        page = [ScoredPoint(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records]
+        return page, None if next_offset is None else str(next_offset)
+
+
+# -- translation -----------------------------------------------------------------------------------
+
+
+def _edge_config(identity: IndexIdentity) -> qe.EdgeConfig:
+    vectors: dict[str, qe.EdgeVectorParams] = {}
+    if identity.dimension is not None:
+        vectors[DENSE] = qe.EdgeVectorParams(size=identity.dimension, distance=qe.Distance.Cosine)
+    return qe.EdgeConfig(
+        vectors=vectors, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+    )
+
+
+def _edge_point(point: PointRecord) -> qe.Point:
+    vector: dict[str, Any] = {SPARSE: qe.SparseVector(list(point.sparse.indices), list(point.sparse.values))}
+    if point.dense is not None:
+        vector[DENSE] = list(point.dense)
+    return qe.Point(point.id, vector, dict(point.payload))
+
+
+def _nearest_dense(dense: Sequence[float]) -> qe.Query:
+    return qe.Query.Nearest([float(x) for x in dense], using=DENSE)
+
+
+def _nearest_sparse(sparse: SparseVector) -> qe.Query:
+    return qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
+
+
+def _edge_filter(spec: FilterSpec | None) -> qe.Filter | None:
+    if spec is None:
+        return None
+    must: list[Any] = []
+    for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags)):
+        if values:
+            must.append(qe.FieldCondition(key=key, match=qe.MatchAny(list(values))))
+    if spec.date_num_from is not None or spec.date_num_to is not None:
+        date_range = qe.RangeFloat(gte=spec.date_num_from, lte=spec.date_num_to)
+        must.append(qe.FieldCondition(key=DATE_NUM, range=date_range))
+    return qe.Filter(must=must)
+
+
+# -- errors and files ------------------------------------------------------------------------------
+
+
+@contextmanager
+def _mapped(action: str) -> Iterator[None]:
+    """qdrant-edge raises bare `Exception`; nothing of it may reach the caller."""
+    try:
+        yield
+    except KnowledgeBridgeError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"could not {action}: {exc}") from exc
+
+
+def _ensure_not_in_use(shard_dir: Path) -> None:
+    """Refuse to delete a shard another process has open: its files would vanish under it."""
+    try:
+        probe = qe.EdgeShard.load(str(shard_dir))
+    except Exception as exc:
+        error = _load_error(shard_dir, exc)
+        if isinstance(error, IndexUnavailableError):
+            raise error from exc
+        return  # damaged or half-created: dropping it is exactly what create() is for
+    probe.close()
+
+
+def _load_error(shard_dir: Path, exc: Exception) -> KnowledgeBridgeError:
+    text = str(exc)
+    if "WouldBlock" in text or "lock" in text.lower():
+        return IndexUnavailableError(
+            f"the index at {shard_dir} is in use by another process: {text}",
+            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
+        )
+    return StoreError(f"could not open the index at {shard_dir}: {text}")
+
+
+def _write_json_atomically(target: Path, data: dict[str, Any]) -> None:
+    tmp = target.with_name(f".{target.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)

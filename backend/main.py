@@ -1,0 +1,62 @@
+"""App factory. The lifespan opens the store and embedder, starts first indexing, and closes everything."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from backend.api.deps import require_api_key
+from backend.api.errors import install_error_handlers
+from backend.api.routes import health, index, search
+from backend.bootstrap import Services, build_services
+from backend.config import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+
+def _open(settings: Settings) -> Services:
+    services = build_services(settings)
+    try:
+        needs_full_index = services.index.open()
+    except Exception:
+        services.close()
+        raise
+    if services.index.model_mismatch:
+        pass  # searches answer EMBEDDING_MODEL_MISMATCH until someone rebuilds; nothing is written
+    elif needs_full_index:
+        log.info("index is empty: indexing %s in the background", settings.vault_path)
+        services.jobs.start("index", services.index.sync)
+    else:
+        # catch up with edits made while the service was down; unchanged notes cost a stat() each
+        services.jobs.start("sync", services.index.sync)
+    return services
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = await run_in_threadpool(_open, settings)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            await run_in_threadpool(services.close)
+
+    app = FastAPI(
+        title="Knowledge Bridge",
+        version=health.VERSION,
+        description="Hybrid search over an Obsidian vault for agents and people.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(health.router)
+    protected = [Depends(require_api_key)]
+    app.include_router(search.router, dependencies=protected)
+    app.include_router(index.router, dependencies=protected)
+    return app

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from backend.config import EXAMPLE_VAULT, Settings, load_settings
+from backend.main import create_app
+
+AppFactory = Callable[..., TestClient]
+
+
+def wait_for_job(client: TestClient, timeout: float = 120.0) -> dict:
+    """Poll /index/status until the current job has finished (an event we can see, not a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = client.get("/index/status").json()
+        job = status.get("job")
+        if job is None or job["finished_at"] is not None:
+            return status
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job did not finish in {timeout}s: {job}")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def make_client(tmp_path: Path) -> Iterator[AppFactory]:
+    clients: list[TestClient] = []
+
+    def factory(**overrides: object) -> TestClient:
+        values: dict[str, object] = {
+            "vault_path": EXAMPLE_VAULT,
+            "data_dir": tmp_path / "data",
+            "embedding_provider": "none",
+        }
+        values.update(overrides)
+        settings: Settings = load_settings(**values)
+        client = TestClient(create_app(settings), raise_server_exceptions=False)
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield factory
+    for client in clients:
+        client.__exit__(None, None, None)

@@ -1,0 +1,154 @@
+"""The HTTP contract, on the real embedded store and the bundled example vault (keyword-only here for speed;
+the dense path over HTTP is covered in test_end_to_end.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.api.conftest import AppFactory, wait_for_job
+
+ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
+
+
+@pytest.fixture
+def client(make_client: AppFactory) -> TestClient:
+    c = make_client()
+    wait_for_job(c)
+    return c
+
+
+def test_health(client: TestClient) -> None:
+    assert client.get("/health").json()["status"] == "ok"
+
+
+def test_status_after_the_first_background_index(client: TestClient) -> None:
+    status = client.get("/index/status").json()
+    assert status["indexed_notes"] >= 20
+    assert status["indexed_chunks"] >= status["indexed_notes"]
+    assert status["embedding_model"] == "none"
+    assert status["last_indexed"] is not None
+    assert status["job"]["phase"] == "done"
+    assert status["job"]["done"] == status["job"]["total"] == status["indexed_notes"]
+
+
+def test_search_returns_the_documented_fields(client: TestClient) -> None:
+    body = client.post("/search", json={"query": "Sreenivas", "top_k": 3}).json()
+    assert body["query"] == "Sreenivas"
+    assert body["status"] == "degraded"  # no embedder configured: keyword only, and it says so
+    assert body["mode"] == "keyword"
+    assert body["warnings"]
+    assert 1 <= len(body["results"]) <= 3
+    assert body["total_hits"] >= len(body["results"])
+    assert body["search_time_ms"] >= 0
+    first = body["results"][0]
+    assert set(first) >= {
+        "chunk_id", "note_path", "note_title", "content", "score", "heading_context",
+        "start_line", "end_line", "tags", "date",
+    }  # fmt: skip
+    assert "Sreenivas" in first["content"] or "Sreenivas" in first["note_title"]
+    assert 1 <= first["start_line"] <= first["end_line"]
+
+
+def test_result_lines_point_at_the_returned_text(client: TestClient) -> None:
+    status = client.get("/index/status").json()
+    hit = client.post("/search", json={"query": "shopping list", "top_k": 1}).json()["results"][0]
+    lines = (Path(status["vault_path"]) / hit["note_path"]).read_text(encoding="utf-8").splitlines()
+    window = "\n".join(lines[hit["start_line"] - 1 : hit["end_line"]])
+    first_line = hit["content"].strip().splitlines()[0]
+    assert first_line in window
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"query": ""},
+        {"query": "   "},
+        {"query": "x" * 2001},
+        {"query": "milk", "top_k": 0},
+        {"query": "milk", "top_k": 51},
+        {"query": "milk", "mode": "fuzzy"},
+        {"query": "milk", "unknown": 1},
+        {"query": "milk", "date_from": "yesterday"},
+        {"query": "milk", "date_from": "2026-05-01", "date_to": "2026-01-01"},
+        {},
+    ],
+)
+def test_bad_requests_get_422_in_the_one_error_shape(client: TestClient, body: dict) -> None:
+    response = client.post("/search", json=body)
+    assert response.status_code == 422
+    error = response.json()
+    assert set(error) == ERROR_KEYS
+    assert error["error_code"] == "VALIDATION_ERROR"
+    assert error["recoverable"] is True
+
+
+def test_malformed_json_is_a_422_not_a_crash(client: TestClient) -> None:
+    response = client.post("/search", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert set(response.json()) == ERROR_KEYS
+
+
+def test_unknown_path_uses_the_error_shape(client: TestClient) -> None:
+    response = client.get("/nope")
+    assert response.status_code == 404
+    assert response.json()["error_code"] == "NOT_FOUND"
+
+
+def test_filters_by_folder_and_tag(client: TestClient) -> None:
+    body = client.post("/search", json={"query": "notes", "top_k": 20, "folders": ["Journal"]}).json()
+    assert body["results"]
+    assert all(r["note_path"].startswith("Journal/") for r in body["results"])
+
+
+def test_rebuild_is_accepted_and_a_second_one_conflicts(client: TestClient) -> None:
+    first = client.post("/index/rebuild")
+    assert first.status_code == 202
+    job_id = first.json()["job_id"]
+    second = client.post("/index/rebuild")
+    if second.status_code == 409:  # the first may already be done on a fast machine
+        assert second.json()["error_code"] == "REINDEX_IN_PROGRESS"
+        assert second.json()["recoverable"] is True
+    else:
+        assert second.status_code == 202
+    status = wait_for_job(client)
+    assert status["job"]["phase"] == "done"
+    assert status["indexed_notes"] >= 20
+    assert job_id
+
+
+def test_api_key_is_required_when_configured(make_client: AppFactory) -> None:
+    client = make_client(api_key="s3cret")
+    assert client.get("/health").status_code == 200  # liveness stays open
+    denied = client.post("/search", json={"query": "milk"})
+    assert denied.status_code == 401
+    assert set(denied.json()) == ERROR_KEYS
+    wait_for_job_with_key(client)
+    ok = client.post("/search", json={"query": "milk"}, headers={"Authorization": "Bearer s3cret"})
+    assert ok.status_code == 200
+    assert client.get("/index/status", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get("/index/status", headers={"X-API-Key": "s3cret"}).status_code == 200
+
+
+def wait_for_job_with_key(client: TestClient) -> None:
+    client.headers["Authorization"] = "Bearer s3cret"
+    wait_for_job(client)
+    del client.headers["Authorization"]
+
+
+def test_a_model_mismatch_is_refused_with_the_rebuild_suggestion(make_client: AppFactory, tmp_path: Path) -> None:
+    data = tmp_path / "mismatch"
+    first = make_client(data_dir=data)
+    wait_for_job(first)
+    first.__exit__(None, None, None)
+    second = make_client(data_dir=data, embedding_provider="onnx")
+    response = second.post("/search", json={"query": "milk"})
+    assert response.status_code == 409
+    error = response.json()
+    assert error["error_code"] == "EMBEDDING_MODEL_MISMATCH"
+    assert "rebuild" in error["suggestion"].lower()
+    assert second.post("/index/rebuild").status_code == 202
+    wait_for_job(second)
+    assert second.post("/search", json={"query": "milk"}).json()["status"] == "healthy"

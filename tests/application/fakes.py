@@ -1,0 +1,52 @@
+"""A deterministic embedder for use-case tests: bag-of-words vectors, so shared words mean similarity."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+
+from backend.domain.errors import EmbedderUnavailableError
+from backend.domain.sparse import tokenize
+
+
+class FakeEmbedder:
+    def __init__(self, dimension: int = 32, model_name: str = "fake-bow") -> None:
+        self._dimension = dimension
+        self._model_name = model_name
+        self.calls = 0
+        self.texts_embedded = 0
+        self.available = True
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not self.available:
+            raise EmbedderUnavailableError("fake embedder switched off")
+        self.calls += 1
+        self.texts_embedded += len(texts)
+        return [self._vector(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        if not self.available:
+            raise EmbedderUnavailableError("fake embedder switched off")
+        return self._vector(text)
+
+    def health(self) -> bool:
+        return self.available
+
+    def close(self) -> None:
+        pass
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * self._dimension
+        for token in tokenize(text):
+            vec[zlib.crc32(token.encode()) % self._dimension] += 1.0
+        norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+        return [v / norm if norm else 0.0 for v in vec] if any(vec) else [1.0 / math.sqrt(self._dimension)] * self._dimension

@@ -1,0 +1,208 @@
+"""Indexing and search use cases on the real embedded store and real files, with a fake embedder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from backend.application.indexing import IndexService
+from backend.application.search import SearchService
+from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
+from backend.domain.models import IndexIdentity, PointFilter, SearchMode
+from backend.domain.sparse import SparseEncoder
+from backend.infrastructure.fs_vault import FileSystemVault
+from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+from tests.application.fakes import FakeEmbedder
+
+NOTES = {
+    "Projects/Database migration.md": (
+        "---\ntags: [work, project]\ndate: 2026-02-01\n---\n# Database migration\n\n"
+        "## Decision\n\nWe move from MySQL to PostgreSQL in March.\n\n## Risks\n\nDowntime during the cutover.\n"
+    ),
+    "Finance/Sreenivas.md": "---\ntags: [finance]\n---\n# Sreenivas\n\nI owe Sreenivas 1200 rupees for the concert tickets.\n",
+    "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n",
+}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for rel, text in NOTES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "ignored.md").write_text("# ignored\n\nMySQL PostgreSQL\n")
+    return root
+
+
+class Harness:
+    def __init__(self, vault: Path, data: Path, embedder: FakeEmbedder | None) -> None:
+        self.embedder = embedder
+        self.store = EdgeChunkStore(data)
+        identity = IndexIdentity(embedder.model_name, embedder.dimension) if embedder else IndexIdentity("none", None)
+        encoder = SparseEncoder()
+        self.index = IndexService(
+            store=self.store,
+            embedder=embedder,
+            vault=FileSystemVault(vault),
+            parser=parse_note,
+            encoder=encoder,
+            identity=identity,
+        )
+        self.search = SearchService(store=self.store, embedder=embedder, encoder=encoder, index=self.index)
+
+    def top_note(self, query: str, mode: SearchMode = SearchMode.HYBRID, **kw: object) -> str | None:
+        hits = self.search.search(query, top_k=3, mode=mode, **kw).hits  # type: ignore[arg-type]
+        return hits[0].payload["note_path"] if hits else None
+
+    def close(self) -> None:
+        self.store.close()
+
+
+@pytest.fixture
+def harness(vault: Path, tmp_path: Path) -> Iterator[Harness]:
+    h = Harness(vault, tmp_path / "data", FakeEmbedder())
+    assert h.index.open() is True  # new index: a full pass is needed
+    yield h
+    h.close()
+
+
+def test_search_before_the_first_pass_says_the_index_is_not_ready(harness: Harness) -> None:
+    with pytest.raises(IndexNotReadyError):
+        harness.search.search("PostgreSQL")
+
+
+def test_indexes_every_note_and_finds_each_by_its_words(harness: Harness) -> None:
+    report = harness.index.sync()
+    assert (report.scanned, report.indexed, report.removed) == (3, 3, 0)
+    assert harness.index.indexed_notes == 3
+    assert harness.top_note("PostgreSQL cutover", SearchMode.KEYWORD) == "Projects/Database migration.md"
+    assert harness.top_note("owe Sreenivas rupees", SearchMode.DENSE) == "Finance/Sreenivas.md"
+    assert harness.top_note("basmati lemons") == "Shopping list.md"
+
+
+def test_hits_carry_heading_path_lines_tags_and_date(harness: Harness) -> None:
+    harness.index.sync()
+    hit = harness.search.search("cutover downtime", top_k=1, mode=SearchMode.KEYWORD).hits[0]
+    p = hit.payload
+    assert p["heading_context"] == "Database migration > Risks"
+    lines = NOTES["Projects/Database migration.md"].splitlines()
+    assert "Downtime during the cutover." in "\n".join(lines[p["start_line"] - 1 : p["end_line"]])
+    assert set(p["tags"]) == {"work", "project"}
+    assert p["date"] == "2026-02-01"
+
+
+def test_filters_restrict_results(harness: Harness) -> None:
+    harness.index.sync()
+    only_finance = PointFilter(tags=("finance",))
+    hits = harness.search.search("PostgreSQL rupees lemons", top_k=10, point_filter=only_finance).hits
+    assert {h.payload["note_path"] for h in hits} == {"Finance/Sreenivas.md"}
+
+
+def test_second_sync_of_an_unchanged_vault_embeds_nothing(harness: Harness) -> None:
+    harness.index.sync()
+    assert harness.embedder is not None
+    calls = harness.embedder.calls
+    report = harness.index.sync()
+    assert (report.indexed, report.unchanged) == (0, 3)
+    assert harness.embedder.calls == calls
+
+
+def test_touched_but_unchanged_note_is_not_reembedded(harness: Harness, vault: Path) -> None:
+    harness.index.sync()
+    assert harness.embedder is not None
+    before = harness.embedder.texts_embedded
+    path = vault / "Shopping list.md"
+    os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 10))
+    assert harness.index.sync().unchanged == 3
+    assert harness.embedder.texts_embedded == before
+
+
+def test_edited_note_replaces_its_chunks_and_leaves_no_stale_ones(harness: Harness, vault: Path) -> None:
+    long_note = "# Journal\n\n" + "\n\n".join(f"## Day {i}\n\nWalked {i} kilometres by the river." for i in range(8))
+    (vault / "Journal.md").write_text(long_note)
+    harness.index.sync()
+    many = harness.store.count(PointFilter(note_paths=("Journal.md",)))
+    (vault / "Journal.md").write_text("# Journal\n\nShort now: only swimming.\n")
+    harness.index.sync()
+    assert harness.store.count(PointFilter(note_paths=("Journal.md",))) == 1 < many
+    assert harness.top_note("kilometres river", SearchMode.KEYWORD) != "Journal.md"
+    assert harness.top_note("swimming", SearchMode.KEYWORD) == "Journal.md"
+
+
+def test_deleted_note_disappears_from_search(harness: Harness, vault: Path) -> None:
+    harness.index.sync()
+    (vault / "Shopping list.md").unlink()
+    assert harness.index.sync().removed == 1
+    assert harness.top_note("basmati lemons", SearchMode.KEYWORD) != "Shopping list.md"
+    assert harness.store.count(PointFilter(note_paths=("Shopping list.md",))) == 0
+
+
+def test_reindexing_does_not_duplicate_points(harness: Harness) -> None:
+    harness.index.sync()
+    count = harness.store.count()
+    harness.index.rebuild()
+    assert harness.store.count() == count
+
+
+def test_restart_keeps_the_index_and_needs_no_full_pass(vault: Path, tmp_path: Path) -> None:
+    first = Harness(vault, tmp_path / "data", FakeEmbedder())
+    first.index.open()
+    first.index.sync()
+    first.close()
+    second = Harness(vault, tmp_path / "data", FakeEmbedder())
+    try:
+        assert second.index.open() is False
+        assert second.index.indexed_notes == 3
+        assert second.top_note("basmati", SearchMode.KEYWORD) == "Shopping list.md"
+        assert second.index.sync().indexed == 0
+    finally:
+        second.close()
+
+
+def test_an_index_built_with_another_model_is_never_written_or_queried(vault: Path, tmp_path: Path) -> None:
+    first = Harness(vault, tmp_path / "data", FakeEmbedder(dimension=32, model_name="model-a"))
+    first.index.open()
+    first.index.sync()
+    first.close()
+    other = Harness(vault, tmp_path / "data", FakeEmbedder(dimension=16, model_name="model-b"))
+    try:
+        assert other.index.open() is False
+        with pytest.raises(EmbeddingModelMismatchError) as info:
+            other.search.search("basmati")
+        assert "model-a" in info.value.detail and "model-b" in info.value.detail
+        with pytest.raises(EmbeddingModelMismatchError):
+            other.index.sync()
+        other.index.rebuild()  # the way out the error suggests
+        assert other.top_note("basmati") == "Shopping list.md"
+    finally:
+        other.close()
+
+
+def test_hybrid_answers_from_keywords_when_the_embedder_is_down(harness: Harness) -> None:
+    harness.index.sync()
+    assert harness.embedder is not None
+    harness.embedder.available = False
+    outcome = harness.search.search("basmati lemons", top_k=3)
+    assert outcome.mode is SearchMode.KEYWORD
+    assert outcome.degraded and "unavailable" in outcome.warnings[0]
+    assert outcome.hits[0].payload["note_path"] == "Shopping list.md"
+    harness.embedder.available = True
+    assert harness.search.search("basmati lemons", top_k=3).mode is SearchMode.HYBRID
+
+
+def test_keyword_only_index_without_an_embedder(vault: Path, tmp_path: Path) -> None:
+    h = Harness(vault, tmp_path / "data", None)
+    try:
+        h.index.open()
+        h.index.sync()
+        outcome = h.search.search("Sreenivas rupees", top_k=3)
+        assert outcome.mode is SearchMode.KEYWORD
+        assert outcome.hits[0].payload["note_path"] == "Finance/Sreenivas.md"
+    finally:
+        h.close()

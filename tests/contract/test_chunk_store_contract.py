@@ -1,0 +1,470 @@
+"""One behaviour contract for every `ChunkStore` adapter, run against real stores.
+
+edge: `EdgeChunkStore` on a temp directory. client: `ClientChunkStore` on `QdrantClient(":memory:")`, and on
+`QdrantClient(path=...)` where a case needs to reopen the same data.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from backend.application.ports import ChunkStore
+from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
+from backend.domain.models import (
+    Chunk,
+    IndexIdentity,
+    ParsedNote,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
+from backend.domain.payload import chunk_payload
+from backend.infrastructure.qdrant_client_store import ClientChunkStore
+from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+
+DIM = 4
+IDENTITY = IndexIdentity(embedding_model="test-model", dimension=DIM)
+KEYWORD_ONLY = IndexIdentity(embedding_model="none", dimension=None)
+
+COMMON, APPLE, RARE, ZEBRA = 1, 2, 3, 4  # sparse term ids
+
+
+class Backend:
+    """Builds stores of one adapter kind; `reopenable` ones can be opened again on the same data."""
+
+    def __init__(self, kind: str, tmp_path: Path) -> None:
+        self.kind = kind
+        self._tmp = tmp_path
+        self._opened: list[ChunkStore] = []
+
+    def store(self) -> ChunkStore:
+        if self.kind == "edge":
+            return self._keep(EdgeChunkStore(self._tmp / "edge"))
+        return self._keep(ClientChunkStore(QdrantClient(":memory:")))
+
+    def reopenable(self) -> ChunkStore:
+        if self.kind == "edge":
+            return self._keep(EdgeChunkStore(self._tmp / "edge"))
+        return self._keep(ClientChunkStore(QdrantClient(path=str(self._tmp / "local"))))
+
+    def _keep(self, store: ChunkStore) -> ChunkStore:
+        self._opened.append(store)
+        return store
+
+    def close_all(self) -> None:
+        for store in self._opened:
+            store.close()
+
+
+@pytest.fixture(params=["edge", "client"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    built = Backend(request.param, tmp_path)
+    yield built
+    built.close_all()
+
+
+@pytest.fixture
+def store(backend: Backend) -> ChunkStore:
+    created = backend.store()
+    created.create(IDENTITY)
+    return created
+
+
+# -- building points -------------------------------------------------------------------------------
+
+
+def make_point(
+    note_path: str,
+    *,
+    dense: tuple[float, ...] | None = (1.0, 0.0, 0.0, 0.0),
+    terms: dict[int, float] | None = None,
+    chunk_index: int = 0,
+    tags: tuple[str, ...] = (),
+    date: str | None = None,
+    text: str = "",
+) -> PointRecord:
+    note = ParsedNote(path=note_path, title=note_path, body=text, body_start_line=1, tags=tags, date=date)
+    chunk = Chunk(note_path, chunk_index, text, ("Heading",), start_line=1, end_line=3)
+    terms = {COMMON: 1.0} if terms is None else terms
+    return PointRecord(
+        id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{note_path}#{chunk_index}")),
+        sparse=SparseVector(tuple(terms), tuple(terms.values())),
+        payload=chunk_payload(note, chunk, mtime=1.0, size=len(text), content_hash="h"),
+        dense=dense,
+    )
+
+
+def sparse(terms: dict[int, float]) -> SparseVector:
+    return SparseVector(tuple(terms), tuple(terms.values()))
+
+
+def notes(points: list[ScoredPoint]) -> list[str]:
+    return [p.payload["note_path"] for p in points]
+
+
+def scroll_all(
+    store: ChunkStore, point_filter: PointFilter | None = None, page: int = 3
+) -> list[ScoredPoint]:
+    found: list[ScoredPoint] = []
+    offset: str | None = None
+    while True:
+        batch, offset = store.scroll(point_filter=point_filter, limit=page, offset=offset)
+        found.extend(batch)
+        if offset is None:
+            return found
+
+
+def hybrid(store: ChunkStore, point_filter: PointFilter | None = None, limit: int = 50) -> list[ScoredPoint]:
+    return store.query(
+        dense=(1.0, 0.0, 0.0, 0.0),
+        sparse=sparse({COMMON: 1.0}),
+        limit=limit,
+        prefetch_limit=50,
+        point_filter=point_filter,
+    )
+
+
+# -- identity and lifecycle ------------------------------------------------------------------------
+
+
+def test_identity_of_missing_collection_is_none(backend: Backend) -> None:
+    assert backend.store().identity() is None
+
+
+def test_create_records_identity_and_starts_empty(store: ChunkStore) -> None:
+    assert store.identity() == IDENTITY
+    assert store.count() == 0
+
+
+def test_keyword_only_collection_records_no_dimension(backend: Backend) -> None:
+    store = backend.store()
+    store.create(KEYWORD_ONLY)
+    assert store.identity() == KEYWORD_ONLY
+
+
+def test_create_on_existing_collection_starts_empty(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md"), make_point("b.md")])
+    other = IndexIdentity(embedding_model="other-model", dimension=8)
+    store.create(other)
+    assert store.count() == 0
+    assert store.identity() == other
+
+
+def test_close_then_reopen_keeps_points_and_identity(backend: Backend) -> None:
+    first = backend.reopenable()
+    first.create(IDENTITY)
+    first.upsert([make_point("a.md"), make_point("b.md", dense=(0.0, 1.0, 0.0, 0.0))])
+    first.close()
+    first.close()  # safe twice
+
+    again = backend.reopenable()
+    assert again.identity() == IDENTITY
+    assert again.count() == 2
+    hits = again.query(dense=(0.0, 1.0, 0.0, 0.0), sparse=None, limit=1, prefetch_limit=10)
+    assert notes(hits) == ["b.md"]
+
+
+def test_a_closed_store_refuses_work(store: ChunkStore) -> None:
+    store.close()
+    with pytest.raises(StoreError):
+        store.count()
+
+
+def test_missing_collection_counts_nothing_and_refuses_searches(backend: Backend) -> None:
+    store = backend.store()
+    assert store.count() == 0
+    assert store.scroll(limit=5) == ([], None)
+    with pytest.raises(IndexNotReadyError):
+        store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5)
+    with pytest.raises(IndexNotReadyError):
+        store.upsert([make_point("a.md")])
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def test_upsert_then_count(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md"), make_point("a.md", chunk_index=1), make_point("b.md")])
+    assert store.count() == 3
+
+
+def test_reupsert_of_same_ids_replaces_instead_of_duplicating(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md", text="old"), make_point("b.md", text="old")])
+    store.upsert([make_point("a.md", text="new"), make_point("b.md", text="new")])
+    assert store.count() == 2
+    assert {p.payload["content"] for p in scroll_all(store)} == {"new"}
+
+
+def test_points_without_dense_vector_fit_a_dense_collection(store: ChunkStore) -> None:
+    # What indexing does while the embedder is down.
+    store.upsert([make_point("with-dense.md"), make_point("sparse-only.md", dense=None, terms={ZEBRA: 1.0})])
+    assert store.count() == 2
+    keyword = store.query(dense=None, sparse=sparse({ZEBRA: 1.0}), limit=5, prefetch_limit=5)
+    assert notes(keyword) == ["sparse-only.md"]
+    semantic = store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5)
+    assert notes(semantic) == ["with-dense.md"]
+
+
+def test_delete_by_note_removes_exactly_that_note(store: ChunkStore) -> None:
+    store.upsert(
+        [
+            make_point("gone.md"),
+            make_point("gone.md", chunk_index=1),
+            make_point("gone.md.bak"),
+            make_point("folder/gone.md"),
+        ]
+    )
+    store.delete_by_note("gone.md")
+    assert sorted(notes(scroll_all(store))) == ["folder/gone.md", "gone.md.bak"]
+
+
+# -- searching -------------------------------------------------------------------------------------
+
+
+def test_dense_query_ranks_the_nearest_first(store: ChunkStore) -> None:
+    store.upsert(
+        [
+            make_point("far.md", dense=(0.0, 0.0, 1.0, 0.0)),
+            make_point("near.md", dense=(0.9, 0.1, 0.0, 0.0)),
+            make_point("middle.md", dense=(0.5, 0.5, 0.0, 0.0)),
+        ]
+    )
+    hits = store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=3, prefetch_limit=10)
+    assert notes(hits) == ["near.md", "middle.md", "far.md"]
+    assert hits[0].score > hits[1].score > hits[2].score
+    assert hits[0].payload["heading_path"] == ["Heading"]
+
+
+def test_sparse_query_ranks_the_term_match_first(store: ChunkStore) -> None:
+    store.upsert(
+        [
+            make_point("other.md", terms={COMMON: 1.0}),
+            make_point("apple.md", terms={APPLE: 1.0, COMMON: 1.0}),
+            make_point("more.md", terms={COMMON: 2.0}),
+        ]
+    )
+    hits = store.query(dense=None, sparse=sparse({APPLE: 1.0}), limit=5, prefetch_limit=5)
+    assert notes(hits) == ["apple.md"]
+
+
+def test_sparse_scores_weigh_a_rare_term_above_a_common_one(store: ChunkStore) -> None:
+    # Without IDF "common.md" would win on its higher raw weight.
+    store.upsert(
+        [
+            make_point("rare.md", terms={RARE: 1.0}),
+            make_point("common.md", terms={COMMON: 1.2}),
+            make_point("c1.md", terms={COMMON: 0.1}),
+            make_point("c2.md", terms={COMMON: 0.1}),
+            make_point("c3.md", terms={COMMON: 0.1}),
+        ]
+    )
+    hits = store.query(dense=None, sparse=sparse({RARE: 1.0, COMMON: 1.0}), limit=2, prefetch_limit=5)
+    assert notes(hits) == ["rare.md", "common.md"]
+
+
+def test_query_with_an_empty_sparse_vector_returns_nothing(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md")])
+    assert store.query(dense=None, sparse=SparseVector((), ()), limit=5, prefetch_limit=5) == []
+
+
+def _fusion_corpus(store: ChunkStore) -> None:
+    store.upsert(
+        [
+            make_point("dense-only.md", dense=(1.0, 0.0, 0.0, 0.0), terms={COMMON: 1.0}),
+            make_point("both.md", dense=(0.8, 0.6, 0.0, 0.0), terms={ZEBRA: 2.0}),
+            make_point("sparse-only.md", dense=(0.0, 0.0, 1.0, 0.0), terms={ZEBRA: 1.0}),
+            make_point("neither.md", dense=(0.0, 0.0, 0.0, 1.0), terms={COMMON: 1.0}),
+        ]
+    )
+
+
+def test_hybrid_returns_the_union_with_the_point_strong_in_both_first(store: ChunkStore) -> None:
+    _fusion_corpus(store)
+    hits = store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=sparse({ZEBRA: 1.0}), limit=10, prefetch_limit=2)
+    assert notes(hits)[0] == "both.md"
+    assert set(notes(hits)) == {"both.md", "dense-only.md", "sparse-only.md"}
+
+
+@pytest.mark.parametrize("rrf_k", [60, 10])
+def test_hybrid_scores_follow_rrf_with_the_given_k(store: ChunkStore, rrf_k: int) -> None:
+    # Qdrant ranks from 0: "both.md" is 2nd by dense and 1st by sparse.
+    _fusion_corpus(store)
+    hits = store.query(
+        dense=(1.0, 0.0, 0.0, 0.0), sparse=sparse({ZEBRA: 1.0}), limit=1, prefetch_limit=2, rrf_k=rrf_k
+    )
+    assert hits[0].score == pytest.approx(1 / (rrf_k + 1) + 1 / rrf_k, rel=1e-4)
+
+
+def test_hybrid_with_an_empty_sparse_vector_still_ranks_by_dense(store: ChunkStore) -> None:
+    _fusion_corpus(store)
+    hits = store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=SparseVector((), ()), limit=2, prefetch_limit=5)
+    assert notes(hits) == ["dense-only.md", "both.md"]
+
+
+def test_dense_query_on_a_keyword_only_collection_explains_itself(backend: Backend) -> None:
+    store = backend.store()
+    store.create(KEYWORD_ONLY)
+    store.upsert([make_point("a.md", dense=None, terms={APPLE: 1.0})])
+    assert notes(store.query(dense=None, sparse=sparse({APPLE: 1.0}), limit=5, prefetch_limit=5)) == ["a.md"]
+    for keyword_side in (None, sparse({APPLE: 1.0})):
+        with pytest.raises(StoreError, match="keyword-only"):
+            store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=keyword_side, limit=5, prefetch_limit=5)
+
+
+def test_dense_query_of_the_wrong_size_explains_itself(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md")])
+    with pytest.raises(StoreError, match="dimensions"):
+        store.query(dense=(1.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5)
+
+
+def test_a_query_needs_some_vector(store: ChunkStore) -> None:
+    with pytest.raises(StoreError):
+        store.query(dense=None, sparse=None, limit=5, prefetch_limit=5)
+
+
+# -- filters ---------------------------------------------------------------------------------------
+
+FILTER_CORPUS = [
+    make_point("journal/2026/jan.md", tags=("daily", "work"), date="2026-01-10"),
+    make_point("journal/2026/feb.md", tags=("daily",), date="2026-02-01"),
+    make_point("journal/2025/dec.md", tags=("daily",), date="2025-12-31"),
+    make_point("journalism/press.md", date="2026-01-15"),
+    make_point("projects/alpha.md", tags=("work",), date="2026-01-31"),
+    make_point("inbox.md"),
+]
+
+FILTER_CASES: dict[str, tuple[PointFilter, set[str]]] = {
+    "note_paths": (
+        PointFilter(note_paths=("inbox.md", "projects/alpha.md")),
+        {"inbox.md", "projects/alpha.md"},
+    ),
+    "folder prefix": (
+        PointFilter(folders=("journal/",)),
+        {"journal/2026/jan.md", "journal/2026/feb.md", "journal/2025/dec.md"},
+    ),
+    "nested folder": (PointFilter(folders=("journal/2026",)), {"journal/2026/jan.md", "journal/2026/feb.md"}),
+    "any of the folders": (
+        PointFilter(folders=("projects", "journal/2025/")),
+        {"projects/alpha.md", "journal/2025/dec.md"},
+    ),
+    "any of the tags": (PointFilter(tags=("work", "unused")), {"journal/2026/jan.md", "projects/alpha.md"}),
+    "inclusive date range": (
+        PointFilter(date_from="2026-01-10", date_to="2026-01-31"),
+        {"journal/2026/jan.md", "journalism/press.md", "projects/alpha.md"},
+    ),
+    "open-ended date": (PointFilter(date_to="2025-12-31"), {"journal/2025/dec.md"}),
+    "combined": (
+        PointFilter(folders=("journal",), tags=("daily",), date_from="2026-01-01"),
+        {"journal/2026/jan.md", "journal/2026/feb.md"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FILTER_CASES))
+def test_filters_restrict_query_count_and_scroll_alike(store: ChunkStore, case: str) -> None:
+    point_filter, expected = FILTER_CASES[case]
+    store.upsert(FILTER_CORPUS)
+    assert set(notes(hybrid(store, point_filter))) == expected
+    keyword = store.query(
+        dense=None, sparse=sparse({COMMON: 1.0}), limit=50, prefetch_limit=50, point_filter=point_filter
+    )
+    assert set(notes(keyword)) == expected
+    assert store.count(point_filter) == len(expected)
+    assert set(notes(scroll_all(store, point_filter))) == expected
+
+
+def test_an_empty_filter_restricts_nothing(store: ChunkStore) -> None:
+    store.upsert(FILTER_CORPUS)
+    assert store.count(PointFilter()) == len(FILTER_CORPUS)
+    assert len(hybrid(store, PointFilter(folders=("/",)))) == len(FILTER_CORPUS)
+
+
+# -- paging and concurrency ------------------------------------------------------------------------
+
+
+def test_scroll_pages_through_every_point_once(store: ChunkStore) -> None:
+    store.upsert([make_point(f"n{i}.md") for i in range(7)])
+    first, offset = store.scroll(limit=3)
+    assert len(first) == 3
+    assert offset is not None
+    assert all(p.score == 0.0 and p.payload for p in first)
+    everything = scroll_all(store, page=3)
+    assert len(everything) == 7
+    assert len({p.id for p in everything}) == 7
+
+
+def test_searches_keep_working_while_one_writer_indexes(store: ChunkStore) -> None:
+    store.upsert([make_point("seed.md")])
+    done = threading.Event()
+    failures: list[BaseException] = []
+
+    def guarded(work: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                work()
+            except BaseException as exc:  # collected and asserted below
+                failures.append(exc)
+                done.set()
+
+        return run
+
+    def search() -> None:
+        while not done.is_set():
+            assert hybrid(store, limit=5)
+            store.count(PointFilter(tags=("t",)))
+            store.scroll(limit=5)
+
+    def index() -> None:
+        for batch in range(20):
+            store.upsert([make_point(f"b{batch}/n{i}.md", tags=("t",)) for i in range(10)])
+            if batch % 5 == 4:
+                store.delete_by_note(f"b{batch}/n0.md")
+        done.set()
+
+    threads = [threading.Thread(target=guarded(search)) for _ in range(3)]
+    threads.append(threading.Thread(target=guarded(index)))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert store.count() == 1 + 200 - 4
+
+
+# -- adapter-specific failure modes ----------------------------------------------------------------
+
+
+def test_edge_store_held_by_another_owner_is_unavailable(tmp_path: Path) -> None:
+    owner = EdgeChunkStore(tmp_path)
+    owner.create(IDENTITY)
+    intruder = EdgeChunkStore(tmp_path)
+    try:
+        assert intruder.identity() == IDENTITY  # reading the record needs no lock
+        with pytest.raises(IndexUnavailableError):
+            intruder.count()
+        with pytest.raises(IndexUnavailableError):
+            intruder.create(IDENTITY)  # must not delete the files under the owner
+        assert owner.count() == 0
+    finally:
+        intruder.close()
+        owner.close()
+
+
+def test_client_store_without_a_server_is_unavailable() -> None:
+    # Port 1 on loopback refuses at once: a real connection failure, no mock.
+    client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
+    store = ClientChunkStore(client)
+    try:
+        with pytest.raises(IndexUnavailableError):
+            store.identity()
+        with pytest.raises(IndexUnavailableError):
+            store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5)
+    finally:
+        store.close()

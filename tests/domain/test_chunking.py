@@ -1,0 +1,275 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from backend.domain.chunking import MAX_WORD_CHARS, chunk_note
+from backend.domain.models import Chunk, Heading, ParsedNote
+from backend.infrastructure.markdown_parser import parse_note
+
+CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+
+
+def words(n: int, prefix: str = "w") -> str:
+    return " ".join(f"{prefix}{i}" for i in range(n))
+
+
+def chunks_of(text: str, path: str = "Note.md", **options: int) -> list[Chunk]:
+    return chunk_note(parse_note(path, text), **options)
+
+
+def word_count(text: str) -> int:
+    return len(re.findall(rf"\S{{1,{MAX_WORD_CHARS}}}", text))
+
+
+def assert_chunks_match_file(text: str, chunks: list[Chunk]) -> None:
+    """Each chunk's text is in the file between its start and end line, starting on the first and
+    ending on the last."""
+    lines = text.split("\n")
+    for chunk in chunks:
+        window = lines[chunk.start_line - 1 : chunk.end_line]
+        assert chunk.text in "\n".join(window), chunk
+        chunk_lines = chunk.text.split("\n")
+        assert chunk_lines[0] in window[0], chunk
+        assert chunk_lines[-1] in window[-1], chunk
+        assert chunk.text == chunk.text.strip("\n")
+
+
+NESTED = """\
+---
+title: Project note
+tags: [x]
+---
+Preamble text.
+
+# Project
+
+Intro to the project.
+
+## Planning
+
+### Risks
+
+Risk one.
+
+Risk two.
+
+## Budget
+Money.
+# Appendix
+Last words.
+"""
+
+
+def test_sections_carry_their_full_heading_path() -> None:
+    chunks = chunks_of(NESTED)
+
+    assert [(c.heading_path, c.text) for c in chunks] == [
+        ((), "Preamble text."),
+        (("Project",), "# Project\n\nIntro to the project."),
+        (("Project", "Planning", "Risks"), "### Risks\n\nRisk one.\n\nRisk two."),
+        (("Project", "Budget"), "## Budget\nMoney."),
+        (("Appendix",), "# Appendix\nLast words."),
+    ]
+    assert [(c.start_line, c.end_line) for c in chunks] == [(5, 5), (7, 9), (13, 17), (19, 20), (21, 22)]
+    assert [c.chunk_index for c in chunks] == [0, 1, 2, 3, 4]
+    assert_chunks_match_file(NESTED, chunks)
+
+
+def test_chunks_never_contain_the_frontmatter() -> None:
+    chunks = chunks_of(NESTED)
+
+    assert all("title:" not in c.text and "---" not in c.text for c in chunks)
+    assert min(c.start_line for c in chunks) == 5
+
+
+def test_a_heading_with_no_text_emits_no_chunk_but_stays_in_the_path() -> None:
+    chunks = chunks_of("# Empty\n\n\n## Child\nText\n")
+
+    assert [(c.heading_path, c.text) for c in chunks] == [(("Empty", "Child"), "## Child\nText")]
+
+
+def test_setext_headings_start_sections() -> None:
+    text = "Title\n=====\n\nBody one.\n\nSub\n---\nBody two.\n"
+
+    chunks = chunks_of(text)
+
+    assert [(c.heading_path, c.text) for c in chunks] == [
+        (("Title",), "Title\n=====\n\nBody one."),
+        (("Title", "Sub"), "Sub\n---\nBody two."),
+    ]
+
+
+def test_hash_lines_inside_code_fences_do_not_start_sections() -> None:
+    text = "# Real\n\n```bash\n# comment\n\necho hi\n```\n"
+
+    (chunk,) = chunks_of(text)
+
+    assert chunk.heading_path == ("Real",)
+    assert chunk.text == text.strip()
+
+
+@pytest.mark.parametrize(("max_tokens", "overlap_tokens"), [(200, 30), (50, 10), (20, 0), (5, 4), (1, 0)])
+def test_cap_is_respected_and_lines_match_the_file(max_tokens: int, overlap_tokens: int) -> None:
+    paragraphs = [words(n, f"p{n}_") for n in (3, 40, 7, 260, 1, 90)]
+    long_lines = "\n".join(words(12, f"l{i}_") for i in range(30))
+    text = (
+        "# A\n\n" + "\n\n".join(paragraphs) + "\n\n## B\n" + long_lines + "\n\n```\n" + long_lines + "\n```\n"
+    )
+
+    chunks = chunks_of(text, max_tokens=max_tokens, overlap_tokens=overlap_tokens)
+
+    assert all(word_count(c.text) <= max_tokens for c in chunks)
+    assert_chunks_match_file(text, chunks)
+    assert [c.chunk_index for c in chunks] == list(range(len(chunks)))
+
+
+def test_every_word_of_the_note_is_in_some_chunk() -> None:
+    text = "# A\n\n" + "\n\n".join(words(n, f"p{n}_") for n in (3, 40, 7, 260, 1, 90))
+
+    chunks = chunks_of(text, max_tokens=50, overlap_tokens=10)
+
+    assert set(text.split()) == {w for c in chunks for w in c.text.split()}
+
+
+def test_paragraphs_are_packed_whole() -> None:
+    text = "\n\n".join(words(40, f"p{i}_") for i in range(5))
+
+    chunks = chunks_of(text, max_tokens=100, overlap_tokens=0)
+
+    assert [c.text for c in chunks] == [
+        words(40, "p0_") + "\n\n" + words(40, "p1_"),
+        words(40, "p2_") + "\n\n" + words(40, "p3_"),
+        words(40, "p4_"),
+    ]
+    assert [(c.start_line, c.end_line) for c in chunks] == [(1, 3), (5, 7), (9, 9)]
+
+
+def test_next_chunk_of_a_section_starts_with_the_tail_of_the_previous() -> None:
+    text = "# Long\n" + words(500)
+
+    chunks = chunks_of(text, max_tokens=100, overlap_tokens=20)
+
+    assert len(chunks) > 1
+    for previous, current in zip(chunks, chunks[1:], strict=False):
+        assert current.text.split()[:20] == previous.text.split()[-20:]
+    assert all(c.heading_path == ("Long",) for c in chunks)
+
+
+def test_overlap_does_not_cross_sections() -> None:
+    text = f"# One\n{words(30, 'a')}\n# Two\n{words(30, 'b')}\n"
+
+    chunks = chunks_of(text, max_tokens=100, overlap_tokens=20)
+
+    assert [c.text.split()[:2] for c in chunks] == [["#", "One"], ["#", "Two"]]
+
+
+def test_overlap_starts_on_the_line_it_comes_from() -> None:
+    text = "\n".join(words(10, f"l{i}_") for i in range(10))
+
+    first, second = chunks_of(text, max_tokens=60, overlap_tokens=15)[:2]
+
+    # The 100-word paragraph is cut after 4 lines (40 words, leaving room for the overlap).
+    assert first.text.endswith("l3_9")
+    assert second.text.startswith("l2_5 l2_6")
+    assert (first.start_line, first.end_line, second.start_line) == (1, 4, 3)
+
+
+def test_a_code_fence_that_fits_is_kept_whole() -> None:
+    fence = "```python\ndef f():\n\n    return 1\n\n\n# end\n```"
+    text = f"{words(70)}\n\n{fence}\n\n{words(10, 'x')}"
+
+    chunks = chunks_of(text, max_tokens=75, overlap_tokens=10)
+
+    assert len(chunks) == 2
+    assert fence in chunks[1].text
+    assert all(fence in c.text for c in chunks if "```python" in c.text)
+    assert_chunks_match_file(text, chunks)
+
+
+def test_a_table_that_fits_is_kept_whole() -> None:
+    table = "| a | b |\n|---|---|\n" + "\n".join(f"| r{i} | v{i} |" for i in range(8))
+    text = f"{words(60)}\n\n{table}\n"
+
+    chunks = chunks_of(text, max_tokens=80, overlap_tokens=0)
+
+    assert [c.text for c in chunks] == [words(60), table]
+
+
+def test_an_oversized_block_is_split_between_lines() -> None:
+    lines = [words(8, f"l{i}_") for i in range(10)]
+    text = "\n".join(lines)
+
+    chunks = chunks_of(text, max_tokens=20, overlap_tokens=0)
+
+    assert [c.text for c in chunks] == ["\n".join(lines[i : i + 2]) for i in range(0, 10, 2)]
+
+
+def test_an_unbroken_blob_is_still_capped() -> None:
+    text = "# Data\n" + "A" * (MAX_WORD_CHARS * 50)
+
+    chunks = chunks_of(text, max_tokens=20, overlap_tokens=0)
+
+    assert len(chunks) >= 3
+    assert all(word_count(c.text) <= 20 for c in chunks)
+    assert "".join(c.text for c in chunks) == text.replace("\n", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("---\ntitle: Only frontmatter\n---\n", id="frontmatter-only"),
+        pytest.param("\n\n   \n", id="blank"),
+        pytest.param("# Heading\n## Another\n", id="headings-only"),
+    ],
+)
+def test_a_note_without_text_is_one_chunk_holding_its_title(text: str) -> None:
+    note = parse_note("folder/Only Title.md", text)
+
+    assert chunk_note(note) == [Chunk("folder/Only Title.md", 0, note.title, (), 1, 1)]
+
+
+def test_indented_first_line_keeps_its_indentation() -> None:
+    text = "Intro\n\n    indented code\n    more"
+
+    (chunk,) = chunks_of(text)
+
+    assert chunk.text == text
+
+
+def test_headings_outside_the_body_are_ignored() -> None:
+    note = ParsedNote(
+        path="n.md",
+        title="n",
+        body="Line one\n# H\ntext",
+        body_start_line=3,
+        headings=(Heading(1, "Ghost", 1), Heading(1, "H", 4), Heading(1, "Past end", 99)),
+    )
+
+    chunks = chunk_note(note)
+
+    assert [(c.heading_path, c.start_line, c.end_line) for c in chunks] == [((), 3, 3), (("H",), 4, 5)]
+
+
+@pytest.mark.parametrize(("max_tokens", "overlap_tokens"), [(0, 0), (10, 10), (10, -1)])
+def test_invalid_options_are_rejected(max_tokens: int, overlap_tokens: int) -> None:
+    with pytest.raises(ValueError, match="tokens"):
+        chunks_of("text", max_tokens=max_tokens, overlap_tokens=overlap_tokens)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vault", ["obsidian-help", "zettelkasten", "scifact"])
+def test_every_corpus_note_chunks_within_the_cap_on_its_own_lines(vault: str) -> None:
+    root = CORPORA / vault / "vault"
+    if not root.is_dir():
+        pytest.skip(f"corpus not available at {root}")
+    for path in sorted(root.rglob("*.md")):
+        text = path.read_text(errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        chunks = chunks_of(text, path=path.relative_to(root).as_posix())
+        assert chunks
+        assert all(word_count(c.text) <= 200 for c in chunks)
+        if chunks[0].text != path.stem:
+            assert_chunks_match_file(text.removeprefix("\ufeff"), chunks)

