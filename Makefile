@@ -21,12 +21,12 @@ run: $(STAMP)
 
 ## Lint and run the whole test suite.
 test: $(STAMP)
-	$(BIN)/ruff check backend tests
-	$(BIN)/ruff format --check backend tests
+	$(BIN)/ruff check backend tests scripts
+	$(BIN)/ruff format --check backend tests scripts
 	$(BIN)/pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check backend tests
+	$(BIN)/ruff check backend tests scripts
 
 format: $(STAMP)
 	$(BIN)/ruff format backend tests

@@ -100,10 +100,14 @@ def _show(bar: tqdm, services: Services) -> None:
 def _cmd_serve(settings: Settings) -> None:
     import uvicorn
 
-    from backend.main import create_app
+    from backend.main import create_app, open_services
 
+    services = open_services(settings)  # fails here, in one line, if the index is locked or unusable
     uvicorn.run(
-        create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower()
+        create_app(settings, services=services),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
     )
 
 
@@ -225,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per CLI request is noise
     try:
         if args.command == "serve":
             _cmd_serve(settings)

@@ -36,12 +36,19 @@ def _open(settings: Settings) -> Services:
     return services
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def open_services(settings: Settings) -> Services:
+    """Build and open everything, and start the first indexing or catch-up sync in the background."""
+    return _open(settings)
+
+
+def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
+    """`services` lets the CLI open the store first, so a start-up failure is one clear line."""
     settings = settings or load_settings()
+    prepared = services
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = await run_in_threadpool(_open, settings)
+        services = prepared if prepared is not None else await run_in_threadpool(_open, settings)
         app.state.services = services
         try:
             yield

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,6 +33,7 @@ from backend.domain.sparse import SparseEncoder
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64  # chunks per embedder call: large enough to amortise, small enough for steady progress
+PROGRESS_LOG_SECONDS = 10.0  # long passes say where they are in the log, not only in /index/status
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +206,11 @@ class IndexService:
 
         pending: list[_PendingNote] = []
         pending_chunks = 0
-        for file in files:
+        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        for number, file in enumerate(files, 1):
+            if time.monotonic() >= next_log:
+                log.info("indexing: %d/%d notes seen, %d indexed", number - 1, len(files), report.indexed)
+                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
             prepared = self._prepare(file, report)
             if prepared is None:
                 if progress:

@@ -37,7 +37,7 @@ class SearchOutcome:
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     prefetch_limit: int = 100
-    rrf_k: int = 60
+    rrf_k: int = 5
 
 
 class SearchService:

@@ -18,11 +18,16 @@ from backend.domain.models import SparseVector
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
-# A short English list: long lists remove words that matter in notes ("owe", "first", "last").
+# The usual English list (as in NLTK/Lucene) plus a few question words: an agent asks full questions
+# ("how much do I owe ..."), and without these the question words outrank the note's own words.
 STOP_WORDS = frozenset(
-    """a an and are as at be been but by for from had has have he her his i if in into is it its of on or our
-    she so than that the their them then there these they this those to was we were what when where which who
-    will with would you your""".split()
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such
+    than that the their theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours yourself
+    yourselves s t d ll m re ve much many also""".split()
 )
 
 

@@ -43,7 +43,9 @@ class _FrontmatterLoader(yaml.SafeLoader):
     """SafeLoader that keeps an impossible timestamp (`date: 2024-02-30`) as its text.
 
     Stock PyYAML raises ValueError there, which would throw away the whole frontmatter; as a string
-    it becomes one `invalid_date` problem instead.
+    it becomes one `invalid_date` problem instead. Pure Python on purpose: the libyaml loader
+    composes nodes recursively in C, where hostile nesting could overflow the stack instead of
+    raising RecursionError.
     """
 
     def construct_lenient_timestamp(self, node: yaml.ScalarNode) -> Any:

@@ -138,7 +138,9 @@ def wait_for_job_with_key(client: TestClient) -> None:
     del client.headers["Authorization"]
 
 
-def test_a_model_mismatch_is_refused_with_the_rebuild_suggestion(make_client: AppFactory, tmp_path: Path) -> None:
+def test_a_model_mismatch_is_refused_with_the_rebuild_suggestion(
+    make_client: AppFactory, tmp_path: Path
+) -> None:
     data = tmp_path / "mismatch"
     first = make_client(data_dir=data)
     wait_for_job(first)

@@ -49,4 +49,8 @@ class FakeEmbedder:
         for token in tokenize(text):
             vec[zlib.crc32(token.encode()) % self._dimension] += 1.0
         norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-        return [v / norm if norm else 0.0 for v in vec] if any(vec) else [1.0 / math.sqrt(self._dimension)] * self._dimension
+        return (
+            [v / norm if norm else 0.0 for v in vec]
+            if any(vec)
+            else [1.0 / math.sqrt(self._dimension)] * self._dimension
+        )

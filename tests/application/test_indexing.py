@@ -21,9 +21,12 @@ from tests.application.fakes import FakeEmbedder
 NOTES = {
     "Projects/Database migration.md": (
         "---\ntags: [work, project]\ndate: 2026-02-01\n---\n# Database migration\n\n"
-        "## Decision\n\nWe move from MySQL to PostgreSQL in March.\n\n## Risks\n\nDowntime during the cutover.\n"
+        "## Decision\n\nWe move from MySQL to PostgreSQL in March.\n\n"
+        "## Risks\n\nDowntime during the cutover.\n"
     ),
-    "Finance/Sreenivas.md": "---\ntags: [finance]\n---\n# Sreenivas\n\nI owe Sreenivas 1200 rupees for the concert tickets.\n",
+    "Finance/Sreenivas.md": (
+        "---\ntags: [finance]\n---\n# Sreenivas\n\nI owe Sreenivas 1200 rupees for the concert tickets.\n"
+    ),
     "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n",
 }
 
@@ -44,7 +47,11 @@ class Harness:
     def __init__(self, vault: Path, data: Path, embedder: FakeEmbedder | None) -> None:
         self.embedder = embedder
         self.store = EdgeChunkStore(data)
-        identity = IndexIdentity(embedder.model_name, embedder.dimension) if embedder else IndexIdentity("none", None)
+        identity = (
+            IndexIdentity(embedder.model_name, embedder.dimension)
+            if embedder
+            else IndexIdentity("none", None)
+        )
         encoder = SparseEncoder()
         self.index = IndexService(
             store=self.store,
@@ -124,7 +131,9 @@ def test_touched_but_unchanged_note_is_not_reembedded(harness: Harness, vault: P
 
 
 def test_edited_note_replaces_its_chunks_and_leaves_no_stale_ones(harness: Harness, vault: Path) -> None:
-    long_note = "# Journal\n\n" + "\n\n".join(f"## Day {i}\n\nWalked {i} kilometres by the river." for i in range(8))
+    long_note = "# Journal\n\n" + "\n\n".join(
+        f"## Day {i}\n\nWalked {i} kilometres by the river." for i in range(8)
+    )
     (vault / "Journal.md").write_text(long_note)
     harness.index.sync()
     many = harness.store.count(PointFilter(note_paths=("Journal.md",)))
@@ -175,7 +184,8 @@ def test_an_index_built_with_another_model_is_never_written_or_queried(vault: Pa
         assert other.index.open() is False
         with pytest.raises(EmbeddingModelMismatchError) as info:
             other.search.search("basmati")
-        assert "model-a" in info.value.detail and "model-b" in info.value.detail
+        assert "model-a" in info.value.detail
+        assert "model-b" in info.value.detail
         with pytest.raises(EmbeddingModelMismatchError):
             other.index.sync()
         other.index.rebuild()  # the way out the error suggests
@@ -190,7 +200,8 @@ def test_hybrid_answers_from_keywords_when_the_embedder_is_down(harness: Harness
     harness.embedder.available = False
     outcome = harness.search.search("basmati lemons", top_k=3)
     assert outcome.mode is SearchMode.KEYWORD
-    assert outcome.degraded and "unavailable" in outcome.warnings[0]
+    assert outcome.degraded
+    assert "unavailable" in outcome.warnings[0]
     assert outcome.hits[0].payload["note_path"] == "Shopping list.md"
     harness.embedder.available = True
     assert harness.search.search("basmati lemons", top_k=3).mode is SearchMode.HYBRID

@@ -14,7 +14,8 @@ def test_a_second_job_is_refused_while_one_runs_and_allowed_after() -> None:
         runner.start("rebuild", lambda progress: None)
     release.set()
     assert runner.wait(10)
-    assert runner.current is not None and runner.current.phase == "done"
+    assert runner.current is not None
+    assert runner.current.phase == "done"
     runner.start("index", lambda progress: None)
     assert runner.wait(10)
 
@@ -47,4 +48,5 @@ def test_stop_cancels_a_running_job_at_its_next_progress_report() -> None:
     runner.start("index", body)
     started.wait(10)
     runner.stop(timeout=10)
-    assert runner.current is not None and runner.current.phase == "cancelled"
+    assert runner.current is not None
+    assert runner.current.phase == "cancelled"

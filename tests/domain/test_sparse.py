@@ -32,7 +32,10 @@ def test_term_indices_are_stable_across_processes() -> None:
     code = "from backend.domain.sparse import term_index; print(term_index('migration'))"
     seen = {
         subprocess.run(
-            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
         ).stdout.strip()
         for seed in ("1", "2")
     }

@@ -19,7 +19,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 # Bump whenever the emitted graph changes, so cached .onnx files built by older code are rebuilt.
-GRAPH_VERSION = 1
+GRAPH_VERSION = 2
 OPSET = 17  # first opset with LayerNormalization
 INPUT_IDS = "input_ids"
 ATTENTION_MASK = "attention_mask"
@@ -83,7 +83,9 @@ class _GraphBuilder:
     def op(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
         self._counter += 1
         out = f"{op_type.lower()}_{self._counter}"
-        self.nodes.append(helper.make_node(op_type, inputs, [out], name=f"{op_type}_{self._counter}", **attrs))
+        self.nodes.append(
+            helper.make_node(op_type, inputs, [out], name=f"{op_type}_{self._counter}", **attrs)
+        )
         return out
 
     def linear(self, x: str, key: str, *, scale: float = 1.0) -> str:
@@ -116,15 +118,19 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
 
     # --- embeddings -------------------------------------------------------------------------------------
     word_table = g.const("embeddings.word_embeddings.weight", g.weight("embeddings.word_embeddings.weight"))
-    position_plus_type = g.weight("embeddings.position_embeddings.weight") + g.weight(
-        "embeddings.token_type_embeddings.weight"
-    )[0]
+    position_plus_type = (
+        g.weight("embeddings.position_embeddings.weight")
+        + g.weight("embeddings.token_type_embeddings.weight")[0]
+    )
     position_table = g.const("embeddings.position_plus_type", position_plus_type)
-    zero = g.const("const.zero_1d", np.array([0], dtype=np.int64))
-    one = g.const("const.one_1d", np.array([1], dtype=np.int64))
-    two = g.const("const.two_1d", np.array([2], dtype=np.int64))
-    seq_len = g.op("Slice", [g.op("Shape", [INPUT_IDS]), one, two])
-    positions = g.op("Slice", [position_table, zero, seq_len, zero])  # [seq, hidden], broadcast over batch
+    # Position ids built elementwise from input_ids (cumsum of ones) rather than by slicing the table to the
+    # sequence length: that keeps every activation's shape provably [batch, sequence, hidden], which
+    # onnxruntime needs before it fuses Add+LayerNormalization into SkipLayerNormalization.
+    zero_i = g.const("const.zero_i", np.array(0, dtype=np.int64))
+    one_i = g.const("const.one_i", np.array(1, dtype=np.int64))
+    ones = g.op("Add", [g.op("Mul", [INPUT_IDS, zero_i]), one_i])
+    position_ids = g.op("Sub", [g.op("CumSum", [ones, one_i]), one_i])
+    positions = g.op("Gather", [position_table, position_ids], axis=0)
     x = g.op("Add", [g.op("Gather", [word_table, INPUT_IDS], axis=0), positions])
     x = g.layer_norm(x, "embeddings.LayerNorm", eps)
 
@@ -137,7 +143,7 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
 
     split_heads = g.const("const.split_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
     merge_heads = g.const("const.merge_heads", np.array([0, 0, hidden], dtype=np.int64))
-    inv_sqrt2 = g.const("const.inv_sqrt2", np.array(1.0 / math.sqrt(2.0), dtype=np.float32))
+    sqrt2 = g.const("const.sqrt2", np.array(math.sqrt(2.0), dtype=np.float32))
     half = g.const("const.half", np.array(0.5, dtype=np.float32))
     # Folding 1/sqrt(head_dim) into the query projection saves a Mul per layer; 1/8 is exact in float32.
     query_scale = 1.0 / math.sqrt(head_dim)
@@ -158,8 +164,10 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
         x = g.layer_norm(g.op("Add", [attn_out, x]), f"{layer}.attention.output.LayerNorm", eps)
 
         h = g.linear(x, f"{layer}.intermediate.dense")
-        # Exact (erf) GELU as in BERT, not the tanh approximation: 0.5 * h * (1 + erf(h / sqrt(2))).
-        gelu = g.op("Mul", [g.op("Mul", [h, half]), g.op("Add", [g.op("Erf", [g.op("Mul", [h, inv_sqrt2])]), one_f])])
+        # Exact (erf) GELU as in BERT, not the tanh approximation: h * (1 + erf(h / sqrt(2))) * 0.5, in the
+        # node order onnxruntime recognises and fuses (with the bias Add) into one BiasGelu kernel.
+        erf_plus_one = g.op("Add", [g.op("Erf", [g.op("Div", [h, sqrt2])]), one_f])
+        gelu = g.op("Mul", [g.op("Mul", [h, erf_plus_one]), half])
         ffn_out = g.linear(gelu, f"{layer}.output.dense")
         x = g.layer_norm(g.op("Add", [ffn_out, x]), f"{layer}.output.LayerNorm", eps)
 

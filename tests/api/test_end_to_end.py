@@ -1,0 +1,61 @@
+"""The README's promise, end to end: the embedded defaults (edge Qdrant + MiniLM on onnxruntime) index the
+example vault in the background and answer plain-language questions with the right note first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from backend.config import EXAMPLE_VAULT, load_settings
+from backend.main import create_app
+from tests.api.conftest import wait_for_job
+
+QUERIES = json.loads((Path(__file__).parent.parent / "data" / "example_vault_queries.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    settings = load_settings(vault_path=EXAMPLE_VAULT, data_dir=tmp_path_factory.mktemp("e2e"))
+    with TestClient(create_app(settings)) as c:
+        status = wait_for_job(c, timeout=600)
+        assert status["job"]["phase"] == "done", status["job"]
+        yield c
+
+
+def _ranked_notes(client: TestClient, query: str, mode: str) -> list[str]:
+    body = client.post("/search", json={"query": query, "top_k": 20, "mode": mode}).json()
+    assert body["status"] == "healthy", body
+    return list(dict.fromkeys(r["note_path"] for r in body["results"]))
+
+
+def test_the_whole_example_vault_is_indexed_with_the_default_model(client: TestClient) -> None:
+    status = client.get("/index/status").json()
+    assert status["embedding_model"] == "all-MiniLM-L6-v2"
+    assert status["embedding_dimension"] == 384
+    on_disk = [p for p in EXAMPLE_VAULT.rglob("*.md") if not any(part.startswith(".") for part in p.parts)]
+    assert status["indexed_notes"] == len(on_disk)
+    assert status["failed_files"] == []
+
+
+def test_the_readme_question_finds_the_ledger_first(client: TestClient) -> None:
+    body = client.post("/search", json={"query": "how much do I owe Sreenivas?", "top_k": 1}).json()
+    assert body["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
+    assert body["mode"] == "hybrid"
+
+
+@pytest.mark.parametrize("case", QUERIES, ids=[q["query"][:40] for q in QUERIES])
+def test_hybrid_puts_the_expected_note_in_the_top_five(client: TestClient, case: dict) -> None:
+    assert case["expected_note"] in _ranked_notes(client, case["query"], "hybrid")[:5]
+
+
+def test_hybrid_answers_most_questions_with_the_right_note_first(client: TestClient) -> None:
+    # measured 11-12 of 16 (docs/measurements.md); the misses rank second. Hybrid beating each single mode
+    # is measured on SciFact, where 809 judged queries make the comparison meaningful.
+    misses = [
+        q["query"] for q in QUERIES if _ranked_notes(client, q["query"], "hybrid")[:1] != [q["expected_note"]]
+    ]
+    assert len(misses) <= len(QUERIES) // 3, misses

@@ -1,0 +1,44 @@
+"""The layering rule: inner layers never import outer ones, and the domain imports no framework or I/O."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+BACKEND = Path(__file__).resolve().parent.parent / "backend"
+
+FORBIDDEN = {
+    "domain": (
+        "backend.application", "backend.infrastructure", "backend.api", "backend.main", "backend.bootstrap",
+        "backend.config", "fastapi", "pydantic", "qdrant_client", "qdrant_edge", "httpx", "onnxruntime",
+        "yaml", "markdown_it", "watchdog", "os", "pathlib", "io",
+    ),
+    "application": (
+        "backend.infrastructure", "backend.api", "backend.main", "backend.bootstrap", "fastapi",
+        "qdrant_client", "qdrant_edge", "httpx", "onnxruntime",
+    ),
+    "infrastructure": ("backend.api", "backend.main", "backend.bootstrap", "fastapi"),
+}  # fmt: skip
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_does_not_import_outward(layer: str) -> None:
+    offences = [
+        f"{path.relative_to(BACKEND)} imports {name}"
+        for path in sorted((BACKEND / layer).rglob("*.py"))
+        for name in _imports(path)
+        if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN[layer])
+    ]
+    assert offences == []
