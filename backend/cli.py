@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 import httpx
@@ -206,7 +207,7 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     finally:
         services.close()
     if args.json:
-        print(json.dumps([{**s.__dict__, "mode": s.mode.value, "seconds": t} for s, t in rows], indent=2))
+        print(json.dumps([{**asdict(s), "mode": s.mode.value, "seconds": t} for s, t in rows], indent=2))
         return
     print(f"{'mode':<8} {'queries':>7} {'nDCG@10':>8} {'recall@10':>9} {'hit@3':>6} {'MRR@10':>7} {'q/s':>6}")
     for s, seconds in rows:

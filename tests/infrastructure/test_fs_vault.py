@@ -1,0 +1,58 @@
+from pathlib import Path
+
+import pytest
+
+from backend.infrastructure.fs_vault import FileSystemVault
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    return vault
+
+
+def test_reads_a_note_and_drops_a_byte_order_mark(root: Path) -> None:
+    (root / "a.md").write_bytes("\ufeff# Café\n".encode())
+    assert FileSystemVault(root).read_text("a.md") == ("# Café\n", [])
+
+
+def test_invalid_utf8_is_replaced_and_reported(root: Path) -> None:
+    (root / "bad.md").write_bytes(b"# ok\n\xff\xfe broken\n")
+    text, problems = FileSystemVault(root).read_text("bad.md")
+    assert text.startswith("# ok\n")
+    assert "\ufffd" in text
+    assert any("UTF-8" in p for p in problems)
+
+
+def test_nul_bytes_are_removed_and_reported(root: Path) -> None:
+    (root / "bin.md").write_bytes(b"# a\x00b\n")
+    text, problems = FileSystemVault(root).read_text("bin.md")
+    assert text == "# ab\n"
+    assert problems == ["binary NUL bytes removed"]
+
+
+def test_a_huge_note_is_capped_with_a_reason(root: Path) -> None:
+    (root / "big.md").write_text("é" * 3000)  # 6,000 bytes; the cap cuts a two-byte character in half
+    text, problems = FileSystemVault(root, max_note_bytes=1001).read_text("big.md")
+    assert len(text.encode()) <= 1003
+    assert len(problems) == 1
+    assert "indexed the first part only" in problems[0]
+
+
+def test_never_reads_outside_the_vault(root: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.md").write_text("password")
+    (root / "link.md").symlink_to(tmp_path / "secret.md")
+    vault = FileSystemVault(root)
+    with pytest.raises(PermissionError):
+        vault.read_text("../secret.md")
+    with pytest.raises(PermissionError):
+        vault.read_text("link.md")
+    files, skipped = vault.scan()
+    assert files == []
+    assert [s.rel_path for s in skipped] == ["link.md"]
+
+
+def test_a_vanished_file_raises_oserror_for_the_indexer_to_record(root: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        FileSystemVault(root).read_text("gone.md")
