@@ -40,6 +40,10 @@ eval: $(STAMP)
 	$(BIN)/python -m backend eval --vault $(SCIFACT)/vault \
 		--queries $(SCIFACT)/queries-train.jsonl --qrels $(SCIFACT)/qrels-train.tsv
 
+## Indexing throughput on SciFact (notes/s, chunks/s, the embedder's share); see docs/measurements.md.
+bench: $(STAMP)
+	$(BIN)/python -m scripts.bench_index --vault $(SCIFACT)/vault
+
 up:
 	docker compose up -d --build
 
