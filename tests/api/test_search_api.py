@@ -154,3 +154,25 @@ def test_a_model_mismatch_is_refused_with_the_rebuild_suggestion(
     assert second.post("/index/rebuild").status_code == 202
     wait_for_job(second)
     assert second.post("/search", json={"query": "milk"}).json()["status"] == "healthy"
+
+
+def test_the_service_answers_while_the_first_indexing_runs(make_client: AppFactory, tmp_path: Path) -> None:
+    vault = tmp_path / "big-vault"
+    vault.mkdir()
+    for i in range(3000):
+        (vault / f"note {i:04d}.md").write_text(
+            f"# Note {i}\n\nThe lighthouse keeper logged storm number {i}.\n"
+        )
+    client = make_client(vault_path=vault)
+    status = client.get("/index/status").json()  # startup did not wait for indexing to finish
+    assert status["job"]["kind"] == "index"
+    assert status["job"]["finished_at"] is None
+    assert client.get("/health").status_code == 200
+    early = client.post("/search", json={"query": "lighthouse storm"})
+    if early.status_code == 503:
+        assert early.json()["error_code"] == "INDEX_NOT_READY"
+    else:
+        assert "still running" in " ".join(early.json()["warnings"])
+    done = wait_for_job(client)
+    assert done["indexed_notes"] == 3000
+    assert "still running" not in " ".join(client.post("/search", json={"query": "storm"}).json()["warnings"])
