@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import (
     FileProblem,
     IndexIdentity,
@@ -111,3 +112,54 @@ class Vault(Protocol):
 
 class NoteParser(Protocol):
     def __call__(self, rel_path: str, text: str) -> ParsedNote: ...
+
+
+class GraphStore(Protocol):
+    """Two payload-only Qdrant collections: `obsidian_notes` (one point per note) and `obsidian_links`
+    (one point per link, keyed by source note and position). Same error rules as `ChunkStore`."""
+
+    def ensure(self) -> None:
+        """Create both collections (and payload indexes) when missing; keep existing data."""
+        ...
+
+    def reset(self) -> None:
+        """Drop and recreate both collections, empty."""
+        ...
+
+    def put_note(self, note: NoteRecord, links: Sequence[LinkRecord]) -> None:
+        """Store the note record and make `links` exactly its outgoing links (old ones removed)."""
+        ...
+
+    def delete_note(self, path: str) -> None:
+        """Remove the note record and its outgoing links (links *to* it stay, as unresolved or re-resolved
+        by the caller)."""
+        ...
+
+    def get_notes(self, paths: Sequence[str]) -> dict[str, NoteRecord]:
+        """The records of those of `paths` that exist, in one store call."""
+        ...
+
+    def all_notes(self) -> list[NoteRecord]: ...
+
+    def outlinks(self, source: str) -> list[LinkRecord]: ...
+
+    def backlinks(self, target_path: str) -> list[LinkRecord]:
+        """Links from other notes (or itself) that resolve to `target_path`."""
+        ...
+
+    def links_touching(self, paths: Sequence[str]) -> list[LinkRecord]:
+        """Every link whose source or resolved target is in `paths`, in ONE store call (related notes)."""
+        ...
+
+    def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:
+        """Links whose target's file-name key (see `domain.link_resolution.name_key`) is in `names`: the ones
+        to re-resolve when a note with one of those names appears, moves or goes."""
+        ...
+
+    def update_resolution(self, links: Sequence[LinkRecord]) -> None:
+        """Overwrite the resolution fields of already stored links (same source + line + target)."""
+        ...
+
+    def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int: ...
+
+    def close(self) -> None: ...

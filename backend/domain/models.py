@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from backend.domain.links import Link
+
 
 class SearchMode(StrEnum):
     HYBRID = "hybrid"
@@ -34,6 +36,8 @@ class ParsedNote:
     headings: tuple[Heading, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()  # e.g. invalid frontmatter; the note is still indexed
+    links: tuple[Link, ...] = ()  # in order of appearance; none from code or %%comments%%
+    block_ids: tuple[str, ...] = ()  # "^id" markers, without the caret
 
 
 @dataclass(frozen=True, slots=True)
