@@ -12,5 +12,13 @@ def chunk_point_id(note_path: str, chunk_index: int) -> str:
     return str(uuid.uuid5(_NAMESPACE, f"{note_path}\x00{chunk_index}"))
 
 
+def note_point_id(note_path: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"note\x00{note_path}"))
+
+
+def link_point_id(source_path: str, position: int) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"link\x00{source_path}\x00{position}"))
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -28,6 +28,7 @@ class LinkRecord:
     """A link with its resolution: what the `obsidian_links` collection stores."""
 
     source: str  # vault path of the linking note
+    position: int  # index of the link among the source's links; (source, position) identifies it
     target: str  # as written (Link.target)
     kind: LinkKind
     line: int
