@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner
-from backend.application.ports import ChunkStore, Embedder
+from backend.application.note_graph import NoteGraph
+from backend.application.ports import ChunkStore, Embedder, GraphStore
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings
 from backend.domain.models import IndexIdentity
@@ -24,6 +25,7 @@ CHUNKS_COLLECTION = "obsidian_chunks"
 class Services:
     settings: Settings
     store: ChunkStore
+    graph_store: GraphStore
     embedder: Embedder | None
     index: IndexService
     search: SearchService
@@ -32,21 +34,26 @@ class Services:
     def close(self) -> None:
         self.jobs.stop()
         self.store.close()
+        self.graph_store.close()
         if self.embedder is not None:
             self.embedder.close()
 
 
-def build_store(settings: Settings) -> ChunkStore:
+def build_stores(settings: Settings) -> tuple[ChunkStore, GraphStore]:
     if settings.qdrant_url:
         from qdrant_client import QdrantClient
 
+        from backend.infrastructure.qdrant_client_graph import ClientGraphStore
         from backend.infrastructure.qdrant_client_store import ClientChunkStore
 
-        client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key)
-        return ClientChunkStore(client, CHUNKS_COLLECTION)
+        def client() -> QdrantClient:
+            return QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key)
+
+        return ClientChunkStore(client(), CHUNKS_COLLECTION), ClientGraphStore(client())
+    from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
     from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
 
-    return EdgeChunkStore(settings.store_dir, CHUNKS_COLLECTION)
+    return EdgeChunkStore(settings.store_dir, CHUNKS_COLLECTION), EdgeGraphStore(settings.store_dir)
 
 
 def build_embedder(settings: Settings) -> Embedder | None:
@@ -70,7 +77,8 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
 def build_services(settings: Settings) -> Services:
     embedder = build_embedder(settings)
-    store = build_store(settings)
+    store, graph_store = build_stores(settings)
+    vault = FileSystemVault(settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs)
     identity = IndexIdentity(
         embedding_model=embedder.model_name if embedder else "none",
         dimension=embedder.dimension if embedder else None,
@@ -78,10 +86,9 @@ def build_services(settings: Settings) -> Services:
     encoder = SparseEncoder()
     index = IndexService(
         store=store,
+        graph=NoteGraph(store=graph_store, vault=vault),
         embedder=embedder,
-        vault=FileSystemVault(
-            settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs
-        ),
+        vault=vault,
         parser=parse_note,
         encoder=encoder,
         identity=identity,
@@ -94,4 +101,4 @@ def build_services(settings: Settings) -> Services:
         index=index,
         options=SearchOptions(prefetch_limit=settings.search_prefetch_limit, rrf_k=settings.rrf_k),
     )
-    return Services(settings, store, embedder, index, search, JobRunner())
+    return Services(settings, store, graph_store, embedder, index, search, JobRunner())

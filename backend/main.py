@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import require_api_key
 from backend.api.errors import install_error_handlers
-from backend.api.routes import health, index, search
+from backend.api.routes import health, index, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 
@@ -66,4 +66,5 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     protected = [Depends(require_api_key)]
     app.include_router(search.router, dependencies=protected)
     app.include_router(index.router, dependencies=protected)
+    app.include_router(notes.router, dependencies=protected)
     return app

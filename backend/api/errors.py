@@ -22,6 +22,7 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.ReindexInProgressError.code: 409,
     domain.ModelNotFoundError.code: 503,
     domain.StoreError.code: 500,
+    domain.NoteNotFoundError.code: 404,
 }
 
 

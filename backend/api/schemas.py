@@ -29,6 +29,7 @@ class SearchRequest(BaseModel):
     paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
     date_from: date | None = Field(None, description="Only notes dated on or after this day.")
     date_to: date | None = Field(None, description="Only notes dated on or before this day.")
+    include_related: bool = Field(True, description="Also return notes linked to or from the results.")
 
     @field_validator("query")
     @classmethod
@@ -62,12 +63,20 @@ class SearchResult(BaseModel):
     date: str | None
 
 
+class RelatedNoteOut(BaseModel):
+    note_path: str
+    note_title: str
+    relationship: str = Field(description="backlink: it links to a result; outlink: a result links to it.")
+    link_count: int = Field(description="How many of the results it links to or is linked from.")
+
+
 class SearchResponse(BaseModel):
     query: str
     mode: SearchMode = Field(description="The mode actually used.")
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
     warnings: list[str]
     results: list[SearchResult]
+    related_notes: list[RelatedNoteOut] = Field(description="Notes linked to or from the results.")
     total_hits: int = Field(description="Candidates that matched before top_k was applied.")
     search_time_ms: float
 
@@ -109,3 +118,29 @@ class RebuildAccepted(BaseModel):
 class Health(BaseModel):
     status: str
     version: str
+
+
+class LinkedNoteOut(BaseModel):
+    note_path: str
+    note_title: str
+    kind: str = Field(description="wikilink, embed or markdown")
+    anchor: str | None = Field(description='"Heading" or "^block" the link points into')
+    text: str | None = Field(description="The link's shown text")
+    line: int = Field(description="Line of the link in the linking note")
+
+
+class UnresolvedLinkOut(BaseModel):
+    target: str = Field(description="The link target as written; no such note exists yet")
+    kind: str
+    anchor: str | None
+    text: str | None
+    line: int
+
+
+class NoteLinksOut(BaseModel):
+    note_path: str
+    note_title: str
+    outlinks: list[LinkedNoteOut]
+    backlinks: list[LinkedNoteOut]
+    unresolved: list[UnresolvedLinkOut]
+    attachments: list[UnresolvedLinkOut] = Field(description="Links to files that are not notes")

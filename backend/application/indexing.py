@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from backend.application.jobs import JobProgress
+from backend.application.note_graph import NoteGraph
 from backend.application.ports import ChunkStore, Embedder, NoteParser, Vault
 from backend.domain.chunking import chunk_note
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.ids import chunk_point_id, content_hash
+from backend.domain.links import NoteRecord
 from backend.domain.models import (
     Chunk,
     FileProblem,
@@ -27,7 +29,7 @@ from backend.domain.models import (
     ParsedNote,
     PointRecord,
 )
-from backend.domain.payload import HEADING_SEPARATOR, NOTE_PATH, chunk_payload
+from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
 from backend.domain.sparse import SparseEncoder
 
 log = logging.getLogger(__name__)
@@ -41,6 +43,7 @@ class IndexedNote:
     content_hash: str
     mtime: float
     size: int
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +63,15 @@ class IndexReport:
 
 
 def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
-    """What is embedded and keyword-encoded: the chunk under its note title and heading path, so a
-    chunk about "Risks" in "Database migration" is found by either."""
+    """What is embedded: the chunk under its note title and heading path, so a chunk about "Risks" in
+    "Database migration" is found by either."""
     context = HEADING_SEPARATOR.join((note.title, *chunk.heading_path))
     return f"{context}\n\n{chunk.text}"
+
+
+def keyword_text(note: ParsedNote, embedded: str) -> str:
+    """What is keyword-encoded: the embedded text plus the note's aliases, which are its other names."""
+    return f"{' '.join(note.aliases)}\n{embedded}" if note.aliases else embedded
 
 
 @dataclass(slots=True)
@@ -73,6 +81,7 @@ class _PendingNote:
     chunks: list[Chunk]
     texts: list[str]
     file_hash: str
+    problems: tuple[str, ...]
 
 
 class IndexService:
@@ -80,6 +89,7 @@ class IndexService:
         self,
         *,
         store: ChunkStore,
+        graph: NoteGraph,
         embedder: Embedder | None,
         vault: Vault,
         parser: NoteParser,
@@ -88,6 +98,7 @@ class IndexService:
         chunking: ChunkingOptions | None = None,
     ) -> None:
         self._store = store
+        self._graph = graph
         self._embedder = embedder
         self._vault = vault
         self._parse = parser
@@ -99,7 +110,9 @@ class IndexService:
         self._ready = False  # the collection exists and holds this embedder's vectors
         self._mismatch: IndexIdentity | None = None
         self._complete = False  # a full pass over the vault has finished at least once
-        self.failed_files: list[FileProblem] = []
+        # Only right after the chunk collection was created do we know a note has no old chunks to clear.
+        self._fresh_collection = False
+        self._run_failures: list[FileProblem] = []
         self.last_indexed: datetime | None = None
 
     # -- state -------------------------------------------------------------------------------------
@@ -113,6 +126,21 @@ class IndexService:
         with self._lock:
             return len(self._notes)
 
+    @property
+    def graph(self) -> NoteGraph:
+        return self._graph
+
+    @property
+    def failed_files(self) -> list[FileProblem]:
+        """Files skipped by the last pass, and indexed notes with problems (e.g. invalid frontmatter)."""
+        with self._lock:
+            noted = [
+                FileProblem(path, problem)
+                for path, state in sorted(self._notes.items())
+                for problem in state.problems
+            ]
+        return [*self._run_failures, *noted]
+
     def open(self) -> bool:
         """Check the stored index against the configured embedder and load what it holds.
 
@@ -121,14 +149,16 @@ class IndexService:
         stored = self._store.identity()
         if stored is None:
             self._store.create(self._identity)
+            self._graph.open(reset=True)
             self._ready = True
+            self._fresh_collection = True
             return True
         if not stored.matches(self._identity):
             self._mismatch = stored
             log.error("%s", self._mismatch_message(stored))
             return False
         self._ready = True
-        self._load_state()
+        self._load_state(self._graph.open(reset=False))
         return not self._notes
 
     @property
@@ -158,22 +188,9 @@ class IndexService:
             "it will not mix models"
         )
 
-    def _load_state(self) -> None:
-        notes: dict[str, IndexedNote] = {}
-        offset: str | None = None
-        while True:
-            page, offset = self._store.scroll(limit=512, offset=offset)
-            for point in page:
-                payload = point.payload
-                path = payload.get(NOTE_PATH)
-                if isinstance(path, str) and path not in notes:
-                    notes[path] = IndexedNote(
-                        content_hash=str(payload.get("content_hash", "")),
-                        mtime=float(payload.get("mtime", 0.0)),
-                        size=int(payload.get("note_size", -1)),
-                    )
-            if offset is None:
-                break
+    def _load_state(self, records: list[NoteRecord]) -> None:
+        # A note record is written after its chunks, so a record means the note was fully indexed.
+        notes = {r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems) for r in records}
         with self._lock:
             self._notes = notes
         if notes:
@@ -185,11 +202,13 @@ class IndexService:
     def rebuild(self, progress: JobProgress | None = None) -> IndexReport:
         """Drop the collection, recreate it for the configured embedder and index the whole vault."""
         self._store.create(self._identity)
+        self._graph.reset()
         with self._lock:
             self._notes = {}
         self._mismatch = None
         self._ready = True
         self._complete = False
+        self._fresh_collection = True
         return self.sync(progress)
 
     def sync(self, progress: JobProgress | None = None) -> IndexReport:
@@ -199,6 +218,9 @@ class IndexService:
         if progress:
             progress.update(phase="scanning")
         files, skipped = self._vault.scan()
+        self._graph.refresh_files()
+        with self._lock:
+            known_before = set(self._notes)
         report.scanned = len(files)
         report.failed.extend(skipped)
         if progress:
@@ -232,8 +254,13 @@ class IndexService:
         for path in gone:
             self.remove_note(path)
             report.removed += 1
+        if not self._fresh_collection:
+            # links elsewhere may now lead to a new note, or to nothing
+            appeared = present - known_before
+            self._graph.reresolve([*appeared, *gone])
 
-        self.failed_files = report.failed
+        self._run_failures = report.failed
+        self._fresh_collection = False
         self.last_indexed = datetime.now(UTC)
         self._complete = True
         log.info(
@@ -249,6 +276,7 @@ class IndexService:
 
     def remove_note(self, rel_path: str) -> None:
         self._store.delete_by_note(rel_path)
+        self._graph.remove(rel_path)
         with self._lock:
             self._notes.pop(rel_path, None)
 
@@ -270,13 +298,14 @@ class IndexService:
             report.unchanged += 1
             return None
         note = self._parse(file.rel_path, text)
-        for problem in (*problems, *note.problems):
-            report.failed.append(FileProblem(file.rel_path, problem))
+        problems = [*problems, *note.problems]  # kept with the note; status lists them
         chunks = chunk_note(
             note, max_tokens=self._chunking.max_tokens, overlap_tokens=self._chunking.overlap_tokens
         )
         texts = [embedding_text(note, chunk) for chunk in chunks]
-        return _PendingNote(file=file, note=note, chunks=chunks, texts=texts, file_hash=file_hash)
+        return _PendingNote(
+            file=file, note=note, chunks=chunks, texts=texts, file_hash=file_hash, problems=tuple(problems)
+        )
 
     def _write(
         self, pending: Sequence[_PendingNote], report: IndexReport, progress: JobProgress | None
@@ -297,19 +326,34 @@ class IndexService:
                 points.append(
                     PointRecord(
                         id=chunk_point_id(item.note.path, chunk.chunk_index),
-                        sparse=self._encoder.encode_document(text),
+                        sparse=self._encoder.encode_document(keyword_text(item.note, text)),
                         payload=payload,
                         dense=dense,
                     )
                 )
-            with self._lock:
-                previously = item.file.rel_path in self._notes
-            if previously:
-                # the note may now have fewer chunks; stale tail chunks must not survive
+            if not self._fresh_collection:
+                # the note may have fewer chunks now, or an earlier run died mid-note: leave no stale chunk
                 self._store.delete_by_note(item.file.rel_path)
             self._store.upsert(points)
+            note = item.note
+            self._graph.put(
+                NoteRecord(
+                    path=note.path,
+                    title=note.title,
+                    aliases=note.aliases,
+                    tags=note.tags,
+                    date=note.date,
+                    mtime=item.file.mtime,
+                    size=item.file.size,
+                    content_hash=item.file_hash,
+                    problems=item.problems,
+                ),
+                note.links,
+            )
             with self._lock:
-                self._notes[item.file.rel_path] = IndexedNote(item.file_hash, item.file.mtime, item.file.size)
+                self._notes[item.file.rel_path] = IndexedNote(
+                    item.file_hash, item.file.mtime, item.file.size, item.problems
+                )
             report.indexed += 1
             report.chunks += len(points)
             if progress:

@@ -102,6 +102,10 @@ class Vault(Protocol):
         """Every indexable note (sorted by path), and files skipped with a reason."""
         ...
 
+    def list_files(self) -> list[str]:
+        """Every non-hidden file a link can point to (notes and attachments), vault-relative."""
+        ...
+
     def read_text(self, rel_path: str) -> tuple[str, list[str]]:
         """The note's text and any problems met reading it (e.g. invalid UTF-8 replaced).
 

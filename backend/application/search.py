@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backend.application.indexing import IndexService
+from backend.application.note_graph import RelatedNote
 from backend.application.ports import ChunkStore, Embedder
 from backend.domain.errors import EmbedderUnavailableError
 from backend.domain.models import PointFilter, SearchMode
@@ -28,6 +29,7 @@ class SearchOutcome:
     total_hits: int
     mode: SearchMode  # the mode actually used (keyword when dense was unavailable)
     warnings: list[str] = field(default_factory=list)
+    related: list[RelatedNote] = field(default_factory=list)
 
     @property
     def degraded(self) -> bool:
@@ -64,6 +66,7 @@ class SearchService:
         mode: SearchMode = SearchMode.HYBRID,
         point_filter: PointFilter | None = None,
         candidates: int | None = None,
+        include_related: bool = False,
     ) -> SearchOutcome:
         """`candidates` widens the fused list (evaluation needs enough chunks to fill 10 notes)."""
         self._index.check_searchable()
@@ -94,7 +97,11 @@ class SearchService:
         )
         size = max(top_k, candidates or 0)
         hits = [SearchHit(chunk_id=p.id, score=p.score, payload=p.payload) for p in points[:size]]
-        return SearchOutcome(hits=hits, total_hits=len(points), mode=mode, warnings=warnings)
+        related: list[RelatedNote] = []
+        if include_related and hits:
+            paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[:top_k]))
+            related = self._index.graph.related(paths)
+        return SearchOutcome(hits=hits, total_hits=len(points), mode=mode, warnings=warnings, related=related)
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
         if self._embedder is None:

@@ -13,9 +13,13 @@ Rules:
 * Tokens are words: runs of non-whitespace, with a run longer than `MAX_WORD_CHARS` counted as one
   word per `MAX_WORD_CHARS` characters (so base64 blobs and unspaced scripts are still capped).
   Simple, stable, and independent of any embedding model's tokenizer.
-* `text` is always an exact slice of the note: from the first word (or the start of its line when
+* `text` is an exact slice of the note: from the first word (or the start of its line when
   only indentation precedes it) to the end of the last word. start_line/end_line are the 1-based
   file lines of those two ends, so an overlap chunk starts on the line its overlap starts.
+* Obsidian `%%comments%%` are not prose (Obsidian hides them when reading; Excalidraw keeps its
+  drawing JSON in one): a line holding only comment is dropped like a blank line, its words are
+  never counted or indexed, and a chunk that spans a comment block has those lines cut out of
+  its text (with one blank line in their place). A comment inside a line of prose stays.
 * A note with no text at all yields one chunk holding its title (lines 1-1), so every note can be
   found by name.
 """
@@ -27,6 +31,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from backend.domain.comments import fence_closes, fence_opening, find_comments
 from backend.domain.models import Chunk, Heading, ParsedNote
 
 MAX_WORD_CHARS = 40
@@ -34,7 +39,6 @@ MAX_WORD_CHARS = 40
 _WORD = re.compile(rf"\S{{1,{MAX_WORD_CHARS}}}")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +50,28 @@ class _Section:
 
 
 class _Text:
-    """The body with word and line offsets, to turn word ranges into exact slices and lines."""
+    """The body with word and line offsets, to turn word ranges into exact slices and lines.
+
+    Words on hidden (comment-only) lines are left out of the word index, so word ranges count and
+    pack visible words only."""
 
     def __init__(self, body: str) -> None:
         self.body = body
         self.lines = body.split("\n")
+        self.hidden = find_comments(body).hidden_lines
         self.line_starts: list[int] = []
         offset = 0
         for line in self.lines:
             self.line_starts.append(offset)
             offset += len(line) + 1
         spans = [m.span() for m in _WORD.finditer(body)]
+        if self.hidden:
+            spans = [span for span in spans if self.line_of(span[0]) not in self.hidden]
         self.word_starts = [start for start, _ in spans]
         self.word_ends = [end for _, end in spans]
+
+    def is_blank(self, index: int) -> bool:
+        return index in self.hidden or not self.lines[index].strip()
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.line_starts, offset) - 1
@@ -78,6 +91,23 @@ class _Text:
             start = line_start
         return start, self.word_ends[end_word - 1]
 
+    def visible(self, start: int, end: int) -> str:
+        """body[start:end] without its hidden lines; each run of them becomes one blank line."""
+        first, last = self.line_of(start), self.line_of(end - 1)
+        if not any(index in self.hidden for index in range(first, last + 1)):
+            return self.body[start:end]
+        pieces: list[list[str]] = [[]]
+        for index in range(first, last + 1):
+            if index in self.hidden:
+                if pieces[-1]:
+                    pieces.append([])
+                continue
+            line_start = self.line_starts[index]
+            begin = start - line_start if index == first else 0
+            stop = end - line_start if index == last else len(self.lines[index])
+            pieces[-1].append(self.lines[index][begin:stop])
+        return "\n\n".join("\n".join(piece).strip("\n") for piece in pieces if piece)
+
 
 def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int = 30) -> list[Chunk]:
     if max_tokens < 1:
@@ -86,7 +116,7 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
         raise ValueError("overlap_tokens must be between 0 and max_tokens - 1")
     text = _Text(note.body)
     ranges: list[tuple[tuple[str, ...], int, int]] = []
-    for section in _sections(text.lines, note.headings, note.body_start_line):
+    for section in _sections(text, note.headings, note.body_start_line):
         units = _units(text, section, max_tokens, overlap_tokens)
         for first, end in _pack(units, max_tokens, overlap_tokens):
             ranges.append((section.heading_path, first, end))
@@ -99,7 +129,7 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
             Chunk(
                 note_path=note.path,
                 chunk_index=index,
-                text=note.body[start_offset:end_offset],
+                text=text.visible(start_offset, end_offset),
                 heading_path=heading_path,
                 start_line=note.body_start_line + text.line_of(start_offset),
                 end_line=note.body_start_line + text.line_of(end_offset - 1),
@@ -108,7 +138,8 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
     return chunks
 
 
-def _sections(lines: list[str], headings: Sequence[Heading], body_start_line: int) -> list[_Section]:
+def _sections(text: _Text, headings: Sequence[Heading], body_start_line: int) -> list[_Section]:
+    lines = text.lines
     by_line: dict[int, Heading] = {}
     for heading in headings:
         index = heading.line - body_start_line
@@ -128,7 +159,7 @@ def _sections(lines: list[str], headings: Sequence[Heading], body_start_line: in
         end = starts[position + 1] if position + 1 < len(starts) else len(lines)
         content_start = _heading_end(lines, start, end) + 1
         sections.append(_Section(start, end, content_start, tuple(h.text for h in stack)))
-    return [s for s in sections if any(line.strip() for line in lines[s.content_start : s.end])]
+    return [s for s in sections if not all(text.is_blank(i) for i in range(s.content_start, s.end))]
 
 
 def _heading_end(lines: list[str], start: int, end: int) -> int:
@@ -143,8 +174,10 @@ def _heading_end(lines: list[str], start: int, end: int) -> int:
     return start
 
 
-def _blocks(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
-    """(first, last) body line pairs of blank-line separated blocks; fences never split."""
+def _blocks(text: _Text, start: int, end: int) -> list[tuple[int, int]]:
+    """(first, last) body line pairs of blank-line separated blocks; fences never split, and a
+    comment-only line separates blocks like a blank one."""
+    lines = text.lines
     blocks: list[tuple[int, int]] = []
     first: int | None = None
     last = start
@@ -154,11 +187,10 @@ def _blocks(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
         if fence is not None:
             if line.strip():
                 last = index
-            stripped = line.strip()
-            if stripped.startswith(fence) and not stripped.lstrip(fence[0]):
+            if fence_closes(line, fence):
                 fence = None
             continue
-        if not line.strip():
+        if text.is_blank(index):
             if first is not None:
                 blocks.append((first, last))
                 first = None
@@ -166,9 +198,7 @@ def _blocks(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
         if first is None:
             first = index
         last = index
-        opening = _FENCE.match(line)
-        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
-            fence = opening.group(1)
+        fence = fence_opening(line)
     if first is not None:
         blocks.append((first, last))
     return blocks
@@ -179,7 +209,7 @@ def _units(text: _Text, section: _Section, max_tokens: int, overlap_tokens: int)
     pieces of a block small enough to leave room for the overlap."""
     piece_cap = max_tokens - overlap_tokens
     units: list[tuple[int, int]] = []
-    for first, last in _blocks(text.lines, section.start, section.end):
+    for first, last in _blocks(text, section.start, section.end):
         begin, end = text.words_in_lines(first, last)
         if end - begin <= max_tokens:
             units.append((begin, end))

@@ -56,6 +56,12 @@ class ReindexInProgressError(KnowledgeBridgeError):
     suggestion = "Wait for the running job to finish (GET /index/status) and try again."
 
 
+class NoteNotFoundError(KnowledgeBridgeError):
+    code = "NOTE_NOT_FOUND"
+    recoverable = False
+    suggestion = "Check the vault-relative path (e.g. `Projects/Database migration.md`) or search for it."
+
+
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False

@@ -35,6 +35,18 @@ class FileSystemVault:
         files = [NoteFile(f.rel_path, f.size, f.mtime) for f in result.files]
         return files, [FileProblem(s.rel_path, s.reason) for s in result.skipped]
 
+    def list_files(self) -> list[str]:
+        # links may point at attachments and at notes in denied folders, so this ignores DENY/ALLOW
+        found: list[str] = []
+        for folder, dirs, files in os.walk(self._root):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            rel_folder = os.path.relpath(folder, self._root)
+            for name in files:
+                if not name.startswith("."):
+                    rel = name if rel_folder == "." else f"{rel_folder}/{name}"
+                    found.append(rel.replace(os.sep, "/"))
+        return sorted(found)
+
     def read_text(self, rel_path: str) -> tuple[str, list[str]]:
         path = self._resolve(rel_path)
         problems: list[str] = []

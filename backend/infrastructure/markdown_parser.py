@@ -1,10 +1,15 @@
-"""Markdown note text -> `ParsedNote`: frontmatter, title, tags, aliases, date and headings.
+"""Markdown note text -> `ParsedNote`: frontmatter, title, tags, aliases, date, headings, links, block ids.
 
 Notes are written by people and plugins, so nothing in a note raises: anything malformed is
 recorded in `ParsedNote.problems` as "kind: detail" and the note is indexed from what is left.
 
 Line numbers follow the text as `Path.read_text()` returns it: lines end at "\\n" ("\\r\\n" and
 "\\r" count as one line break too), the first line is 1.
+
+Obsidian `%%comments%%` are hidden before parsing (whole comment lines become empty, the rest of a
+comment becomes opaque filler), so nothing in them counts: no tags, links, headings or block ids.
+Wikilinks are an extra markdown-it inline rule, which puts them on the same footing as Markdown
+links: never inside code spans, code blocks, HTML, or escaped.
 """
 
 from __future__ import annotations
@@ -12,14 +17,20 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline, image, link
 from markdown_it.token import Token
 
+from backend.domain.comments import Comments, find_comments
+from backend.domain.links import Link, LinkKind
 from backend.domain.models import Heading, ParsedNote
 
 FRONTMATTER_MAX_BYTES = 64 * 1024
@@ -37,6 +48,18 @@ _ISO_DAY = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$")
 _NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 # Placeholder for inline content that must not start or end a tag (code spans, escaped "#").
 _OPAQUE = "\x00"
+# Stands in for each character of a comment that shares its line with visible text: not whitespace
+# and not punctuation, so it neither starts a tag nor changes emphasis or link syntax around it.
+_HIDDEN = "\ue000"
+_NOT_NEWLINE = re.compile(r"[^\n]")
+# Obsidian link paths cannot contain [ ] and never span lines; a "\|" (escaped for a table) still
+# separates the path from the shown text.
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
+# Anything with a URL scheme (http:, mailto:, obsidian:, file:, C:...) or a network path leaves the vault.
+_EXTERNAL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+# Obsidian block id: "^" + letters, digits and dashes, ending the line, after a space or alone.
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)$")
+_LINK_TOKENS = ("link_open", "image")
 
 
 class _FrontmatterLoader(yaml.SafeLoader):
@@ -70,7 +93,42 @@ _DROP = object()  # marks a value with no JSON form
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     # text_join off: escaped characters stay separate tokens, so "\#word" is not mistaken for a tag.
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    md.inline.ruler.at("link", _with_position(link))
+    md.inline.ruler.at("image", _with_position(image))
+    return md
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    if state.src[state.pos] not in "![":
+        return False
+    match = _WIKILINK.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = match.group(0)
+        token.meta["position"] = state.pos
+    state.pos = match.end()
+    return True
+
+
+def _with_position(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """`rule` that also records where in the inline source its link or image starts (for its line)."""
+
+    def positioned(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent:
+            for token in state.tokens[count:]:
+                if token.type in _LINK_TOKENS:
+                    token.meta.setdefault("position", start)
+                    break
+        return True
+
+    return positioned
 
 
 def parse_note(rel_path: str, text: str) -> ParsedNote:
@@ -78,7 +136,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     problems: list[str] = []
     frontmatter_text, body, body_start_line = _split_frontmatter(text, problems)
     front = _load_frontmatter(frontmatter_text, problems) if frontmatter_text is not None else {}
-    tokens = _markdown().parse(body)
+    tokens = _markdown().parse(_hide_comments(body, find_comments(body)))
     stem = _stem(rel_path)
     title = front.get("title")
     return ParsedNote(
@@ -92,7 +150,24 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         headings=_headings(tokens, body_start_line),
         metadata=_metadata(front, problems),
         problems=tuple(problems),
+        links=_links(tokens, body_start_line),
+        block_ids=_block_ids(tokens),
     )
+
+
+def _hide_comments(body: str, comments: Comments) -> str:
+    """`body` with the same lines, and nothing of its comments left to parse."""
+    if comments.is_empty:
+        return body
+    parts: list[str] = []
+    last = 0
+    for start, end in comments.spans:
+        parts.append(body[last:start])
+        parts.append(_NOT_NEWLINE.sub(_HIDDEN, body[start:end]))
+        last = end
+    parts.append(body[last:])
+    lines = "".join(parts).split("\n")
+    return "\n".join("" if index in comments.hidden_lines else line for index, line in enumerate(lines))
 
 
 def _stem(rel_path: str) -> str:
@@ -184,7 +259,7 @@ def _inline_text(token: Token) -> str:
             parts.append(_OPAQUE if child.info == "escape" and child.content == "#" else child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append("\n")
-        elif child.type in ("code_inline", "html_inline", "image"):
+        elif child.type in ("code_inline", "html_inline", "image", "wikilink"):
             parts.append(_OPAQUE)
     return "".join(parts)
 
@@ -207,9 +282,123 @@ def _headings(tokens: list[Token], body_start_line: int) -> tuple[Heading, ...]:
         # Top level only: a heading inside a callout or list item is not part of the note outline.
         if token.type == "heading_open" and token.level == 0 and token.map is not None:
             inline = tokens[index + 1]
-            text = " ".join(part.strip() for part in inline.content.split("\n")).strip()
+            content = inline.content.replace(_HIDDEN, "")
+            text = " ".join(part.strip() for part in content.split("\n")).strip()
             headings.append(Heading(level=int(token.tag[1:]), text=text, line=token.map[0] + body_start_line))
     return tuple(headings)
+
+
+def _links(tokens: list[Token], body_start_line: int) -> tuple[Link, ...]:
+    links: list[Link] = []
+    row: list[tuple[Token, list[Link]]] | None = None  # the cells of the table row being read
+    for token in tokens:
+        if token.type == "tr_open":
+            row = []
+        elif token.type == "tr_close" and row is not None:
+            links.extend(_row_links(row, body_start_line))
+            row = None
+        elif token.type == "inline" and token.map is not None and token.children:
+            found = _inline_links(token, body_start_line)
+            if row is None:
+                links.extend(found)
+            else:
+                row.append((token, found))
+    return tuple(links)
+
+
+def _inline_links(token: Token, body_start_line: int) -> list[Link]:
+    links: list[Link] = []
+    newlines = [index for index, char in enumerate(token.content) if char == "\n"]
+    first_line = body_start_line + (token.map[0] if token.map else 0)
+    children = token.children or []
+    for index, child in enumerate(children):
+        if child.type not in ("wikilink", *_LINK_TOKENS):
+            continue
+        line = first_line + bisect_left(newlines, child.meta.get("position", 0))
+        if child.type == "wikilink":
+            found = _wikilink(child.content, line)
+        elif child.type == "image":
+            found = _markdown_link(child.attrGet("src"), child.content, LinkKind.EMBED, line)
+        else:
+            found = _markdown_link(
+                child.attrGet("href"), _label(children[index + 1 :]), LinkKind.MARKDOWN, line
+            )
+        if found is not None:
+            links.append(found)
+    return links
+
+
+def _row_links(cells: list[tuple[Token, list[Link]]], body_start_line: int) -> list[Link]:
+    """A table row's links, plus wikilinks whose unescaped "|" the table took for a cell border.
+
+    Obsidian wants "\\|" there, but "![[image.png|300]]" written on the line under a table (which
+    makes it a table row) is common, and the link is still meant."""
+    contents = [cell.content for cell, _ in cells]
+    cell_ends = list(accumulate(len(content) + 1 for content in contents))
+    crossing: dict[int, list[Link]] = {}
+    for match in _WIKILINK.finditer("|".join(contents)):
+        first, last = bisect_right(cell_ends, match.start()), bisect_right(cell_ends, match.end() - 1)
+        if first == last or any("`" in content for content in contents[first : last + 1]):
+            continue  # whole within a cell (already found), or maybe code
+        link = _wikilink(match.group(0), body_start_line + (cells[first][0].map or (0,))[0])
+        if link is not None:
+            crossing.setdefault(first, []).append(link)
+    links: list[Link] = []
+    for index, (_, found) in enumerate(cells):
+        links += found + crossing.get(index, [])
+    return links
+
+
+def _wikilink(source: str, line: int) -> Link | None:
+    match = _WIKILINK.fullmatch(source)
+    if match is None:
+        return None
+    path, has_text, text = match.group(2).partition("|")
+    target, _, anchor = path.removesuffix("\\").partition("#")
+    if not target.strip() and not anchor.strip():
+        return None
+    return Link(
+        target=target.strip(),
+        kind=LinkKind.EMBED if match.group(1) else LinkKind.WIKILINK,
+        line=line,
+        text=text.strip() or None if has_text else None,
+        anchor=anchor.strip() or None,
+    )
+
+
+def _markdown_link(href: Any, text: str, kind: LinkKind, line: int) -> Link | None:
+    if not isinstance(href, str) or not href or _EXTERNAL.match(href):
+        return None
+    path, _, anchor = href.partition("#")
+    target, anchor = unquote(path).strip(), unquote(anchor).strip()
+    if not target and not anchor:
+        return None
+    return Link(target=target, kind=kind, line=line, text=text.strip() or None, anchor=anchor or None)
+
+
+def _label(children: list[Token]) -> str:
+    """The text shown for a Markdown link: its children up to the closing token."""
+    parts: list[str] = []
+    for child in children:
+        if child.type == "link_close":
+            break
+        if child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type in ("text", "text_special", "code_inline", "wikilink", "image"):
+            parts.append(child.content)
+    return "".join(parts)
+
+
+def _block_ids(tokens: list[Token]) -> tuple[str, ...]:
+    found: dict[str, None] = {}  # ordered set
+    for index, token in enumerate(tokens):
+        # Paragraphs only (also inside lists, quotes and callouts); code and headings hold no block ids.
+        if token.type == "inline" and index > 0 and tokens[index - 1].type == "paragraph_open":
+            for line in token.content.split("\n"):
+                match = _BLOCK_ID.search(line.rstrip())
+                if match:
+                    found.setdefault(match.group(1))
+    return tuple(found)
 
 
 def _iso_day(value: Any) -> str | None:

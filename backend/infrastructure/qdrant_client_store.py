@@ -32,6 +32,7 @@ from backend.infrastructure.qdrant_common import (
     FilterSpec,
     check_dense,
     check_query_vectors,
+    describe_error,
     identity_from_record,
     identity_record,
     normalise_filter,
@@ -172,7 +173,7 @@ class ClientChunkStore:
             try:
                 response = self._client.query_points(self._collection, **args)
             except Exception as exc:
-                if dense is not None and not _is_unavailable(exc):
+                if dense is not None and not is_unavailable(exc):
                     # The collection may have been rebuilt elsewhere; explain in index terms if so.
                     self._identity = self._fetch_identity()
                     check_dense(self._identity, len(dense))
@@ -224,25 +225,10 @@ class ClientChunkStore:
 
     @contextmanager
     def _mapped(self, action: str) -> Iterator[None]:
-        """Every failure leaves as an IndexUnavailableError, IndexNotReadyError or StoreError."""
         if self._closed and action != _CLOSING:
             raise StoreError("the index store has been closed")
-        try:
+        with client_errors_mapped(self._client, action, (self._collection,)):
             yield
-        except KnowledgeBridgeError:
-            raise
-        except Exception as exc:
-            if _is_unavailable(exc):
-                raise IndexUnavailableError(f"Qdrant is unreachable ({action}): {_describe(exc)}") from exc
-            if self._collection_missing():
-                raise IndexNotReadyError(f"the index {self._collection!r} does not exist") from exc
-            raise StoreError(f"could not {action}: {_describe(exc)}") from exc
-
-    def _collection_missing(self) -> bool:
-        try:
-            return not self._client.collection_exists(self._collection)
-        except Exception:
-            return False  # cannot tell; the original failure is reported as it is
 
 
 # -- translation -----------------------------------------------------------------------------------
@@ -283,7 +269,31 @@ def _scored(point_id: Any, score: float, payload: dict[str, Any] | None) -> Scor
 # -- errors ----------------------------------------------------------------------------------------
 
 
-def _is_unavailable(exc: BaseException) -> bool:
+@contextmanager
+def client_errors_mapped(client: QdrantClient, action: str, collections: Sequence[str]) -> Iterator[None]:
+    """Every failure leaves as an IndexUnavailableError, IndexNotReadyError (one of `collections` does not
+    exist) or StoreError."""
+    try:
+        yield
+    except KnowledgeBridgeError:
+        raise
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise IndexUnavailableError(f"Qdrant is unreachable ({action}): {describe_error(exc)}") from exc
+        missing = _missing_collection(client, collections)
+        if missing is not None:
+            raise IndexNotReadyError(f"the index {missing!r} does not exist") from exc
+        raise StoreError(f"could not {action}: {describe_error(exc)}") from exc
+
+
+def _missing_collection(client: QdrantClient, collections: Sequence[str]) -> str | None:
+    try:
+        return next((name for name in collections if not client.collection_exists(name)), None)
+    except Exception:
+        return None  # cannot tell; the original failure is reported as it is
+
+
+def is_unavailable(exc: BaseException) -> bool:
     if isinstance(exc, ResponseHandlingException | httpx.TransportError | ConnectionError | TimeoutError):
         return True
     if isinstance(exc, UnexpectedResponse):
@@ -292,8 +302,3 @@ def _is_unavailable(exc: BaseException) -> bool:
         code = getattr(exc, "code", None)
         return callable(code) and code() in _UNAVAILABLE_GRPC
     return False
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,17 +1,27 @@
-"""What both Qdrant adapters share: vector names, filter normalisation, the identity record.
+"""What the Qdrant adapters share: vector names, filter normalisation, the identity record, the payload
+of the note graph, and the error mapping of qdrant-edge.
 
 The two libraries (qdrant-client and qdrant-edge) have different model classes, so each adapter turns a
-`FilterSpec` into its own conditions; everything that decides *what* is matched lives here, once.
+`FilterSpec` (chunks) or `GraphFilter` (notes and links) into its own conditions; everything that decides
+*what* is matched and stored lives here, once. qdrant-client is not imported here: it takes most of a second
+to import, and the embedded (qdrant-edge) set-up never needs it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from backend.domain.errors import StoreError
+import qdrant_edge as qe
+
+from backend.domain.errors import IndexUnavailableError, KnowledgeBridgeError, StoreError
+from backend.domain.ids import link_point_id
+from backend.domain.link_resolution import name_key
+from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import IndexIdentity, PointFilter, SparseVector
 from backend.domain.payload import date_num
 
@@ -109,3 +119,200 @@ def check_dense(identity: IndexIdentity | None, length: int) -> None:
             f"{identity.embedding_model} ({identity.dimension} dimensions)",
             suggestion="Use the embedding model the index was built with, or rebuild the index.",
         )
+
+
+def describe_error(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- qdrant-edge errors ----------------------------------------------------------------------------
+
+
+@contextmanager
+def edge_errors_mapped(action: str) -> Iterator[None]:
+    """qdrant-edge raises bare `Exception`; nothing of it may reach the caller."""
+    try:
+        yield
+    except KnowledgeBridgeError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"could not {action}: {exc}") from exc
+
+
+def edge_load_error(shard_dir: Path, exc: Exception) -> KnowledgeBridgeError:
+    text = str(exc)
+    if "WouldBlock" in text or "lock" in text.lower():
+        return IndexUnavailableError(
+            f"the index at {shard_dir} is in use by another process: {text}",
+            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
+        )
+    return StoreError(f"could not open the index at {shard_dir}: {text}")
+
+
+def ensure_edge_shard_free(shard_dir: Path) -> None:
+    """Refuse to delete a shard another process has open: its files would vanish under it."""
+    try:
+        probe = qe.EdgeShard.load(str(shard_dir))
+    except Exception as exc:
+        error = edge_load_error(shard_dir, exc)
+        if isinstance(error, IndexUnavailableError):
+            raise error from exc
+        return  # damaged or half-created: dropping it is exactly what a rebuild is for
+    probe.close()
+
+
+# -- the note graph: two payload-only collections ------------------------------------------------
+
+NOTES_COLLECTION = "obsidian_notes"
+LINKS_COLLECTION = "obsidian_links"
+GRAPH_PAGE = 4096  # records per scroll call; a related-notes lookup fits one page in any real vault
+
+# Payload keys of a link point.
+LINK_SOURCE = "source"
+LINK_POSITION = "position"
+LINK_TARGET = "target"
+LINK_TARGET_KEY = "target_key"  # `name_key` of the target: finds the links to re-resolve by file name
+LINK_KIND = "kind"
+LINK_LINE = "line"
+LINK_TEXT = "text"
+LINK_ANCHOR = "anchor"
+LINK_RESOLVED_PATH = "resolved_path"
+# 0/1, not a bool: qdrant-edge 0.9 matches nothing on a boolean MatchValue.
+LINK_RESOLVED = "resolved"
+LINK_IS_ATTACHMENT = "is_attachment"
+
+LINK_KEYWORD_FIELDS = (LINK_SOURCE, LINK_RESOLVED_PATH, LINK_TARGET_KEY, LINK_KIND)
+LINK_INTEGER_FIELDS = (LINK_RESOLVED, LINK_POSITION)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldMatch:
+    """A payload field equal to any of `values`, or (with `at_least`) a number not below it."""
+
+    key: str
+    values: tuple[str | int, ...] = ()
+    at_least: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphFilter:
+    """All of `must`, and (when given) at least one of `should`."""
+
+    must: tuple[FieldMatch, ...] = ()
+    should: tuple[FieldMatch, ...] = ()
+
+
+def links_from(source: str) -> GraphFilter:
+    return GraphFilter(must=(FieldMatch(LINK_SOURCE, (source,)),))
+
+
+def links_to(target_path: str) -> GraphFilter:
+    return GraphFilter(must=(FieldMatch(LINK_RESOLVED_PATH, (target_path,)),))
+
+
+def links_touching(paths: Iterable[str]) -> GraphFilter:
+    unique = tuple(dict.fromkeys(paths))
+    return GraphFilter(should=(FieldMatch(LINK_SOURCE, unique), FieldMatch(LINK_RESOLVED_PATH, unique)))
+
+
+def links_named(names: Iterable[str]) -> GraphFilter:
+    return GraphFilter(must=(FieldMatch(LINK_TARGET_KEY, tuple(dict.fromkeys(names))),))
+
+
+def links_beyond(source: str, keep: int) -> GraphFilter:
+    """The source's links from position `keep` on: what is stale once it has `keep` links."""
+    return GraphFilter(must=(FieldMatch(LINK_SOURCE, (source,)), FieldMatch(LINK_POSITION, at_least=keep)))
+
+
+def links_counted(resolved: bool | None, kind: str | None) -> GraphFilter | None:
+    must: list[FieldMatch] = []
+    if resolved is not None:
+        must.append(FieldMatch(LINK_RESOLVED, (int(resolved),)))
+    if kind is not None:
+        must.append(FieldMatch(LINK_KIND, (str(LinkKind(kind).value),)))
+    return GraphFilter(must=tuple(must)) if must else None
+
+
+def note_payload(note: NoteRecord) -> dict[str, Any]:
+    return {
+        "path": note.path,
+        "title": note.title,
+        "aliases": list(note.aliases),
+        "tags": list(note.tags),
+        "date": note.date,
+        "mtime": note.mtime,
+        "size": note.size,
+        "content_hash": note.content_hash,
+        "problems": list(note.problems),
+    }
+
+
+def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
+    return NoteRecord(
+        path=str(payload["path"]),
+        title=str(payload.get("title", "")),
+        aliases=tuple(payload.get("aliases") or ()),
+        tags=tuple(payload.get("tags") or ()),
+        date=payload.get("date"),
+        mtime=float(payload.get("mtime") or 0.0),
+        size=int(payload.get("size") or 0),
+        content_hash=str(payload.get("content_hash") or ""),
+        problems=tuple(payload.get("problems") or ()),
+    )
+
+
+def resolution_payload(link: LinkRecord) -> dict[str, Any]:
+    """The fields `update_resolution` overwrites."""
+    return {
+        LINK_RESOLVED_PATH: link.resolved_path,
+        LINK_RESOLVED: int(link.resolved),
+        LINK_IS_ATTACHMENT: link.is_attachment,
+    }
+
+
+def link_payload(link: LinkRecord) -> dict[str, Any]:
+    return {
+        LINK_SOURCE: link.source,
+        LINK_POSITION: link.position,
+        LINK_TARGET: link.target,
+        LINK_TARGET_KEY: name_key(link.target),
+        LINK_KIND: link.kind.value,
+        LINK_LINE: link.line,
+        LINK_TEXT: link.text,
+        LINK_ANCHOR: link.anchor,
+        **resolution_payload(link),
+    }
+
+
+def link_from_payload(payload: dict[str, Any]) -> LinkRecord:
+    # Both libraries drop a key that is set to None by a payload update, hence `.get`.
+    return LinkRecord(
+        source=str(payload[LINK_SOURCE]),
+        position=int(payload[LINK_POSITION]),
+        target=str(payload.get(LINK_TARGET, "")),
+        kind=LinkKind(payload[LINK_KIND]),
+        line=int(payload.get(LINK_LINE) or 0),
+        text=payload.get(LINK_TEXT),
+        anchor=payload.get(LINK_ANCHOR),
+        resolved_path=payload.get(LINK_RESOLVED_PATH),
+        is_attachment=bool(payload.get(LINK_IS_ATTACHMENT, False)),
+    )
+
+
+def sorted_links(payloads: Iterable[dict[str, Any] | None]) -> list[LinkRecord]:
+    """Links in a stable order: by source note, then as written in it."""
+    links = [link_from_payload(p) for p in payloads if p]
+    return sorted(links, key=lambda link: (link.source, link.position))
+
+
+def resolution_groups(links: Sequence[LinkRecord]) -> list[tuple[dict[str, Any], list[str]]]:
+    """Point ids of `links` grouped by identical new resolution: one payload update per group, since a
+    re-resolution after a note appears typically sends many links to the same path."""
+    groups: dict[tuple[str | None, bool], tuple[dict[str, Any], list[str]]] = {}
+    for link in links:
+        key = (link.resolved_path, link.is_attachment)
+        groups.setdefault(key, (resolution_payload(link), []))[1].append(
+            link_point_id(link.source, link.position)
+        )
+    return list(groups.values())

@@ -14,14 +14,13 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
-from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, KnowledgeBridgeError, StoreError
+from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
 from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
 from backend.infrastructure.qdrant_common import (
@@ -30,6 +29,9 @@ from backend.infrastructure.qdrant_common import (
     FilterSpec,
     check_dense,
     check_query_vectors,
+    edge_errors_mapped,
+    edge_load_error,
+    ensure_edge_shard_free,
     identity_from_record,
     identity_record,
     normalise_filter,
@@ -64,12 +66,12 @@ class EdgeChunkStore:
             return self._read_identity()
 
     def create(self, identity: IndexIdentity) -> None:
-        with self._lifecycle.write(), _mapped("create the index"):
+        with self._lifecycle.write(), edge_errors_mapped("create the index"):
             self._check_open()
             self._close_shard()
             self._identity = None
             if self.shard_dir.exists():
-                _ensure_not_in_use(self.shard_dir)
+                ensure_edge_shard_free(self.shard_dir)
                 shutil.rmtree(self.shard_dir)
             shard = qe.EdgeShard.create(str(self.shard_dir), _edge_config(identity))
             try:
@@ -86,7 +88,7 @@ class EdgeChunkStore:
             self._identity = identity
 
     def close(self) -> None:
-        with self._lifecycle.write(), _mapped("close the index"):
+        with self._lifecycle.write(), edge_errors_mapped("close the index"):
             self._closed = True
             self._close_shard()
 
@@ -130,7 +132,7 @@ class EdgeChunkStore:
                 try:
                     shard = qe.EdgeShard.load(str(self.shard_dir))
                 except Exception as exc:
-                    raise _load_error(self.shard_dir, exc) from exc
+                    raise edge_load_error(self.shard_dir, exc) from exc
                 self._identity = self._read_identity()
                 self._shard = shard
             return shard
@@ -140,7 +142,7 @@ class EdgeChunkStore:
     def upsert(self, points: Sequence[PointRecord]) -> None:
         if not points:
             return
-        with self._lifecycle.read(), self._write_lock, _mapped("write points"):
+        with self._lifecycle.read(), self._write_lock, edge_errors_mapped("write points"):
             shard = self._open()
             for point in points:
                 if point.dense is not None:
@@ -148,7 +150,7 @@ class EdgeChunkStore:
             shard.update(qe.UpdateOperation.upsert_points([_edge_point(p) for p in points]))
 
     def delete_by_note(self, note_path: str) -> None:
-        with self._lifecycle.read(), self._write_lock, _mapped("delete points"):
+        with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
             match = qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))
             self._open().update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
 
@@ -171,7 +173,7 @@ class EdgeChunkStore:
         if limit <= 0:
             return []
         spec = normalise_filter(point_filter)
-        with self._lifecycle.read(), _mapped("search"):
+        with self._lifecycle.read(), edge_errors_mapped("search"):
             shard = self._open()
             check_query_vectors(self._identity, dense, sparse)
             flt = _edge_filter(spec)
@@ -198,7 +200,7 @@ class EdgeChunkStore:
 
     def count(self, point_filter: PointFilter | None = None) -> int:
         spec = normalise_filter(point_filter)
-        with self._lifecycle.read(), _mapped("count points"):
+        with self._lifecycle.read(), edge_errors_mapped("count points"):
             if self._missing():
                 return 0
             flt = _edge_filter(spec)
@@ -208,7 +210,7 @@ class EdgeChunkStore:
         self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
     ) -> tuple[list[ScoredPoint], str | None]:
         spec = normalise_filter(point_filter)
-        with self._lifecycle.read(), _mapped("list points"):
+        with self._lifecycle.read(), edge_errors_mapped("list points"):
             if self._missing():
                 return [], None
             flt = _edge_filter(spec)
@@ -260,40 +262,7 @@ def _edge_filter(spec: FilterSpec | None) -> qe.Filter | None:
     return qe.Filter(must=must)
 
 
-# -- errors and files ------------------------------------------------------------------------------
-
-
-@contextmanager
-def _mapped(action: str) -> Iterator[None]:
-    """qdrant-edge raises bare `Exception`; nothing of it may reach the caller."""
-    try:
-        yield
-    except KnowledgeBridgeError:
-        raise
-    except Exception as exc:
-        raise StoreError(f"could not {action}: {exc}") from exc
-
-
-def _ensure_not_in_use(shard_dir: Path) -> None:
-    """Refuse to delete a shard another process has open: its files would vanish under it."""
-    try:
-        probe = qe.EdgeShard.load(str(shard_dir))
-    except Exception as exc:
-        error = _load_error(shard_dir, exc)
-        if isinstance(error, IndexUnavailableError):
-            raise error from exc
-        return  # damaged or half-created: dropping it is exactly what create() is for
-    probe.close()
-
-
-def _load_error(shard_dir: Path, exc: Exception) -> KnowledgeBridgeError:
-    text = str(exc)
-    if "WouldBlock" in text or "lock" in text.lower():
-        return IndexUnavailableError(
-            f"the index at {shard_dir} is in use by another process: {text}",
-            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
-        )
-    return StoreError(f"could not open the index at {shard_dir}: {text}")
+# -- files ---------------------------------------------------------------------------------------
 
 
 def _write_json_atomically(target: Path, data: dict[str, Any]) -> None:

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
 
 from backend.application.indexing import IndexService
+from backend.application.note_graph import NoteGraph
 from backend.application.search import SearchService
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.models import IndexIdentity, PointFilter, SearchMode
@@ -47,6 +49,8 @@ class Harness:
     def __init__(self, vault: Path, data: Path, embedder: FakeEmbedder | None) -> None:
         self.embedder = embedder
         self.store = EdgeChunkStore(data)
+        self.graph_store = EdgeGraphStore(data)
+        vault_reader = FileSystemVault(vault)
         identity = (
             IndexIdentity(embedder.model_name, embedder.dimension)
             if embedder
@@ -55,8 +59,9 @@ class Harness:
         encoder = SparseEncoder()
         self.index = IndexService(
             store=self.store,
+            graph=NoteGraph(store=self.graph_store, vault=vault_reader),
             embedder=embedder,
-            vault=FileSystemVault(vault),
+            vault=vault_reader,
             parser=parse_note,
             encoder=encoder,
             identity=identity,
@@ -69,6 +74,7 @@ class Harness:
 
     def close(self) -> None:
         self.store.close()
+        self.graph_store.close()
 
 
 @pytest.fixture

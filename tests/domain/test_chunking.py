@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from backend.domain.chunking import MAX_WORD_CHARS, chunk_note
+from backend.domain.comments import find_comments
 from backend.domain.models import Chunk, Heading, ParsedNote
 from backend.infrastructure.markdown_parser import parse_note
 
@@ -24,13 +25,23 @@ def word_count(text: str) -> int:
     return len(re.findall(rf"\S{{1,{MAX_WORD_CHARS}}}", text))
 
 
+def squash_blank_lines(text: str) -> str:
+    return re.sub(r"\n\s*\n(?:\s*\n)*", "\n\n", text)
+
+
 def assert_chunks_match_file(text: str, chunks: list[Chunk]) -> None:
     """Each chunk's text is in the file between its start and end line, starting on the first and
-    ending on the last."""
+    ending on the last; only comment-only lines are left out (and blank lines around them merged)."""
     lines = text.split("\n")
+    note = parse_note("any.md", text)
+    hidden = {note.body_start_line + index for index in find_comments(note.body).hidden_lines}
     for chunk in chunks:
         window = lines[chunk.start_line - 1 : chunk.end_line]
-        assert chunk.text in "\n".join(window), chunk
+        visible = [line for number, line in enumerate(window, chunk.start_line) if number not in hidden]
+        if len(visible) == len(window):
+            assert chunk.text in "\n".join(window), chunk
+        else:
+            assert squash_blank_lines(chunk.text) in squash_blank_lines("\n".join(visible)), chunk
         chunk_lines = chunk.text.split("\n")
         assert chunk_lines[0] in window[0], chunk
         assert chunk_lines[-1] in window[-1], chunk
@@ -258,6 +269,88 @@ def test_headings_outside_the_body_are_ignored() -> None:
 def test_invalid_options_are_rejected(max_tokens: int, overlap_tokens: int) -> None:
     with pytest.raises(ValueError, match="tokens"):
         chunks_of("text", max_tokens=max_tokens, overlap_tokens=overlap_tokens)
+
+
+# --- %%comments%% --------------------------------------------------------------------------------------
+
+
+def test_a_comment_block_is_cut_out_of_the_chunk_that_spans_it() -> None:
+    text = "First para.\n\n%%\nsecret words\n\nmore secret\n%%\n\nLast para.\n"
+
+    (chunk,) = chunks_of(text)
+
+    assert chunk.text == "First para.\n\nLast para."
+    assert (chunk.start_line, chunk.end_line) == (1, 9)
+    assert_chunks_match_file(text, [chunk])
+
+
+def test_comment_lines_separate_blocks_even_without_blank_lines() -> None:
+    text = "alpha\n%% hidden %%\nbeta"
+
+    (chunk,) = chunks_of(text)
+
+    assert chunk.text == "alpha\n\nbeta"
+    assert (chunk.start_line, chunk.end_line) == (1, 3)
+
+
+def test_comment_words_do_not_count_against_the_cap() -> None:
+    text = f"a b c\n%%\n{words(50, 'hidden')}\n%%\nd e"
+
+    chunks = chunks_of(text, max_tokens=5, overlap_tokens=0)
+
+    assert [c.text for c in chunks] == ["a b c\n\nd e"]
+
+
+def test_an_excalidraw_drawing_is_not_indexed() -> None:
+    drawing = '{"type": "excalidraw", "elements": [{"text": "100%% sure"}], "files": {}}'
+    text = (
+        "---\nexcalidraw-plugin: parsed\ntags: [excalidraw]\n---\n"  # 1-4
+        "# Text Elements\n"  # 5
+        "Pipeline stage ^8Se2yKq2\n"  # 6
+        "\n"  # 7
+        "%%\n"  # 8
+        "# Drawing\n"  # 9
+        f"```json\n{drawing}\n```\n"  # 10-12
+        "%%\n"  # 13
+    )
+
+    chunks = chunks_of(text, path="Excalidraw/Drawing.excalidraw.md")
+
+    assert [(c.heading_path, c.text, c.start_line, c.end_line) for c in chunks] == [
+        (("Text Elements",), "# Text Elements\nPipeline stage ^8Se2yKq2", 5, 6)
+    ]
+
+
+def test_a_section_holding_only_a_comment_emits_no_chunk() -> None:
+    text = "# Draft\n%%\ntodo\n%%\n# Done\nText"
+
+    chunks = chunks_of(text)
+
+    assert [(c.heading_path, c.text) for c in chunks] == [(("Done",), "# Done\nText")]
+
+
+def test_a_note_that_is_all_comment_is_found_by_its_title() -> None:
+    note = parse_note("Hidden.md", "%%\nnothing to read\n%%\n")
+
+    assert chunk_note(note) == [Chunk("Hidden.md", 0, "Hidden", (), 1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "Visible %%inline note%% text", "Visible %%inline note%% text", id="inline-comment-stays"
+        ),
+        pytest.param("Use `%%` here.\n\nNext one.", "Use `%%` here.\n\nNext one.", id="marker-in-code-span"),
+        pytest.param("```\n%%\n```\n\nNext one.", "```\n%%\n```\n\nNext one.", id="marker-in-fence"),
+        # The line that opens the comment has prose, so it stays whole; the lines after it are hidden.
+        pytest.param("Text %% opens here\nhidden\n%%", "Text %% opens here", id="comment-after-text"),
+    ],
+)
+def test_text_that_is_not_a_whole_line_comment_is_kept(text: str, expected: str) -> None:
+    (chunk,) = chunks_of(text)
+
+    assert chunk.text == expected
 
 
 @pytest.mark.slow

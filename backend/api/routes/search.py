@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.schemas import ErrorBody, SearchRequest, SearchResponse, SearchResult
+from backend.api.schemas import ErrorBody, RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
 from backend.application.search import SearchHit
 from backend.domain.models import PointFilter
 
@@ -46,7 +46,12 @@ async def search(body: SearchRequest, services: ServicesDep) -> SearchResponse:
         date_to=body.date_to.isoformat() if body.date_to else None,
     )
     outcome = await run_in_threadpool(
-        services.search.search, body.query, top_k=body.top_k, mode=body.mode, point_filter=point_filter
+        services.search.search,
+        body.query,
+        top_k=body.top_k,
+        mode=body.mode,
+        point_filter=point_filter,
+        include_related=body.include_related,
     )
     return SearchResponse(
         query=body.query,
@@ -54,6 +59,12 @@ async def search(body: SearchRequest, services: ServicesDep) -> SearchResponse:
         status="degraded" if outcome.degraded else "healthy",
         warnings=outcome.warnings,
         results=[_to_result(hit) for hit in outcome.hits[: body.top_k]],
+        related_notes=[
+            RelatedNoteOut(
+                note_path=r.path, note_title=r.title, relationship=r.relationship, link_count=r.link_count
+            )
+            for r in outcome.related
+        ],
         total_hits=outcome.total_hits,
         search_time_ms=round((time.perf_counter() - started) * 1000, 2),
     )

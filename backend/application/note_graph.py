@@ -1,0 +1,169 @@
+"""The wikilink graph: note records and resolved links in Qdrant, the vault file map in memory.
+
+Links are resolved when their note is written, against the file map of the whole vault. When notes appear or
+disappear, only the links whose target *name* matches them are re-resolved (one filtered query per batch of
+names), so a new note turns "not created yet" links into real ones without re-reading the vault.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from backend.application.ports import GraphStore, Vault
+from backend.domain.errors import NoteNotFoundError
+from backend.domain.link_resolution import VaultFileMap, name_key, resolve_links
+from backend.domain.links import Link, LinkRecord, NoteRecord
+
+RESOLVE_BATCH = 256  # target names per re-resolution query
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedNote:
+    path: str
+    title: str
+    kind: str  # wikilink | embed | markdown
+    anchor: str | None
+    text: str | None
+    line: int  # line of the link in the linking note
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLinks:
+    path: str
+    title: str
+    outlinks: list[LinkedNote]
+    backlinks: list[LinkedNote]
+    unresolved: list[LinkRecord]
+    attachments: list[LinkRecord]
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedNote:
+    path: str
+    title: str
+    relationship: str  # "backlink" (it links to a result) or "outlink" (a result links to it)
+    link_count: int  # how many results it links to, or is linked from
+
+
+class NoteGraph:
+    def __init__(self, *, store: GraphStore, vault: Vault) -> None:
+        self._store = store
+        self._vault = vault
+        self._lock = threading.Lock()
+        self._files = VaultFileMap(())
+        self._titles: dict[str, str] = {}
+
+    def open(self, *, reset: bool) -> list[NoteRecord]:
+        """Create (or empty, when the chunk index was created anew) the graph; return the stored notes."""
+        if reset:
+            self._store.reset()
+        else:
+            self._store.ensure()
+        records = self._store.all_notes()
+        with self._lock:
+            self._titles = {r.path: r.title for r in records}
+        return records
+
+    def reset(self) -> None:
+        self._store.reset()
+        with self._lock:
+            self._titles = {}
+
+    def refresh_files(self) -> None:
+        files = VaultFileMap(self._vault.list_files())
+        with self._lock:
+            self._files = files
+
+    def put(self, record: NoteRecord, parsed_links: Sequence[Link]) -> None:
+        with self._lock:
+            files = self._files
+        links = resolve_links(parsed_links, source=record.path, files=files)
+        self._store.put_note(record, links)
+        with self._lock:
+            self._titles[record.path] = record.title
+
+    def remove(self, path: str) -> None:
+        self._store.delete_note(path)
+        with self._lock:
+            self._titles.pop(path, None)
+
+    def reresolve(self, changed_paths: Iterable[str]) -> int:
+        """Re-resolve links that may now lead elsewhere because these files appeared or went."""
+        with self._lock:
+            files = self._files
+        keys = sorted({name_key(path) for path in changed_paths})
+        updated = 0
+        for start in range(0, len(keys), RESOLVE_BATCH):
+            changed = []
+            for link in self._store.links_to_names(keys[start : start + RESOLVE_BATCH]):
+                target = files.resolve(link.target, source=link.source)
+                if target != link.resolved_path:
+                    attachment = target is not None and files.is_attachment(target)
+                    changed.append(replace(link, resolved_path=target, is_attachment=attachment))
+            if changed:
+                self._store.update_resolution(changed)
+                updated += len(changed)
+        return updated
+
+    def title(self, path: str) -> str:
+        with self._lock:
+            return self._titles.get(path) or _stem(path)
+
+    def links_of(self, path: str) -> NoteLinks:
+        records = self._store.get_notes([path])
+        if path not in records:
+            raise NoteNotFoundError(f"no indexed note at {path!r}")
+        outgoing = self._store.outlinks(path)
+        incoming = self._store.backlinks(path)
+        return NoteLinks(
+            path=path,
+            title=records[path].title,
+            outlinks=[self._linked(link, link.resolved_path) for link in outgoing if _is_note_link(link)],
+            backlinks=[self._linked(link, link.source) for link in incoming],
+            unresolved=[link for link in outgoing if not link.resolved],
+            attachments=[link for link in outgoing if link.resolved and link.is_attachment],
+        )
+
+    def related(self, result_paths: Sequence[str]) -> list[RelatedNote]:
+        """Notes linked to or from the results, found with one store query for all of them."""
+        results = set(result_paths)
+        if not results:
+            return []
+        touching: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for link in self._store.links_touching(sorted(results)):
+            target = link.resolved_path
+            if target is None or link.is_attachment or target == link.source:
+                continue
+            if link.source in results and target not in results:
+                touching[(target, "outlink")].add(link.source)
+            elif target in results and link.source not in results:
+                touching[(link.source, "backlink")].add(target)
+        related = [
+            RelatedNote(path=path, title=self.title(path), relationship=rel, link_count=len(linked))
+            for (path, rel), linked in touching.items()
+        ]
+        related.sort(key=lambda r: (-r.link_count, r.relationship, r.path))
+        return related
+
+    def _linked(self, link: LinkRecord, path: str | None) -> LinkedNote:
+        assert path is not None
+        return LinkedNote(
+            path=path,
+            title=self.title(path),
+            kind=str(link.kind),
+            anchor=link.anchor,
+            text=link.text,
+            line=link.line,
+        )
+
+
+def _is_note_link(link: LinkRecord) -> bool:
+    return link.resolved and not link.is_attachment
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name

@@ -1,0 +1,516 @@
+"""One behaviour contract for every `GraphStore` adapter, run against real stores.
+
+edge: `EdgeGraphStore` on a temp directory. client: `ClientGraphStore` on `QdrantClient(":memory:")`, and on
+`QdrantClient(path=...)` where a case needs to reopen the same data.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qdrant_client import QdrantClient
+
+from backend.application.ports import GraphStore
+from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
+from backend.domain.links import LinkKind, LinkRecord, NoteRecord
+from backend.infrastructure.qdrant_client_graph import ClientGraphStore
+from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
+
+
+class CallSpy:
+    """Passes everything through to the real library object and records the name of each method called."""
+
+    def __init__(self, target: Any, calls: list[str]) -> None:
+        self._target = target
+        self._calls = calls
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if not callable(value):
+            return value
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            self._calls.append(name)
+            return value(*args, **kwargs)
+
+        return recorded
+
+
+class Backend:
+    """Builds stores of one adapter kind; `reopenable` ones can be opened again on the same data."""
+
+    def __init__(self, kind: str, tmp_path: Path) -> None:
+        self.kind = kind
+        self._tmp = tmp_path
+        self._opened: list[GraphStore] = []
+
+    def store(self, *, page_size: int | None = None) -> GraphStore:
+        options = {} if page_size is None else {"page_size": page_size}
+        if self.kind == "edge":
+            return self._keep(EdgeGraphStore(self._tmp / "edge", **options))
+        return self._keep(ClientGraphStore(QdrantClient(":memory:"), **options))
+
+    def reopenable(self) -> GraphStore:
+        if self.kind == "edge":
+            return self._keep(EdgeGraphStore(self._tmp / "edge"))
+        return self._keep(ClientGraphStore(QdrantClient(path=str(self._tmp / "local"))))
+
+    def spied(self) -> tuple[GraphStore, list[str]]:
+        """An ensured store whose every call into the Qdrant library is recorded (after `ensure`)."""
+        calls: list[str] = []
+        if self.kind == "client":
+            store = self._keep(ClientGraphStore(CallSpy(QdrantClient(":memory:"), calls)))
+            store.ensure()
+        else:
+            edge = EdgeGraphStore(self._tmp / "edge")
+            self._keep(edge)
+            edge.ensure()
+            # The shards are opened inside the adapter; wrapping them is the only way to watch them.
+            edge._shards = {name: CallSpy(shard, calls) for name, shard in edge._shards.items()}
+            store = edge
+        calls.clear()
+        return store, calls
+
+    def _keep(self, store: GraphStore) -> GraphStore:
+        self._opened.append(store)
+        return store
+
+    def close_all(self) -> None:
+        for store in self._opened:
+            store.close()
+
+
+@pytest.fixture(params=["edge", "client"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    built = Backend(request.param, tmp_path)
+    yield built
+    built.close_all()
+
+
+@pytest.fixture
+def graph(backend: Backend) -> GraphStore:
+    store = backend.store()
+    store.ensure()
+    return store
+
+
+# -- building records ------------------------------------------------------------------------------
+
+
+def note(path: str, **fields: Any) -> NoteRecord:
+    return NoteRecord(path=path, title=fields.pop("title", Path(path).stem), **fields)
+
+
+def link(
+    source: str,
+    position: int,
+    target: str,
+    resolved_path: str | None = None,
+    *,
+    kind: LinkKind = LinkKind.WIKILINK,
+    text: str | None = None,
+    anchor: str | None = None,
+    is_attachment: bool = False,
+) -> LinkRecord:
+    return LinkRecord(
+        source=source,
+        position=position,
+        target=target,
+        kind=kind,
+        line=position + 1,
+        text=text,
+        anchor=anchor,
+        resolved_path=resolved_path,
+        is_attachment=is_attachment,
+    )
+
+
+def wikilinks(source: str, *targets: str) -> list[LinkRecord]:
+    """Resolved wikilinks `[[target]]` to `target.md`, in order."""
+    return [link(source, i, target, f"{target}.md") for i, target in enumerate(targets)]
+
+
+def put(store: GraphStore, path: str, *targets: str) -> None:
+    store.put_note(note(path), wikilinks(path, *targets))
+
+
+def pairs(links: list[LinkRecord]) -> list[tuple[str, str | None]]:
+    return [(x.source, x.resolved_path) for x in links]
+
+
+# -- lifecycle -------------------------------------------------------------------------------------
+
+
+def test_ensure_is_idempotent_and_keeps_data(graph: GraphStore) -> None:
+    put(graph, "a.md", "b")
+    graph.ensure()
+    graph.ensure()
+    assert list(graph.get_notes(["a.md"])) == ["a.md"]
+    assert pairs(graph.outlinks("a.md")) == [("a.md", "b.md")]
+
+
+def test_reset_empties_both_collections(graph: GraphStore) -> None:
+    put(graph, "a.md", "b", "c")
+    put(graph, "b.md", "a")
+    graph.reset()
+    assert graph.all_notes() == []
+    assert graph.count_links() == 0
+    assert graph.backlinks("a.md") == []
+    put(graph, "c.md", "a")  # still usable
+    assert [n.path for n in graph.all_notes()] == ["c.md"]
+
+
+def test_close_then_reopen_keeps_notes_and_links(backend: Backend) -> None:
+    first = backend.reopenable()
+    first.ensure()
+    first.put_note(note("a.md", tags=("t",)), [link("a.md", 0, "b", "b.md"), link("a.md", 1, "nowhere")])
+    put(first, "b.md", "a")
+    first.close()
+    first.close()  # safe twice
+
+    again = backend.reopenable()
+    assert [n.path for n in again.all_notes()] == ["a.md", "b.md"]  # readable before ensure
+    again.ensure()
+    assert again.get_notes(["a.md"])["a.md"].tags == ("t",)
+    assert pairs(again.outlinks("a.md")) == [("a.md", "b.md"), ("a.md", None)]
+    assert pairs(again.backlinks("a.md")) == [("b.md", "a.md")]
+    assert again.count_links(resolved=False) == 1
+
+
+def test_a_closed_store_refuses_work(graph: GraphStore) -> None:
+    graph.close()
+    with pytest.raises(StoreError):
+        graph.all_notes()
+    with pytest.raises(StoreError):
+        put(graph, "a.md")
+
+
+def test_before_ensure_reads_find_nothing_and_writes_refuse(backend: Backend) -> None:
+    store = backend.store()
+    assert store.all_notes() == []
+    assert store.get_notes(["a.md"]) == {}
+    assert store.outlinks("a.md") == []
+    assert store.links_touching(["a.md"]) == []
+    assert store.count_links() == 0
+    with pytest.raises(IndexNotReadyError):
+        put(store, "a.md", "b")
+
+
+# -- notes -----------------------------------------------------------------------------------------
+
+
+def test_put_and_get_notes_round_trip_every_field(graph: GraphStore) -> None:
+    full = NoteRecord(
+        path="Projects/Database migration.md",
+        title="Database migration",
+        aliases=("DB move", "Migration"),
+        tags=("project", "db/postgres"),
+        date="2026-01-31",
+        mtime=1767225600.25,
+        size=4096,
+        content_hash="abc123",
+        problems=("invalid UTF-8 replaced", "front matter is not a mapping"),
+    )
+    bare = NoteRecord(path="Inbox.md", title="Inbox")
+    graph.put_note(full, [])
+    graph.put_note(bare, [])
+    found = graph.get_notes([full.path, bare.path, "missing.md", full.path])
+    assert found == {full.path: full, bare.path: bare}
+    assert found[bare.path].date is None
+    assert graph.all_notes() == [bare, full]
+
+
+def test_put_note_replaces_the_record(graph: GraphStore) -> None:
+    graph.put_note(note("a.md", title="Old", tags=("x",)), [])
+    graph.put_note(note("a.md", title="New"), [])
+    assert graph.all_notes() == [note("a.md", title="New")]
+
+
+def test_get_notes_of_nothing_is_empty(graph: GraphStore) -> None:
+    put(graph, "a.md")
+    assert graph.get_notes([]) == {}
+
+
+def test_all_notes_pages_through_every_note(backend: Backend) -> None:
+    store = backend.store(page_size=3)
+    store.ensure()
+    for i in range(10):
+        put(store, f"n{i:02}.md", f"n{(i + 1) % 10:02}")
+    assert [n.path for n in store.all_notes()] == [f"n{i:02}.md" for i in range(10)]
+    assert len(store.links_touching([f"n{i:02}.md" for i in range(10)])) == 10
+
+
+# -- links -----------------------------------------------------------------------------------------
+
+
+def test_links_round_trip_every_field(graph: GraphStore) -> None:
+    written = [
+        link("a.md", 0, "Folder/B", "Folder/B.md", text="see B", anchor="Heading#Sub"),
+        link("a.md", 1, "pic.png", "assets/pic.png", kind=LinkKind.EMBED, is_attachment=True),
+        link("a.md", 2, "Not yet", None, kind=LinkKind.MARKDOWN, text="later", anchor="^block1"),
+        link("a.md", 3, "", "a.md", anchor="Top"),  # a link to a heading of the same note
+    ]
+    graph.put_note(note("a.md"), written)
+    assert graph.outlinks("a.md") == written
+
+
+def test_put_note_again_with_fewer_links_leaves_no_stale_ones(graph: GraphStore) -> None:
+    put(graph, "a.md", "b", "c", "d")
+    put(graph, "a.md", "c")
+    assert pairs(graph.outlinks("a.md")) == [("a.md", "c.md")]
+    assert graph.count_links() == 1
+    assert graph.backlinks("d.md") == []
+    assert graph.links_to_names(["b", "d"]) == []
+    put(graph, "a.md")
+    assert graph.outlinks("a.md") == []
+    assert graph.count_links() == 0
+
+
+def test_put_note_leaves_other_notes_links_alone(graph: GraphStore) -> None:
+    put(graph, "a.md", "b", "c")
+    put(graph, "a.md.bak", "b", "c")
+    put(graph, "x/a.md", "b", "c")
+    put(graph, "a.md", "b")
+    assert graph.count_links() == 5
+
+
+def test_delete_note_removes_record_and_outgoing_links_but_not_incoming(graph: GraphStore) -> None:
+    put(graph, "a.md", "b")
+    put(graph, "b.md", "a", "c")
+    graph.delete_note("b.md")
+    assert list(graph.get_notes(["a.md", "b.md"])) == ["a.md"]
+    assert graph.outlinks("b.md") == []
+    assert pairs(graph.backlinks("b.md")) == [("a.md", "b.md")]
+    assert graph.backlinks("c.md") == []
+    graph.delete_note("never-existed.md")  # harmless
+
+
+def test_outlinks_come_in_written_order(graph: GraphStore) -> None:
+    targets = [f"t{i}" for i in range(12)]
+    put(graph, "a.md", *targets)
+    assert [x.target for x in graph.outlinks("a.md")] == targets
+
+
+def test_backlinks_are_the_links_resolving_to_the_note(graph: GraphStore) -> None:
+    put(graph, "a.md", "target", "other")
+    put(graph, "b.md", "target", "target")
+    put(graph, "target.md", "target")  # links to itself count too
+    graph.put_note(note("c.md"), [link("c.md", 0, "target")])  # unresolved: a name, no path
+    assert pairs(graph.backlinks("target.md")) == [
+        ("a.md", "target.md"),
+        ("b.md", "target.md"),
+        ("b.md", "target.md"),
+        ("target.md", "target.md"),
+    ]
+
+
+def test_links_touching_are_links_from_or_to_any_of_the_paths(graph: GraphStore) -> None:
+    put(graph, "a.md", "b", "x")
+    put(graph, "b.md", "c")
+    put(graph, "c.md", "a")
+    put(graph, "d.md", "x")
+    touching = graph.links_touching(["a.md", "b.md"])
+    assert [(x.source, x.position) for x in touching] == [("a.md", 0), ("a.md", 1), ("b.md", 0), ("c.md", 0)]
+    assert graph.links_touching([]) == []
+
+
+def test_links_to_names_match_the_file_name_key(graph: GraphStore) -> None:
+    graph.put_note(
+        note("a.md"),
+        [
+            link("a.md", 0, "Folder/My Note.md", None, kind=LinkKind.MARKDOWN),
+            link("a.md", 1, "my note"),
+            link("a.md", 2, "MY NOTE", "Other/MY NOTE.md"),
+            link("a.md", 3, "My Notes"),
+            link("a.md", 4, "diagram.PNG", None, kind=LinkKind.EMBED),
+        ],
+    )
+    assert [x.position for x in graph.links_to_names(["my note"])] == [0, 1, 2]
+    assert [x.position for x in graph.links_to_names(["diagram.png", "unknown"])] == [4]
+    assert graph.links_to_names([]) == []
+
+
+def test_update_resolution_changes_only_the_resolution(graph: GraphStore) -> None:
+    put(graph, "b.md", "Target")
+    graph.put_note(note("a.md"), [link("a.md", 0, "Target", None, text="shown"), link("a.md", 1, "Other")])
+    assert graph.count_links(resolved=False) == 2
+
+    moved = link("a.md", 0, "CHANGED", "Folder/Target.md", text="CHANGED", kind=LinkKind.EMBED)
+    unlinked = link("b.md", 0, "Target", None)
+    ghost = link("gone.md", 0, "Target", "Folder/Target.md")  # not stored: skipped, not created
+    graph.update_resolution([moved, unlinked, ghost])
+
+    first = graph.outlinks("a.md")[0]
+    assert first == link("a.md", 0, "Target", "Folder/Target.md", text="shown")
+    assert pairs(graph.backlinks("Folder/Target.md")) == [("a.md", "Folder/Target.md")]
+    assert graph.backlinks("Target.md") == []
+    assert graph.outlinks("b.md")[0].resolved_path is None
+    assert graph.count_links() == 3
+    assert graph.count_links(resolved=False) == 2
+    named = graph.links_to_names(["target"])  # the name key stays what was written
+    assert [(x.source, x.position) for x in named] == [("a.md", 0), ("b.md", 0)]
+    graph.update_resolution([])
+
+
+def test_update_resolution_marks_attachments(graph: GraphStore) -> None:
+    graph.put_note(note("a.md"), [link("a.md", 0, "pic.png", None, kind=LinkKind.EMBED)])
+    found = link("a.md", 0, "pic.png", "img/pic.png", kind=LinkKind.EMBED, is_attachment=True)
+    graph.update_resolution([found])
+    (stored,) = graph.outlinks("a.md")
+    assert (stored.resolved_path, stored.is_attachment, stored.resolved) == ("img/pic.png", True, True)
+
+
+def test_count_links_by_resolution_and_kind(graph: GraphStore) -> None:
+    graph.put_note(
+        note("a.md"),
+        [
+            link("a.md", 0, "b", "b.md"),
+            link("a.md", 1, "c", None),
+            link("a.md", 2, "pic.png", "pic.png", kind=LinkKind.EMBED, is_attachment=True),
+            link("a.md", 3, "missing.png", None, kind=LinkKind.EMBED),
+            link("a.md", 4, "b.md", "b.md", kind=LinkKind.MARKDOWN),
+        ],
+    )
+    assert graph.count_links() == 5
+    assert graph.count_links(resolved=True) == 3
+    assert graph.count_links(resolved=False) == 2
+    assert graph.count_links(kind="embed") == 2
+    assert graph.count_links(kind=LinkKind.WIKILINK) == 2
+    assert graph.count_links(resolved=False, kind="embed") == 1
+    assert graph.count_links(resolved=True, kind="markdown") == 1
+
+
+def test_unicode_paths_and_names(graph: GraphStore) -> None:
+    cafe = "Ärger/Café ☕ Ünïcödé.md"
+    tokyo = "日本語/東京 ノート.md"
+    graph.put_note(note(cafe, aliases=("Кофе",)), [link(cafe, 0, "東京 ノート", tokyo, text="東京")])
+    graph.put_note(note(tokyo), [link(tokyo, 0, "Ärger/Café ☕ Ünïcödé", cafe), link(tokyo, 1, "ÉTÉ")])
+    assert graph.get_notes([cafe])[cafe].aliases == ("Кофе",)
+    assert pairs(graph.backlinks(cafe)) == [(tokyo, cafe)]
+    assert pairs(graph.outlinks(cafe)) == [(cafe, tokyo)]
+    assert [x.source for x in graph.links_to_names(["café ☕ ünïcödé"])] == [tokyo]
+    assert [x.position for x in graph.links_to_names(["été"])] == [1]
+    decomposed = "Cafe\u0301 noir"  # NFD, as macOS may write it
+    graph.put_note(note("x.md"), [link("x.md", 0, decomposed)])
+    assert [x.target for x in graph.links_to_names(["café noir"])] == [decomposed]
+    assert len(graph.links_touching([cafe])) == 2
+    graph.delete_note(cafe)
+    assert graph.get_notes([cafe, tokyo]).keys() == {tokyo}
+
+
+# -- one store call --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how_many", [1, 50])
+def test_links_touching_is_one_store_call(backend: Backend, how_many: int) -> None:
+    store, calls = backend.spied()
+    paths = [f"n{i:03}.md" for i in range(60)]
+    written = [wikilinks(path, f"n{(i + 1) % 60:03}", f"n{(i + 7) % 60:03}") for i, path in enumerate(paths)]
+    for path, links in zip(paths, written, strict=True):
+        store.put_note(note(path), links)
+    calls.clear()
+
+    touching = store.links_touching(paths[:how_many])
+
+    assert len(calls) == 1, calls
+    wanted = set(paths[:how_many])
+    expected = [x for links in written for x in links if x.source in wanted or x.resolved_path in wanted]
+    assert touching == sorted(expected, key=lambda x: (x.source, x.position))
+    assert len(touching) == {1: 4, 50: 108}[how_many]  # n000: 2 out, 2 in; n000-n049: 100 out, 8 in
+
+
+def test_get_notes_is_one_store_call(backend: Backend) -> None:
+    store, calls = backend.spied()
+    paths = [f"n{i:03}.md" for i in range(30)]
+    for path in paths:
+        put(store, path)
+    calls.clear()
+    assert set(store.get_notes(paths)) == set(paths)
+    assert len(calls) == 1, calls
+
+
+# -- concurrency and adapter-specific failure modes ------------------------------------------------
+
+
+def test_reads_keep_working_while_one_writer_updates(graph: GraphStore) -> None:
+    put(graph, "seed.md", "n0")
+    done = threading.Event()
+    failures: list[BaseException] = []
+
+    def guarded(work: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                work()
+            except BaseException as exc:  # collected and asserted below
+                failures.append(exc)
+                done.set()
+
+        return run
+
+    def read() -> None:
+        while not done.is_set():
+            graph.links_touching(["seed.md", "n0.md"])
+            graph.all_notes()
+            graph.count_links(resolved=True)
+
+    def write() -> None:
+        for i in range(40):
+            put(graph, f"n{i}.md", "seed", f"n{i + 1}")
+            if i % 10 == 9:
+                graph.delete_note(f"n{i - 1}.md")
+        done.set()
+
+    threads = [threading.Thread(target=guarded(read)) for _ in range(3)]
+    threads.append(threading.Thread(target=guarded(write)))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert len(graph.all_notes()) == 1 + 40 - 4
+    assert len(graph.backlinks("seed.md")) == 40 - 4
+
+
+def test_edge_graph_held_by_another_owner_is_unavailable(tmp_path: Path) -> None:
+    owner = EdgeGraphStore(tmp_path)
+    owner.ensure()
+    put(owner, "a.md", "b")
+    intruder = EdgeGraphStore(tmp_path)
+    try:
+        with pytest.raises(IndexUnavailableError):
+            intruder.all_notes()
+        with pytest.raises(IndexUnavailableError):
+            intruder.ensure()
+        with pytest.raises(IndexUnavailableError):
+            intruder.reset()  # must not delete the files under the owner
+        assert owner.count_links() == 1
+    finally:
+        intruder.close()
+        owner.close()
+
+
+def test_edge_graph_lays_out_one_shard_per_collection(tmp_path: Path) -> None:
+    store = EdgeGraphStore(tmp_path)
+    try:
+        store.ensure()
+        assert (tmp_path / "obsidian_notes").is_dir()
+        assert (tmp_path / "obsidian_links").is_dir()
+    finally:
+        store.close()
+
+
+def test_client_graph_without_a_server_is_unavailable() -> None:
+    # Port 1 on loopback refuses at once: a real connection failure, no mock.
+    client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
+    store = ClientGraphStore(client)
+    try:
+        with pytest.raises(IndexUnavailableError):
+            store.ensure()
+        with pytest.raises(IndexUnavailableError):
+            store.links_touching(["a.md"])
+    finally:
+        store.close()
