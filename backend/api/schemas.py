@@ -97,9 +97,17 @@ class FailedFile(BaseModel):
     reason: str
 
 
+class LinkCountsOut(BaseModel):
+    total: int
+    resolved: int
+    unresolved: int = Field(description="Links to notes not created yet (or attachments not in the vault).")
+    embeds: int
+
+
 class IndexStatus(BaseModel):
     indexed_notes: int
     indexed_chunks: int
+    links: LinkCountsOut
     last_indexed: datetime | None
     embedding_model: str
     embedding_dimension: int | None

@@ -41,6 +41,14 @@ class NoteLinks:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkCounts:
+    total: int
+    resolved: int
+    unresolved: int
+    embeds: int
+
+
+@dataclass(frozen=True, slots=True)
 class RelatedNote:
     path: str
     title: str
@@ -107,6 +115,11 @@ class NoteGraph:
                 self._store.update_resolution(changed)
                 updated += len(changed)
         return updated
+
+    def counts(self) -> LinkCounts:
+        total = self._store.count_links()
+        resolved = self._store.count_links(resolved=True)
+        return LinkCounts(total, resolved, total - resolved, self._store.count_links(kind="embed"))
 
     def title(self, path: str) -> str:
         with self._lock:

@@ -91,3 +91,14 @@ def test_an_alias_finds_its_note(client: TestClient) -> None:
     # "Add aliases to note" is only an alias of Aliases.md, not its title or file name
     body = client.post("/search", json={"query": "How to Add aliases to note", "top_k": 1}).json()
     assert body["results"][0]["note_path"] == ALIASES
+
+
+def test_status_counts_links_of_the_whole_vault(client: TestClient) -> None:
+    status = client.get("/index/status").json()
+    counts = status["links"]
+    assert status["indexed_notes"] == 173
+    assert counts["total"] == counts["resolved"] + counts["unresolved"]
+    assert counts["total"] > 1000  # the corpus README counts 1,582 wikilinks
+    assert 0 < counts["embeds"] < counts["total"]
+    # the corpus ships no images, so embeds of attachments stay unresolved
+    assert counts["unresolved"] >= 200

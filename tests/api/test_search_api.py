@@ -176,3 +176,22 @@ def test_the_service_answers_while_the_first_indexing_runs(make_client: AppFacto
     done = wait_for_job(client)
     assert done["indexed_notes"] == 3000
     assert "still running" not in " ".join(client.post("/search", json={"query": "storm"}).json()["warnings"])
+
+
+def test_a_note_with_broken_frontmatter_is_searchable_and_listed(
+    make_client: AppFactory, tmp_path: Path
+) -> None:
+    vault = tmp_path / "broken"
+    vault.mkdir()
+    (vault / "Broken.md").write_text(
+        "---\ntitle: [unclosed\ntags: {\n---\n# Broken\n\nThe quokka census is due.\n"
+    )
+    (vault / "Fine.md").write_text("---\ntags: [ok]\n---\n# Fine\n\nNothing to see.\n")
+    client = make_client(vault_path=vault)
+    status = wait_for_job(client)
+    assert status["indexed_notes"] == 2
+    problems = [f for f in status["failed_files"] if f["path"] == "Broken.md"]
+    assert problems
+    assert "frontmatter" in problems[0]["reason"]
+    hit = client.post("/search", json={"query": "quokka census"}).json()["results"][0]
+    assert hit["note_path"] == "Broken.md"

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
 
 from backend.application.indexing import IndexService
 from backend.application.note_graph import NoteGraph
@@ -17,6 +16,7 @@ from backend.domain.models import IndexIdentity, PointFilter, SearchMode
 from backend.domain.sparse import SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
 from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
 from tests.application.fakes import FakeEmbedder
 
@@ -223,3 +223,18 @@ def test_keyword_only_index_without_an_embedder(vault: Path, tmp_path: Path) -> 
         assert outcome.hits[0].payload["note_path"] == "Finance/Sreenivas.md"
     finally:
         h.close()
+
+
+def test_note_problems_survive_a_restart(vault: Path, tmp_path: Path) -> None:
+    (vault / "Broken.md").write_text("---\n: : :\n---\n# Broken\n\nBody still counts.\n")
+    first = Harness(vault, tmp_path / "data", None)
+    first.index.open()
+    first.index.sync()
+    assert [f.rel_path for f in first.index.failed_files] == ["Broken.md"]
+    first.close()
+    second = Harness(vault, tmp_path / "data", None)
+    try:
+        second.index.open()
+        assert [f.rel_path for f in second.index.failed_files] == ["Broken.md"]
+    finally:
+        second.close()

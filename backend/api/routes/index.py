@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.schemas import ErrorBody, FailedFile, IndexStatus, JobInfo, RebuildAccepted
+from backend.api.schemas import ErrorBody, FailedFile, IndexStatus, JobInfo, LinkCountsOut, RebuildAccepted
 from backend.bootstrap import Services
 
 router = APIRouter(prefix="/index", tags=["index"])
@@ -16,6 +18,7 @@ def _status(services: Services) -> IndexStatus:
     return IndexStatus(
         indexed_notes=services.index.indexed_notes,
         indexed_chunks=services.store.count(),
+        links=LinkCountsOut(**asdict(services.index.graph.counts())),
         last_indexed=services.index.last_indexed,
         embedding_model=services.index.identity.embedding_model,
         embedding_dimension=services.index.identity.dimension,
