@@ -60,6 +60,7 @@ class SearchResult(BaseModel):
     start_line: int
     end_line: int
     tags: list[str]
+    aliases: list[str] = Field(description="The note's other names, from its frontmatter.")
     date: str | None
 
 

@@ -102,3 +102,37 @@ def test_status_counts_links_of_the_whole_vault(client: TestClient) -> None:
     assert 0 < counts["embeds"] < counts["total"]
     # the corpus ships no images, so embeds of attachments stay unresolved
     assert counts["unresolved"] >= 200
+
+
+@pytest.mark.parametrize(
+    ("path", "aliases"),
+    [
+        ("Editing and formatting/Tags.md", ["How to/Working with tags"]),
+        ("Plugins/Backlinks.md", ["How to/Working with backlinks"]),
+        ("Bases/Introduction to Bases.md", ["Bases", "Base"]),
+        (ALIASES, ["alias", "aliases", "How to/Add aliases to note"]),
+    ],
+)
+def test_aliases_from_frontmatter_reach_the_results(
+    client: TestClient, path: str, aliases: list[str]
+) -> None:
+    body = client.post("/search", json={"query": aliases[-1], "top_k": 10, "paths": [path]}).json()
+    assert body["results"]
+    assert body["results"][0]["aliases"] == aliases
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "heading_context"),
+    [
+        ("Editing and formatting/Properties.md", "Templates plugin properties", "Advanced uses > Templates"),
+        ("Editing and formatting/Properties.md", "Vim navigation properties", "Hotkeys > Vim (advanced)"),
+        ("Editing and formatting/Callouts.md", "nested callouts", "Nested callouts"),
+        ("Linking notes and files/Internal links.md", "link to a block", "Link to a block in a note"),
+    ],
+)
+def test_chunks_carry_their_full_heading_path(
+    client: TestClient, path: str, query: str, heading_context: str
+) -> None:
+    body = client.post("/search", json={"query": query, "top_k": 20, "paths": [path]}).json()
+    contexts = [r["heading_context"] for r in body["results"]]
+    assert heading_context in contexts

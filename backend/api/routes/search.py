@@ -30,6 +30,7 @@ def _to_result(hit: SearchHit) -> SearchResult:
         start_line=p.get("start_line", 0),
         end_line=p.get("end_line", 0),
         tags=p.get("tags") or [],
+        aliases=p.get("aliases") or [],
         date=p.get("date"),
     )
 
