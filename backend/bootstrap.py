@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner
@@ -11,8 +12,9 @@ from backend.application.note_graph import NoteGraph
 from backend.application.ports import ChunkStore, Embedder, GraphStore
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings
+from backend.domain.errors import ReindexInProgressError
 from backend.domain.models import IndexIdentity
-from backend.domain.sparse import SparseEncoder
+from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
 
@@ -30,6 +32,35 @@ class Services:
     index: IndexService
     search: SearchService
     jobs: JobRunner
+    _opened: bool = field(default=False, init=False)
+    _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @property
+    def opened(self) -> bool:
+        """True once the index has been opened against the store."""
+        return self._opened
+
+    def open(self, *, start_indexing: bool = True) -> None:
+        """Open the index and start the first indexing (or the catch-up sync) in the background.
+
+        Idempotent: after one success it returns at once. Raises IndexUnavailableError while the store
+        cannot be reached, and the routes call it again, so a service started while Qdrant was down opens
+        its index (and indexes) by itself once Qdrant answers.
+        """
+        with self._open_lock:
+            if self._opened:
+                return
+            needs_full_index = self.index.open()
+            self._opened = True
+        if not start_indexing or self.index.model_mismatch:
+            return  # on a mismatch searches answer EMBEDDING_MODEL_MISMATCH until someone rebuilds
+        if needs_full_index:
+            log.info("index is empty: indexing %s in the background", self.settings.vault_path)
+        try:
+            # an empty index needs the first pass; a full one catches up with edits made while we were down
+            self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
+        except ReindexInProgressError:
+            pass  # a rebuild asked for meanwhile does all of it
 
     def close(self) -> None:
         self.jobs.stop()
@@ -75,15 +106,40 @@ def build_embedder(settings: Settings) -> Embedder | None:
     return OnnxMiniLMEmbedder(cache_dir=settings.models_dir)
 
 
-def build_services(settings: Settings) -> Services:
-    embedder = build_embedder(settings)
+class _FromSettings:
+    """Marker: build the embedder the settings name (None is a real choice: keyword-only)."""
+
+
+FROM_SETTINGS = _FromSettings()
+
+
+def build_services(
+    settings: Settings, *, embedder: Embedder | None | _FromSettings = FROM_SETTINGS
+) -> Services:
+    """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake)."""
+    if isinstance(embedder, _FromSettings):
+        embedder = build_embedder(settings)
     store, graph_store = build_stores(settings)
     vault = FileSystemVault(settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs)
+    encoder = SparseEncoder(
+        k1=settings.keyword_k1,
+        b=settings.keyword_b,
+        avg_doc_len=settings.keyword_avg_doc_len,
+        weights=FieldWeights(
+            file_name=settings.keyword_weight_file_name,
+            title=settings.keyword_weight_title,
+            aliases=settings.keyword_weight_aliases,
+            tags=settings.keyword_weight_tags,
+            headings=settings.keyword_weight_headings,
+            body=settings.keyword_weight_body,
+        ),
+        stemming=settings.keyword_stemming,
+    )
     identity = IndexIdentity(
         embedding_model=embedder.model_name if embedder else "none",
         dimension=embedder.dimension if embedder else None,
+        keyword_encoding=encoder.fingerprint,
     )
-    encoder = SparseEncoder()
     index = IndexService(
         store=store,
         graph=NoteGraph(store=graph_store, vault=vault),

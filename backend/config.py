@@ -61,6 +61,20 @@ class Settings(BaseSettings):
     )
     # k=5 with 100 candidates a side: best of a grid on SciFact train (docs/measurements.md), flat over 2-10
     rrf_k: int = Field(5, ge=1, le=1000, description="Reciprocal Rank Fusion constant.")
+    # Keyword side (BM25F). SciFact train is flat across these (docs/measurements.md); names weigh more so a
+    # note's own name beats notes that only mention it.
+    keyword_weight_file_name: float = Field(3.0, ge=0.0, le=20.0, description="Weight of file-name terms.")
+    keyword_weight_title: float = Field(3.0, ge=0.0, le=20.0, description="Weight of title terms.")
+    keyword_weight_aliases: float = Field(3.0, ge=0.0, le=20.0, description="Weight of alias terms.")
+    keyword_weight_tags: float = Field(2.0, ge=0.0, le=20.0, description="Weight of tag terms.")
+    keyword_weight_headings: float = Field(1.5, ge=0.0, le=20.0, description="Weight of heading-path terms.")
+    keyword_weight_body: float = Field(1.0, ge=0.0, le=20.0, description="Weight of chunk-text terms.")
+    keyword_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation (k1).")
+    keyword_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation of chunk text (b).")
+    keyword_avg_doc_len: float = Field(
+        120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
+    )
+    keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", mode="before")(_split_list)
 

@@ -14,6 +14,7 @@ from backend.api.errors import install_error_handlers
 from backend.api.routes import health, index, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
+from backend.domain.errors import IndexUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -21,18 +22,17 @@ log = logging.getLogger(__name__)
 def _open(settings: Settings) -> Services:
     services = build_services(settings)
     try:
-        needs_full_index = services.index.open()
+        services.open()
+    except IndexUnavailableError as exc:
+        if not settings.qdrant_url:
+            services.close()  # embedded: another process holds the data directory; waiting will not help
+            raise
+        # A Qdrant server that is down now may be up in a minute: serve anyway, answer INDEX_UNAVAILABLE,
+        # and open the index on the first request that finds it reachable (see Services.open).
+        log.error("starting without the index: %s", exc.detail)
     except Exception:
         services.close()
         raise
-    if services.index.model_mismatch:
-        pass  # searches answer EMBEDDING_MODEL_MISMATCH until someone rebuilds; nothing is written
-    elif needs_full_index:
-        log.info("index is empty: indexing %s in the background", settings.vault_path)
-        services.jobs.start("index", services.index.sync)
-    else:
-        # catch up with edits made while the service was down; unchanged notes cost a stat() each
-        services.jobs.start("sync", services.index.sync)
     return services
 
 

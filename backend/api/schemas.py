@@ -30,6 +30,15 @@ class SearchRequest(BaseModel):
     date_from: date | None = Field(None, description="Only notes dated on or after this day.")
     date_to: date | None = Field(None, description="Only notes dated on or before this day.")
     include_related: bool = Field(True, description="Also return notes linked to or from the results.")
+    threshold: float | None = Field(
+        None,
+        ge=0,
+        description=(
+            "Drop results scoring below this. It applies to the mode's own score scale: RRF scores for "
+            "hybrid (small numbers, about 1/(rrf_k + rank) per side), cosine similarity for dense, "
+            "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
+        ),
+    )
 
     @field_validator("query")
     @classmethod
@@ -62,6 +71,9 @@ class SearchResult(BaseModel):
     tags: list[str]
     aliases: list[str] = Field(description="The note's other names, from its frontmatter.")
     date: str | None
+    highlights: list[str] = Field(
+        description="The query's terms as written in content (keyword matching rules), first seen first."
+    )
 
 
 class RelatedNoteOut(BaseModel):
@@ -78,7 +90,12 @@ class SearchResponse(BaseModel):
     warnings: list[str]
     results: list[SearchResult]
     related_notes: list[RelatedNoteOut] = Field(description="Notes linked to or from the results.")
-    total_hits: int = Field(description="Candidates that matched before top_k was applied.")
+    total_hits: int = Field(
+        description=(
+            "Candidates that matched (after filters, threshold and removing overlapping chunks of one note) "
+            "before top_k was applied; counted within the candidate depth (SEARCH_PREFETCH_LIMIT)."
+        )
+    )
     search_time_ms: float
 
 
@@ -114,6 +131,9 @@ class IndexStatus(BaseModel):
     embedding_dimension: int | None
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
+    store_healthy: bool = Field(
+        description="False when the store could not be reached; searches answer INDEX_UNAVAILABLE meanwhile."
+    )
     job: JobInfo | None
     failed_files: list[FailedFile]
 

@@ -30,7 +30,7 @@ from backend.domain.models import (
     PointRecord,
 )
 from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
-from backend.domain.sparse import SparseEncoder
+from backend.domain.sparse import DocumentFields, SparseEncoder
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +69,21 @@ def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
     return f"{context}\n\n{chunk.text}"
 
 
-def keyword_text(note: ParsedNote, embedded: str) -> str:
-    """What is keyword-encoded: the embedded text plus the note's aliases, which are its other names."""
-    return f"{' '.join(note.aliases)}\n{embedded}" if note.aliases else embedded
+def keyword_fields(note: ParsedNote, chunk: Chunk) -> DocumentFields:
+    """What is keyword-encoded, by field: the note's names weigh more than its text (BM25F)."""
+    return DocumentFields(
+        body=chunk.text,
+        file_name=file_stem(note.path),
+        title=note.title,
+        aliases=note.aliases,
+        tags=note.tags,
+        headings=chunk.heading_path,
+    )
+
+
+def file_stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
 
 
 @dataclass(slots=True)
@@ -182,10 +194,18 @@ class IndexService:
             raise IndexNotReadyError("the first indexing of the vault has not indexed any note yet")
 
     def _mismatch_message(self, stored: IndexIdentity) -> str:
+        if (
+            stored.embedding_model != self._identity.embedding_model
+            or stored.dimension != self._identity.dimension
+        ):
+            return (
+                f"the index was built with {stored.embedding_model} ({stored.dimension}-d) but the service "
+                f"is configured for {self._identity.embedding_model} ({self._identity.dimension}-d); "
+                "it will not mix models"
+            )
         return (
-            f"the index was built with {stored.embedding_model} ({stored.dimension}-d) but the service is "
-            f"configured for {self._identity.embedding_model} ({self._identity.dimension}-d); "
-            "it will not mix models"
+            f"the index's keyword vectors were built with [{stored.keyword_encoding or 'an older encoder'}] "
+            f"but the service is configured for [{self._identity.keyword_encoding}]; it will not mix them"
         )
 
     def _load_state(self, records: list[NoteRecord]) -> None:
@@ -317,7 +337,7 @@ class IndexService:
         position = 0
         for item in pending:
             points = []
-            for chunk, text in zip(item.chunks, item.texts, strict=True):
+            for chunk in item.chunks:
                 payload = chunk_payload(
                     item.note, chunk, mtime=item.file.mtime, size=item.file.size, content_hash=item.file_hash
                 )
@@ -326,7 +346,7 @@ class IndexService:
                 points.append(
                     PointRecord(
                         id=chunk_point_id(item.note.path, chunk.chunk_index),
-                        sparse=self._encoder.encode_document(keyword_text(item.note, text)),
+                        sparse=self._encoder.encode_document(keyword_fields(item.note, chunk)),
                         payload=payload,
                         dense=dense,
                     )

@@ -8,6 +8,7 @@ names), so a new note turns "not created yet" links into real ones without re-re
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -63,6 +64,9 @@ class NoteGraph:
         self._lock = threading.Lock()
         self._files = VaultFileMap(())
         self._titles: dict[str, str] = {}
+        # name (title, alias or file stem, as `entity_key` folds it) -> paths, for the entity shortcut
+        self._names: dict[str, set[str]] = defaultdict(set)
+        self._names_of: dict[str, set[str]] = {}
 
     def open(self, *, reset: bool) -> list[NoteRecord]:
         """Create (or empty, when the chunk index was created anew) the graph; return the stored notes."""
@@ -73,12 +77,18 @@ class NoteGraph:
         records = self._store.all_notes()
         with self._lock:
             self._titles = {r.path: r.title for r in records}
+            self._names.clear()
+            self._names_of = {}
+            for r in records:
+                self._add_names(r)
         return records
 
     def reset(self) -> None:
         self._store.reset()
         with self._lock:
             self._titles = {}
+            self._names.clear()
+            self._names_of = {}
 
     def refresh_files(self) -> None:
         files = VaultFileMap(self._vault.list_files())
@@ -92,11 +102,14 @@ class NoteGraph:
         self._store.put_note(record, links)
         with self._lock:
             self._titles[record.path] = record.title
+            self._drop_names(record.path)
+            self._add_names(record)
 
     def remove(self, path: str) -> None:
         self._store.delete_note(path)
         with self._lock:
             self._titles.pop(path, None)
+            self._drop_names(path)
 
     def reresolve(self, changed_paths: Iterable[str]) -> int:
         """Re-resolve links that may now lead elsewhere because these files appeared or went."""
@@ -120,6 +133,28 @@ class NoteGraph:
         total = self._store.count_links()
         resolved = self._store.count_links(resolved=True)
         return LinkCounts(total, resolved, total - resolved, self._store.count_links(kind="embed"))
+
+    def notes_named(self, query: str) -> list[str]:
+        """Paths of the notes whose title, alias or file name is exactly `query` (see `entity_key`)."""
+        key = entity_key(query)
+        if not key:
+            return []
+        with self._lock:
+            return sorted(self._names.get(key, ()))
+
+    def _add_names(self, record: NoteRecord) -> None:
+        keys = {entity_key(name) for name in (record.title, *record.aliases, _stem(record.path))} - {""}
+        self._names_of[record.path] = keys
+        for key in keys:
+            self._names[key].add(record.path)
+
+    def _drop_names(self, path: str) -> None:
+        for key in self._names_of.pop(path, ()):
+            paths = self._names.get(key)
+            if paths is not None:
+                paths.discard(path)
+                if not paths:
+                    del self._names[key]
 
     def title(self, path: str) -> str:
         with self._lock:
@@ -175,6 +210,16 @@ class NoteGraph:
 
 def _is_note_link(link: LinkRecord) -> bool:
     return link.resolved and not link.is_attachment
+
+
+def entity_key(text: str) -> str:
+    """How a query is compared with note names: NFC, case-folded, spaces collapsed, without a trailing "?"
+    and without the `[[` `]]` of a pasted wikilink, so "[[Sreenivas]]" and "sreenivas?" name one note."""
+    key = " ".join(unicodedata.normalize("NFC", text).casefold().split())
+    key = key.removesuffix("?").rstrip()
+    if key.startswith("[[") and key.endswith("]]"):
+        key = key[2:-2].strip()
+    return key
 
 
 def _stem(path: str) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from backend.application.indexing import IndexService
@@ -11,9 +12,12 @@ from backend.application.note_graph import RelatedNote
 from backend.application.ports import ChunkStore, Embedder
 from backend.domain.errors import EmbedderUnavailableError
 from backend.domain.models import PointFilter, SearchMode
+from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping
 from backend.domain.sparse import SparseEncoder
 
 log = logging.getLogger(__name__)
+
+ENTITY_SCAN = 256  # chunks read to find the first chunk of each note named by the query
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +34,8 @@ class SearchOutcome:
     mode: SearchMode  # the mode actually used (keyword when dense was unavailable)
     warnings: list[str] = field(default_factory=list)
     related: list[RelatedNote] = field(default_factory=list)
+    embed_ms: float = 0.0  # time spent embedding the query
+    store_ms: float = 0.0  # time spent in the store query
 
     @property
     def degraded(self) -> bool:
@@ -67,8 +73,10 @@ class SearchService:
         point_filter: PointFilter | None = None,
         candidates: int | None = None,
         include_related: bool = False,
+        threshold: float | None = None,
     ) -> SearchOutcome:
-        """`candidates` widens the fused list (evaluation needs enough chunks to fill 10 notes)."""
+        """`candidates` widens the fused list (evaluation needs enough chunks to fill 10 notes).
+        `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise)."""
         self._index.check_searchable()
         warnings: list[str] = []
         if not self._index.complete:
@@ -76,7 +84,11 @@ class SearchService:
                 f"the first indexing is still running ({self._index.indexed_notes} notes so far); "
                 "results may be incomplete"
             )
+        started = time.perf_counter()
+        entity = self._entity_hits(query, point_filter)
+        entity_ms = (time.perf_counter() - started) * 1000
         dense: list[float] | None = None
+        started = time.perf_counter()
         if mode is not SearchMode.KEYWORD:
             dense, reason = self._embed_query(query)
             if dense is None:
@@ -84,9 +96,11 @@ class SearchService:
                 mode = SearchMode.KEYWORD
         sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
         if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
-            return SearchOutcome(hits=[], total_hits=0, mode=mode, warnings=warnings)
+            return SearchOutcome(hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings)
 
+        embed_ms = (time.perf_counter() - started) * 1000
         limit = max(top_k, candidates or 0, self._options.prefetch_limit)
+        started = time.perf_counter()
         points = self._store.query(
             dense=dense,
             sparse=sparse if sparse is not None and not sparse.is_empty else None,
@@ -95,13 +109,54 @@ class SearchService:
             point_filter=point_filter if point_filter is not None and not point_filter.is_empty else None,
             rrf_k=self._options.rrf_k,
         )
+        store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
-        hits = [SearchHit(chunk_id=p.id, score=p.score, payload=p.payload) for p in points[:size]]
+        named = {hit.chunk_id for hit in entity}
+        fused = [
+            SearchHit(chunk_id=p.id, score=p.score, payload=p.payload) for p in points if p.id not in named
+        ]
+        matched = _put_first(entity, fused, threshold, own_scale=mode is SearchMode.KEYWORD)
+        hits = matched[:size]
         related: list[RelatedNote] = []
         if include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[:top_k]))
             related = self._index.graph.related(paths)
-        return SearchOutcome(hits=hits, total_hits=len(points), mode=mode, warnings=warnings, related=related)
+        return SearchOutcome(
+            hits=hits,
+            total_hits=len(matched),
+            mode=mode,
+            warnings=warnings,
+            related=related,
+            embed_ms=embed_ms,
+            store_ms=store_ms,
+        )
+
+    def _entity_hits(self, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
+        """The first chunk of each note whose title, alias or file name is the query, in path order.
+
+        One keyword store query limited to those notes: an agent naming a note gets it first, without
+        waiting for the embedder and whatever the fused ranking thinks of a bare name.
+        """
+        paths = self._index.graph.notes_named(query)
+        if point_filter is not None and point_filter.note_paths:
+            paths = [path for path in paths if path in point_filter.note_paths]
+        if not paths:
+            return []
+        scoped = replace(point_filter or PointFilter(), note_paths=tuple(paths))
+        sparse = self._encoder.encode_query(query)
+        if sparse.is_empty:  # a name made of stop words only ("The End")
+            points, _ = self._store.scroll(point_filter=scoped, limit=ENTITY_SCAN)
+        else:
+            points = self._store.query(
+                dense=None, sparse=sparse, limit=ENTITY_SCAN, prefetch_limit=ENTITY_SCAN, point_filter=scoped
+            )
+        first: dict[str, SearchHit] = {}
+        for p in points:
+            path = str(p.payload.get("note_path", ""))
+            known = first.get(path)
+            if known is None or _chunk_index(p.payload) < _chunk_index(known.payload):
+                first[path] = SearchHit(chunk_id=p.id, score=p.score, payload=p.payload)
+        return [first[path] for path in paths if path in first]
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
         if self._embedder is None:
@@ -111,3 +166,36 @@ class SearchService:
         except EmbedderUnavailableError as exc:
             log.warning("query embedding failed: %s", exc.detail)
             return None, f"the embedder is unavailable ({exc.detail})"
+
+
+def _span(hit: SearchHit) -> LineSpan:
+    p = hit.payload
+    return LineSpan(str(p.get("note_path", "")), int(p.get("start_line", 0)), int(p.get("end_line", 0)))
+
+
+def _chunk_index(payload: dict[str, Any]) -> int:
+    return int(payload.get("chunk_index", 0))
+
+
+def _put_first(
+    entity: list[SearchHit], fused: list[SearchHit], threshold: float | None, *, own_scale: bool
+) -> list[SearchHit]:
+    """The named notes first, then the fused results refined as usual.
+
+    A named note is what was asked for, so the threshold does not drop it; it takes the best fused score
+    (and its own keyword score when that is the mode's scale) so the list stays best-first.
+    """
+    if not entity:
+        return _refine(fused, threshold)
+    top = fused[0].score if fused else 0.0
+    firsts = [
+        SearchHit(hit.chunk_id, max(top, hit.score) if own_scale or not fused else top, hit.payload)
+        for hit in entity
+    ]
+    kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
+    return [*kept[: len(firsts)], *apply_threshold(kept[len(firsts) :], threshold)]
+
+
+def _refine(hits: list[SearchHit], threshold: float | None) -> list[SearchHit]:
+    """Overlapping chunks of one note first (so a dropped neighbour frees its slot), then the threshold."""
+    return apply_threshold(dedupe_overlapping(hits, _span), threshold)

@@ -104,13 +104,18 @@ class PointFilter:
 
 @dataclass(frozen=True, slots=True)
 class IndexIdentity:
-    """What the index was built with; a different embedder must never write into it."""
+    """What the index was built with; a different embedder or keyword encoding must never write into it."""
 
     embedding_model: str  # "none" when keyword-only
     dimension: int | None
+    keyword_encoding: str = ""  # SparseEncoder.fingerprint; "" for indexes built before it was recorded
 
     def matches(self, other: IndexIdentity) -> bool:
-        return self.embedding_model == other.embedding_model and self.dimension == other.dimension
+        return (
+            self.embedding_model == other.embedding_model
+            and self.dimension == other.dimension
+            and self.keyword_encoding == other.keyword_encoding
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,11 @@
-"""BM25-style sparse vectors. Qdrant's IDF modifier supplies the IDF half at query time.
+"""BM25F-style sparse vectors. Qdrant's IDF modifier supplies the IDF half at query time.
 
-A document's value for a term is BM25's saturated term frequency
-    tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))
-and a query's is 1 per distinct term, so Qdrant's dot product with IDF is the BM25 score.
+A chunk is encoded from fields (file name, title, aliases, tags, heading path, body). Each field's term
+frequencies are weighted and, for the body, length-normalised, then summed and saturated once (BM25F):
+    tf~ = sum_f w_f * tf_f / (1 - b_f + b_f * len_f / avg_len_f)
+    value = tf~ * (k1 + 1) / (tf~ + k1)
+Saturating the sum, not each field, is why a name match lifts a note without letting a term repeated in
+every field run away. A query's value is 1 per distinct term, so Qdrant's dot product with IDF is the score.
 Terms map to indices by CRC32, which is stable across processes and machines (Python's hash() is not).
 """
 
@@ -11,12 +14,17 @@ from __future__ import annotations
 import re
 import unicodedata
 import zlib
-from collections import Counter
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import Stemmer
 
 from backend.domain.models import SparseVector
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STEMMABLE = re.compile(r"[a-z]+")  # English stemming must not touch other scripts, numbers or codes
 
 # The usual English list (as in NLTK/Lucene) plus a few question words: an agent asks full questions
 # ("how much do I owe ..."), and without these the question words outrank the note's own words.
@@ -33,6 +41,8 @@ STOP_WORDS = frozenset(
 
 def _fold(text: str) -> str:
     # Strip accents so "café" and "cafe" meet; keep every other letter (Cyrillic, CJK...) as is.
+    if text.isascii():  # the common case, and 10x cheaper than decomposing
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -42,26 +52,107 @@ def tokenize(text: str) -> list[str]:
     return [tok for tok in _WORD.findall(_fold(text)) if tok not in STOP_WORDS]
 
 
+@lru_cache(maxsize=1)
+def _english() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def stem(token: str) -> str:
+    """Snowball English stem of a Latin-letter token; anything else (digits, other scripts) as it is."""
+    return _english().stemWord(token) if _STEMMABLE.fullmatch(token) else token
+
+
+def analyze(text: str, *, stemming: bool = True) -> list[str]:
+    """The index terms of a text: `tokenize`, then stemmed, so "deciding" meets "decides"."""
+    tokens = tokenize(text)
+    return [stem(tok) for tok in tokens] if stemming else tokens
+
+
 def term_index(term: str) -> int:
     return zlib.crc32(term.encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
+class FieldWeights:
+    """How much one occurrence of a term counts in each field, relative to the body text."""
+
+    file_name: float = 3.0
+    title: float = 3.0
+    aliases: float = 3.0
+    tags: float = 2.0
+    headings: float = 1.5
+    body: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFields:
+    """The text of one chunk, split by where it comes from in the note."""
+
+    body: str = ""
+    file_name: str = ""  # file stem, without folders or extension
+    title: str = ""
+    aliases: Sequence[str] = ()
+    tags: Sequence[str] = ()
+    headings: Sequence[str] = ()  # the chunk's heading path
+
+
+@dataclass(frozen=True, slots=True)
 class SparseEncoder:
     k1: float = 1.2
-    b: float = 0.75
-    avg_doc_len: float = 120.0
+    b: float = 0.5
+    avg_doc_len: float = 120.0  # body terms per chunk that count as "average length"
+    weights: FieldWeights = field(default_factory=FieldWeights)
+    stemming: bool = True
 
-    def encode_document(self, text: str) -> SparseVector:
-        tokens = tokenize(text)
-        if not tokens:
-            return SparseVector((), ())
-        counts = Counter(tokens)
-        norm = self.k1 * (1 - self.b + self.b * len(tokens) / self.avg_doc_len)
-        return _to_vector({term: tf * (self.k1 + 1) / (tf + norm) for term, tf in counts.items()})
+    @property
+    def fingerprint(self) -> str:
+        """Everything that shapes stored keyword vectors: a change means the index must be rebuilt."""
+        w = self.weights
+        names = f"{w.file_name:g}/{w.title:g}/{w.aliases:g}/{w.tags:g}/{w.headings:g}/{w.body:g}"
+        stem = "english" if self.stemming else "off"
+        return f"bm25f-1 k1={self.k1:g} b={self.b:g} avgdl={self.avg_doc_len:g} w={names} stem={stem}"
+
+    def encode_document(self, document: DocumentFields | str) -> SparseVector:
+        fields = DocumentFields(body=document) if isinstance(document, str) else document
+        tf: defaultdict[str, float] = defaultdict(float)
+        body = self._terms(fields.body)
+        if body:
+            norm = 1 - self.b + self.b * len(body) / self.avg_doc_len
+            _add(tf, body, self.weights.body / norm)
+        w = self.weights
+        for names, weight in self._names(fields):
+            _add(tf, names, weight)
+        _add(tf, self._terms_of(fields.tags), w.tags)
+        _add(tf, self._terms_of(fields.headings), w.headings)
+        return _to_vector({term: t * (self.k1 + 1) / (t + self.k1) for term, t in tf.items() if t > 0})
 
     def encode_query(self, text: str) -> SparseVector:
-        return _to_vector(dict.fromkeys(tokenize(text), 1.0))
+        return _to_vector(dict.fromkeys(self._terms(text), 1.0))
+
+    def _terms(self, text: str) -> list[str]:
+        return analyze(text, stemming=self.stemming)
+
+    def _terms_of(self, texts: Iterable[str]) -> list[str]:
+        return [term for text in texts for term in self._terms(text)]
+
+    def _names(self, fields: DocumentFields) -> list[tuple[list[str], float]]:
+        # A title is usually the file name (Obsidian shows the file name when there is no other title):
+        # the same name given twice is one name, at the higher weight, not a doubled one.
+        best: dict[str, float] = {}
+        candidates = [(fields.file_name, self.weights.file_name), (fields.title, self.weights.title)]
+        candidates += [(alias, self.weights.aliases) for alias in fields.aliases]
+        for name, weight in candidates:
+            key = " ".join(self._terms(name))
+            if key and weight > best.get(key, 0.0):
+                best[key] = weight
+        return [(key.split(" "), weight) for key, weight in best.items()]
+
+
+def _add(tf: defaultdict[str, float], terms: Iterable[str], weight: float) -> None:
+    if weight <= 0:
+        return
+    for term in terms:
+        tf[term] += weight
 
 
 def _to_vector(weights: dict[str, float]) -> SparseVector:

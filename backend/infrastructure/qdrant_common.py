@@ -31,6 +31,7 @@ SPARSE = "sparse"
 # Keys of the identity record (collection metadata for qdrant-client, a JSON file for qdrant-edge).
 IDENTITY_MODEL = "embedding_model"
 IDENTITY_DIMENSION = "dimension"
+IDENTITY_KEYWORDS = "keyword_encoding"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,11 @@ def _day_num(day: str | None) -> int | None:
 
 
 def identity_record(identity: IndexIdentity) -> dict[str, Any]:
-    return {IDENTITY_MODEL: identity.embedding_model, IDENTITY_DIMENSION: identity.dimension}
+    return {
+        IDENTITY_MODEL: identity.embedding_model,
+        IDENTITY_DIMENSION: identity.dimension,
+        IDENTITY_KEYWORDS: identity.keyword_encoding,
+    }
 
 
 def identity_from_record(record: object) -> IndexIdentity | None:
@@ -92,7 +97,12 @@ def identity_from_record(record: object) -> IndexIdentity | None:
         return None
     if dimension is not None and (isinstance(dimension, bool) or not isinstance(dimension, int)):
         return None
-    return IndexIdentity(embedding_model=model, dimension=dimension)
+    keywords = record.get(IDENTITY_KEYWORDS)
+    return IndexIdentity(
+        embedding_model=model,
+        dimension=dimension,
+        keyword_encoding=keywords if isinstance(keywords, str) else "",
+    )
 
 
 def check_query_vectors(

@@ -46,17 +46,19 @@ def vault(tmp_path: Path) -> Path:
 
 
 class Harness:
-    def __init__(self, vault: Path, data: Path, embedder: FakeEmbedder | None) -> None:
+    def __init__(
+        self, vault: Path, data: Path, embedder: FakeEmbedder | None, encoder: SparseEncoder | None = None
+    ) -> None:
         self.embedder = embedder
+        encoder = encoder or SparseEncoder()
         self.store = EdgeChunkStore(data)
         self.graph_store = EdgeGraphStore(data)
         vault_reader = FileSystemVault(vault)
-        identity = (
-            IndexIdentity(embedder.model_name, embedder.dimension)
-            if embedder
-            else IndexIdentity("none", None)
+        identity = IndexIdentity(
+            embedder.model_name if embedder else "none",
+            embedder.dimension if embedder else None,
+            encoder.fingerprint,
         )
-        encoder = SparseEncoder()
         self.index = IndexService(
             store=self.store,
             graph=NoteGraph(store=self.graph_store, vault=vault_reader),
@@ -238,3 +240,20 @@ def test_note_problems_survive_a_restart(vault: Path, tmp_path: Path) -> None:
         assert [f.rel_path for f in second.index.failed_files] == ["Broken.md"]
     finally:
         second.close()
+
+
+def test_an_index_built_with_other_keyword_settings_is_refused(vault: Path, tmp_path: Path) -> None:
+    first = Harness(vault, tmp_path / "data", None)
+    first.index.open()
+    first.index.sync()
+    first.close()
+    other = Harness(vault, tmp_path / "data", None, encoder=SparseEncoder(stemming=False))
+    try:
+        assert other.index.open() is False
+        with pytest.raises(EmbeddingModelMismatchError) as info:
+            other.search.search("basmati")
+        assert "keyword" in info.value.detail
+        other.index.rebuild()
+        assert other.top_note("basmati") == "Shopping list.md"
+    finally:
+        other.close()

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from backend.domain.sparse import SparseEncoder, term_index, tokenize
+from backend.domain.sparse import DocumentFields, FieldWeights, SparseEncoder, analyze, term_index, tokenize
 
 
 @pytest.mark.parametrize(
@@ -61,6 +61,71 @@ def test_text_without_words_gives_an_empty_vector() -> None:
     assert SparseEncoder().encode_document("--- !!! ---").is_empty
 
 
-def _vector(encoder: SparseEncoder, text: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
+def _vector(encoder: SparseEncoder, text: str | DocumentFields) -> tuple[tuple[int, ...], tuple[float, ...]]:
     v = encoder.encode_document(text)
     return v.indices, v.values
+
+
+def test_stemming_joins_the_forms_of_a_word() -> None:
+    assert analyze("decide decides deciding decided") == ["decid"] * 4
+    assert analyze("studies studying") == ["studi", "studi"]
+    encoder = SparseEncoder()
+    assert encoder.encode_query("deciding").indices == encoder.encode_query("decides").indices
+
+
+def test_stemming_leaves_numbers_and_other_scripts_alone() -> None:
+    assert analyze("Встречи 2026 x86_64 café") == ["встречи", "2026", "x86", "64", "cafe"]
+
+
+def test_stemming_can_be_switched_off() -> None:
+    assert analyze("deciding", stemming=False) == ["deciding"]
+    assert SparseEncoder(stemming=False).encode_query("decides").indices == (term_index("decides"),)
+
+
+def _score(encoder: SparseEncoder, query: str, document: DocumentFields) -> float:
+    q = encoder.encode_query(query)
+    d = dict(zip(*_vector(encoder, document), strict=True))
+    return sum(d.get(i, 0.0) for i in q.indices)
+
+
+def test_a_title_match_outranks_a_body_match() -> None:
+    encoder = SparseEncoder()
+    named = DocumentFields(title="Sourdough", file_name="Sourdough", body="Feed it flour and water daily.")
+    mentions = DocumentFields(title="Groceries", file_name="Groceries", body="flour, sourdough bread, eggs")
+    assert _score(encoder, "sourdough", named) > _score(encoder, "sourdough", mentions)
+
+
+@pytest.mark.parametrize("field", ["aliases", "tags", "headings"])
+def test_aliases_tags_and_headings_weigh_more_than_text(field: str) -> None:
+    # chunks of typical length: a very short chunk's text weighs up to 1 / (1 - b) times more
+    encoder = SparseEncoder()
+    text = "Notes about flour and water. " * 30
+    in_field = DocumentFields(body=text, **{field: ("sourdough",)})
+    in_body = DocumentFields(body=text + "sourdough")
+    assert _score(encoder, "sourdough", in_field) > _score(encoder, "sourdough", in_body)
+
+
+def test_names_outrank_tags_which_outrank_headings() -> None:
+    encoder = SparseEncoder()
+    scores = [
+        _score(encoder, "sourdough", DocumentFields(body="text", **{field: value}))
+        for field, value in (("title", "Sourdough"), ("tags", ("sourdough",)), ("headings", ("Sourdough",)))
+    ]
+    assert scores == sorted(scores, reverse=True)
+    assert len(set(scores)) == 3
+
+
+def test_a_title_that_is_the_file_name_counts_once() -> None:
+    # Obsidian titles are usually the file name; giving the same name twice must not double its weight
+    encoder = SparseEncoder()
+    both = DocumentFields(title="Sourdough", file_name="sourdough", body="text")
+    one = DocumentFields(title="Sourdough", body="text")
+    assert _score(encoder, "sourdough", both) == _score(encoder, "sourdough", one)
+
+
+def test_field_weights_are_settings_not_constants() -> None:
+    document = DocumentFields(title="Sourdough", body="sourdough")
+    plain = SparseEncoder(weights=FieldWeights(file_name=1, title=1, aliases=1, tags=1, headings=1, body=1))
+    assert _score(SparseEncoder(), "sourdough", document) > _score(plain, "sourdough", document)
+    no_title = SparseEncoder(weights=FieldWeights(title=0, file_name=0))
+    assert _score(no_title, "sourdough", DocumentFields(title="Sourdough", body="bread")) == 0.0
