@@ -155,6 +155,10 @@ def build_services(
         embedder=embedder,
         encoder=encoder,
         index=index,
-        options=SearchOptions(prefetch_limit=settings.search_prefetch_limit, rrf_k=settings.rrf_k),
+        options=SearchOptions(
+            prefetch_limit=settings.search_prefetch_limit,
+            rrf_k=settings.rrf_k,
+            rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
+        ),
     )
     return Services(settings, store, graph_store, embedder, index, search, JobRunner())

@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     )
     # k=5 with 100 candidates a side: best of a grid on SciFact train (docs/measurements.md), flat over 2-10
     rrf_k: int = Field(5, ge=1, le=1000, description="Reciprocal Rank Fusion constant.")
+    fusion_weight_dense: float = Field(1.0, ge=0.0, le=10.0, description="Weight of the dense side in RRF.")
+    fusion_weight_keyword: float = Field(
+        1.0, ge=0.0, le=10.0, description="Weight of the keyword side in RRF."
+    )
     # Keyword side (BM25F). SciFact train is flat across these (docs/measurements.md); names weigh more so a
     # note's own name beats notes that only mention it.
     keyword_weight_file_name: float = Field(3.0, ge=0.0, le=20.0, description="Weight of file-name terms.")

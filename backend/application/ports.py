@@ -72,10 +72,12 @@ class ChunkStore(Protocol):
         prefetch_limit: int,
         point_filter: PointFilter | None = None,
         rrf_k: int = 60,
+        rrf_weights: tuple[float, float] = (1.0, 1.0),
     ) -> list[ScoredPoint]:
         """Dense only, sparse only, or both fused with RRF inside Qdrant in one call.
 
         At least one of `dense` / `sparse` must be given. Results are best first, with payloads.
+        `rrf_weights` (dense, keyword) scale each side's reciprocal ranks in the fusion.
         """
         ...
 

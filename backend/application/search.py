@@ -46,6 +46,7 @@ class SearchOutcome:
 class SearchOptions:
     prefetch_limit: int = 100
     rrf_k: int = 5
+    rrf_weights: tuple[float, float] = (1.0, 1.0)  # dense, keyword
 
 
 class SearchService:
@@ -108,6 +109,7 @@ class SearchService:
             prefetch_limit=max(limit, self._options.prefetch_limit),
             point_filter=point_filter if point_filter is not None and not point_filter.is_empty else None,
             rrf_k=self._options.rrf_k,
+            rrf_weights=self._options.rrf_weights,
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)

@@ -148,6 +148,7 @@ class ClientChunkStore:
         prefetch_limit: int,
         point_filter: PointFilter | None = None,
         rrf_k: int = 60,
+        rrf_weights: tuple[float, float] = (1.0, 1.0),
     ) -> list[ScoredPoint]:
         if sparse is not None and sparse.is_empty:
             sparse = None  # no terms: nothing can match on the keyword side
@@ -165,7 +166,7 @@ class ClientChunkStore:
                     qm.Prefetch(query=_dense(dense), using=DENSE, limit=size, filter=flt),
                     qm.Prefetch(query=_sparse(sparse), using=SPARSE, limit=size, filter=flt),
                 ]
-                args["query"] = qm.RrfQuery(rrf=qm.Rrf(k=rrf_k))
+                args["query"] = qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(rrf_weights)))
             elif dense is not None:
                 args.update(query=_dense(dense), using=DENSE)
             else:

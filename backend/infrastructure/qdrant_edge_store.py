@@ -165,6 +165,7 @@ class EdgeChunkStore:
         prefetch_limit: int,
         point_filter: PointFilter | None = None,
         rrf_k: int = 60,
+        rrf_weights: tuple[float, float] = (1.0, 1.0),
     ) -> list[ScoredPoint]:
         if sparse is not None and sparse.is_empty:
             sparse = None  # no terms: nothing can match on the keyword side
@@ -185,7 +186,7 @@ class EdgeChunkStore:
                         qe.Prefetch(limit=size, query=_nearest_dense(dense), filter=flt),
                         qe.Prefetch(limit=size, query=_nearest_sparse(sparse), filter=flt),
                     ],
-                    query=qe.Fusion.Rrf(k=rrf_k),
+                    query=qe.Fusion.Rrf(k=rrf_k, weights=list(rrf_weights)),
                     filter=flt,
                     with_payload=True,
                     with_vector=False,

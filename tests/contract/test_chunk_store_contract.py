@@ -302,6 +302,25 @@ def test_hybrid_scores_follow_rrf_with_the_given_k(store: ChunkStore, rrf_k: int
     assert hits[0].score == pytest.approx(1 / (rrf_k + 1) + 1 / rrf_k, rel=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("weights", "order"),
+    [
+        ((1.0, 1.0), ["both.md", "dense-only.md", "sparse-only.md"]),
+        ((1.0, 0.2), ["dense-only.md", "both.md", "sparse-only.md"]),  # dense-only 1/1 > both 1/2 + 0.2/1
+        ((0.2, 1.0), ["both.md", "sparse-only.md", "dense-only.md"]),  # sparse-only 1/2 > dense-only 0.2/1
+    ],
+)
+def test_fusion_weights_favour_one_side(
+    store: ChunkStore, weights: tuple[float, float], order: list[str]
+) -> None:
+    _fusion_corpus(store)
+    hits = store.query(
+        dense=(1.0, 0.0, 0.0, 0.0), sparse=sparse({ZEBRA: 1.0}), limit=3, prefetch_limit=2, rrf_k=1,
+        rrf_weights=weights,
+    )  # fmt: skip
+    assert notes(hits) == order
+
+
 def test_hybrid_with_an_empty_sparse_vector_still_ranks_by_dense(store: ChunkStore) -> None:
     _fusion_corpus(store)
     hits = store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=SparseVector((), ()), limit=2, prefetch_limit=5)
