@@ -19,7 +19,8 @@ from backend.domain.errors import IndexUnavailableError
 log = logging.getLogger(__name__)
 
 
-def _open(settings: Settings) -> Services:
+def open_services(settings: Settings) -> Services:
+    """Build and open everything, and start the first indexing or catch-up sync in the background."""
     services = build_services(settings)
     try:
         services.open()
@@ -36,11 +37,6 @@ def _open(settings: Settings) -> Services:
     return services
 
 
-def open_services(settings: Settings) -> Services:
-    """Build and open everything, and start the first indexing or catch-up sync in the background."""
-    return _open(settings)
-
-
 def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
     """`services` lets the CLI open the store first, so a start-up failure is one clear line."""
     settings = settings or load_settings()
@@ -48,7 +44,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = prepared if prepared is not None else await run_in_threadpool(_open, settings)
+        services = prepared if prepared is not None else await run_in_threadpool(open_services, settings)
         app.state.services = services
         try:
             yield
