@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from backend.domain.sparse import analyze
+from backend.domain.sparse import analyze, analyze_words
 
 T = TypeVar("T")
 
@@ -79,15 +79,17 @@ def highlights(query: str, text: str, *, stemming: bool = True) -> list[str]:
     wanted = set(analyze(query, stemming=stemming))
     if not wanted:
         return []
+    words = _RUN.findall(text)
+    distinct = list(dict.fromkeys(words))  # words repeat; analyse each distinct one once, in one batch
+    analysed = {
+        word: {term for term in terms if term in wanted}
+        for word, terms in zip(distinct, analyze_words(distinct, stemming=stemming), strict=True)
+    }
     found: list[str] = []
     seen: set[str] = set()
-    analysed: dict[str, set[str]] = {}  # words repeat; analyse each distinct one once
-    for match in _RUN.finditer(text):
-        word = match.group()
-        if word not in analysed:
-            analysed[word] = {term for term in analyze(word, stemming=stemming) if term in wanted}
+    for word in words:
         terms = analysed[word]
         if terms - seen:
             seen |= terms
-            found.append(match.group())
+            found.append(word)
     return found

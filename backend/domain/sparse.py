@@ -62,6 +62,31 @@ def stem(token: str) -> str:
     return _english().stemWord(token) if _STEMMABLE.fullmatch(token) else token
 
 
+def _tokenize_word(word: str) -> list[str]:
+    if word.isascii() and word.isalnum():  # one plain word, the common case: no regex needed
+        lowered = word.lower()
+        return [] if lowered in STOP_WORDS else [lowered]
+    return tokenize(word)
+
+
+def _stem_all(tokens: list[str]) -> list[str]:
+    positions = [i for i, tok in enumerate(tokens) if _STEMMABLE.fullmatch(tok)]
+    out = list(tokens)
+    for i, stemmed in zip(positions, _english().stemWords([tokens[i] for i in positions]), strict=True):
+        out[i] = stemmed
+    return out
+
+
+def analyze_words(words: Sequence[str], *, stemming: bool = True) -> list[list[str]]:
+    """`analyze` of many short texts at once: the same terms, with one stemmer call for all of them."""
+    tokenized = [_tokenize_word(word) for word in words]
+    if not stemming:
+        return tokenized
+    flat = [tok for tokens in tokenized for tok in tokens]
+    stemmed = iter(_stem_all(flat))
+    return [[next(stemmed) for _ in tokens] for tokens in tokenized]
+
+
 def analyze(text: str, *, stemming: bool = True) -> list[str]:
     """The index terms of a text: `tokenize`, then stemmed, so "deciding" meets "decides"."""
     tokens = tokenize(text)
