@@ -125,6 +125,7 @@ class LinkCountsOut(BaseModel):
 class IndexStatus(BaseModel):
     indexed_notes: int
     indexed_chunks: int
+    dense_pending: int = Field(description="Notes searchable by keyword only until the embedder catches up.")
     links: LinkCountsOut
     last_indexed: datetime | None
     embedding_model: str

@@ -18,7 +18,7 @@ from backend.application.jobs import JobProgress
 from backend.application.note_graph import NoteGraph
 from backend.application.ports import ChunkStore, Embedder, NoteParser, Vault
 from backend.domain.chunking import chunk_note
-from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
+from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.links import NoteRecord
 from backend.domain.models import (
@@ -44,6 +44,7 @@ class IndexedNote:
     mtime: float
     size: int
     problems: tuple[str, ...] = ()
+    dense_ready: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,12 @@ class IndexService:
             return len(self._notes)
 
     @property
+    def dense_pending(self) -> int:
+        """Notes whose chunks have keyword vectors only, waiting for the embedder."""
+        with self._lock:
+            return sum(1 for state in self._notes.values() if not state.dense_ready)
+
+    @property
     def graph(self) -> NoteGraph:
         return self._graph
 
@@ -210,7 +217,9 @@ class IndexService:
 
     def _load_state(self, records: list[NoteRecord]) -> None:
         # A note record is written after its chunks, so a record means the note was fully indexed.
-        notes = {r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems) for r in records}
+        notes = {
+            r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems, r.dense_ready) for r in records
+        }
         with self._lock:
             self._notes = notes
         if notes:
@@ -305,7 +314,9 @@ class IndexService:
     def _prepare(self, file: NoteFile, report: IndexReport) -> _PendingNote | None:
         with self._lock:
             known = self._notes.get(file.rel_path)
-        if known is not None and known.mtime == file.mtime and known.size == file.size:
+        # a note indexed while the embedder was down is redone (unchanged text, but dense vectors missing)
+        catch_up = known is not None and not known.dense_ready and self._embedder is not None
+        if known is not None and not catch_up and known.mtime == file.mtime and known.size == file.size:
             report.unchanged += 1
             return None
         try:
@@ -314,7 +325,7 @@ class IndexService:
             report.failed.append(FileProblem(file.rel_path, f"unreadable: {exc.strerror or exc}"))
             return None
         file_hash = content_hash(text)
-        if known is not None and known.content_hash == file_hash:
+        if known is not None and not catch_up and known.content_hash == file_hash:
             report.unchanged += 1
             return None
         note = self._parse(file.rel_path, text)
@@ -332,8 +343,16 @@ class IndexService:
     ) -> None:
         all_texts = [text for item in pending for text in item.texts]
         vectors: list[list[float]] | None = None
+        dense_ready = True
         if self._embedder is not None and all_texts:
-            vectors = self._embedder.embed_documents(all_texts)
+            try:
+                vectors = self._embedder.embed_documents(all_texts)
+            except EmbedderUnavailableError as exc:
+                # keyword first: the notes become searchable now, their dense vectors on a later sync
+                log.warning(
+                    "embedder unavailable, indexing %d notes by keyword only: %s", len(pending), exc.detail
+                )
+                dense_ready = False
         position = 0
         for item in pending:
             points = []
@@ -367,12 +386,13 @@ class IndexService:
                     size=item.file.size,
                     content_hash=item.file_hash,
                     problems=item.problems,
+                    dense_ready=dense_ready,
                 ),
                 note.links,
             )
             with self._lock:
                 self._notes[item.file.rel_path] = IndexedNote(
-                    item.file_hash, item.file.mtime, item.file.size, item.problems
+                    item.file_hash, item.file.mtime, item.file.size, item.problems, dense_ready
                 )
             report.indexed += 1
             report.chunks += len(points)

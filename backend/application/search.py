@@ -90,6 +90,15 @@ class SearchService:
         entity_ms = (time.perf_counter() - started) * 1000
         dense: list[float] | None = None
         started = time.perf_counter()
+        pending = self._index.dense_pending if mode is not SearchMode.KEYWORD else 0
+        if pending and pending >= self._index.indexed_notes:
+            warnings.append("the dense vectors are not built yet; answered from keyword search only")
+            mode = SearchMode.KEYWORD
+        elif pending:
+            warnings.append(
+                f"{pending} of {self._index.indexed_notes} notes have no dense vectors yet "
+                "(the embedder was unavailable when they were indexed): they are found by keywords only"
+            )
         if mode is not SearchMode.KEYWORD:
             dense, reason = self._embed_query(query)
             if dense is None:

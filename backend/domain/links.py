@@ -55,3 +55,6 @@ class NoteRecord:
     size: int = 0
     content_hash: str = ""
     problems: tuple[str, ...] = ()
+    dense_ready: bool = (
+        True  # False: written with keyword vectors only (the embedder failed); dense to follow
+    )

@@ -255,6 +255,7 @@ def note_payload(note: NoteRecord) -> dict[str, Any]:
         "size": note.size,
         "content_hash": note.content_hash,
         "problems": list(note.problems),
+        "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
     }
 
 
@@ -269,6 +270,7 @@ def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
         size=int(payload.get("size") or 0),
         content_hash=str(payload.get("content_hash") or ""),
         problems=tuple(payload.get("problems") or ()),
+        dense_ready=bool(payload.get("dense_ready", 1)),
     )
 
 

@@ -30,6 +30,7 @@ def test_status_after_the_first_background_index(client: TestClient) -> None:
     assert status["indexed_chunks"] >= status["indexed_notes"]
     assert status["embedding_model"] == "none"
     assert status["last_indexed"] is not None
+    assert status["dense_pending"] == 0  # keyword-only: nothing waits for an embedder
     assert status["job"]["phase"] == "done"
     assert status["job"]["done"] == status["job"]["total"] == status["indexed_notes"]
 

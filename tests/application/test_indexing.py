@@ -257,3 +257,70 @@ def test_an_index_built_with_other_keyword_settings_is_refused(vault: Path, tmp_
         assert other.top_note("basmati") == "Shopping list.md"
     finally:
         other.close()
+
+
+def test_embedder_down_while_indexing_gives_a_keyword_index_and_dense_catches_up(
+    vault: Path, tmp_path: Path
+) -> None:
+    embedder = FakeEmbedder()
+    embedder.available = False
+    h = Harness(vault, tmp_path / "data", embedder)
+    try:
+        h.index.open()
+        report = h.index.sync()  # does not fail: every note is written with keyword vectors
+        assert report.indexed == 3
+        assert h.index.dense_pending == 3
+        embedder.available = True  # the embedder is back, but no note has dense vectors yet
+        outcome = h.search.search("basmati lemons", top_k=3)
+        assert outcome.mode is SearchMode.KEYWORD
+        assert any("not built yet" in w for w in outcome.warnings)
+        assert outcome.hits[0].payload["note_path"] == "Shopping list.md"
+
+        (vault / "New.md").write_text("# New\n\nA note written while the embedder is back.\n")
+        h.index.sync()  # catches up: the three pending notes are embedded, unchanged text or not
+        assert h.index.dense_pending == 0
+        assert embedder.texts_embedded >= 4
+        healthy = h.search.search("basmati lemons", top_k=3)
+        assert healthy.mode is SearchMode.HYBRID
+        assert healthy.warnings == []
+    finally:
+        h.close()
+
+
+def test_a_partly_embedded_index_answers_hybrid_and_says_which_notes_lack_dense(
+    vault: Path, tmp_path: Path
+) -> None:
+    embedder = FakeEmbedder()
+    h = Harness(vault, tmp_path / "data", embedder)
+    try:
+        h.index.open()
+        h.index.sync()
+        embedder.available = False
+        (vault / "Late.md").write_text("# Late\n\nWritten during an embedder outage: quince jam.\n")
+        h.index.sync()
+        embedder.available = True
+        outcome = h.search.search("quince jam", top_k=3)
+        assert outcome.mode is SearchMode.HYBRID
+        assert outcome.degraded
+        assert "1 of 4 notes have no dense vectors yet" in outcome.warnings[0]
+        # found by its keywords alone: top of the keyword list, so it ties with the best dense hit
+        assert "Late.md" in [hit.payload["note_path"] for hit in outcome.hits[:2]]
+    finally:
+        h.close()
+
+
+def test_pending_dense_survives_a_restart(vault: Path, tmp_path: Path) -> None:
+    embedder = FakeEmbedder()
+    embedder.available = False
+    first = Harness(vault, tmp_path / "data", embedder)
+    first.index.open()
+    first.index.sync()
+    first.close()
+    second = Harness(vault, tmp_path / "data", FakeEmbedder())
+    try:
+        second.index.open()
+        assert second.index.dense_pending == 3
+        second.index.sync()
+        assert second.index.dense_pending == 0
+    finally:
+        second.close()

@@ -214,6 +214,7 @@ def test_put_and_get_notes_round_trip_every_field(graph: GraphStore) -> None:
         size=4096,
         content_hash="abc123",
         problems=("invalid UTF-8 replaced", "front matter is not a mapping"),
+        dense_ready=False,
     )
     bare = NoteRecord(path="Inbox.md", title="Inbox")
     graph.put_note(full, [])

@@ -29,6 +29,7 @@ def _status(services: Services) -> IndexStatus:
     settings = services.settings
     return IndexStatus(
         indexed_notes=services.index.indexed_notes,
+        dense_pending=services.index.dense_pending,
         indexed_chunks=chunks,
         links=links,
         last_indexed=services.index.last_indexed,
