@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 
 from backend.application.indexing import ChunkingOptions, IndexService
@@ -21,6 +23,7 @@ from backend.infrastructure.markdown_parser import parse_note
 log = logging.getLogger(__name__)
 
 CHUNKS_COLLECTION = "obsidian_chunks"
+CATCH_UP_SECONDS = 30.0
 
 
 @dataclass
@@ -33,6 +36,8 @@ class Services:
     search: SearchService
     jobs: JobRunner
     _opened: bool = field(default=False, init=False)
+    catch_up_interval: float = field(default=CATCH_UP_SECONDS, init=False)
+    _next_catch_up: float = field(default=0.0, init=False)
     _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @property
@@ -61,6 +66,24 @@ class Services:
             self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
+
+    def catch_up_dense(self) -> None:
+        """Start a sync when notes wait for dense vectors and the embedder answers again.
+
+        Called after searches, so a degraded index heals without a watcher or an operator; the health probe
+        runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
+        """
+        if self.embedder is None or not self.index.dense_pending:
+            return
+        now = time.monotonic()
+        job = self.jobs.current
+        if now < self._next_catch_up or (job is not None and job.running):
+            return
+        self._next_catch_up = now + self.catch_up_interval
+        if self.embedder.health():
+            log.info("embedder is back: embedding %d notes indexed by keyword only", self.index.dense_pending)
+            with contextlib.suppress(ReindexInProgressError):
+                self.jobs.start("sync", self.index.sync)
 
     def close(self) -> None:
         self.jobs.stop()

@@ -425,3 +425,27 @@ def test_an_unexpected_failure_is_a_500_in_the_error_shape_without_a_traceback(t
         assert "secret" not in response.text
         assert "RuntimeError" not in response.text
         assert error["detail"] == "an unexpected error occurred"
+
+
+def test_notes_indexed_while_the_embedder_was_down_heal_by_themselves(tmp_path: Path) -> None:
+    fake = FakeEmbedder()
+    fake.available = False
+    settings = _settings(tmp_path / "data")
+    services = build_services(settings, embedder=fake)
+    services.catch_up_interval = 0  # probe the embedder on every search, not every 30 s
+    services.open()
+    with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
+        status = wait_for_job(c)
+        assert status["job"]["phase"] == "done"  # the embedder failing did not fail the indexing
+        assert status["dense_pending"] == status["indexed_notes"] > 0
+        down = search(c, "basmati lemons shopping")
+        assert down["status"] == "degraded"
+        assert down["mode"] == "keyword"
+        assert down["results"][0]["note_path"] == "Shopping list.md"
+        fake.available = True
+        search(c, "basmati lemons shopping")  # notices the embedder is back and starts the catch-up
+        healed = wait_for_job(c)
+        assert healed["dense_pending"] == 0
+        again = search(c, "basmati lemons shopping")
+        assert again["status"] == "healthy"
+        assert again["mode"] == "hybrid"

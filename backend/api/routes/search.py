@@ -60,6 +60,8 @@ async def search(body: SearchRequest, services: ServicesDep, response: Response)
         include_related=body.include_related,
         threshold=body.threshold,
     )
+    # a no-op unless notes wait for dense vectors; then it may start the catch-up sync
+    await run_in_threadpool(services.catch_up_dense)
     results = [
         _to_result(hit, body.query, stemming=services.settings.keyword_stemming)
         for hit in outcome.hits[: body.top_k]
