@@ -111,6 +111,16 @@ def build_stores(settings: Settings) -> tuple[ChunkStore, GraphStore]:
 
 
 def build_embedder(settings: Settings) -> Embedder | None:
+    """The configured embedder behind the persistent embedding cache (None for keyword-only)."""
+    inner = _build_model(settings)
+    if inner is None:
+        return None
+    from backend.infrastructure.embedders.cache import CachedEmbedder
+
+    return CachedEmbedder(inner, settings.data_dir / "embedding_cache.sqlite3")
+
+
+def _build_model(settings: Settings) -> Embedder | None:
     if settings.embedding_provider == "none":
         return None
     if settings.embedding_provider == "ollama":
