@@ -357,9 +357,7 @@ class IndexService:
         for item in pending:
             points = []
             for chunk in item.chunks:
-                payload = chunk_payload(
-                    item.note, chunk, mtime=item.file.mtime, size=item.file.size, content_hash=item.file_hash
-                )
+                payload = chunk_payload(item.note, chunk, mtime=item.file.mtime, content_hash=item.file_hash)
                 dense = tuple(vectors[position]) if vectors is not None else None
                 position += 1
                 points.append(

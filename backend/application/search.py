@@ -115,7 +115,7 @@ class SearchService:
             dense=dense,
             sparse=sparse if sparse is not None and not sparse.is_empty else None,
             limit=limit,
-            prefetch_limit=max(limit, self._options.prefetch_limit),
+            prefetch_limit=limit,  # never below the configured depth: limit includes it
             point_filter=point_filter if point_filter is not None and not point_filter.is_empty else None,
             rrf_k=self._options.rrf_k,
             rrf_weights=self._options.rrf_weights,

@@ -27,9 +27,7 @@ def date_num(iso_day: str | None) -> int | None:
     return int(iso_day[:10].replace("-", ""))
 
 
-def chunk_payload(
-    note: ParsedNote, chunk: Chunk, *, mtime: float, size: int, content_hash: str
-) -> dict[str, Any]:
+def chunk_payload(note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash: str) -> dict[str, Any]:
     return {
         NOTE_PATH: note.path,
         "note_title": note.title,
@@ -45,6 +43,5 @@ def chunk_payload(
         DATE: note.date,
         DATE_NUM: date_num(note.date),
         "mtime": mtime,
-        "note_size": size,
         "content_hash": content_hash,
     }

@@ -20,7 +20,7 @@ from qdrant_client import models as qm
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.links import LinkRecord, NoteRecord
-from backend.infrastructure.qdrant_client_store import client_errors_mapped
+from backend.infrastructure.qdrant_client_store import client_errors_mapped, is_local_mode
 from backend.infrastructure.qdrant_common import (
     GRAPH_PAGE,
     LINK_INTEGER_FIELDS,
@@ -60,8 +60,7 @@ class ClientGraphStore:
         self._notes = notes_collection
         self._links = links_collection
         self._page = page_size
-        options = getattr(client, "init_options", {}) or {}
-        self._local = options.get("location") == ":memory:" or options.get("path") is not None
+        self._local = is_local_mode(client)
         self._lifecycle = ReadWriteLock()
         self._write_lock = threading.Lock()
         self._closed = False

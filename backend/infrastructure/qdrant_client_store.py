@@ -45,6 +45,12 @@ _UNAVAILABLE_HTTP = frozenset({502, 503, 504})
 _UNAVAILABLE_GRPC = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
+def is_local_mode(client: QdrantClient) -> bool:
+    """qdrant-client's in-process mode (":memory:" or a path): no payload indexes, Python-side locking."""
+    options = getattr(client, "init_options", {}) or {}
+    return options.get("location") == ":memory:" or options.get("path") is not None
+
+
 class ClientChunkStore:
     def __init__(
         self,
@@ -60,8 +66,7 @@ class ClientChunkStore:
         self._shard_number = shard_number
         self._replication_factor = replication_factor
         self._on_disk = on_disk
-        options = getattr(client, "init_options", {}) or {}
-        self._local = options.get("location") == ":memory:" or options.get("path") is not None
+        self._local = is_local_mode(client)
         self._lifecycle = ReadWriteLock()
         self._write_lock = threading.Lock()
         self._identity: IndexIdentity | None = None  # last seen; rechecked when a query fails

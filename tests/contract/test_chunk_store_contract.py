@@ -96,7 +96,7 @@ def make_point(
     return PointRecord(
         id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{note_path}#{chunk_index}")),
         sparse=SparseVector(tuple(terms), tuple(terms.values())),
-        payload=chunk_payload(note, chunk, mtime=1.0, size=len(text), content_hash="h"),
+        payload=chunk_payload(note, chunk, mtime=1.0, content_hash="h"),
         dense=dense,
     )
 
