@@ -7,11 +7,11 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from backend.application.indexing import ChunkingOptions, IndexService
-from backend.application.jobs import JobRunner
-from backend.application.note_graph import NoteGraph
-from backend.application.ports import ChunkStore, Embedder, GraphStore
+from backend.application.jobs import JobRunner, JobSnapshot
+from backend.application.ports import ChunkStore, Embedder, IndexCatalog
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings
 from backend.domain.errors import ReindexInProgressError
@@ -20,17 +20,18 @@ from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
 
+if TYPE_CHECKING:
+    from backend.infrastructure.vault_watcher import VaultChanges, VaultWatcher
+
 log = logging.getLogger(__name__)
 
-CHUNKS_COLLECTION = "obsidian_chunks"
 CATCH_UP_SECONDS = 30.0
 
 
 @dataclass
 class Services:
     settings: Settings
-    store: ChunkStore
-    graph_store: GraphStore
+    catalog: IndexCatalog
     embedder: Embedder | None
     index: IndexService
     search: SearchService
@@ -39,11 +40,17 @@ class Services:
     catch_up_interval: float = field(default=CATCH_UP_SECONDS, init=False)
     _next_catch_up: float = field(default=0.0, init=False)
     _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    watcher: VaultWatcher | None = field(default=None, init=False)
 
     @property
     def opened(self) -> bool:
         """True once the index has been opened against the store."""
         return self._opened
+
+    @property
+    def store(self) -> ChunkStore:
+        """The chunk store of the generation serving now (it changes when a rebuild switches)."""
+        return self.index.store
 
     def open(self, *, start_indexing: bool = True) -> None:
         """Open the index and start the first indexing (or the catch-up sync) in the background.
@@ -67,6 +74,47 @@ class Services:
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
 
+    def start_watcher(self) -> None:
+        """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""
+        if self.watcher is not None or not self.settings.watch:
+            return
+        from backend.infrastructure.vault_watcher import VaultWatcher
+
+        self.watcher = VaultWatcher(
+            self.settings.vault_path,
+            self.apply_changes,
+            debounce_seconds=self.settings.debounce_seconds,
+            deny_dirs=self.settings.deny_dirs,
+            allow_dirs=self.settings.allow_dirs,
+        )
+        self.watcher.start()
+
+    def apply_changes(self, changes: VaultChanges) -> None:
+        """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
+        self.open(start_indexing=True)  # after a start with Qdrant down, the first change opens the index
+        if self.index.model_mismatch:
+            return  # nothing can be written until a rebuild; the rebuild reads the whole vault anyway
+        if changes.rescan:
+            job = self.jobs.current
+            if job is None or not job.running:  # a running sync or rebuild scans the whole vault itself
+                with contextlib.suppress(ReindexInProgressError):
+                    self.jobs.start("sync", self.index.sync)
+            return
+        self.index.refresh(changes.paths, changes.folders)
+
+    @property
+    def pending_changes(self) -> int:
+        return self.watcher.pending_changes if self.watcher is not None else 0
+
+    @property
+    def watcher_running(self) -> bool:
+        return self.watcher is not None and self.watcher.running
+
+    def sync_now(self) -> JobSnapshot:
+        """`POST /index/sync`: compare the whole vault with the index in the background."""
+        self.open(start_indexing=False)
+        return self.jobs.start("sync", self.index.sync)
+
     def catch_up_dense(self) -> None:
         """Start a sync when notes wait for dense vectors and the embedder answers again.
 
@@ -86,28 +134,25 @@ class Services:
                 self.jobs.start("sync", self.index.sync)
 
     def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
         self.jobs.stop()
-        self.store.close()
-        self.graph_store.close()
+        self.index.close()
+        self.catalog.close()
         if self.embedder is not None:
             self.embedder.close()
 
 
-def build_stores(settings: Settings) -> tuple[ChunkStore, GraphStore]:
+def build_catalog(settings: Settings) -> IndexCatalog:
     if settings.qdrant_url:
         from qdrant_client import QdrantClient
 
-        from backend.infrastructure.qdrant_client_graph import ClientGraphStore
-        from backend.infrastructure.qdrant_client_store import ClientChunkStore
+        from backend.infrastructure.index_catalog import ClientIndexCatalog
 
-        def client() -> QdrantClient:
-            return QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key)
+        return ClientIndexCatalog(QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key))
+    from backend.infrastructure.index_catalog import EdgeIndexCatalog
 
-        return ClientChunkStore(client(), CHUNKS_COLLECTION), ClientGraphStore(client())
-    from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
-    from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
-
-    return EdgeChunkStore(settings.store_dir, CHUNKS_COLLECTION), EdgeGraphStore(settings.store_dir)
+    return EdgeIndexCatalog(settings.store_dir)
 
 
 def build_embedder(settings: Settings) -> Embedder | None:
@@ -152,7 +197,7 @@ def build_services(
     """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake)."""
     if isinstance(embedder, _FromSettings):
         embedder = build_embedder(settings)
-    store, graph_store = build_stores(settings)
+    catalog = build_catalog(settings)
     vault = FileSystemVault(settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs)
     encoder = SparseEncoder(
         k1=settings.keyword_k1,
@@ -174,8 +219,7 @@ def build_services(
         keyword_encoding=encoder.fingerprint,
     )
     index = IndexService(
-        store=store,
-        graph=NoteGraph(store=graph_store, vault=vault),
+        catalog=catalog,
         embedder=embedder,
         vault=vault,
         parser=parse_note,
@@ -184,7 +228,6 @@ def build_services(
         chunking=ChunkingOptions(settings.chunk_max_tokens, settings.chunk_overlap_tokens),
     )
     search = SearchService(
-        store=store,
         embedder=embedder,
         encoder=encoder,
         index=index,
@@ -194,4 +237,4 @@ def build_services(
             rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
         ),
     )
-    return Services(settings, store, graph_store, embedder, index, search, JobRunner())
+    return Services(settings, catalog, embedder, index, search, JobRunner())

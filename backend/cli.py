@@ -1,4 +1,4 @@
-"""`python -m backend serve|index|search|status|eval`, reading the same settings as the service."""
+"""`python -m backend serve|index|sync|search|status|eval`, reading the same settings as the service."""
 
 from __future__ import annotations
 
@@ -42,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--top-k", type=int, default=5)
     search.add_argument("--mode", choices=[m.value for m in SearchMode], default="hybrid")
 
+    sub.add_parser(
+        "sync",
+        parents=[common],
+        help="compare the vault with the index and apply what changed (asks the "
+        "running service when there is one)",
+    )
     sub.add_parser("status", parents=[common], help="show what is indexed")
 
     ev = sub.add_parser("eval", parents=[common], help="score search against judged queries")
@@ -175,6 +181,50 @@ def _cmd_search(settings: Settings, query: str, top_k: int, mode: str) -> None:
         print(f"   {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
 
 
+def _cmd_sync(settings: Settings) -> None:
+    started = time.perf_counter()
+    accepted = _ask_server(settings, "POST", "/index/sync")
+    if accepted is not None:
+        if "error_code" in accepted:
+            raise KnowledgeBridgeError(f"{accepted['error_code']}: {accepted['detail']}")
+        status = _wait_for_server_job(settings, accepted["job_id"])
+        job = status.get("job") or {}
+        if job.get("phase") == "failed":
+            raise KnowledgeBridgeError(f"sync failed: {job.get('error')}")
+        print(
+            f"synced by the running service in {time.perf_counter() - started:.1f}s: "
+            f"{status['indexed_notes']} notes, {status['indexed_chunks']} chunks, "
+            f"{status['dense_pending']} waiting for dense vectors, {len(status['failed_files'])} problems"
+        )
+        return
+    services = _open_services(settings)
+    try:
+        _run_job_with_progress(services, "sync")
+        print(
+            f"synced in {time.perf_counter() - started:.1f}s: {services.index.indexed_notes} notes, "
+            f"{services.store.count()} chunks, {services.index.dense_pending} waiting for dense vectors, "
+            f"{len(services.index.failed_files)} problems"
+        )
+    finally:
+        services.close()
+
+
+def _wait_for_server_job(settings: Settings, job_id: str) -> dict:
+    with tqdm(total=0, unit="note", desc="sync", disable=None) as bar:
+        while True:
+            status = _ask_server(settings, "GET", "/index/status")
+            if status is None:
+                raise KnowledgeBridgeError("the service stopped answering during the sync")
+            job = status.get("job") or {}
+            if bar.total != job.get("total", 0):
+                bar.reset(total=job.get("total", 0))
+            bar.n = job.get("done", 0)
+            bar.set_postfix_str(str(job.get("phase", "")), refresh=True)
+            if job.get("id") != job_id or job.get("finished_at") is not None:
+                return status
+            time.sleep(0.2)  # polling a remote job: there is no event to await across HTTP
+
+
 def _cmd_status(settings: Settings) -> None:
     answer = _ask_server(settings, "GET", "/index/status")
     if answer is None:
@@ -238,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_index(settings, args.rebuild)
         elif args.command == "search":
             _cmd_search(settings, args.query, args.top_k, args.mode)
+        elif args.command == "sync":
+            _cmd_sync(settings)
         elif args.command == "status":
             _cmd_status(settings)
         elif args.command == "eval":

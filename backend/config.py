@@ -44,8 +44,9 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
     port: int = Field(8000, ge=1, le=65535, description="HTTP port.")
     debounce_seconds: float = Field(
-        2.0, ge=0.0, le=60.0, description="Quiet time before a change is indexed."
+        2.0, ge=0.0, le=60.0, description="Quiet time after the last save of a note before it is indexed."
     )
+    watch: bool = Field(True, description="Follow the vault with a file watcher while the service runs.")
     api_key: str | None = Field(None, description="When set, requests need `Authorization: Bearer <key>`.")
     deny_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders never indexed."

@@ -34,6 +34,7 @@ def open_services(settings: Settings) -> Services:
     except Exception:
         services.close()
         raise
+    services.start_watcher()
     return services
 
 

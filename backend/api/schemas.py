@@ -101,8 +101,12 @@ class SearchResponse(BaseModel):
 
 class JobInfo(BaseModel):
     id: str
-    kind: str
-    phase: str
+    kind: str = Field(description="index (first pass), sync (compare vault and index) or rebuild.")
+    phase: str = Field(
+        description="queued, scanning, indexing (keyword vectors, and dense ones for small passes), "
+        "embedding (dense vectors behind the keyword ones), removing, switching (rebuild), done, failed or "
+        "cancelled."
+    )
     done: int
     total: int
     started_at: datetime
@@ -122,12 +126,29 @@ class LinkCountsOut(BaseModel):
     embeds: int
 
 
+class EmbedderInfo(BaseModel):
+    provider: str = Field(description="onnx, ollama or none (keyword only).")
+    model: str
+    healthy: bool = Field(
+        description="False while the embedder cannot answer; searches fall back to keywords."
+    )
+
+
 class IndexStatus(BaseModel):
     indexed_notes: int
     indexed_chunks: int
     dense_pending: int = Field(description="Notes searchable by keyword only until the embedder catches up.")
+    unindexed_files: int = Field(
+        description="Notes on the disk the index does not hold: waiting to be indexed, or failed (see "
+        "failed_files)."
+    )
+    pending_changes: int = Field(description="Changed paths the watcher is waiting to apply (debounce).")
+    watcher_running: bool = Field(description="False when WATCH is off or the watcher is down (it restarts).")
     links: LinkCountsOut
-    last_indexed: datetime | None
+    last_indexed: datetime | None = Field(description="When a pass last wrote or removed a note.")
+    last_sync: datetime | None = Field(description="When the index was last compared with the disk.")
+    generation: str | None = Field(description="The index generation serving now; a rebuild switches it.")
+    embedder: EmbedderInfo
     embedding_model: str
     embedding_dimension: int | None
     vault_path: str
@@ -139,7 +160,7 @@ class IndexStatus(BaseModel):
     failed_files: list[FailedFile]
 
 
-class RebuildAccepted(BaseModel):
+class JobAccepted(BaseModel):
     job_id: str
     status: str = "accepted"
     status_url: str = "/index/status"

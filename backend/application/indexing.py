@@ -1,8 +1,17 @@
 """Indexing use case: vault -> parsed notes -> chunks -> dense + sparse vectors -> store.
 
-The same `IndexService` serves the HTTP routes, the CLI and the start-up job. It keeps a small in-memory
-picture of what the store holds per note (content hash, mtime) so unchanged notes are skipped without
-reading or embedding them again.
+One `IndexService` serves the HTTP routes, the CLI, the start-up job and the watcher. It keeps a small
+in-memory picture of what the store holds per note (content hash, mtime, size) so unchanged notes are
+skipped without reading them, and it follows three rules:
+
+* never pay twice for a vector: a note that moved (same content under a new path) takes its dense vectors
+  from its old points, and the embedder sits behind a persistent cache for everything else;
+* keyword first: a pass with many notes to embed writes every note's keyword vectors first (searchable in
+  seconds), then fills in dense vectors behind it;
+* one writer at a time, per batch: the watcher's small changes interleave with a long job instead of waiting
+  for it, and each batch re-reads the files it writes, so the last write of a note is its latest text.
+
+A rebuild fills a new index generation (see `IndexCatalog`) while this one keeps answering, then switches.
 """
 
 from __future__ import annotations
@@ -10,25 +19,20 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from backend.application.jobs import JobProgress
-from backend.application.note_graph import NoteGraph
-from backend.application.ports import ChunkStore, Embedder, NoteParser, Vault
+from backend.application.live_index import IndexedNote, LiveIndex
+from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
+from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.chunking import chunk_note
 from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.links import NoteRecord
-from backend.domain.models import (
-    Chunk,
-    FileProblem,
-    IndexIdentity,
-    NoteFile,
-    ParsedNote,
-    PointRecord,
-)
+from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
 from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
 from backend.domain.sparse import DocumentFields, SparseEncoder
 
@@ -36,15 +40,9 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64  # chunks per embedder call: large enough to amortise, small enough for steady progress
 PROGRESS_LOG_SECONDS = 10.0  # long passes say where they are in the log, not only in /index/status
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedNote:
-    content_hash: str
-    mtime: float
-    size: int
-    problems: tuple[str, ...] = ()
-    dense_ready: bool = True
+# From this many notes to embed in one pass, every note gets its keyword vectors before any is embedded:
+# a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
+KEYWORD_FIRST_MIN = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +57,9 @@ class IndexReport:
     indexed: int = 0
     unchanged: int = 0
     removed: int = 0
+    renamed: int = 0
     chunks: int = 0
+    reused_vectors: int = 0  # dense vectors taken from a moved note's old points instead of the embedder
     failed: list[FileProblem] = field(default_factory=list)
 
 
@@ -87,6 +87,12 @@ def file_stem(path: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
 
 
+def _reuse_key(heading_path: Iterable[str], text: str) -> tuple[tuple[str, ...], str]:
+    # Without the title: a note renamed without a frontmatter title gets a new title (its file name), and
+    # its vectors are still the right ones for its unchanged text. They keep the old name until it is edited.
+    return tuple(heading_path), text
+
+
 @dataclass(slots=True)
 class _PendingNote:
     file: NoteFile
@@ -95,38 +101,41 @@ class _PendingNote:
     texts: list[str]
     file_hash: str
     problems: tuple[str, ...]
+    twin: str | None = None  # an indexed note with the same content that is gone from the disk: a move
+    vectors: list[list[float] | None] = field(default_factory=list)
 
 
 class IndexService:
     def __init__(
         self,
         *,
-        store: ChunkStore,
-        graph: NoteGraph,
+        catalog: IndexCatalog,
         embedder: Embedder | None,
         vault: Vault,
         parser: NoteParser,
         encoder: SparseEncoder,
         identity: IndexIdentity,
         chunking: ChunkingOptions | None = None,
+        keyword_first_min: int = KEYWORD_FIRST_MIN,
     ) -> None:
-        self._store = store
-        self._graph = graph
+        self._catalog = catalog
         self._embedder = embedder
         self._vault = vault
         self._parse = parser
         self._encoder = encoder
         self._identity = identity
         self._chunking = chunking or ChunkingOptions()
-        self._lock = threading.Lock()
-        self._notes: dict[str, IndexedNote] = {}
+        self._keyword_first_min = keyword_first_min
+        self._state = threading.Lock()  # guards the live index's notes and the counters below
+        self._writer = threading.RLock()  # one writer at a time: job batches, watcher changes, the switch
+        self._live: LiveIndex | None = None
         self._ready = False  # the collection exists and holds this embedder's vectors
         self._mismatch: IndexIdentity | None = None
         self._complete = False  # a full pass over the vault has finished at least once
-        # Only right after the chunk collection was created do we know a note has no old chunks to clear.
-        self._fresh_collection = False
         self._run_failures: list[FileProblem] = []
+        self._on_disk: set[str] = set()  # notes the last scan and the watcher saw on the disk
         self.last_indexed: datetime | None = None
+        self.last_sync: datetime | None = None
 
     # -- state -------------------------------------------------------------------------------------
 
@@ -135,50 +144,73 @@ class IndexService:
         return self._identity
 
     @property
+    def generation(self) -> str | None:
+        return self._live.generation if self._live else None
+
+    @property
     def indexed_notes(self) -> int:
-        with self._lock:
-            return len(self._notes)
+        with self._state:
+            return len(self._live.notes) if self._live else 0
 
     @property
     def dense_pending(self) -> int:
         """Notes whose chunks have keyword vectors only, waiting for the embedder."""
-        with self._lock:
-            return sum(1 for state in self._notes.values() if not state.dense_ready)
+        if self._embedder is None:
+            return 0
+        with self._state:
+            notes = self._live.notes if self._live else {}
+            return sum(1 for state in notes.values() if not state.dense_ready)
 
     @property
-    def graph(self) -> NoteGraph:
-        return self._graph
+    def unindexed_files(self) -> int:
+        """Notes seen on the disk that the index does not hold (yet, or because they failed)."""
+        with self._state:
+            notes = self._live.notes if self._live else {}
+            return sum(1 for path in self._on_disk if path not in notes)
 
     @property
     def failed_files(self) -> list[FileProblem]:
         """Files skipped by the last pass, and indexed notes with problems (e.g. invalid frontmatter)."""
-        with self._lock:
+        with self._state:
+            notes = self._live.notes if self._live else {}
             noted = [
                 FileProblem(path, problem)
-                for path, state in sorted(self._notes.items())
+                for path, state in sorted(notes.items())
                 for problem in state.problems
             ]
         return [*self._run_failures, *noted]
 
-    def open(self) -> bool:
-        """Check the stored index against the configured embedder and load what it holds.
+    @property
+    def store(self) -> ChunkStore:
+        return self._current().store
 
-        Returns True when the index is empty or new and a full indexing pass is needed.
-        """
-        stored = self._store.identity()
-        if stored is None:
-            self._store.create(self._identity)
-            self._graph.open(reset=True)
-            self._ready = True
-            self._fresh_collection = True
-            return True
-        if not stored.matches(self._identity):
-            self._mismatch = stored
-            log.error("%s", self._mismatch_message(stored))
-            return False
-        self._ready = True
-        self._load_state(self._graph.open(reset=False))
-        return not self._notes
+    @property
+    def graph(self) -> NoteGraph:
+        return self._current().graph
+
+    @contextmanager
+    def serving(self) -> Iterator[LiveIndex]:
+        """The generation to read from, kept open until the caller is done even if a rebuild switches."""
+        with self._current().lease() as live:
+            yield live
+
+    def chunk_count(self) -> int:
+        with self.serving() as live:
+            return live.store.count()
+
+    def note_links(self, path: str) -> NoteLinks:
+        with self.serving() as live:
+            return live.graph.links_of(path)
+
+    def link_counts(self) -> LinkCounts:
+        with self.serving() as live:
+            return live.graph.counts()
+
+    def _current(self) -> LiveIndex:
+        live = self._live
+        if live is None:
+            raise IndexNotReadyError("the index has not been opened yet")
+        return live
 
     @property
     def model_mismatch(self) -> bool:
@@ -215,13 +247,75 @@ class IndexService:
             f"but the service is configured for [{self._identity.keyword_encoding}]; it will not mix them"
         )
 
-    def _load_state(self, records: list[NoteRecord]) -> None:
+    # -- opening -------------------------------------------------------------------------------------
+
+    def open(self) -> bool:
+        """Open the active generation (creating the first one) and load what it holds.
+
+        Returns True when the index is empty or new and a full indexing pass is needed. Leftovers of a
+        rebuild that died before its switch are dropped.
+        """
+        active = self._catalog.active()
+        for leftover in self._catalog.generations():
+            if leftover != active:
+                log.warning("dropping index generation %s left by an unfinished rebuild", leftover)
+                self._drop(leftover)
+        if active is None:
+            generation = self._catalog.new_generation()
+            self._live = self._create(generation)
+            self._catalog.activate(generation)
+            self._ready = True
+            return True
+        self._live = live = self._attach(active)
+        stored = live.store.identity()
+        if stored is None:  # created but never finished (a crash right after create): start it again
+            live.store.create(self._identity)
+            live.graph.open(reset=True)
+            live.fresh = True
+            self._ready = True
+            return True
+        if not stored.matches(self._identity):
+            self._mismatch = stored
+            log.error("%s", self._mismatch_message(stored))
+            return False
+        self._ready = True
+        self._load_state(live, live.graph.open(reset=False))
+        return not live.notes
+
+    def close(self) -> None:
+        live, self._live = self._live, None
+        if live is not None:
+            live.close()
+
+    def _attach(self, generation: str) -> LiveIndex:
+        store, graph_store = self._catalog.open(generation)
+        return LiveIndex(generation, store, graph_store, NoteGraph(store=graph_store, vault=self._vault))
+
+    def _create(self, generation: str) -> LiveIndex:
+        live = self._attach(generation)
+        try:
+            live.store.create(self._identity)
+            live.graph.open(reset=True)
+        except BaseException:
+            live.close()
+            raise
+        live.fresh = True
+        return live
+
+    def _drop(self, generation: str) -> None:
+        try:
+            self._catalog.drop(generation)
+        except Exception as exc:  # another process may still hold it: try again at the next start
+            log.warning("could not drop index generation %s: %s", generation, exc)
+
+    def _load_state(self, live: LiveIndex, records: Sequence[NoteRecord]) -> None:
         # A note record is written after its chunks, so a record means the note was fully indexed.
         notes = {
             r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems, r.dense_ready) for r in records
         }
-        with self._lock:
-            self._notes = notes
+        with self._state:
+            live.notes = notes
+            self._on_disk = set(notes)
         if notes:
             self._complete = True  # built by an earlier run; a start-up sync catches up with edits
             self.last_indexed = datetime.now(UTC)
@@ -229,94 +323,237 @@ class IndexService:
     # -- jobs ----------------------------------------------------------------------------------------
 
     def rebuild(self, progress: JobProgress | None = None) -> IndexReport:
-        """Drop the collection, recreate it for the configured embedder and index the whole vault."""
-        self._store.create(self._identity)
-        self._graph.reset()
-        with self._lock:
-            self._notes = {}
-        self._mismatch = None
-        self._ready = True
-        self._complete = False
-        self._fresh_collection = True
-        return self.sync(progress)
+        """Index the whole vault into a new generation while this one keeps serving, then switch to it.
+
+        Changes the watcher applies meanwhile go to the serving index; a last pass under the writer lock
+        carries them over before the switch. A rebuild that fails leaves the serving index as it was.
+        """
+        generation = self._catalog.new_generation()
+        builder = IndexService(
+            catalog=self._catalog,
+            embedder=self._embedder,
+            vault=self._vault,
+            parser=self._parse,
+            encoder=self._encoder,
+            identity=self._identity,
+            chunking=self._chunking,
+            keyword_first_min=self._keyword_first_min,
+        )
+        builder._live = builder._create(generation)
+        builder._ready = True
+        switched = False
+        old: LiveIndex | None = None
+        try:
+            report = builder.sync(progress)
+            if progress:
+                progress.update(phase="switching")
+            with self._writer:
+                builder.sync()  # what changed on the disk while the new generation was being filled
+                self._catalog.activate(generation)
+                with self._state:
+                    old, self._live = self._live, builder._live
+                    self._on_disk = set(builder._on_disk)
+                switched = True
+                self._mismatch = None
+                self._ready = True
+                self._complete = True
+                self._run_failures = builder._run_failures
+                self.last_indexed = self.last_sync = datetime.now(UTC)
+        finally:
+            if not switched:
+                builder.close()
+                self._drop(generation)
+        if old is not None:
+            old.retire()
+            self._drop(old.generation)
+        log.info("rebuild switched to index generation %s", generation)
+        return report
 
     def sync(self, progress: JobProgress | None = None) -> IndexReport:
-        """Bring the index in line with the vault: index new and changed notes, drop removed ones."""
+        """Bring the index in line with the whole vault: index new and changed notes, recognise moves by
+        content, drop removed notes, and embed notes that still lack dense vectors."""
         self.check_writable()
+        live = self._current()
         report = IndexReport()
         if progress:
             progress.update(phase="scanning")
         files, skipped = self._vault.scan()
-        self._graph.refresh_files()
-        with self._lock:
-            known_before = set(self._notes)
+        live.graph.refresh_files()
         report.scanned = len(files)
         report.failed.extend(skipped)
-        if progress:
-            progress.update(phase="indexing", done=0, total=len(files))
-
-        pending: list[_PendingNote] = []
-        pending_chunks = 0
-        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
-        for number, file in enumerate(files, 1):
-            if time.monotonic() >= next_log:
-                log.info("indexing: %d/%d notes seen, %d indexed", number - 1, len(files), report.indexed)
-                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
-            prepared = self._prepare(file, report)
-            if prepared is None:
-                if progress:
-                    progress.advance()
-                continue
-            pending.append(prepared)
-            pending_chunks += len(prepared.chunks)
-            if pending_chunks >= EMBED_BATCH:
-                self._write(pending, report, progress)
-                pending, pending_chunks = [], 0
-        if pending:
-            self._write(pending, report, progress)
-
-        present = {f.rel_path for f in files}
-        with self._lock:
-            gone = [path for path in self._notes if path not in present]
-        if progress and gone:
-            progress.update(phase="removing")
-        for path in gone:
-            self.remove_note(path)
-            report.removed += 1
-        if not self._fresh_collection:
-            # links elsewhere may now lead to a new note, or to nothing
-            appeared = present - known_before
-            self._graph.reresolve([*appeared, *gone])
-
+        present = {f.rel_path: f for f in files}
+        with self._state:
+            self._on_disk = set(present)
+            known = dict(live.notes)
+        candidates = [f for f in files if _looks_changed(known.get(f.rel_path), f)]
+        report.unchanged = len(files) - len(candidates)
+        gone = sorted(path for path in known if path not in present)
+        self._apply(live, candidates, gone, report, progress, all_pending=True)
         self._run_failures = report.failed
-        self._fresh_collection = False
-        self.last_indexed = datetime.now(UTC)
         self._complete = True
+        self.last_indexed = self.last_sync = datetime.now(UTC)
         log.info(
-            "sync done: %d scanned, %d indexed (%d chunks), %d unchanged, %d removed, %d failed",
+            "sync done: %d scanned, %d indexed (%d chunks), %d unchanged, %d moved, %d removed, %d failed",
             report.scanned,
             report.indexed,
             report.chunks,
             report.unchanged,
+            report.renamed,
             report.removed,
             len(report.failed),
         )
         return report
 
+    def refresh(self, paths: Iterable[str], folders: Iterable[str] = ()) -> IndexReport:
+        """Bring these notes (and everything under these folders) in line with the disk: what the watcher
+        calls with the paths an event touched, without scanning the whole vault."""
+        with self._writer:  # a rebuild cannot switch generations under a half-applied change
+            return self._refresh(paths, folders)
+
+    def _refresh(self, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
+        self.check_writable()
+        live = self._current()
+        report = IndexReport()
+        observed: dict[str, NoteFile] = {}
+        considered = set(paths)
+        for folder in folders:
+            files, skipped = self._vault.scan(folder)
+            observed.update((f.rel_path, f) for f in files)
+            report.failed.extend(skipped)
+            prefix = f"{folder.strip('/')}/"
+            with self._state:
+                considered.update(path for path in live.notes if path.startswith(prefix))
+        for path in considered - observed.keys():
+            found = self._vault.stat(path)
+            if found is not None:
+                observed[path] = found
+        with self._state:
+            known = dict(live.notes)
+            self._on_disk.update(observed)
+            self._on_disk.difference_update(considered - observed.keys())
+        gone = sorted(path for path in considered if path in known and path not in observed)
+        live.graph.update_files(present=observed, absent=gone)
+        candidates = [observed[p] for p in sorted(observed) if _looks_changed(known.get(p), observed[p])]
+        report.scanned = len(observed)
+        report.unchanged = len(observed) - len(candidates)
+        self._apply(live, candidates, gone, report, None, all_pending=False)
+        if report.indexed or report.removed:
+            self.last_indexed = datetime.now(UTC)
+        self.last_sync = datetime.now(UTC)
+        log.info(
+            "applied changes: %d indexed, %d moved, %d removed, %d unchanged",
+            report.indexed,
+            report.renamed,
+            report.removed,
+            report.unchanged,
+        )
+        return report
+
     def remove_note(self, rel_path: str) -> None:
-        self._store.delete_by_note(rel_path)
-        self._graph.remove(rel_path)
-        with self._lock:
-            self._notes.pop(rel_path, None)
+        with self._writer:
+            self._remove(self._current(), rel_path)
 
-    # -- steps ---------------------------------------------------------------------------------------
+    # -- one pass ------------------------------------------------------------------------------------
 
-    def _prepare(self, file: NoteFile, report: IndexReport) -> _PendingNote | None:
-        with self._lock:
-            known = self._notes.get(file.rel_path)
-        # a note indexed while the embedder was down is redone (unchanged text, but dense vectors missing)
-        catch_up = known is not None and not known.dense_ready and self._embedder is not None
-        if known is not None and not catch_up and known.mtime == file.mtime and known.size == file.size:
+    def _apply(
+        self,
+        live: LiveIndex,
+        candidates: Sequence[NoteFile],
+        gone: Sequence[str],
+        report: IndexReport,
+        progress: JobProgress | None,
+        *,
+        all_pending: bool,
+    ) -> None:
+        """Write `candidates`, remove `gone`, then embed what was written by keyword only (or, with
+        `all_pending`, every note still waiting for dense vectors)."""
+        with self._state:
+            known_before = set(live.notes)
+            # a new note with the content of a note that went is that note, moved: keep its vectors
+            twins: dict[str, list[str]] = {}
+            for path in gone:
+                twins.setdefault(live.notes[path].content_hash, []).append(path)
+        embed_now = len(candidates) < self._keyword_first_min
+        if progress:
+            progress.update(phase="indexing", done=0, total=len(candidates))
+        keyword_only: list[str] = []
+        queue = iter(candidates)
+        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        while True:
+            with self._writer:
+                batch = self._next_batch(live, queue, report, twins, progress)
+                if not batch:
+                    break
+                self._write(live, batch, report, embed=embed_now)
+            keyword_only.extend(item.file.rel_path for item in batch if None in item.vectors)
+            if progress:
+                progress.advance(len(batch))
+            if time.monotonic() >= next_log:
+                log.info("indexing: %d of %d changed notes written", report.indexed, len(candidates))
+                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+
+        if progress and gone:
+            progress.update(phase="removing")
+        for path in gone:
+            with self._writer:
+                if self._vault.stat(path) is None:  # it may have come back since the scan
+                    with self._state:
+                        still_indexed = path in live.notes
+                    if still_indexed:
+                        self._remove(live, path)
+                        report.removed += 1
+        if not live.fresh:
+            # links elsewhere may now lead to a new note, or to nothing
+            appeared = [f.rel_path for f in candidates if f.rel_path not in known_before]
+            live.graph.reresolve([*appeared, *gone])
+        live.fresh = False
+
+        if self._embedder is not None:
+            pending = self._pending_dense(live) if all_pending else keyword_only
+            if pending:
+                self._embed_pending(live, pending, progress)
+
+    def _next_batch(
+        self,
+        live: LiveIndex,
+        queue: Iterator[NoteFile],
+        report: IndexReport,
+        twins: dict[str, list[str]],
+        progress: JobProgress | None,
+        *,
+        force: bool = False,
+    ) -> list[_PendingNote]:
+        """Read and chunk notes until a batch is full. Called with the writer lock held, so what is read
+        here is what gets written."""
+        batch: list[_PendingNote] = []
+        chunks = 0
+        for file in queue:
+            item = self._prepare(live, file, report, twins, force=force)
+            if item is None:
+                if progress:
+                    progress.advance()
+                continue
+            batch.append(item)
+            chunks += len(item.chunks)
+            if chunks >= EMBED_BATCH:
+                break
+        return batch
+
+    def _prepare(
+        self,
+        live: LiveIndex,
+        listed: NoteFile,
+        report: IndexReport,
+        twins: dict[str, list[str]],
+        *,
+        force: bool,
+    ) -> _PendingNote | None:
+        file = self._vault.stat(listed.rel_path)  # now, not when the pass was planned
+        if file is None:
+            return None  # gone meanwhile: the removal (or the watcher's next batch) deals with it
+        with self._state:
+            known = live.notes.get(file.rel_path)
+        if not force and not _looks_changed(known, file):
             report.unchanged += 1
             return None
         try:
@@ -325,74 +562,161 @@ class IndexService:
             report.failed.append(FileProblem(file.rel_path, f"unreadable: {exc.strerror or exc}"))
             return None
         file_hash = content_hash(text)
-        if known is not None and not catch_up and known.content_hash == file_hash:
+        if not force and known is not None and known.content_hash == file_hash:
             report.unchanged += 1
+            with self._state:  # touched, not changed: remember the new mtime so the next pass skips it
+                live.notes[file.rel_path] = IndexedNote(
+                    file_hash, file.mtime, file.size, known.problems, known.dense_ready
+                )
             return None
         note = self._parse(file.rel_path, text)
-        problems = [*problems, *note.problems]  # kept with the note; status lists them
         chunks = chunk_note(
             note, max_tokens=self._chunking.max_tokens, overlap_tokens=self._chunking.overlap_tokens
         )
-        texts = [embedding_text(note, chunk) for chunk in chunks]
+        twin = None
+        if known is None and twins.get(file_hash):
+            twin = twins[file_hash].pop(0)
         return _PendingNote(
-            file=file, note=note, chunks=chunks, texts=texts, file_hash=file_hash, problems=tuple(problems)
+            file=file,
+            note=note,
+            chunks=chunks,
+            texts=[embedding_text(note, chunk) for chunk in chunks],
+            file_hash=file_hash,
+            problems=(*problems, *note.problems),  # kept with the note; status lists them
+            twin=twin,
+            vectors=[None] * len(chunks),
         )
 
     def _write(
-        self, pending: Sequence[_PendingNote], report: IndexReport, progress: JobProgress | None
+        self, live: LiveIndex, batch: Sequence[_PendingNote], report: IndexReport, *, embed: bool
     ) -> None:
-        all_texts = [text for item in pending for text in item.texts]
-        vectors: list[list[float]] | None = None
-        dense_ready = True
-        if self._embedder is not None and all_texts:
-            try:
-                vectors = self._embedder.embed_documents(all_texts)
-            except EmbedderUnavailableError as exc:
-                # keyword first: the notes become searchable now, their dense vectors on a later sync
-                log.warning(
-                    "embedder unavailable, indexing %d notes by keyword only: %s", len(pending), exc.detail
-                )
-                dense_ready = False
-        position = 0
-        for item in pending:
-            points = []
-            for chunk in item.chunks:
-                payload = chunk_payload(item.note, chunk, mtime=item.file.mtime, content_hash=item.file_hash)
-                dense = tuple(vectors[position]) if vectors is not None else None
-                position += 1
-                points.append(
-                    PointRecord(
-                        id=chunk_point_id(item.note.path, chunk.chunk_index),
-                        sparse=self._encoder.encode_document(keyword_fields(item.note, chunk)),
-                        payload=payload,
-                        dense=dense,
-                    )
-                )
-            if not self._fresh_collection:
-                # the note may have fewer chunks now, or an earlier run died mid-note: leave no stale chunk
-                self._store.delete_by_note(item.file.rel_path)
-            self._store.upsert(points)
-            note = item.note
-            self._graph.put(
-                NoteRecord(
-                    path=note.path,
-                    title=note.title,
-                    aliases=note.aliases,
-                    tags=note.tags,
-                    date=note.date,
-                    mtime=item.file.mtime,
-                    size=item.file.size,
-                    content_hash=item.file_hash,
-                    problems=item.problems,
-                    dense_ready=dense_ready,
-                ),
-                note.links,
-            )
-            with self._lock:
-                self._notes[item.file.rel_path] = IndexedNote(
-                    item.file_hash, item.file.mtime, item.file.size, item.problems, dense_ready
-                )
+        for item in batch:
+            if item.twin is not None:
+                report.reused_vectors += self._reuse_vectors(live, item)
+        if embed and self._embedder is not None:
+            self._embed(batch)
+        for item in batch:
+            self._write_note(live, item)
             report.indexed += 1
-            report.chunks += len(points)
+            report.chunks += len(item.chunks)
+            if item.twin is not None and self._vault.stat(item.twin) is None:
+                self._remove(live, item.twin)  # after the new path is written: the note is never missing
+                report.renamed += 1
+
+    def _reuse_vectors(self, live: LiveIndex, item: _PendingNote) -> int:
+        stored = {
+            _reuse_key(payload.get("heading_path") or (), str(payload.get("content", ""))): vector
+            for payload, vector in live.store.note_vectors(item.twin or "")
+        }
+        reused = 0
+        for i, chunk in enumerate(item.chunks):
+            vector = stored.get(_reuse_key(chunk.heading_path, chunk.text))
+            if vector is not None and len(vector) == self._identity.dimension:
+                item.vectors[i] = vector
+                reused += 1
+        return reused
+
+    def _embed(self, batch: Sequence[_PendingNote]) -> None:
+        assert self._embedder is not None
+        missing = [(item, i) for item in batch for i, vector in enumerate(item.vectors) if vector is None]
+        if not missing:
+            return
+        try:
+            vectors = self._embedder.embed_documents([item.texts[i] for item, i in missing])
+        except EmbedderUnavailableError as exc:
+            # keyword first: the notes become searchable now, their dense vectors on a later pass
+            log.warning("embedder unavailable, indexing %d notes by keyword only: %s", len(batch), exc.detail)
+            return
+        for (item, i), vector in zip(missing, vectors, strict=True):
+            item.vectors[i] = vector
+
+    def _write_note(self, live: LiveIndex, item: _PendingNote) -> None:
+        note = item.note
+        dense_ready = self._embedder is None or None not in item.vectors
+        points = [
+            PointRecord(
+                id=chunk_point_id(note.path, chunk.chunk_index),
+                sparse=self._encoder.encode_document(keyword_fields(note, chunk)),
+                payload=chunk_payload(note, chunk, mtime=item.file.mtime, content_hash=item.file_hash),
+                dense=tuple(vector) if vector is not None and self._embedder is not None else None,
+            )
+            for chunk, vector in zip(item.chunks, item.vectors, strict=True)
+        ]
+        with self._state:
+            had_points = not live.fresh or note.path in live.notes
+        if had_points:
+            # the note may have fewer chunks now, or an earlier run died mid-note: leave no stale chunk
+            live.store.delete_by_note(note.path)
+        live.store.upsert(points)
+        live.graph.put(
+            NoteRecord(
+                path=note.path,
+                title=note.title,
+                aliases=note.aliases,
+                tags=note.tags,
+                date=note.date,
+                mtime=item.file.mtime,
+                size=item.file.size,
+                content_hash=item.file_hash,
+                problems=item.problems,
+                dense_ready=dense_ready,
+            ),
+            note.links,
+        )
+        with self._state:
+            live.notes[note.path] = IndexedNote(
+                item.file_hash, item.file.mtime, item.file.size, item.problems, dense_ready
+            )
+
+    def _remove(self, live: LiveIndex, rel_path: str) -> None:
+        live.store.delete_by_note(rel_path)
+        live.graph.remove(rel_path)
+        with self._state:
+            live.notes.pop(rel_path, None)
+
+    # -- dense behind ----------------------------------------------------------------------------------
+
+    def _pending_dense(self, live: LiveIndex) -> list[str]:
+        with self._state:
+            return sorted(path for path, state in live.notes.items() if not state.dense_ready)
+
+    def _embed_pending(self, live: LiveIndex, paths: Sequence[str], progress: JobProgress | None) -> None:
+        """Give notes written by keyword only their dense vectors; stops when the embedder fails again."""
+        if progress:
+            progress.update(phase="embedding", done=0, total=len(paths))
+        log.info("embedding %d notes indexed by keyword only", len(paths))
+        queue = iter(self._still_pending(live, paths))
+        started, embedded = time.monotonic(), 0
+        next_log = started + PROGRESS_LOG_SECONDS
+        while True:
+            with self._writer:
+                batch = self._next_batch(live, queue, IndexReport(), {}, progress, force=True)
+                batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
+                if not batch:
+                    break
+                self._embed(batch)
+                if all(None in item.vectors for item in batch):
+                    log.warning("embedder still unavailable: %d notes stay keyword-only", self.dense_pending)
+                    break
+                for item in batch:
+                    self._write_note(live, item)
+            embedded += len(batch)
             if progress:
-                progress.advance()
+                progress.advance(len(batch))
+            if time.monotonic() >= next_log:
+                log.info("embedding: %d of %d notes", embedded, len(paths))
+                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+
+    def _still_pending(self, live: LiveIndex, paths: Sequence[str]) -> Iterator[NoteFile]:
+        for path in paths:
+            if self._is_pending(live, path):
+                yield NoteFile(path, 0, 0.0)  # re-read in _prepare (force) with its current size and mtime
+
+    def _is_pending(self, live: LiveIndex, path: str) -> bool:
+        with self._state:
+            state = live.notes.get(path)
+        return state is not None and not state.dense_ready
+
+
+def _looks_changed(known: IndexedNote | None, file: NoteFile) -> bool:
+    return known is None or known.mtime != file.mtime or known.size != file.size

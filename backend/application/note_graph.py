@@ -95,10 +95,17 @@ class NoteGraph:
         with self._lock:
             self._files = files
 
-    def put(self, record: NoteRecord, parsed_links: Sequence[Link]) -> None:
+    def update_files(self, *, present: Iterable[str], absent: Iterable[str]) -> None:
+        """Follow notes that appeared or went without listing the whole vault again (the watcher's case)."""
         with self._lock:
-            files = self._files
-        links = resolve_links(parsed_links, source=record.path, files=files)
+            for path in absent:
+                self._files.remove(path)
+            for path in present:
+                self._files.add(path)
+
+    def put(self, record: NoteRecord, parsed_links: Sequence[Link]) -> None:
+        with self._lock:  # resolved under the lock: the watcher updates the file map in place
+            links = resolve_links(parsed_links, source=record.path, files=self._files)
         self._store.put_note(record, links)
         with self._lock:
             self._titles[record.path] = record.title
@@ -113,16 +120,15 @@ class NoteGraph:
 
     def reresolve(self, changed_paths: Iterable[str]) -> int:
         """Re-resolve links that may now lead elsewhere because these files appeared or went."""
-        with self._lock:
-            files = self._files
         keys = sorted({name_key(path) for path in changed_paths})
         updated = 0
         for start in range(0, len(keys), RESOLVE_BATCH):
             changed = []
             for link in self._store.links_to_names(keys[start : start + RESOLVE_BATCH]):
-                target = files.resolve(link.target, source=link.source)
+                with self._lock:
+                    target = self._files.resolve(link.target, source=link.source)
+                    attachment = target is not None and self._files.is_attachment(target)
                 if target != link.resolved_path:
-                    attachment = target is not None and files.is_attachment(target)
                     changed.append(replace(link, resolved_path=target, is_attachment=attachment))
             if changed:
                 self._store.update_resolution(changed)

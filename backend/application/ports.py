@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import (
@@ -63,6 +63,10 @@ class ChunkStore(Protocol):
         """Remove every point whose payload `note_path` equals `note_path`."""
         ...
 
+    def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
+        """The payload and dense vector of every point of the note that has one (to reuse on a rename)."""
+        ...
+
     def query(
         self,
         *,
@@ -100,8 +104,13 @@ class Vault(Protocol):
     @property
     def root(self) -> str: ...
 
-    def scan(self) -> tuple[list[NoteFile], list[FileProblem]]:
-        """Every indexable note (sorted by path), and files skipped with a reason."""
+    def scan(self, folder: str = "") -> tuple[list[NoteFile], list[FileProblem]]:
+        """Every indexable note (sorted by path), and files skipped with a reason; `folder` (vault-relative)
+        limits it to that subtree."""
+        ...
+
+    def stat(self, rel_path: str) -> NoteFile | None:
+        """The note at `rel_path` as it is now, or None when it is gone or not a note we index."""
         ...
 
     def list_files(self) -> list[str]:
@@ -169,3 +178,38 @@ class GraphStore(Protocol):
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int: ...
 
     def close(self) -> None: ...
+
+
+class IndexCatalog(Protocol):
+    """Where the index's collection sets live. A generation is one complete set (chunks, notes, links);
+    at most one is active. A rebuild fills a new generation beside the active one, then activates it."""
+
+    def active(self) -> str | None:
+        """The active generation; None: no index yet."""
+        ...
+
+    def open(self, generation: str) -> tuple[ChunkStore, GraphStore]:
+        """Stores for `generation` (collections are created by the stores' own create()/ensure())."""
+        ...
+
+    def new_generation(self) -> str:
+        """A name never used before in this catalog; leftovers of a crashed build with that name are
+        removed."""
+        ...
+
+    def activate(self, generation: str) -> None:
+        """Atomic and durable: after a crash at any point, active() is the old or the new generation."""
+        ...
+
+    def drop(self, generation: str) -> None:
+        """Delete its collections (its stores are closed first by the caller); refuses the active one with
+        ValueError."""
+        ...
+
+    def generations(self) -> list[str]:
+        """Every generation with data present, oldest first."""
+        ...
+
+    def close(self) -> None:
+        """Release what the catalog holds (the shared client); its stores are closed first by the caller."""
+        ...

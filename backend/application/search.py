@@ -8,8 +8,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from backend.application.indexing import IndexService
+from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
-from backend.application.ports import ChunkStore, Embedder
+from backend.application.ports import Embedder
 from backend.domain.errors import EmbedderUnavailableError
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping
@@ -53,13 +54,11 @@ class SearchService:
     def __init__(
         self,
         *,
-        store: ChunkStore,
         embedder: Embedder | None,
         encoder: SparseEncoder,
         index: IndexService,
         options: SearchOptions | None = None,
     ) -> None:
-        self._store = store
         self._embedder = embedder
         self._encoder = encoder
         self._index = index
@@ -85,8 +84,25 @@ class SearchService:
                 f"the first indexing is still running ({self._index.indexed_notes} notes so far); "
                 "results may be incomplete"
             )
+        with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
+            return self._search(
+                live, query, top_k, mode, point_filter, candidates, include_related, threshold, warnings
+            )
+
+    def _search(
+        self,
+        live: LiveIndex,
+        query: str,
+        top_k: int,
+        mode: SearchMode,
+        point_filter: PointFilter | None,
+        candidates: int | None,
+        include_related: bool,
+        threshold: float | None,
+        warnings: list[str],
+    ) -> SearchOutcome:
         started = time.perf_counter()
-        entity = self._entity_hits(query, point_filter)
+        entity = self._entity_hits(live, query, point_filter)
         entity_ms = (time.perf_counter() - started) * 1000
         dense: list[float] | None = None
         started = time.perf_counter()
@@ -111,7 +127,7 @@ class SearchService:
         embed_ms = (time.perf_counter() - started) * 1000
         limit = max(top_k, candidates or 0, self._options.prefetch_limit)
         started = time.perf_counter()
-        points = self._store.query(
+        points = live.store.query(
             dense=dense,
             sparse=sparse if sparse is not None and not sparse.is_empty else None,
             limit=limit,
@@ -131,7 +147,7 @@ class SearchService:
         related: list[RelatedNote] = []
         if include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[:top_k]))
-            related = self._index.graph.related(paths)
+            related = live.graph.related(paths)
         return SearchOutcome(
             hits=hits,
             total_hits=len(matched),
@@ -142,13 +158,13 @@ class SearchService:
             store_ms=store_ms,
         )
 
-    def _entity_hits(self, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
+    def _entity_hits(self, live: LiveIndex, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
         """The first chunk of each note whose title, alias or file name is the query, in path order.
 
         One keyword store query limited to those notes: an agent naming a note gets it first, without
         waiting for the embedder and whatever the fused ranking thinks of a bare name.
         """
-        paths = self._index.graph.notes_named(query)
+        paths = live.graph.notes_named(query)
         if point_filter is not None and point_filter.note_paths:
             paths = [path for path in paths if path in point_filter.note_paths]
         if not paths:
@@ -156,9 +172,9 @@ class SearchService:
         scoped = replace(point_filter or PointFilter(), note_paths=tuple(paths))
         sparse = self._encoder.encode_query(query)
         if sparse.is_empty:  # a name made of stop words only ("The End")
-            points, _ = self._store.scroll(point_filter=scoped, limit=ENTITY_SCAN)
+            points, _ = live.store.scroll(point_filter=scoped, limit=ENTITY_SCAN)
         else:
-            points = self._store.query(
+            points = live.store.query(
                 dense=None, sparse=sparse, limit=ENTITY_SCAN, prefetch_limit=ENTITY_SCAN, point_filter=scoped
             )
         first: dict[str, SearchHit] = {}

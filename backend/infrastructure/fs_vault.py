@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from backend.domain.models import FileProblem, NoteFile
+from backend.domain.vault_rules import is_indexable
 from backend.infrastructure.vault_scanner import scan_vault_detailed
 
 MAX_NOTE_BYTES = 5 * 1024 * 1024  # larger notes are indexed up to this size; the rest is reported
@@ -30,10 +32,22 @@ class FileSystemVault:
     def root(self) -> str:
         return str(self._root)
 
-    def scan(self) -> tuple[list[NoteFile], list[FileProblem]]:
-        result = scan_vault_detailed(self._root, deny_dirs=self._deny, allow_dirs=self._allow)
+    def scan(self, folder: str = "") -> tuple[list[NoteFile], list[FileProblem]]:
+        result = scan_vault_detailed(self._root, deny_dirs=self._deny, allow_dirs=self._allow, folder=folder)
         files = [NoteFile(f.rel_path, f.size, f.mtime) for f in result.files]
         return files, [FileProblem(s.rel_path, s.reason) for s in result.skipped]
+
+    def stat(self, rel_path: str) -> NoteFile | None:
+        if not is_indexable(rel_path, self._deny, self._allow):
+            return None
+        try:
+            path = self._resolve(rel_path)
+            st = path.stat()
+        except OSError:  # gone, or a symlink leading out of the vault (PermissionError): not ours to index
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return NoteFile(rel_path, st.st_size, st.st_mtime)
 
     def list_files(self) -> list[str]:
         # links may point at attachments and at notes in denied folders, so this ignores DENY/ALLOW

@@ -55,8 +55,10 @@ class ClientGraphStore:
         notes_collection: str = NOTES_COLLECTION,
         links_collection: str = LINKS_COLLECTION,
         page_size: int = GRAPH_PAGE,
+        close_client: bool = True,
     ) -> None:
         self._client = client
+        self._close_client = close_client  # False when the client is shared (an index catalog owns it)
         self._notes = notes_collection
         self._links = links_collection
         self._page = page_size
@@ -87,8 +89,9 @@ class ClientGraphStore:
             if self._closed:
                 return
             self._closed = True
-            with self._mapped(_CLOSING):
-                self._client.close()
+            if self._close_client:
+                with self._mapped(_CLOSING):
+                    self._client.close()
 
     def _index_links(self) -> None:
         if self._local:

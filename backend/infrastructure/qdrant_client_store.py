@@ -60,8 +60,10 @@ class ClientChunkStore:
         shard_number: int | None = None,
         replication_factor: int | None = None,
         on_disk: bool = False,
+        close_client: bool = True,
     ) -> None:
         self._client = client
+        self._close_client = close_client  # False when the client is shared (an index catalog owns it)
         self._collection = collection
         self._shard_number = shard_number
         self._replication_factor = replication_factor
@@ -113,8 +115,9 @@ class ClientChunkStore:
             if self._closed:
                 return
             self._closed = True
-            with self._mapped(_CLOSING):
-                self._client.close()
+            if self._close_client:
+                with self._mapped(_CLOSING):
+                    self._client.close()
 
     def _fetch_identity(self) -> IndexIdentity | None:
         if not self._client.collection_exists(self._collection):
@@ -143,6 +146,31 @@ class ClientChunkStore:
             self._client.delete(self._collection, points_selector=selector, wait=True)
 
     # -- reads -----------------------------------------------------------------------------------
+
+    def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
+        flt = qm.Filter(must=[qm.FieldCondition(key=NOTE_PATH, match=qm.MatchValue(value=note_path))])
+        found: list[tuple[dict[str, Any], list[float]]] = []
+        offset: Any = None
+        try:
+            with self._lifecycle.read(), self._mapped("read vectors"):
+                while True:
+                    records, offset = self._client.scroll(
+                        self._collection,
+                        scroll_filter=flt,
+                        limit=256,
+                        offset=offset,
+                        with_payload=True,
+                        with_vectors=[DENSE],
+                    )
+                    for record in records:
+                        vectors = record.vector if isinstance(record.vector, dict) else {}
+                        dense = vectors.get(DENSE)
+                        if isinstance(dense, list):
+                            found.append((dict(record.payload or {}), [float(x) for x in dense]))
+                    if offset is None:
+                        return found
+        except IndexNotReadyError:
+            return []
 
     def query(
         self,

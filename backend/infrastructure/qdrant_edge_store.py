@@ -156,6 +156,25 @@ class EdgeChunkStore:
 
     # -- reads -----------------------------------------------------------------------------------
 
+    def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
+        found: list[tuple[dict[str, Any], list[float]]] = []
+        offset: Any = None
+        with self._lifecycle.read(), edge_errors_mapped("read vectors"):
+            if self._missing():
+                return []
+            flt = qe.Filter(must=[qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))])
+            while True:
+                request = qe.ScrollRequest(
+                    offset=offset, limit=256, filter=flt, with_payload=True, with_vector=[DENSE]
+                )
+                records, offset = self._open().scroll(request)
+                for record in records:
+                    dense = (record.vector or {}).get(DENSE) if isinstance(record.vector, dict) else None
+                    if dense is not None:
+                        found.append((dict(record.payload or {}), [float(x) for x in dense]))
+                if offset is None:
+                    return found
+
     def query(
         self,
         *,

@@ -47,17 +47,30 @@ def scan_vault(
 
 
 def scan_vault_detailed(
-    root: Path, *, deny_dirs: Sequence[str] = (), allow_dirs: Sequence[str] = ()
+    root: Path, *, deny_dirs: Sequence[str] = (), allow_dirs: Sequence[str] = (), folder: str = ""
 ) -> ScanResult:
+    """`folder` (vault-relative) limits the walk to that subtree: what a watcher needs after a folder move."""
     real_root = Path(os.path.realpath(root))
     if not real_root.is_dir():
         raise NotADirectoryError(f"vault folder not found: {root}")
     walker = _Walker(real_root, tuple(deny_dirs), tuple(allow_dirs))
-    walker.run()
+    start = folder.strip("/")
+    if not start:
+        walker.run()
+    elif _inside_vault(real_root, start) and all(
+        should_descend("/".join(start.split("/")[: i + 1]), deny_dirs, allow_dirs)
+        for i in range(start.count("/") + 1)
+    ):
+        walker.run(start)
     return ScanResult(
         files=sorted(walker.files, key=lambda f: f.rel_path),
         skipped=sorted(walker.skipped, key=lambda s: s.rel_path),
     )
+
+
+def _inside_vault(real_root: Path, rel_dir: str) -> bool:
+    real = Path(os.path.realpath(real_root / rel_dir))
+    return real.is_relative_to(real_root) and real.is_dir()
 
 
 def _why(exc: OSError) -> str:
@@ -75,9 +88,9 @@ class _Walker:
     visited: set[Path] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)
 
-    def run(self) -> None:
-        self.visited.add(self.real_root)
-        self.pending.append("")
+    def run(self, start: str = "") -> None:
+        self.visited.add(Path(os.path.realpath(self.real_root / start)))
+        self.pending.append(start)
         while self.pending:
             rel_dir = self.pending.pop()
             try:

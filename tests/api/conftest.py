@@ -35,6 +35,7 @@ def make_client(tmp_path: Path) -> Iterator[AppFactory]:
             "vault_path": EXAMPLE_VAULT,
             "data_dir": tmp_path / "data",
             "embedding_provider": "none",
+            "watch": False,  # the watcher has its own tests (test_live_index_api.py)
         }
         values.update(overrides)
         settings: Settings = load_settings(**values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import zlib
 from collections.abc import Sequence
 
@@ -54,3 +55,22 @@ class FakeEmbedder:
             if any(vec)
             else [1.0 / math.sqrt(self._dimension)] * self._dimension
         )
+
+
+class GatedEmbedder(FakeEmbedder):
+    """Document embedding waits for `gate`: a test can look at the index while dense vectors are pending.
+    `entered` is set when a call is waiting at the gate."""
+
+    def __init__(self, dimension: int = 32, model_name: str = "fake-bow") -> None:
+        super().__init__(dimension, model_name)
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+        self.fail_with: Exception | None = None
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.entered.set()
+        if not self.gate.wait(timeout=60):
+            raise EmbedderUnavailableError("gate never opened")
+        if self.fail_with is not None:
+            raise self.fail_with
+        return super().embed_documents(texts)

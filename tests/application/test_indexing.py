@@ -9,15 +9,14 @@ from pathlib import Path
 import pytest
 
 from backend.application.indexing import IndexService
-from backend.application.note_graph import NoteGraph
+from backend.application.ports import ChunkStore, GraphStore
 from backend.application.search import SearchService
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.models import IndexIdentity, PointFilter, SearchMode
 from backend.domain.sparse import SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
+from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from backend.infrastructure.markdown_parser import parse_note
-from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
-from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
 from tests.application.fakes import FakeEmbedder
 
 NOTES = {
@@ -51,8 +50,7 @@ class Harness:
     ) -> None:
         self.embedder = embedder
         encoder = encoder or SparseEncoder()
-        self.store = EdgeChunkStore(data)
-        self.graph_store = EdgeGraphStore(data)
+        self.catalog = EdgeIndexCatalog(data)
         vault_reader = FileSystemVault(vault)
         identity = IndexIdentity(
             embedder.model_name if embedder else "none",
@@ -60,23 +58,30 @@ class Harness:
             encoder.fingerprint,
         )
         self.index = IndexService(
-            store=self.store,
-            graph=NoteGraph(store=self.graph_store, vault=vault_reader),
+            catalog=self.catalog,
             embedder=embedder,
             vault=vault_reader,
             parser=parse_note,
             encoder=encoder,
             identity=identity,
         )
-        self.search = SearchService(store=self.store, embedder=embedder, encoder=encoder, index=self.index)
+        self.search = SearchService(embedder=embedder, encoder=encoder, index=self.index)
+
+    @property
+    def store(self) -> ChunkStore:
+        return self.index.store
+
+    @property
+    def graph_store(self) -> GraphStore:
+        return self.index._live.graph_store  # type: ignore[union-attr]  # noqa: SLF001 - the real store, watched
 
     def top_note(self, query: str, mode: SearchMode = SearchMode.HYBRID, **kw: object) -> str | None:
         hits = self.search.search(query, top_k=3, mode=mode, **kw).hits  # type: ignore[arg-type]
         return hits[0].payload["note_path"] if hits else None
 
     def close(self) -> None:
-        self.store.close()
-        self.graph_store.close()
+        self.index.close()
+        self.catalog.close()
 
 
 @pytest.fixture

@@ -225,6 +225,24 @@ def test_delete_by_note_removes_exactly_that_note(store: ChunkStore) -> None:
     assert sorted(notes(scroll_all(store))) == ["folder/gone.md", "gone.md.bak"]
 
 
+def test_note_vectors_give_back_the_stored_dense_vectors_of_that_note_only(store: ChunkStore) -> None:
+    # What a rename reuses instead of embedding the note again.
+    store.upsert(
+        [
+            make_point("moved.md", dense=(0.0, 1.0, 0.0, 0.0), text="first"),
+            make_point("moved.md", dense=(0.0, 0.0, 1.0, 0.0), chunk_index=1, text="second"),
+            make_point("moved.md", dense=None, chunk_index=2, text="keyword only"),
+            make_point("other.md", dense=(1.0, 0.0, 0.0, 0.0)),
+        ]
+    )
+    found = {payload["content"]: vector for payload, vector in store.note_vectors("moved.md")}
+    assert found == {
+        "first": pytest.approx([0.0, 1.0, 0.0, 0.0]),
+        "second": pytest.approx([0.0, 0.0, 1.0, 0.0]),
+    }
+    assert store.note_vectors("missing.md") == []
+
+
 # -- searching -------------------------------------------------------------------------------------
 
 

@@ -56,3 +56,33 @@ def test_never_reads_outside_the_vault(root: Path, tmp_path: Path) -> None:
 def test_a_vanished_file_raises_oserror_for_the_indexer_to_record(root: Path) -> None:
     with pytest.raises(FileNotFoundError):
         FileSystemVault(root).read_text("gone.md")
+
+
+def test_stat_sees_a_note_as_it_is_now_and_not_what_is_no_note(root: Path, tmp_path: Path) -> None:
+    (root / "a.md").write_text("hello")
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "b.md").write_text("hidden")
+    (root / "image.png").write_bytes(b"\x89PNG")
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret")
+    (root / "link.md").symlink_to(outside)
+    vault = FileSystemVault(root)
+    found = vault.stat("a.md")
+    assert found is not None
+    assert (found.rel_path, found.size) == ("a.md", 5)
+    assert vault.stat("missing.md") is None
+    assert vault.stat(".obsidian/b.md") is None
+    assert vault.stat("image.png") is None
+    assert vault.stat("link.md") is None  # a symlink out of the vault is not ours to index
+    assert vault.stat("../outside.md") is None
+
+
+def test_scan_of_one_folder_lists_only_its_subtree(root: Path) -> None:
+    for rel in ("top.md", "Projects/a.md", "Projects/deep/b.md", "Other/c.md", "Projects/.hidden/d.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    files, _ = FileSystemVault(root).scan("Projects")
+    assert [f.rel_path for f in files] == ["Projects/a.md", "Projects/deep/b.md"]
+    assert FileSystemVault(root).scan("Gone")[0] == []
+    assert FileSystemVault(root, deny_dirs=["Projects"]).scan("Projects")[0] == []
+    assert FileSystemVault(root).scan("../..")[0] == []

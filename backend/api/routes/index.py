@@ -7,9 +7,17 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.schemas import ErrorBody, FailedFile, IndexStatus, JobInfo, LinkCountsOut, RebuildAccepted
+from backend.api.schemas import (
+    EmbedderInfo,
+    ErrorBody,
+    FailedFile,
+    IndexStatus,
+    JobAccepted,
+    JobInfo,
+    LinkCountsOut,
+)
 from backend.bootstrap import Services
-from backend.domain.errors import IndexUnavailableError
+from backend.domain.errors import IndexNotReadyError, IndexUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -19,22 +27,34 @@ router = APIRouter(prefix="/index", tags=["index"])
 def _status(services: Services) -> IndexStatus:
     try:
         services.open()  # no-op once open; after a start with Qdrant down, this is where it recovers
-        chunks = services.store.count()
-        links = LinkCountsOut(**asdict(services.index.graph.counts()))
+        chunks = services.index.chunk_count()
+        links = LinkCountsOut(**asdict(services.index.link_counts()))
         store_healthy = True
-    except IndexUnavailableError as exc:
+    except (IndexUnavailableError, IndexNotReadyError) as exc:
         log.warning("index status without the store: %s", exc.detail)
-        chunks, links, store_healthy = 0, LinkCountsOut(total=0, resolved=0, unresolved=0, embeds=0), False
+        chunks, links = 0, LinkCountsOut(total=0, resolved=0, unresolved=0, embeds=0)
+        store_healthy = not isinstance(exc, IndexUnavailableError)
     job = services.jobs.current
     settings = services.settings
+    index = services.index
     return IndexStatus(
-        indexed_notes=services.index.indexed_notes,
-        dense_pending=services.index.dense_pending,
+        indexed_notes=index.indexed_notes,
+        dense_pending=index.dense_pending,
+        unindexed_files=index.unindexed_files,
+        pending_changes=services.pending_changes,
+        watcher_running=services.watcher_running,
         indexed_chunks=chunks,
         links=links,
-        last_indexed=services.index.last_indexed,
-        embedding_model=services.index.identity.embedding_model,
-        embedding_dimension=services.index.identity.dimension,
+        last_indexed=index.last_indexed,
+        last_sync=index.last_sync,
+        generation=index.generation,
+        embedding_model=index.identity.embedding_model,
+        embedding_dimension=index.identity.dimension,
+        embedder=EmbedderInfo(
+            provider=settings.embedding_provider,
+            model=index.identity.embedding_model,
+            healthy=services.embedder is not None and services.embedder.health(),
+        ),
         vault_path=str(settings.vault_path),
         store=settings.qdrant_url or "embedded",
         store_healthy=store_healthy,
@@ -50,26 +70,41 @@ def _status(services: Services) -> IndexStatus:
         )
         if job
         else None,
-        failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in services.index.failed_files],
+        failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in index.failed_files],
     )
 
 
 @router.get("/status", response_model=IndexStatus)
 async def index_status(services: ServicesDep) -> IndexStatus:
-    """What is indexed, with which model, and the progress of the running or last job."""
+    """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
+    running or last job."""
     return await run_in_threadpool(_status, services)
+
+
+@router.post(
+    "/sync",
+    status_code=202,
+    response_model=JobAccepted,
+    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+)
+async def sync(services: ServicesDep) -> JobAccepted:
+    """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
+    follow it at /index/status. The watcher does this note by note; this catches anything it could not see."""
+    job = await run_in_threadpool(services.sync_now)
+    return JobAccepted(job_id=job.id)
 
 
 @router.post(
     "/rebuild",
     status_code=202,
-    response_model=RebuildAccepted,
+    response_model=JobAccepted,
     responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
 )
-async def rebuild(services: ServicesDep) -> RebuildAccepted:
-    """Re-create the index from the whole vault in the background; follow it at /index/status."""
+async def rebuild(services: ServicesDep) -> JobAccepted:
+    """Build a new index from the whole vault beside the serving one and switch to it when complete;
+    searches keep answering from the old index until then. Follow it at /index/status."""
     # after a start with Qdrant down: open first (503 INDEX_UNAVAILABLE while it still is), but leave the
     # indexing to this rebuild
     await run_in_threadpool(services.open, start_indexing=False)
     job = services.jobs.start("rebuild", services.index.rebuild)
-    return RebuildAccepted(job_id=job.id)
+    return JobAccepted(job_id=job.id)
