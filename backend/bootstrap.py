@@ -113,6 +113,7 @@ class Services:
     def sync_now(self) -> JobSnapshot:
         """`POST /index/sync`: compare the whole vault with the index in the background."""
         self.open(start_indexing=False)
+        self.index.check_writable()  # 409 now rather than a failed job later
         return self.jobs.start("sync", self.index.sync)
 
     def catch_up_dense(self) -> None:
@@ -121,7 +122,7 @@ class Services:
         Called after searches, so a degraded index heals without a watcher or an operator; the health probe
         runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
         """
-        if self.embedder is None or not self.index.dense_pending:
+        if self.embedder is None or self.index.model_mismatch or not self.index.dense_pending:
             return
         now = time.monotonic()
         job = self.jobs.current

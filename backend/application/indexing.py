@@ -226,9 +226,25 @@ class IndexService:
         if not self._ready:
             raise IndexNotReadyError("the index has not been created yet")
 
+    @property
+    def keyword_fallback(self) -> str | None:
+        """Why searches answer by keyword only from an index built with another embedding model, or None.
+
+        Its keyword vectors are still right (same keyword encoding), so it keeps answering, degraded, until a
+        rebuild to the configured model switches over; its dense vectors are never queried with this model.
+        """
+        stored = self._mismatch
+        if stored is None or stored.keyword_encoding != self._identity.keyword_encoding:
+            return None
+        return (
+            f"{self._mismatch_message(stored)}: answered from keyword search only until a rebuild "
+            "(POST /index/rebuild) switches to the configured model"
+        )
+
     def check_searchable(self) -> None:
         """Raise when a search cannot be answered at all; a partly built index can answer."""
-        self.check_writable()
+        if self.keyword_fallback is None:
+            self.check_writable()
         if not self._complete and self.indexed_notes == 0:
             raise IndexNotReadyError("the first indexing of the vault has not indexed any note yet")
 
@@ -277,6 +293,8 @@ class IndexService:
         if not stored.matches(self._identity):
             self._mismatch = stored
             log.error("%s", self._mismatch_message(stored))
+            if self.keyword_fallback is not None:
+                self._load_state(live, live.graph.open(reset=False))
             return False
         self._ready = True
         self._load_state(live, live.graph.open(reset=False))

@@ -79,6 +79,10 @@ class SearchService:
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise)."""
         self._index.check_searchable()
         warnings: list[str] = []
+        fallback = self._index.keyword_fallback
+        if fallback is not None:
+            warnings.append(fallback)
+            mode = SearchMode.KEYWORD
         if not self._index.complete:
             warnings.append(
                 f"the first indexing is still running ({self._index.indexed_notes} notes so far); "

@@ -346,16 +346,17 @@ def test_before_the_first_indexing_wrote_anything_search_says_not_ready(tmp_path
         assert c.post("/search", json={"query": "milk"}).status_code == 200
 
 
-def test_an_index_built_with_another_model_answers_409_until_rebuilt(tmp_path: Path) -> None:
+def test_an_index_built_with_another_model_is_not_written_until_rebuilt(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
     with TestClient(create_app(settings)) as first:  # keyword-only index
         wait_for_job(first)
     services = build_services(settings, embedder=FakeEmbedder())
     services.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
-        error = _assert_error(
-            c.post("/search", json={"query": "milk"}), 409, "EMBEDDING_MODEL_MISMATCH", recoverable=True
-        )
+        answer = search(c, "milk")
+        assert answer["status"] == "degraded"
+        assert "fake-bow" in answer["warnings"][0]
+        error = _assert_error(c.post("/index/sync"), 409, "EMBEDDING_MODEL_MISMATCH", recoverable=True)
         assert "fake-bow" in error["detail"]
         assert "rebuild" in error["suggestion"].lower()
         assert c.post("/index/rebuild").status_code == 202

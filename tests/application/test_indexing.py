@@ -187,7 +187,9 @@ def test_restart_keeps_the_index_and_needs_no_full_pass(vault: Path, tmp_path: P
         second.close()
 
 
-def test_an_index_built_with_another_model_is_never_written_or_queried(vault: Path, tmp_path: Path) -> None:
+def test_an_index_built_with_another_model_answers_by_keyword_and_is_never_written(
+    vault: Path, tmp_path: Path
+) -> None:
     first = Harness(vault, tmp_path / "data", FakeEmbedder(dimension=32, model_name="model-a"))
     first.index.open()
     first.index.sync()
@@ -195,10 +197,12 @@ def test_an_index_built_with_another_model_is_never_written_or_queried(vault: Pa
     other = Harness(vault, tmp_path / "data", FakeEmbedder(dimension=16, model_name="model-b"))
     try:
         assert other.index.open() is False
-        with pytest.raises(EmbeddingModelMismatchError) as info:
-            other.search.search("basmati")
-        assert "model-a" in info.value.detail
-        assert "model-b" in info.value.detail
+        outcome = other.search.search("basmati")  # its keyword vectors are still right: it keeps answering
+        assert outcome.mode is SearchMode.KEYWORD
+        assert outcome.hits[0].payload["note_path"] == "Shopping list.md"
+        assert "model-a" in outcome.warnings[0]
+        assert "model-b" in outcome.warnings[0]
+        assert "rebuild" in outcome.warnings[0]
         with pytest.raises(EmbeddingModelMismatchError):
             other.index.sync()
         other.index.rebuild()  # the way out the error suggests
