@@ -144,6 +144,8 @@ class IndexStatus(BaseModel):
     )
     pending_changes: int = Field(description="Changed paths the watcher is waiting to apply (debounce).")
     watcher_running: bool = Field(description="False when WATCH is off or the watcher is down (it restarts).")
+    watcher_restarts: int = Field(description="Times a dead watcher was restarted (each followed by a sync).")
+    watcher_error: str | None = Field(description="The watcher's last failure, if any.")
     links: LinkCountsOut
     last_indexed: datetime | None = Field(description="When a pass last wrote or removed a note.")
     last_sync: datetime | None = Field(description="When the index was last compared with the disk.")

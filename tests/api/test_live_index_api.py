@@ -135,6 +135,7 @@ def test_the_watcher_follows_create_edit_rename_folder_move_and_delete(
 
     status = app.status()
     assert status["watcher_running"] is True
+    assert (status["watcher_restarts"], status["watcher_error"]) == (0, None)
     assert status["indexed_notes"] == len(NOTES)
     assert status["unindexed_files"] == 0
     assert status["embedder"] == {"provider": "onnx", "model": "fake-bow", "healthy": True}
@@ -258,3 +259,17 @@ def test_searches_keep_answering_while_a_rebuild_runs(vault: Path, tmp_path: Pat
     finally:
         gated.gate.set()
         live.close()
+
+
+def test_a_dead_watcher_is_restarted_reported_and_misses_nothing(app: LiveApp, vault: Path) -> None:
+    watcher = app.services.watcher
+    assert watcher is not None
+    observer = watcher._observer  # noqa: SLF001 - killed under the service, as a crash would
+    assert observer is not None
+    observer.stop()
+    write(vault, "While down.md", "# While down\n\nwombat sighting\n")  # nobody may be watching now
+    app.wait_until(lambda: app.top("wombat") == "While down.md", "a note saved while the watcher was dead")
+    status = app.status()
+    assert status["watcher_restarts"] == 1
+    assert status["watcher_error"]
+    assert status["watcher_running"] is True

@@ -43,6 +43,8 @@ def _status(services: Services) -> IndexStatus:
         unindexed_files=index.unindexed_files,
         pending_changes=services.pending_changes,
         watcher_running=services.watcher_running,
+        watcher_restarts=services.watcher.restarts if services.watcher else 0,
+        watcher_error=services.watcher.last_error if services.watcher else None,
         indexed_chunks=chunks,
         links=links,
         last_indexed=index.last_indexed,
