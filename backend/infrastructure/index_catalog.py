@@ -46,7 +46,6 @@ the embedded (qdrant-edge) set-up never needs it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import threading
@@ -57,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from backend.application.ports import ChunkStore, GraphStore
 from backend.domain.errors import StoreError
+from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     LINKS_COLLECTION,
     NOTES_COLLECTION,
@@ -241,7 +241,7 @@ class EdgeIndexCatalog(_Catalog):
 
     def _switch(self, generation: str) -> None:
         with edge_errors_mapped("switch the active index generation"):
-            _write_json_durably(self._root / f"{self._prefix}{POINTER_FILE}", {_ACTIVE_KEY: generation})
+            write_json_durably(self._root / f"{self._prefix}{POINTER_FILE}", {_ACTIVE_KEY: generation})
 
     def _remove(self, generation: str) -> None:
         with edge_errors_mapped(f"drop the index generation {generation}"):
@@ -267,7 +267,7 @@ class EdgeIndexCatalog(_Catalog):
 
     def _set_last_issued(self, number: int) -> None:
         with edge_errors_mapped("record the index generation counter"):
-            _write_json_durably(self._root / f"{self._prefix}{COUNTER_FILE}", {_ISSUED_KEY: number})
+            write_json_durably(self._root / f"{self._prefix}{COUNTER_FILE}", {_ISSUED_KEY: number})
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -290,28 +290,6 @@ def _damaged(path: Path) -> StoreError:
         f"the index catalog file {path} is damaged",
         suggestion="Restore it from a backup, or delete it and rebuild the index.",
     )
-
-
-def _write_json_durably(target: Path, record: dict[str, Any]) -> None:
-    """Replace `target` so that after a crash it holds either the old or the new record, never a mix."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(record, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
-    _fsync_dir(target.parent)  # the rename itself is only durable once the directory is on disk
-
-
-def _fsync_dir(directory: Path) -> None:
-    if os.name == "nt":
-        return  # directories cannot be opened there; NTFS journals the rename
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # -- qdrant-client -----------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ close: exclusive; everything else: shared), and a mutex keeps writers one at a t
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import threading
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ import qdrant_edge as qe
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
 from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     DENSE,
     SPARSE,
@@ -79,7 +79,7 @@ class EdgeChunkStore:
                     shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
                 shard.update(qe.UpdateOperation.create_field_index(DATE_NUM, qe.PayloadSchemaType.Integer))
                 # Written last: a crash before this leaves no identity, which reads as "rebuild me".
-                _write_json_atomically(self.shard_dir / IDENTITY_FILE, identity_record(identity))
+                write_json_durably(self.shard_dir / IDENTITY_FILE, identity_record(identity))
                 shard.flush()
             except BaseException:
                 shard.close()
@@ -280,15 +280,3 @@ def _edge_filter(spec: FilterSpec | None) -> qe.Filter | None:
         date_range = qe.RangeFloat(gte=spec.date_num_from, lte=spec.date_num_to)
         must.append(qe.FieldCondition(key=DATE_NUM, range=date_range))
     return qe.Filter(must=must)
-
-
-# -- files ---------------------------------------------------------------------------------------
-
-
-def _write_json_atomically(target: Path, data: dict[str, Any]) -> None:
-    tmp = target.with_name(f".{target.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)

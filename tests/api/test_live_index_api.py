@@ -20,6 +20,7 @@ from backend.infrastructure.embedders.cache import CachedEmbedder
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
+from tests.vault_files import write
 
 DEBOUNCE = 0.2
 MARGIN = 15.0  # generous for a loaded 2-core CI machine; a pass normally takes well under a second
@@ -35,12 +36,6 @@ NOTES = {
         f"## Part {n}\n\n" + " ".join(f"theme{n} item{n}x{i}" for i in range(150)) + "\n\n" for n in range(3)
     ),
 }
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture

@@ -14,17 +14,12 @@ from backend.domain.models import SearchMode
 from backend.infrastructure.embedders.cache import CachedEmbedder
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
 from tests.application.test_indexing import NOTES, Harness
+from tests.vault_files import write
 
 LONG_NOTE = "Projects/Long plan.md"
 LONG_TEXT = "".join(
     f"## Part {n}\n\n" + " ".join(f"topic{n} detail{n}x{i}" for i in range(150)) + "\n\n" for n in range(4)
 )
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture

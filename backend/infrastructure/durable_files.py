@@ -1,0 +1,30 @@
+"""Small JSON records next to the index (identity, active generation) that survive a crash whole."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def write_json_durably(target: Path, record: dict[str, Any]) -> None:
+    """Replace `target` so that after a crash it holds either the old or the new record, never a mix."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(record, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+    _fsync_dir(target.parent)  # the rename itself is only durable once the directory is on disk
+
+
+def _fsync_dir(directory: Path) -> None:
+    if os.name == "nt":
+        return  # directories cannot be opened there; NTFS journals the rename
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
