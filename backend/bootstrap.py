@@ -9,12 +9,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from backend.application.embedder_health import EMBEDDER_FAILURES
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner, JobSnapshot
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog
 from backend.application.search import SearchOptions, SearchService
-from backend.config import Settings
-from backend.domain.errors import ReindexInProgressError
+from backend.config import Settings, SettingsError
+from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
 from backend.domain.models import IndexIdentity
 from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
@@ -146,19 +147,42 @@ class Services:
 
 def build_catalog(settings: Settings) -> IndexCatalog:
     if settings.qdrant_url:
-        from qdrant_client import QdrantClient
-
-        from backend.infrastructure.index_catalog import ClientIndexCatalog
-
-        return ClientIndexCatalog(QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key))
+        return build_server_catalog(settings, settings.qdrant_url, settings.qdrant_api_key)
     from backend.infrastructure.index_catalog import EdgeIndexCatalog
 
     return EdgeIndexCatalog(settings.store_dir)
 
 
-def build_embedder(settings: Settings) -> Embedder | None:
-    """The configured embedder behind the persistent embedding cache (None for keyword-only)."""
-    inner = _build_model(settings)
+def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> IndexCatalog:
+    """This vault's collections on the Qdrant server at `url`, laid out as the QDRANT_* settings say."""
+    from qdrant_client import QdrantClient
+
+    from backend.infrastructure.index_catalog import ClientIndexCatalog
+    from backend.infrastructure.qdrant_client_store import CollectionOptions
+
+    client = QdrantClient(
+        url=url,
+        api_key=api_key,
+        prefer_grpc=settings.qdrant_prefer_grpc,
+        grpc_port=settings.qdrant_grpc_port,
+        timeout=settings.qdrant_timeout_seconds,
+    )
+    options = CollectionOptions(
+        shard_number=settings.qdrant_shard_number,
+        replication_factor=settings.qdrant_replication_factor,
+        write_consistency_factor=settings.qdrant_write_consistency_factor,
+        on_disk_vectors=settings.qdrant_on_disk_vectors,
+        on_disk_payload=settings.qdrant_on_disk_payload,
+    )
+    return ClientIndexCatalog(client, options=options, base=settings.vault_name)
+
+
+def build_embedder(settings: Settings, catalog: IndexCatalog | None = None) -> Embedder | None:
+    """The configured embedder behind the persistent embedding cache (None for keyword-only).
+
+    `catalog`: the index, asked for the dimension it was built with when nothing else tells it (an Ollama
+    model outside the table of known sizes, without EMBEDDING_DIMENSION)."""
+    inner = _build_model(settings, catalog)
     if inner is None:
         return None
     from backend.infrastructure.embedders.cache import CachedEmbedder
@@ -166,23 +190,73 @@ def build_embedder(settings: Settings) -> Embedder | None:
     return CachedEmbedder(inner, settings.data_dir / "embedding_cache.sqlite3")
 
 
-def _build_model(settings: Settings) -> Embedder | None:
+def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder | None:
     if settings.embedding_provider == "none":
         return None
     if settings.embedding_provider == "ollama":
-        from backend.infrastructure.embedders.ollama import OllamaEmbedder
+        import httpx
 
-        return OllamaEmbedder(base_url=settings.ollama_url, model=settings.model_name)
+        from backend.infrastructure.embedders.ollama import OllamaEmbedder, known_dimension
+
+        model = settings.model_name
+        dimension = settings.embedding_dimension or known_dimension(model)
+        if dimension is None and catalog is not None:
+            dimension = stored_dimension(catalog, model)
+        return OllamaEmbedder(
+            base_url=settings.ollama_url,
+            model=model,
+            batch_size=settings.ollama_batch_size,
+            timeout=httpx.Timeout(
+                settings.ollama_timeout_seconds, connect=settings.ollama_connect_timeout_seconds
+            ),
+            max_retries=settings.ollama_max_retries,
+            dimension=dimension,
+        )
     from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
     if settings.model_name != "all-MiniLM-L6-v2":
-        from backend.config import SettingsError
-
         raise SettingsError(
             f"invalid setting EMBEDDING_MODEL: the onnx provider ships all-MiniLM-L6-v2 only "
             f"(got {settings.model_name!r})"
         )
-    return OnnxMiniLMEmbedder(cache_dir=settings.models_dir)
+    return OnnxMiniLMEmbedder(cache_dir=settings.models_dir, prebuilt_dir=settings.onnx_model_dir)
+
+
+def stored_dimension(catalog: IndexCatalog, model: str) -> int | None:
+    """The dimension the serving index records for `model`; None when there is none, it was built with
+    another model, or the store cannot be read now."""
+    try:
+        active = catalog.active()
+        if active is None:
+            return None
+        store, graph = catalog.open(active)
+        try:
+            identity = store.identity()
+        finally:
+            store.close()
+            graph.close()
+    except KnowledgeBridgeError:
+        return None
+    if identity is None or identity.embedding_model != model:
+        return None
+    return identity.dimension
+
+
+def _embedding_dimension(settings: Settings, embedder: Embedder) -> int:
+    """The embedder's dimension, known before it answers whenever possible (see `_build_model`)."""
+    try:
+        dimension = embedder.dimension  # asks Ollama only when nothing else told it
+    except EMBEDDER_FAILURES as exc:
+        raise SettingsError(
+            f"invalid setting EMBEDDING_DIMENSION: the vector size of {embedder.model_name} is not known "
+            f"and the embedder cannot tell it now ({exc.code}: {exc.detail}); set EMBEDDING_DIMENSION"
+        ) from None
+    if settings.embedding_dimension is not None and dimension != settings.embedding_dimension:
+        raise SettingsError(
+            f"invalid setting EMBEDDING_DIMENSION: {embedder.model_name} has {dimension} dimensions "
+            f"(got {settings.embedding_dimension})"
+        )
+    return dimension
 
 
 class _FromSettings:
@@ -196,9 +270,16 @@ def build_services(
     settings: Settings, *, embedder: Embedder | None | _FromSettings = FROM_SETTINGS
 ) -> Services:
     """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake)."""
-    if isinstance(embedder, _FromSettings):
-        embedder = build_embedder(settings)
     catalog = build_catalog(settings)
+    try:
+        if isinstance(embedder, _FromSettings):
+            embedder = build_embedder(settings, catalog)
+        dimension = _embedding_dimension(settings, embedder) if embedder is not None else None
+    except BaseException:
+        catalog.close()
+        if embedder is not None and not isinstance(embedder, _FromSettings):
+            embedder.close()
+        raise
     vault = FileSystemVault(settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs)
     encoder = SparseEncoder(
         k1=settings.keyword_k1,
@@ -216,7 +297,7 @@ def build_services(
     )
     identity = IndexIdentity(
         embedding_model=embedder.model_name if embedder else "none",
-        dimension=embedder.dimension if embedder else None,
+        dimension=dimension,
         keyword_encoding=encoder.fingerprint,
     )
     index = IndexService(

@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
+DEFAULT_VAULT_NAME = "obsidian"  # the collection names before VAULT_NAME existed: obsidian_chunks, ...
 DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
 
 
@@ -81,6 +82,52 @@ class Settings(BaseSettings):
     )
     keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
 
+    # -- production: Ollama, the Qdrant server, several vaults (docs/deployment.md) --------------------
+    vault_name: str = Field(
+        DEFAULT_VAULT_NAME,
+        min_length=1,
+        max_length=48,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$",
+        description="Names this vault's index: collections <name>_chunks/_notes/_links on a Qdrant server, "
+        "its own folder in the embedded store. One name per vault.",
+    )
+    embedding_dimension: int | None = Field(
+        None,
+        ge=1,
+        le=65536,
+        description="The model's vector size, when Ollama serves a model this service does not know and "
+        "may be down at the first start; checked against the model's real answer.",
+    )
+    ollama_batch_size: int = Field(64, ge=1, le=2048, description="Texts per Ollama /api/embed request.")
+    ollama_timeout_seconds: float = Field(
+        120.0, gt=0.0, le=3600.0, description="Read timeout of an Ollama request (a cold model loads slowly)."
+    )
+    ollama_connect_timeout_seconds: float = Field(
+        5.0, gt=0.0, le=600.0, description="Connect timeout of an Ollama request."
+    )
+    ollama_max_retries: int = Field(
+        3, ge=0, le=10, description="Retries (with backoff) of an Ollama request after a 5xx or a timeout."
+    )
+    qdrant_prefer_grpc: bool = Field(False, description="Talk to the Qdrant server over gRPC.")
+    qdrant_grpc_port: int = Field(6334, ge=1, le=65535, description="The Qdrant server's gRPC port.")
+    qdrant_timeout_seconds: int = Field(30, ge=1, le=3600, description="Timeout of a Qdrant server request.")
+    qdrant_shard_number: int | None = Field(
+        None, ge=1, le=1024, description="Shards per collection (cluster); unset = the server's default."
+    )
+    qdrant_replication_factor: int | None = Field(
+        None, ge=1, le=64, description="Copies of each shard (cluster); unset = the server's default."
+    )
+    qdrant_write_consistency_factor: int | None = Field(
+        None, ge=1, le=64, description="Replicas that must confirm a write (cluster); unset = 1."
+    )
+    qdrant_on_disk_vectors: bool = Field(False, description="Keep dense and sparse vectors on disk (mmap).")
+    qdrant_on_disk_payload: bool = Field(False, description="Keep payloads on disk instead of in RAM.")
+    onnx_model_dir: Path | None = Field(
+        None,
+        description="A folder with the ONNX graph prepared by `python -m backend prepare-model` (the "
+        "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
+    )
+
     _split_dirs = field_validator("deny_dirs", "allow_dirs", mode="before")(_split_list)
 
     @field_validator("log_level", mode="before")
@@ -88,7 +135,18 @@ class Settings(BaseSettings):
     def _upper_level(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("qdrant_url", "qdrant_api_key", "api_key", "embedding_model", mode="before")
+    @field_validator(
+        "qdrant_url",
+        "qdrant_api_key",
+        "api_key",
+        "embedding_model",
+        "embedding_dimension",
+        "qdrant_shard_number",
+        "qdrant_replication_factor",
+        "qdrant_write_consistency_factor",
+        "onnx_model_dir",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -105,7 +163,11 @@ class Settings(BaseSettings):
 
     @property
     def store_dir(self) -> Path:
-        return self.data_dir / "qdrant"
+        """The embedded store: `DATA_DIR/qdrant` for the default vault name (as before names existed),
+        `DATA_DIR/qdrant-<VAULT_NAME>` for any other."""
+        if self.vault_name == DEFAULT_VAULT_NAME:
+            return self.data_dir / "qdrant"
+        return self.data_dir / f"qdrant-{self.vault_name}"
 
     @property
     def models_dir(self) -> Path:

@@ -126,11 +126,22 @@ class LinkCountsOut(BaseModel):
     embeds: int
 
 
+class EmbedderProblemOut(BaseModel):
+    error_code: str = Field(
+        description="EMBEDDER_UNAVAILABLE, MODEL_NOT_FOUND, or EMBEDDING_MODEL_MISMATCH (wrong vector size)"
+    )
+    detail: str
+    suggestion: str
+
+
 class EmbedderInfo(BaseModel):
     provider: str = Field(description="onnx, ollama or none (keyword only).")
     model: str
     healthy: bool = Field(
         description="False while the embedder cannot answer; searches fall back to keywords."
+    )
+    error: EmbedderProblemOut | None = Field(
+        None, description="The embedder's last failure, until it answers again (what to do: `suggestion`)."
     )
 
 

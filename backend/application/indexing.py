@@ -24,12 +24,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from backend.application.embedder_health import EmbedderHealth
 from backend.application.jobs import JobProgress
 from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.chunking import chunk_note
-from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, IndexNotReadyError
+from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.links import NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
@@ -117,9 +118,13 @@ class IndexService:
         identity: IndexIdentity,
         chunking: ChunkingOptions | None = None,
         keyword_first_min: int = KEYWORD_FIRST_MIN,
+        embedder_health: EmbedderHealth | None = None,
     ) -> None:
         self._catalog = catalog
         self._embedder = embedder
+        if embedder is not None and embedder_health is None:
+            embedder_health = EmbedderHealth(embedder, dimension=identity.dimension)
+        self._health = embedder_health if embedder is not None else None
         self._vault = vault
         self._parse = parser
         self._encoder = encoder
@@ -142,6 +147,11 @@ class IndexService:
     @property
     def identity(self) -> IndexIdentity:
         return self._identity
+
+    @property
+    def embedder_health(self) -> EmbedderHealth | None:
+        """The embedder's last failure and whether to try it now (None without an embedder)."""
+        return self._health
 
     @property
     def generation(self) -> str | None:
@@ -356,6 +366,7 @@ class IndexService:
             identity=self._identity,
             chunking=self._chunking,
             keyword_first_min=self._keyword_first_min,
+            embedder_health=self._health,
         )
         builder._live = builder._create(generation)
         builder._ready = True
@@ -491,7 +502,10 @@ class IndexService:
             twins: dict[str, list[str]] = {}
             for path in gone:
                 twins.setdefault(live.notes[path].content_hash, []).append(path)
-        embed_now = len(candidates) < self._keyword_first_min
+        # A full pass always tries the embedder (once: a failing batch stops the dense work); the watcher's
+        # small changes skip it while it is known to be down, instead of waiting through its retries.
+        use_embedder = self._health is not None and (all_pending or self._health.worth_trying())
+        embed_now = use_embedder and len(candidates) < self._keyword_first_min
         if progress:
             progress.update(phase="indexing", done=0, total=len(candidates))
         keyword_only: list[str] = []
@@ -526,7 +540,7 @@ class IndexService:
             live.graph.reresolve([*appeared, *gone])
         live.fresh = False
 
-        if self._embedder is not None:
+        if use_embedder:
             pending = self._pending_dense(live) if all_pending else keyword_only
             if pending:
                 self._embed_pending(live, pending, progress)
@@ -611,7 +625,7 @@ class IndexService:
         for item in batch:
             if item.twin is not None:
                 report.reused_vectors += self._reuse_vectors(live, item)
-        if embed and self._embedder is not None:
+        if embed:
             self._embed(batch)
         for item in batch:
             self._write_note(live, item)
@@ -635,15 +649,24 @@ class IndexService:
         return reused
 
     def _embed(self, batch: Sequence[_PendingNote]) -> None:
-        assert self._embedder is not None
+        """Fill in the batch's missing dense vectors: all of them, or (embedder failing) none, so a note is
+        never written half dense."""
+        assert self._health is not None
         missing = [(item, i) for item in batch for i, vector in enumerate(item.vectors) if vector is None]
         if not missing:
             return
-        try:
-            vectors = self._embedder.embed_documents([item.texts[i] for item, i in missing])
-        except EmbedderUnavailableError as exc:
+        vectors = self._health.documents([item.texts[i] for item, i in missing])
+        if vectors is None:
+            for item in batch:  # vectors reused from a moved note's points wait with the rest of the note
+                if None in item.vectors:
+                    item.vectors = [None] * len(item.vectors)
             # keyword first: the notes become searchable now, their dense vectors on a later pass
-            log.warning("embedder unavailable, indexing %d notes by keyword only: %s", len(batch), exc.detail)
+            problem = self._health.problem
+            log.warning(
+                "embedder failed, indexing %d notes by keyword only: %s",
+                len(batch),
+                f"{problem.code}: {problem.detail}" if problem else "unknown failure",
+            )
             return
         for (item, i), vector in zip(missing, vectors, strict=True):
             item.vectors[i] = vector

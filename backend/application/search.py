@@ -11,7 +11,6 @@ from backend.application.indexing import IndexService
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
-from backend.domain.errors import EmbedderUnavailableError
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping
 from backend.domain.sparse import SparseEncoder
@@ -119,6 +118,9 @@ class SearchService:
                 f"{pending} of {self._index.indexed_notes} notes have no dense vectors yet "
                 "(the embedder was unavailable when they were indexed): they are found by keywords only"
             )
+        health = self._index.embedder_health
+        if pending and health is not None and health.problem is not None:
+            warnings[-1] += f"; {health.describe()}"  # e.g. MODEL_NOT_FOUND and the `ollama pull` to run
         if mode is not SearchMode.KEYWORD:
             dense, reason = self._embed_query(query)
             if dense is None:
@@ -190,13 +192,16 @@ class SearchService:
         return [first[path] for path in paths if path in first]
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
-        if self._embedder is None:
+        health = self._index.embedder_health
+        if self._embedder is None or health is None:
             return None, "no embedder is configured (EMBEDDING_PROVIDER=none)"
-        try:
-            return self._embedder.embed_query(query), ""
-        except EmbedderUnavailableError as exc:
-            log.warning("query embedding failed: %s", exc.detail)
-            return None, f"the embedder is unavailable ({exc.detail})"
+        if not health.worth_trying():  # known down: answer now rather than wait through its retries
+            return None, health.describe()
+        vector = health.query(query)
+        if vector is None:
+            log.warning("query embedding failed: %s", health.describe())
+            return None, health.describe()
+        return vector, ""
 
 
 def _span(hit: SearchHit) -> LineSpan:

@@ -69,6 +69,8 @@ from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
+    from backend.infrastructure.qdrant_client_store import CollectionOptions
+
 DEFAULT_BASE = "obsidian"
 LEGACY = "g0"
 CHUNKS_COLLECTION = "obsidian_chunks"
@@ -300,16 +302,12 @@ class ClientIndexCatalog(_Catalog):
         self,
         client: QdrantClient,
         *,
-        shard_number: int | None = None,
-        replication_factor: int | None = None,
-        on_disk: bool = False,
+        options: CollectionOptions | None = None,
         base: str = DEFAULT_BASE,
     ) -> None:
         super().__init__()
         self._client = client
-        self._shard_number = shard_number
-        self._replication_factor = replication_factor
-        self._on_disk = on_disk
+        self._options = options
         self._base = _checked_base(base)
         self._aliases = tuple(f"{base}_{kind}" for kind in _KINDS)
         self._catalog = f"{base}_catalog"
@@ -357,16 +355,13 @@ class ClientIndexCatalog(_Catalog):
             if replaced:  # its names are aliases of a newer generation now; writing there would hit that
                 raise ValueError(f"the legacy index generation {LEGACY!r} has been replaced")
         chunks, notes, links = self.collections(generation)
-        store = ClientChunkStore(
-            self._client,
-            chunks,
-            shard_number=self._shard_number,
-            replication_factor=self._replication_factor,
-            on_disk=self._on_disk,
-            close_client=False,
-        )
+        store = ClientChunkStore(self._client, chunks, options=self._options, close_client=False)
         graph = ClientGraphStore(
-            self._client, notes_collection=notes, links_collection=links, close_client=False
+            self._client,
+            notes_collection=notes,
+            links_collection=links,
+            options=self._options,
+            close_client=False,
         )
         return store, graph
 
@@ -424,9 +419,8 @@ class ClientIndexCatalog(_Catalog):
 
         with self._mapped("record the index generation counter"):
             if not self._client.collection_exists(self._catalog):
-                self._client.create_collection(
-                    self._catalog, vectors_config={}, replication_factor=self._replication_factor
-                )
+                replicas = self._options.replication_factor if self._options else None
+                self._client.create_collection(self._catalog, vectors_config={}, replication_factor=replicas)
             point = qm.PointStruct(id=_COUNTER_POINT, vector={}, payload={_ISSUED_KEY: number})
             self._client.upsert(self._catalog, points=[point], wait=True)
 

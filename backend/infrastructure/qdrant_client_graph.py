@@ -20,7 +20,7 @@ from qdrant_client import models as qm
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.links import LinkRecord, NoteRecord
-from backend.infrastructure.qdrant_client_store import client_errors_mapped, is_local_mode
+from backend.infrastructure.qdrant_client_store import CollectionOptions, client_errors_mapped, is_local_mode
 from backend.infrastructure.qdrant_common import (
     GRAPH_PAGE,
     LINK_INTEGER_FIELDS,
@@ -55,6 +55,7 @@ class ClientGraphStore:
         notes_collection: str = NOTES_COLLECTION,
         links_collection: str = LINKS_COLLECTION,
         page_size: int = GRAPH_PAGE,
+        options: CollectionOptions | None = None,
         close_client: bool = True,
     ) -> None:
         self._client = client
@@ -62,6 +63,7 @@ class ClientGraphStore:
         self._notes = notes_collection
         self._links = links_collection
         self._page = page_size
+        self._options = options or CollectionOptions()
         self._local = is_local_mode(client)
         self._lifecycle = ReadWriteLock()
         self._write_lock = threading.Lock()
@@ -73,7 +75,7 @@ class ClientGraphStore:
         with self._lifecycle.write(), self._mapped("open the note graph"):
             for name in (self._notes, self._links):
                 if not self._client.collection_exists(name):
-                    self._client.create_collection(name, vectors_config={})
+                    self._create(name)
             self._index_links()  # idempotent; also heals a collection whose creation was cut short
 
     def reset(self) -> None:
@@ -81,7 +83,7 @@ class ClientGraphStore:
             for name in (self._notes, self._links):
                 if self._client.collection_exists(name):
                     self._client.delete_collection(name)
-                self._client.create_collection(name, vectors_config={})
+                self._create(name)
             self._index_links()
 
     def close(self) -> None:
@@ -92,6 +94,9 @@ class ClientGraphStore:
             if self._close_client:
                 with self._mapped(_CLOSING):
                     self._client.close()
+
+    def _create(self, name: str) -> None:
+        self._client.create_collection(name, vectors_config={}, **self._options.create_kwargs())
 
     def _index_links(self) -> None:
         if self._local:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -43,6 +44,36 @@ _CLOSING = "close the index"
 _UPSERT_BATCH = 256  # keeps each request far below the server's 32 MB body limit at 1024-d
 _UNAVAILABLE_HTTP = frozenset({502, 503, 504})
 _UNAVAILABLE_GRPC = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+# Every payload field a chunk filter reads (see `_client_filter`), with the index type it needs.
+CHUNK_PAYLOAD_INDEXES = {
+    NOTE_PATH: qm.PayloadSchemaType.KEYWORD,
+    FOLDERS: qm.PayloadSchemaType.KEYWORD,
+    TAGS: qm.PayloadSchemaType.KEYWORD,
+    DATE_NUM: qm.PayloadSchemaType.INTEGER,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionOptions:
+    """How the server lays out the collections we create (QDRANT_SHARD_NUMBER, ... in the settings).
+
+    None leaves the server's default. Local mode accepts and ignores all of them except the vectors' on-disk
+    flags; a cluster needs them (see docs/deployment.md)."""
+
+    shard_number: int | None = None
+    replication_factor: int | None = None
+    write_consistency_factor: int | None = None
+    on_disk_vectors: bool = False
+    on_disk_payload: bool = False
+
+    def create_kwargs(self) -> dict[str, Any]:
+        """The layout arguments of `create_collection`, for every collection: chunks, notes, links."""
+        return {
+            "shard_number": self.shard_number,
+            "replication_factor": self.replication_factor,
+            "write_consistency_factor": self.write_consistency_factor,
+            "on_disk_payload": self.on_disk_payload or None,
+        }
 
 
 def is_local_mode(client: QdrantClient) -> bool:
@@ -57,17 +88,13 @@ class ClientChunkStore:
         client: QdrantClient,
         collection: str = "obsidian_chunks",
         *,
-        shard_number: int | None = None,
-        replication_factor: int | None = None,
-        on_disk: bool = False,
+        options: CollectionOptions | None = None,
         close_client: bool = True,
     ) -> None:
         self._client = client
         self._close_client = close_client  # False when the client is shared (an index catalog owns it)
         self._collection = collection
-        self._shard_number = shard_number
-        self._replication_factor = replication_factor
-        self._on_disk = on_disk
+        self._options = options or CollectionOptions()
         self._local = is_local_mode(client)
         self._lifecycle = ReadWriteLock()
         self._write_lock = threading.Lock()
@@ -87,27 +114,24 @@ class ClientChunkStore:
             name = self._collection
             if self._client.collection_exists(name):
                 self._client.delete_collection(name)
+            on_disk = self._options.on_disk_vectors
             vectors: dict[str, qm.VectorParams] = {}
             if identity.dimension is not None:
                 vectors[DENSE] = qm.VectorParams(
-                    size=identity.dimension, distance=qm.Distance.COSINE, on_disk=self._on_disk or None
+                    size=identity.dimension, distance=qm.Distance.COSINE, on_disk=on_disk or None
                 )
-            sparse = qm.SparseVectorParams(
-                modifier=qm.Modifier.IDF, index=qm.SparseIndexParams(on_disk=self._on_disk)
-            )
+            sparse_index = qm.SparseIndexParams(on_disk=on_disk)
+            sparse = qm.SparseVectorParams(modifier=qm.Modifier.IDF, index=sparse_index)
             self._client.create_collection(
                 name,
                 vectors_config=vectors,
                 sparse_vectors_config={SPARSE: sparse},
-                shard_number=self._shard_number,
-                replication_factor=self._replication_factor,
-                on_disk_payload=self._on_disk or None,
                 metadata=identity_record(identity),
+                **self._options.create_kwargs(),
             )
             if not self._local:  # local mode ignores payload indexes and warns about each one
-                for field in (NOTE_PATH, FOLDERS, TAGS):
-                    self._client.create_payload_index(name, field, qm.PayloadSchemaType.KEYWORD, wait=True)
-                self._client.create_payload_index(name, DATE_NUM, qm.PayloadSchemaType.INTEGER, wait=True)
+                for field, schema in CHUNK_PAYLOAD_INDEXES.items():
+                    self._client.create_payload_index(name, field, schema, wait=True)
             self._identity = identity
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.application.embedder_health import EmbedderHealth
 from backend.application.indexing import IndexService
 from backend.application.ports import ChunkStore, GraphStore
 from backend.application.search import SearchService
@@ -74,6 +75,11 @@ class Harness:
     @property
     def graph_store(self) -> GraphStore:
         return self.index._live.graph_store  # type: ignore[union-attr]  # noqa: SLF001 - the real store, watched
+
+    def swap_embedder(self, embedder: FakeEmbedder) -> None:
+        """The same model behaving differently from now on (slow, failing): indexing uses it at once."""
+        self.index._embedder = embedder  # noqa: SLF001
+        self.index._health = EmbedderHealth(embedder, dimension=self.index.identity.dimension)  # noqa: SLF001
 
     def top_note(self, query: str, mode: SearchMode = SearchMode.HYBRID, **kw: object) -> str | None:
         hits = self.search.search(query, top_k=3, mode=mode, **kw).hits  # type: ignore[arg-type]

@@ -177,7 +177,7 @@ def test_a_rebuild_serves_the_old_index_until_it_switches(
 ) -> None:
     old_generation = harness.index.generation
     gated = GatedEmbedder()
-    harness.index._embedder = gated  # noqa: SLF001 - the same model, now slow: the rebuild waits at the gate
+    harness.swap_embedder(gated)  # the same model, now slow: the rebuild waits at the gate
     harness.index._keyword_first_min = 1000  # noqa: SLF001
     rebuild = threading.Thread(target=harness.index.rebuild)
     rebuild.start()
@@ -201,7 +201,7 @@ def test_a_failed_rebuild_leaves_the_serving_index_as_it_was(harness: Harness) -
     gated = GatedEmbedder()
     gated.fail_with = RuntimeError("disk full")
     gated.gate.set()
-    harness.index._embedder = gated  # noqa: SLF001
+    harness.swap_embedder(gated)
     harness.index._keyword_first_min = 1000  # noqa: SLF001
     with pytest.raises(RuntimeError):
         harness.index.rebuild()

@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.deps import ServicesDep
 from backend.api.schemas import (
     EmbedderInfo,
+    EmbedderProblemOut,
     ErrorBody,
     FailedFile,
     IndexStatus,
@@ -52,11 +53,7 @@ def _status(services: Services) -> IndexStatus:
         generation=index.generation,
         embedding_model=index.identity.embedding_model,
         embedding_dimension=index.identity.dimension,
-        embedder=EmbedderInfo(
-            provider=settings.embedding_provider,
-            model=index.identity.embedding_model,
-            healthy=services.embedder is not None and services.embedder.health(),
-        ),
+        embedder=_embedder_info(services),
         vault_path=str(settings.vault_path),
         store=settings.qdrant_url or "embedded",
         store_healthy=store_healthy,
@@ -73,6 +70,22 @@ def _status(services: Services) -> IndexStatus:
         if job
         else None,
         failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in index.failed_files],
+    )
+
+
+def _embedder_info(services: Services) -> EmbedderInfo:
+    health = services.index.embedder_health
+    problem = health.problem if health is not None else None
+    error = None
+    if problem is not None:
+        error = EmbedderProblemOut(
+            error_code=problem.code, detail=problem.detail, suggestion=problem.suggestion
+        )
+    return EmbedderInfo(
+        provider=services.settings.embedding_provider,
+        model=services.index.identity.embedding_model,
+        healthy=services.embedder is not None and services.embedder.health(),  # the probe, asked now
+        error=error,
     )
 
 

