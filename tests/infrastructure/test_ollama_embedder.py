@@ -11,8 +11,8 @@ import pytest
 import respx
 
 from backend.application.ports import Embedder
-from backend.domain.errors import EmbedderUnavailableError, ModelNotFoundError
-from backend.infrastructure.embedders.ollama import OllamaEmbedder
+from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, ModelNotFoundError
+from backend.infrastructure.embedders.ollama import OllamaEmbedder, known_dimension
 
 BASE_URL = "http://ollama.test:11434"
 MODEL = "house-embed"  # not in KNOWN_DIMENSIONS: its size is learned from the answers
@@ -363,3 +363,60 @@ def test_health_is_false_and_never_raises_when_ollama_cannot_serve_the_model(
     assert make_embedder().health() is False
     assert route.call_count == 1  # a cheap probe: no retries
     assert sleeps == []
+
+
+# -- the dimension known before Ollama answers ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "size"),
+    [
+        ("mxbai-embed-large", 1024),
+        ("mxbai-embed-large:latest", 1024),
+        ("mxbai-embed-large:335m", 1024),
+        ("nomic-embed-text:v1.5", 768),
+        ("library/all-minilm", 384),
+    ],
+)
+def test_a_well_known_model_has_its_dimension_without_asking_ollama(
+    ollama: respx.MockRouter, make_embedder: Callable[..., OllamaEmbedder], model: str, size: int
+) -> None:
+    route = ollama.post("/api/embed").mock(side_effect=httpx.ConnectError("down"))
+
+    assert make_embedder(model=model).dimension == size
+    assert not route.called
+    assert known_dimension(model) == size
+
+
+def test_an_unknown_model_has_no_known_dimension() -> None:
+    assert known_dimension("house-embed") is None
+    assert known_dimension("snowflake-arctic-embed:22m") is None  # its tags differ in size: not guessed
+
+
+def test_a_given_dimension_is_used_without_asking_ollama(
+    ollama: respx.MockRouter, make_embedder: Callable[..., OllamaEmbedder]
+) -> None:
+    route = ollama.post("/api/embed").mock(side_effect=embed_reply())
+    embedder = make_embedder(dimension=3)
+
+    assert embedder.dimension == 3
+    assert not route.called
+    assert len(embedder.embed_query("note-1")) == 3  # the answer agrees: used
+
+
+def test_an_answer_of_another_size_than_expected_is_refused_as_a_model_mismatch(
+    ollama: respx.MockRouter, make_embedder: Callable[..., OllamaEmbedder], sleeps: list[float]
+) -> None:
+    route = ollama.post("/api/embed").mock(side_effect=embed_reply(lambda _: [0.5] * 768))
+    embedder = make_embedder(model="mxbai-embed-large")  # expected 1024: someone serves another model
+
+    with pytest.raises(EmbeddingModelMismatchError) as caught:
+        embedder.embed_documents(["a", "b"])
+
+    assert caught.value.code == "EMBEDDING_MODEL_MISMATCH"
+    assert "768" in caught.value.detail
+    assert "1024" in caught.value.detail
+    assert "EMBEDDING_DIMENSION=768" in caught.value.suggestion
+    assert route.call_count == 1  # not retried: asking again gives the same size
+    assert sleeps == []
+    assert embedder.dimension == 1024  # still what the index expects
