@@ -8,7 +8,8 @@ import pytest
 
 from backend.bootstrap import build_services
 from backend.config import SettingsError, load_settings
-from tests.api.test_ollama_api import closed_port_url, tiny_vault
+from tests.api.test_ollama_api import tiny_vault
+from tests.ports import refused_url
 
 
 def ollama_settings(tmp_path, **overrides: object):
@@ -16,7 +17,7 @@ def ollama_settings(tmp_path, **overrides: object):
         "vault_path": tmp_path / "vault",
         "data_dir": tmp_path / "data",
         "embedding_provider": "ollama",
-        "ollama_url": closed_port_url(),
+        "ollama_url": refused_url(),
         "ollama_max_retries": 0,
         "watch": False,
     }

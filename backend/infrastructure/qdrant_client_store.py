@@ -337,11 +337,19 @@ def client_errors_mapped(client: QdrantClient, action: str, collections: Sequenc
         raise
     except Exception as exc:
         if is_unavailable(exc):
-            raise IndexUnavailableError(f"Qdrant is unreachable ({action}): {describe_error(exc)}") from exc
+            raise IndexUnavailableError(f"Qdrant is unreachable ({action}): {_describe(exc)}") from exc
         missing = _missing_collection(client, collections)
         if missing is not None:
             raise IndexNotReadyError(f"the index {missing!r} does not exist") from exc
-        raise StoreError(f"could not {action}: {describe_error(exc)}") from exc
+        raise StoreError(f"could not {action}: {_describe(exc)}") from exc
+
+
+def _describe(exc: BaseException) -> str:
+    """One line: gRPC errors carry a multi-line debug string besides their status and details."""
+    if isinstance(exc, grpc.RpcError) and callable(getattr(exc, "code", None)):
+        details = exc.details() if callable(getattr(exc, "details", None)) else ""
+        return f"gRPC {exc.code().name}: {details}"
+    return describe_error(exc)
 
 
 def _missing_collection(client: QdrantClient, collections: Sequence[str]) -> str | None:

@@ -5,7 +5,6 @@ catches up by itself once Ollama serves the model. Ollama is a real closed loopb
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import httpx
@@ -16,6 +15,7 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
+from tests.ports import refused_url
 from tests.vault_files import write
 
 MODEL = "mxbai-embed-large"
@@ -26,13 +26,6 @@ def tiny_vault(root: Path) -> Path:
     write(vault, "Shopping list.md", "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n")
     write(vault, "Sreenivas.md", "# Sreenivas\n\nI owe Sreenivas 1200 rupees for the tickets.\n")
     return vault
-
-
-def closed_port_url() -> str:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"  # nothing listens there any more: connections are refused
 
 
 def settings_for(tmp_path: Path, ollama_url: str, **overrides: object):
@@ -49,7 +42,7 @@ def settings_for(tmp_path: Path, ollama_url: str, **overrides: object):
 
 
 def test_the_service_starts_and_indexes_by_keyword_while_ollama_is_down(tmp_path: Path) -> None:
-    settings = settings_for(tmp_path, closed_port_url())
+    settings = settings_for(tmp_path, refused_url())
 
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         status = wait_for_job(client)

@@ -5,7 +5,6 @@ matter (fast); a deterministic fake embedder where it does."""
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from backend.domain.errors import IndexUnavailableError
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder
+from tests.ports import refused_port, refused_url
 
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
@@ -364,23 +364,30 @@ def test_an_index_built_with_another_model_is_not_written_until_rebuilt(tmp_path
         assert search(c, "milk")["status"] == "healthy"
 
 
-def _refused_url() -> str:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"  # nothing listens there any more: connections are refused
-
-
 @pytest.mark.filterwarnings("ignore:Failed to obtain server version")
-def test_an_unreachable_store_does_not_stop_the_service_and_answers_503(tmp_path: Path) -> None:
-    settings = _settings(tmp_path / "data", qdrant_url=_refused_url())
+@pytest.mark.parametrize("transport", ["http", "grpc"])
+def test_an_unreachable_store_does_not_stop_the_service_and_answers_503(
+    tmp_path: Path, transport: str
+) -> None:
+    settings = _settings(
+        tmp_path / "data",
+        qdrant_url=refused_url(),
+        qdrant_prefer_grpc=transport == "grpc",
+        qdrant_grpc_port=refused_port(),
+    )
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
         assert c.get("/health").status_code == 200
         status = c.get("/index/status")
         assert status.status_code == 200
         assert status.json()["store_healthy"] is False
-        _assert_error(c.post("/search", json={"query": "milk"}), 503, "INDEX_UNAVAILABLE", recoverable=True)
+        error = _assert_error(
+            c.post("/search", json={"query": "milk"}), 503, "INDEX_UNAVAILABLE", recoverable=True
+        )
+        assert "unreachable" in error["detail"]
+        assert ("UNAVAILABLE" in error["detail"]) is (transport == "grpc")  # the gRPC status, on gRPC only
+        assert "Qdrant" in error["suggestion"]
         _assert_error(c.post("/index/rebuild"), 503, "INDEX_UNAVAILABLE", recoverable=True)
+        _assert_error(c.post("/index/sync"), 503, "INDEX_UNAVAILABLE", recoverable=True)
 
 
 def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: Path) -> None:
