@@ -1,4 +1,5 @@
-"""`python -m backend serve|index|sync|search|status|eval`, reading the same settings as the service."""
+"""`python -m backend serve|index|sync|search|status|eval|migrate|prepare-model`, reading the same settings as
+the service."""
 
 from __future__ import annotations
 
@@ -58,6 +59,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--limit", type=int, help="only the first N queries")
     ev.add_argument("--json", action="store_true", help="print the scores as JSON")
+
+    mig = sub.add_parser(
+        "migrate",
+        parents=[common],
+        help="copy the index (vectors included) to a Qdrant server, no re-embedding",
+    )
+    mig.add_argument(
+        "--to", required=True, metavar="URL", help="the Qdrant server, e.g. http://localhost:6333"
+    )
+    mig.add_argument("--api-key", help="the server's API key (default: QDRANT_API_KEY)")
+    mig.add_argument("--replace", action="store_true", help="replace an index of this vault already there")
+
+    prep = sub.add_parser("prepare-model", help="build the ONNX model ahead of time (the Docker image does)")
+    prep.add_argument("--into", type=Path, required=True, help="folder for ONNX_MODEL_DIR")
     return parser
 
 
@@ -272,6 +287,18 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "prepare-model":  # at image build time: no vault, no settings
+        logging.basicConfig(
+            level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+        )
+        from backend.admin_cli import cmd_prepare_model
+
+        try:
+            cmd_prepare_model(args.into)
+        except KnowledgeBridgeError as exc:
+            print(f"error: {exc.detail}\n  suggestion: {exc.suggestion}", file=sys.stderr)
+            return 1
+        return 0
     try:
         settings = _settings(args)
     except SettingsError as exc:
@@ -294,6 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_status(settings)
         elif args.command == "eval":
             _cmd_eval(settings, args)
+        elif args.command == "migrate":
+            from backend.admin_cli import cmd_migrate
+
+            cmd_migrate(settings, args.to, args.api_key, args.replace)
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

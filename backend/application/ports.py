@@ -93,6 +93,11 @@ class ChunkStore(Protocol):
         """A page of points (score 0) with payloads, and the offset of the next page or None."""
         ...
 
+    def export(self, *, limit: int = 256, offset: str | None = None) -> tuple[list[PointRecord], str | None]:
+        """A page of points as they are stored (id, payload, sparse vector, dense vector when the point has
+        one), and the offset of the next page or None: what a copy to another store writes back."""
+        ...
+
     def close(self) -> None:
         """Flush and release the store; safe to call twice."""
         ...
@@ -176,6 +181,15 @@ class GraphStore(Protocol):
         ...
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int: ...
+
+    def all_links(self) -> list[LinkRecord]:
+        """Every link, ordered by source note and position."""
+        ...
+
+    def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
+        """Store note records and links as they are, in few store calls: a bulk copy into a graph that does
+        not hold these notes yet (unlike `put_note`, older links of these notes are not looked for)."""
+        ...
 
     def close(self) -> None: ...
 

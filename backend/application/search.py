@@ -11,7 +11,7 @@ from backend.application.indexing import IndexService
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
-from backend.domain.models import PointFilter, SearchMode
+from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping
 from backend.domain.sparse import SparseEncoder
 
@@ -146,7 +146,9 @@ class SearchService:
         size = max(top_k, candidates or 0)
         named = {hit.chunk_id for hit in entity}
         fused = [
-            SearchHit(chunk_id=p.id, score=p.score, payload=p.payload) for p in points if p.id not in named
+            SearchHit(chunk_id=p.id, score=p.score, payload=p.payload)
+            for p in sorted(points, key=_best_first)
+            if p.id not in named
         ]
         matched = _put_first(entity, fused, threshold, own_scale=mode is SearchMode.KEYWORD)
         hits = matched[:size]
@@ -207,6 +209,13 @@ class SearchService:
 def _span(hit: SearchHit) -> LineSpan:
     p = hit.payload
     return LineSpan(str(p.get("note_path", "")), int(p.get("start_line", 0)), int(p.get("end_line", 0)))
+
+
+def _best_first(point: ScoredPoint) -> tuple[float, str, int]:
+    """Qdrant orders equal scores by where points sit in its storage, which differs between the embedded
+    store and a server (and after a migration); ties go by note path and chunk instead, so the same index
+    answers the same wherever it is stored."""
+    return -point.score, str(point.payload.get("note_path", "")), _chunk_index(point.payload)
 
 
 def _chunk_index(payload: dict[str, Any]) -> int:

@@ -65,3 +65,12 @@ class NoteNotFoundError(KnowledgeBridgeError):
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False
+
+
+class MigrationTargetNotEmptyError(KnowledgeBridgeError):
+    code = "TARGET_NOT_EMPTY"
+    recoverable = True
+    suggestion = (
+        "Keep it (the server already serves this vault), migrate with --replace to overwrite it, "
+        "or set VAULT_NAME to give this vault collections of its own."
+    )

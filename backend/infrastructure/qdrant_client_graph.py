@@ -125,6 +125,17 @@ class ClientGraphStore:
             outgoing = qm.FilterSelector(filter=_client_filter(links_from(path)))
             self._client.delete(self._links, points_selector=outgoing, wait=True)
 
+    def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
+        with self._writing(), self._mapped("store notes"):
+            link_points = [_link_point(link) for link in links]
+            for start in range(0, len(link_points), _UPSERT_BATCH):
+                batch = link_points[start : start + _UPSERT_BATCH]
+                self._client.upsert(self._links, points=batch, wait=True)
+            note_points = [_note_point(note) for note in notes]  # after the links, as in put_note
+            for start in range(0, len(note_points), _UPSERT_BATCH):
+                batch = note_points[start : start + _UPSERT_BATCH]
+                self._client.upsert(self._notes, points=batch, wait=True)
+
     def update_resolution(self, links: Sequence[LinkRecord]) -> None:
         if not links:
             return
@@ -165,6 +176,9 @@ class ClientGraphStore:
         if not names:
             return []
         return sorted_links(self._scroll(self._links, links_named(names), "read links"))
+
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, None, "list links"))
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int:
         flt = _client_filter(links_counted(resolved, kind))

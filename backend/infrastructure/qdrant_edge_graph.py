@@ -48,6 +48,7 @@ from backend.infrastructure.rwlock import ReadWriteLock
 
 _PLACEHOLDER_VECTOR = "unused"
 _COLLECTIONS = (NOTES_COLLECTION, LINKS_COLLECTION)
+_BULK = 1024  # points per update call of a bulk copy
 
 
 class EdgeGraphStore:
@@ -162,6 +163,17 @@ class EdgeGraphStore:
             note_shard.update(qe.UpdateOperation.delete_points([note_point_id(path)]))
             link_shard.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(links_from(path))))
 
+    def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
+        with self._lifecycle.read(), self._write_lock, edge_errors_mapped("store notes"):
+            link_shard = self._writable(LINKS_COLLECTION)
+            note_shard = self._writable(NOTES_COLLECTION)
+            for start in range(0, len(links), _BULK):
+                points = [_link_point(link) for link in links[start : start + _BULK]]
+                link_shard.update(qe.UpdateOperation.upsert_points(points))
+            for start in range(0, len(notes), _BULK):  # after the links, as in put_note
+                points = [_note_point(note) for note in notes[start : start + _BULK]]
+                note_shard.update(qe.UpdateOperation.upsert_points(points))
+
     def update_resolution(self, links: Sequence[LinkRecord]) -> None:
         if not links:
             return
@@ -203,6 +215,9 @@ class EdgeGraphStore:
         if not names:
             return []
         return sorted_links(self._scroll(LINKS_COLLECTION, links_named(names), "read links"))
+
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(LINKS_COLLECTION, None, "list links"))
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int:
         flt = links_counted(resolved, kind)

@@ -241,6 +241,17 @@ class EdgeChunkStore:
         page = [ScoredPoint(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records]
         return page, None if next_offset is None else str(next_offset)
 
+    def export(self, *, limit: int = 256, offset: str | None = None) -> tuple[list[PointRecord], str | None]:
+        with self._lifecycle.read(), edge_errors_mapped("export points"):
+            if self._missing():
+                return [], None
+            request = qe.ScrollRequest(
+                offset=offset, limit=limit, filter=None, with_payload=True, with_vector=True
+            )
+            records, next_offset = self._open().scroll(request)
+        page = [_point_record(r.id, r.vector, r.payload) for r in records]
+        return page, None if next_offset is None else str(next_offset)
+
 
 # -- translation -----------------------------------------------------------------------------------
 
@@ -259,6 +270,20 @@ def _edge_point(point: PointRecord) -> qe.Point:
     if point.dense is not None:
         vector[DENSE] = list(point.dense)
     return qe.Point(point.id, vector, dict(point.payload))
+
+
+def _point_record(point_id: Any, vector: Any, payload: dict[str, Any] | None) -> PointRecord:
+    vectors = vector if isinstance(vector, dict) else {}
+    sparse = vectors.get(SPARSE)
+    dense = vectors.get(DENSE)
+    return PointRecord(
+        id=str(point_id),
+        sparse=SparseVector(tuple(sparse.indices), tuple(float(v) for v in sparse.values))
+        if sparse is not None
+        else SparseVector((), ()),
+        payload=dict(payload or {}),
+        dense=tuple(float(x) for x in dense) if dense is not None else None,
+    )
 
 
 def _nearest_dense(dense: Sequence[float]) -> qe.Query:

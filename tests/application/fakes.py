@@ -12,9 +12,13 @@ from backend.domain.sparse import tokenize
 
 
 class FakeEmbedder:
-    def __init__(self, dimension: int = 32, model_name: str = "fake-bow") -> None:
+    """`spread`: each word adds its own weight (from its hash) instead of 1, so different texts practically
+    never get the same cosine with a query: rankings without ties, as a real model gives."""
+
+    def __init__(self, dimension: int = 32, model_name: str = "fake-bow", *, spread: bool = False) -> None:
         self._dimension = dimension
         self._model_name = model_name
+        self._spread = spread
         self.calls = 0
         self.texts_embedded = 0
         self.available = True
@@ -48,7 +52,8 @@ class FakeEmbedder:
     def _vector(self, text: str) -> list[float]:
         vec = [0.0] * self._dimension
         for token in tokenize(text):
-            vec[zlib.crc32(token.encode()) % self._dimension] += 1.0
+            code = zlib.crc32(token.encode())
+            vec[code % self._dimension] += 1.0 + (code >> 16) / 65536 if self._spread else 1.0
         norm = math.sqrt(sum(v * v for v in vec)) or 1.0
         return (
             [v / norm if norm else 0.0 for v in vec]

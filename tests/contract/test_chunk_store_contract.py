@@ -49,6 +49,12 @@ class Backend:
             return self._keep(EdgeChunkStore(self._tmp / "edge"))
         return self._keep(ClientChunkStore(QdrantClient(":memory:")))
 
+    def other(self) -> ChunkStore:
+        """A store on other data than `store()`'s."""
+        if self.kind == "edge":
+            return self._keep(EdgeChunkStore(self._tmp / "other"))
+        return self._keep(ClientChunkStore(QdrantClient(":memory:")))
+
     def reopenable(self) -> ChunkStore:
         if self.kind == "edge":
             return self._keep(EdgeChunkStore(self._tmp / "edge"))
@@ -473,6 +479,71 @@ def test_searches_keep_working_while_one_writer_indexes(store: ChunkStore) -> No
         thread.join()
     assert failures == []
     assert store.count() == 1 + 200 - 4
+
+
+# -- export: the points as stored, for a copy to another store ------------------------------------------
+
+
+def export_all(store: ChunkStore, page: int = 2) -> list[PointRecord]:
+    found: list[PointRecord] = []
+    offset: str | None = None
+    while True:
+        batch, offset = store.export(limit=page, offset=offset)
+        found.extend(batch)
+        if offset is None:
+            return found
+
+
+def test_export_gives_back_every_point_with_its_vectors_and_payload(store: ChunkStore) -> None:
+    written = [
+        make_point("a.md", dense=(0.0, 1.0, 0.0, 0.0), terms={APPLE: 2.0, COMMON: 0.5}, tags=("x",)),
+        make_point("a.md", chunk_index=1, dense=(0.6, 0.8, 0.0, 0.0), terms={RARE: 1.25}),
+        make_point("b/c.md", dense=None, terms={ZEBRA: 3.0}, date="2026-03-01", text="keyword only"),
+        *[make_point(f"many/{i}.md") for i in range(4)],
+    ]
+    store.upsert(written)
+
+    exported = {point.id: point for point in export_all(store)}
+
+    assert set(exported) == {point.id for point in written}
+    for point in written:
+        got = exported[point.id]
+        assert got.payload == point.payload
+        assert dict(zip(got.sparse.indices, got.sparse.values, strict=True)) == pytest.approx(
+            dict(zip(point.sparse.indices, point.sparse.values, strict=True))
+        )
+        if point.dense is None:
+            assert got.dense is None
+        else:
+            assert got.dense == pytest.approx(point.dense, abs=1e-6)
+
+
+def test_exported_points_written_to_another_store_answer_the_same(
+    backend: Backend, store: ChunkStore
+) -> None:
+    points = [
+        make_point(f"n{i}.md", dense=(1.0, i / 10, 0.0, 0.0), terms={COMMON: 1.0 + i / 10, i + 10: 1.0})
+        for i in range(6)
+    ]
+    store.upsert(points)
+    copy = backend.other()
+    copy.create(IDENTITY)
+
+    copy.upsert(export_all(store))
+
+    assert copy.count() == store.count() == 6
+    for dense, terms in (
+        ((1.0, 0.3, 0.0, 0.0), None),
+        (None, sparse({13: 1.0})),
+        ((0.0, 1.0, 0.0, 0.0), sparse({COMMON: 1.0})),
+    ):
+        expected = store.query(dense=dense, sparse=terms, limit=6, prefetch_limit=6)
+        copied = copy.query(dense=dense, sparse=terms, limit=6, prefetch_limit=6)
+        assert [(p.id, p.score) for p in copied] == [(p.id, pytest.approx(p.score)) for p in expected]
+
+
+def test_export_of_a_missing_collection_is_empty(backend: Backend) -> None:
+    assert backend.store().export() == ([], None)
 
 
 # -- adapter-specific failure modes ----------------------------------------------------------------

@@ -54,6 +54,12 @@ class Backend:
             return self._keep(EdgeGraphStore(self._tmp / "edge", **options))
         return self._keep(ClientGraphStore(QdrantClient(":memory:"), **options))
 
+    def other(self) -> GraphStore:
+        """A store on other data than `store()`'s."""
+        if self.kind == "edge":
+            return self._keep(EdgeGraphStore(self._tmp / "other"))
+        return self._keep(ClientGraphStore(QdrantClient(":memory:")))
+
     def reopenable(self) -> GraphStore:
         if self.kind == "edge":
             return self._keep(EdgeGraphStore(self._tmp / "edge"))
@@ -435,6 +441,39 @@ def test_get_notes_is_one_store_call(backend: Backend) -> None:
 
 
 # -- concurrency and adapter-specific failure modes ------------------------------------------------
+
+
+def test_all_links_lists_every_link_by_source_and_position(graph: GraphStore) -> None:
+    put(graph, "b.md", "c", "a")
+    put(graph, "a.md", "b")
+    picture = link("z.md", 1, "pic.png", "pic.png", is_attachment=True)
+    graph.put_note(note("z.md"), [link("z.md", 0, "Nowhere"), picture])
+
+    everything = graph.all_links()
+
+    order = [(x.source, x.position) for x in everything]
+    assert order == [("a.md", 0), ("b.md", 0), ("b.md", 1), ("z.md", 0), ("z.md", 1)]
+    assert everything[3].resolved_path is None
+    assert everything[4].is_attachment is True
+
+
+def test_put_many_stores_what_put_note_would(backend: Backend) -> None:
+    one_by_one, bulk = backend.store(), backend.other()
+    one_by_one.ensure()
+    bulk.ensure()
+    records = {f"n{i}.md": wikilinks(f"n{i}.md", *(f"n{j}" for j in range(i))) for i in range(5)}
+    for path, links in records.items():
+        one_by_one.put_note(note(path, tags=("t",), dense_ready=False), links)
+
+    bulk.put_many(
+        [note(path, tags=("t",), dense_ready=False) for path in records],
+        [x for links in records.values() for x in links],
+    )
+
+    assert bulk.all_notes() == one_by_one.all_notes()
+    assert bulk.all_links() == one_by_one.all_links()
+    assert bulk.backlinks("n0.md") == one_by_one.backlinks("n0.md")
+    assert bulk.count_links(resolved=True) == 10
 
 
 def test_reads_keep_working_while_one_writer_updates(graph: GraphStore) -> None:
