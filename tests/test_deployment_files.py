@@ -235,6 +235,13 @@ def test_model_pulled_is_the_model_the_backend_uses(services: dict[str, dict[str
     assert pull["entrypoint"][-2:] == ["pull", model]
 
 
+def test_qdrant_publishes_rest_with_the_dashboard_and_grpc_on_loopback(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    assert services["qdrant"]["ports"] == ["127.0.0.1:6333:6333", "127.0.0.1:6334:6334"]
+    assert services["qdrant"]["image"].startswith("qdrant/qdrant:v")
+
+
 def test_backend_is_published_on_loopback_only(services: dict[str, dict[str, Any]]) -> None:
     assert services["backend"]["ports"] == ["127.0.0.1:8000:8000"]
 
@@ -361,7 +368,11 @@ def test_dockerfile_is_multi_stage_on_python_311_slim() -> None:
     )
     assert len(stages) >= 2
     assert base == "PYTHON_IMAGE=python:3.11-slim"
-    assert all(stage.startswith("${PYTHON_IMAGE}") for stage in stages)
+    names: set[str] = set()
+    for stage in stages:  # every stage starts from the slim base or from a stage before it
+        image, _, name = stage.partition(" AS ")
+        assert image == "${PYTHON_IMAGE}" or image in names, stage
+        names.add(name.strip())
 
 
 def test_final_stage_runs_as_a_non_root_user() -> None:
@@ -398,6 +409,39 @@ def test_final_stage_copies_the_venv_and_installs_no_build_tools() -> None:
     assert any(c.startswith("docs/example-vault/") for c in copies)
     assert not re.search(r"\b(apt-get|apt|pip)\s+install\b", runs)
     assert not re.search(r"\b(gcc|g\+\+|build-essential|make)\b", runs)
+
+
+def stages() -> dict[str, list[tuple[str, str]]]:
+    """The Dockerfile's instructions by stage name."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    current: list[tuple[str, str]] = []
+    for keyword, arguments in dockerfile_instructions():
+        if keyword == "FROM":
+            current = found.setdefault(arguments.partition(" AS ")[2].strip(), [])
+        current.append((keyword, arguments))
+    return found
+
+
+def test_the_image_bakes_in_the_onnx_model_prepared_at_build_time_outside_the_data_volume() -> None:
+    prepared = {
+        name: arguments.split("--into", 1)[1].split()[0]
+        for name, instructions in stages().items()
+        for keyword, arguments in instructions
+        if keyword == "RUN" and "python -m backend prepare-model" in arguments
+    }
+    assert len(prepared) == 1, "one stage prepares the model"
+    ((stage, folder),) = prepared.items()
+    assert any(k == "COPY" and a.startswith("backend/") for k, a in stages()[stage])  # the command is there
+    final = final_stage()
+    assert ("COPY", f"--from={stage} {folder} {folder}") in final
+    environment = " ".join(arguments for keyword, arguments in final if keyword == "ENV")
+    assert f"ONNX_MODEL_DIR={folder}" in environment
+    data_dir = re.search(r"DATA_DIR=(\S+)", environment)
+    assert data_dir is not None
+    assert not folder.startswith(data_dir.group(1).rstrip("/") + "/")  # a data volume must not hide it
+    from backend.config import Settings
+
+    assert "onnx_model_dir" in Settings.model_fields
 
 
 def test_image_never_installs_torch_or_sentence_transformers() -> None:

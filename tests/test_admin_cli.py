@@ -1,0 +1,150 @@
+"""`python -m backend migrate` and `prepare-model` as an operator runs them."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from backend import admin_cli
+from backend.bootstrap import build_server_catalog
+from backend.cli import main
+from backend.config import Settings
+from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+from backend.infrastructure.index_catalog import ClientIndexCatalog
+from tests.ports import refused_url
+
+REPO = Path(__file__).resolve().parent.parent
+# building a client for a server that does not answer warns from a background thread
+pytestmark = pytest.mark.filterwarnings("ignore:Failed to obtain server version")
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / "Projects").mkdir(parents=True)
+    (root / "Projects" / "Database migration.md").write_text(
+        "# Database migration\n\nWe move from MySQL to PostgreSQL. See [[Shopping list]].\n"
+    )
+    (root / "Shopping list.md").write_text("# Shopping list\n\n- oat milk\n- basmati rice\n")
+    return root
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "backend", *args],
+        cwd=REPO,
+        env={**os.environ, "EMBEDDING_PROVIDER": "none", **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_migrate_copies_the_index_and_says_what_to_start_next(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = ["--vault", str(vault), "--data-dir", str(tmp_path / "data")]
+    monkeypatch.setenv("EMBEDDING_PROVIDER", "none")
+    assert main(["index", *data]) == 0
+    server = tmp_path / "server"  # qdrant-client local mode on a folder: the stand-in for the server at --to
+    asked: list[str] = []
+
+    def local_server(settings: Settings, url: str, api_key: str | None) -> ClientIndexCatalog:
+        asked.append(url)
+        return ClientIndexCatalog(QdrantClient(path=str(server)), base=settings.vault_name)
+
+    monkeypatch.setattr(admin_cli, "build_server_catalog", local_server)
+    capsys.readouterr()
+
+    assert main(["migrate", "--to", "http://qdrant.example:6333", *data]) == 0
+
+    out = capsys.readouterr().out
+    assert asked == ["http://qdrant.example:6333"]
+    assert "2 notes, 1 links" in out
+    assert "nothing was embedded" in out
+    assert "QDRANT_URL=http://qdrant.example:6333 VAULT_NAME=obsidian" in out
+    reopened = QdrantClient(path=str(server))
+    assert reopened.count("obsidian_notes").count == 2  # through the alias the service will use
+    reopened.close()
+    assert main(["migrate", "--to", "http://qdrant.example:6333", *data]) == 1  # refuses the second time
+    assert "--replace" in capsys.readouterr().err
+
+
+def test_migrate_to_an_unreachable_server_is_one_clear_error(vault: Path, tmp_path: Path) -> None:
+    data = ["--vault", str(vault), "--data-dir", str(tmp_path / "data")]
+    assert run("index", *data).returncode == 0
+    result = run("migrate", "--to", refused_url(), *data)
+    assert result.returncode == 1
+    assert "Qdrant is unreachable" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_server_catalog_carries_the_vault_name(tmp_path: Path) -> None:
+    settings = Settings(vault_path=tmp_path, data_dir=tmp_path, vault_name="work")  # type: ignore[call-arg]
+    catalog = build_server_catalog(settings, refused_url(), None)
+    try:
+        assert catalog.collections("g3") == ("work_chunks_g3", "work_notes_g3", "work_links_g3")  # type: ignore[attr-defined]
+    finally:
+        catalog.close()
+
+
+# Blocks every outgoing connection of the process, then runs the CLI: the model is prepared offline.
+OFFLINE = """
+import socket, sys
+def refuse(*args, **kwargs):
+    raise OSError("network disabled for this test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+from backend.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_path: Path) -> None:
+    baked = tmp_path / "opt-models"
+    result = subprocess.run(
+        [sys.executable, "-c", OFFLINE, "prepare-model", "--into", str(baked)],
+        cwd=tmp_path,  # not the repo: no vault, no settings needed
+        env={
+            **{k: v for k, v in os.environ.items() if k not in {"VAULT_PATH", "DATA_DIR"}},
+            "PYTHONPATH": str(REPO),
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    (built,) = baked.glob("*.onnx")
+    assert f"ONNX_MODEL_DIR={baked}" in result.stdout
+    baked.chmod(stat.S_IRUSR | stat.S_IXUSR)  # read-only, as in the image
+    cache = tmp_path / "data" / "models"
+    try:
+        embedder = OnnxMiniLMEmbedder(cache_dir=cache, prebuilt_dir=baked)
+        vector = embedder.embed_query("how much do I owe Sreenivas?")
+        assert len(vector) == 384
+        assert embedder.loaded_from == built  # loaded as baked: nothing built on first start
+        assert not cache.exists()
+        embedder.close()
+    finally:
+        baked.chmod(stat.S_IRWXU)
+
+
+@pytest.mark.slow
+def test_a_prepared_folder_for_other_weights_falls_back_to_building_in_the_cache(tmp_path: Path) -> None:
+    stale = tmp_path / "opt-models"
+    stale.mkdir()
+    (stale / "all-MiniLM-L6-v2-fp32-0000000000000000.onnx").write_bytes(b"graph of other weights")
+    embedder = OnnxMiniLMEmbedder(cache_dir=tmp_path / "cache", prebuilt_dir=stale)
+
+    assert len(embedder.embed_query("still works")) == 384
+
+    assert embedder.loaded_from == embedder.onnx_path
+    assert embedder.onnx_path.parent == tmp_path / "cache"
+    embedder.close()
