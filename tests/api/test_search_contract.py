@@ -388,6 +388,7 @@ def test_an_unreachable_store_does_not_stop_the_service_and_answers_503(
         assert "Qdrant" in error["suggestion"]
         _assert_error(c.post("/index/rebuild"), 503, "INDEX_UNAVAILABLE", recoverable=True)
         _assert_error(c.post("/index/sync"), 503, "INDEX_UNAVAILABLE", recoverable=True)
+        _assert_error(c.get("/note/Inbox.md/links"), 503, "INDEX_UNAVAILABLE", recoverable=True)
 
 
 def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: Path) -> None:

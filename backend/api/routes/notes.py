@@ -31,6 +31,8 @@ def _raw(link: LinkRecord) -> UnresolvedLinkOut:
 @router.get("/{note_path:path}/links", response_model=NoteLinksOut, responses={404: {"model": ErrorBody}})
 async def note_links(note_path: str, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
+    if not services.opened:  # the store was down at start-up: answer INDEX_UNAVAILABLE, or open it now
+        await run_in_threadpool(services.open)
     links = await run_in_threadpool(services.index.note_links, note_path)
     return NoteLinksOut(
         note_path=links.path,
