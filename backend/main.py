@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import require_api_key
-from backend.api.errors import install_error_handlers
+from backend.api.errors import error_responses, install_error_handlers
 from backend.api.routes import health, index, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
@@ -59,9 +59,9 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    app.include_router(health.router)
+    app.include_router(health.router, responses=error_responses(500))
     protected = [Depends(require_api_key)]
-    app.include_router(search.router, dependencies=protected)
-    app.include_router(index.router, dependencies=protected)
-    app.include_router(notes.router, dependencies=protected)
+    documented = error_responses(401, 500)  # every protected route can answer these
+    for router in (search.router, index.router, notes.router):
+        app.include_router(router, dependencies=protected, responses=documented)
     return app

@@ -7,9 +7,9 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
+from backend.api.errors import error_responses
 from backend.api.schemas import (
     EmbedderInfo,
-    ErrorBody,
     FailedFile,
     IndexStatus,
     JobAccepted,
@@ -87,7 +87,7 @@ async def index_status(services: ServicesDep) -> IndexStatus:
     "/sync",
     status_code=202,
     response_model=JobAccepted,
-    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses=error_responses(409, 503),
 )
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
@@ -100,7 +100,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
     "/rebuild",
     status_code=202,
     response_model=JobAccepted,
-    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses=error_responses(409, 503),
 )
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;

@@ -4,7 +4,8 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.schemas import ErrorBody, LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
+from backend.api.errors import error_responses
+from backend.api.schemas import LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
 from backend.application.note_graph import LinkedNote
 from backend.domain.links import LinkRecord
 
@@ -28,7 +29,9 @@ def _raw(link: LinkRecord) -> UnresolvedLinkOut:
     )
 
 
-@router.get("/{note_path:path}/links", response_model=NoteLinksOut, responses={404: {"model": ErrorBody}})
+@router.get(
+    "/{note_path:path}/links", response_model=NoteLinksOut, responses=error_responses(400, 404, 422, 503)
+)
 async def note_links(note_path: str, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
     links = await run_in_threadpool(services.index.note_links, note_path)

@@ -6,17 +6,13 @@ from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.schemas import ErrorBody, RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
+from backend.api.errors import error_responses
+from backend.api.schemas import RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
 from backend.application.search import SearchHit
 from backend.domain.models import PointFilter
 from backend.domain.result_rules import highlights
 
 router = APIRouter(tags=["search"])
-
-_ERRORS = {
-    422: {"model": ErrorBody, "description": "Invalid request"},
-    503: {"model": ErrorBody, "description": "Index not ready or store unavailable"},
-}
 
 
 def _to_result(hit: SearchHit, query: str, *, stemming: bool) -> SearchResult:
@@ -38,7 +34,7 @@ def _to_result(hit: SearchHit, query: str, *, stemming: bool) -> SearchResult:
     )
 
 
-@router.post("/search", response_model=SearchResponse, responses=_ERRORS)
+@router.post("/search", response_model=SearchResponse, responses=error_responses(409, 422, 503))
 async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
     """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default)."""
     started = time.perf_counter()
