@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING
 
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner, JobSnapshot
+from backend.application.notes import NoteReader
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings
+from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import ReindexInProgressError
 from backend.domain.models import IndexIdentity
+from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
@@ -36,6 +39,8 @@ class Services:
     index: IndexService
     search: SearchService
     jobs: JobRunner
+    policy: ContentPolicy
+    notes: NoteReader
     _opened: bool = field(default=False, init=False)
     catch_up_interval: float = field(default=CATCH_UP_SECONDS, init=False)
     _next_catch_up: float = field(default=0.0, init=False)
@@ -144,6 +149,14 @@ class Services:
             self.embedder.close()
 
 
+def build_policy(settings: Settings) -> ContentPolicy:
+    categories = tuple(
+        SensitiveCategory(name, tuple(c.tags), tuple(c.words), tuple(c.headings))
+        for name, c in settings.sensitive_categories.items()
+    )
+    return ContentPolicy(redact=settings.redact_secrets, categories=categories)
+
+
 def build_catalog(settings: Settings) -> IndexCatalog:
     if settings.qdrant_url:
         from qdrant_client import QdrantClient
@@ -238,4 +251,6 @@ def build_services(
             rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
         ),
     )
-    return Services(settings, catalog, embedder, index, search, JobRunner())
+    policy = build_policy(settings)
+    notes = NoteReader(index=index, vault=vault, policy=policy)
+    return Services(settings, catalog, embedder, index, search, JobRunner(), policy, notes)

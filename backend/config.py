@@ -8,8 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
@@ -19,6 +21,21 @@ DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "no
 
 class SettingsError(Exception):
     """Invalid configuration, described in one line that names the variable."""
+
+
+class SensitiveCategorySetting(BaseModel):
+    """One entry of SENSITIVE_CATEGORIES (see backend/domain/sensitivity.py for the matching rules)."""
+
+    tags: list[str] = Field(default_factory=list, description="Note tags, nested ones included.")
+    words: list[str] = Field(default_factory=list, description="Words or phrases in the text.")
+    headings: list[str] = Field(default_factory=list, description="Section names the text sits under.")
+
+
+def _default_categories() -> dict[str, SensitiveCategorySetting]:
+    return {
+        c.name: SensitiveCategorySetting(tags=list(c.tags), words=list(c.words), headings=list(c.headings))
+        for c in DEFAULT_CATEGORIES
+    }
 
 
 def _split_list(value: object) -> object:
@@ -80,6 +97,15 @@ class Settings(BaseSettings):
         120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
     )
     keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
+    # What agents see (issue 7)
+    redact_secrets: bool = Field(
+        True, description="Replace secrets (keys, tokens, passwords, card numbers) in every returned text."
+    )
+    sensitive_categories: dict[str, SensitiveCategorySetting] = Field(
+        default_factory=_default_categories,
+        description='JSON: {"name": {"tags": [...], "words": [...], "headings": [...]}}; replaces the '
+        "defaults (health, finance, relationships); {} turns flagging off.",
+    )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", mode="before")(_split_list)
 
