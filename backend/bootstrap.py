@@ -9,10 +9,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from backend.application.context import ContextService
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner, JobSnapshot
+from backend.application.memory import MemoryService
 from backend.application.notes import NoteReader
-from backend.application.ports import ChunkStore, Embedder, IndexCatalog
+from backend.application.ports import ChunkStore, Embedder, IndexCatalog, MemoryStore
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings
 from backend.domain.content_policy import ContentPolicy
@@ -41,6 +43,8 @@ class Services:
     jobs: JobRunner
     policy: ContentPolicy
     notes: NoteReader
+    memory: MemoryService
+    context: ContextService
     _opened: bool = field(default=False, init=False)
     catch_up_interval: float = field(default=CATCH_UP_SECONDS, init=False)
     _next_catch_up: float = field(default=0.0, init=False)
@@ -143,6 +147,7 @@ class Services:
         if self.watcher is not None:
             self.watcher.stop()
         self.jobs.stop()
+        self.memory.close()
         self.index.close()
         self.catalog.close()
         if self.embedder is not None:
@@ -155,6 +160,22 @@ def build_policy(settings: Settings) -> ContentPolicy:
         for name, c in settings.sensitive_categories.items()
     )
     return ContentPolicy(redact=settings.redact_secrets, categories=categories)
+
+
+def build_memory_store(settings: Settings) -> MemoryStore:
+    """The remembered facts' own collection: beside the index generations, never inside one."""
+    from backend.infrastructure.memory_common import memory_collection
+
+    name = memory_collection()
+    if settings.qdrant_url:
+        from qdrant_client import QdrantClient
+
+        from backend.infrastructure.qdrant_client_memory import ClientMemoryStore
+
+        return ClientMemoryStore(QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key), name)
+    from backend.infrastructure.qdrant_edge_memory import EdgeMemoryStore
+
+    return EdgeMemoryStore(settings.data_dir / "memory" / name)
 
 
 def build_catalog(settings: Settings) -> IndexCatalog:
@@ -253,4 +274,16 @@ def build_services(
     )
     policy = build_policy(settings)
     notes = NoteReader(index=index, vault=vault, policy=policy)
-    return Services(settings, catalog, embedder, index, search, JobRunner(), policy, notes)
+    memory = MemoryService(
+        store=build_memory_store(settings),
+        embedder=embedder,
+        encoder=encoder,
+        identity=identity,
+        index=index,
+        notes=notes,
+        policy=policy,
+        min_similarity=settings.memory_min_similarity,
+        rrf_k=settings.rrf_k,
+    )
+    context = ContextService(search=search, memory=memory, policy=policy, stemming=settings.keyword_stemming)
+    return Services(settings, catalog, embedder, index, search, JobRunner(), policy, notes, memory, context)

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import require_api_key
 from backend.api.errors import error_responses, install_error_handlers
-from backend.api.routes import health, index, notes, search
+from backend.api.routes import context, health, index, memory, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.domain.errors import IndexUnavailableError
@@ -62,6 +62,6 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     app.include_router(health.router, responses=error_responses(500))
     protected = [Depends(require_api_key)]
     documented = error_responses(401, 500)  # every protected route can answer these
-    for router in (search.router, index.router, notes.router):
+    for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, dependencies=protected, responses=documented)
     return app

@@ -6,7 +6,8 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from backend.domain.models import SearchMode
+from backend.api.memory_schemas import MemoryOut
+from backend.domain.models import PointFilter, SearchMode
 
 MAX_QUERY_CHARS = 2000
 
@@ -18,18 +19,17 @@ class ErrorBody(BaseModel):
     suggestion: str = Field(description="What to do about it.")
 
 
-class SearchRequest(BaseModel):
+class SearchFilters(BaseModel):
+    """The search options /search and /context share."""
+
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
-    top_k: int = Field(5, ge=1, le=50, description="How many chunks to return.")
     mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
     tags: list[str] = Field(default_factory=list, description="Only notes with any of these tags.")
     paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
     date_from: date | None = Field(None, description="Only notes dated on or after this day.")
     date_to: date | None = Field(None, description="Only notes dated on or before this day.")
-    include_related: bool = Field(True, description="Also return notes linked to or from the results.")
     threshold: float | None = Field(
         None,
         ge=0,
@@ -39,13 +39,10 @@ class SearchRequest(BaseModel):
             "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
         ),
     )
-
-    @field_validator("query")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query must contain some text")
-        return value.strip()
+    include_memory: bool = Field(
+        False,
+        description="Also search the remembered facts (POST /memory); they come back apart, in `memories`.",
+    )
 
     @field_validator("tags")
     @classmethod
@@ -53,10 +50,45 @@ class SearchRequest(BaseModel):
         return [tag.lstrip("#") for tag in value if tag.strip()]
 
     @model_validator(mode="after")
-    def _dates_in_order(self) -> SearchRequest:
+    def _dates_in_order(self) -> SearchFilters:
         if self.date_from and self.date_to and self.date_from > self.date_to:
             raise ValueError("date_from must not be after date_to")
         return self
+
+    def point_filter(self) -> PointFilter:
+        return PointFilter(
+            note_paths=tuple(self.paths),
+            folders=tuple(self.folders),
+            tags=tuple(self.tags),
+            date_from=self.date_from.isoformat() if self.date_from else None,
+            date_to=self.date_to.isoformat() if self.date_to else None,
+        )
+
+
+class SearchRequest(SearchFilters):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"query": "how much do I owe Sreenivas?", "top_k": 3},
+                {"query": "knee exercises", "folders": ["Health"], "mode": "hybrid", "include_memory": True},
+            ]
+        },
+    )
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
+    top_k: int = Field(5, ge=1, le=50, description="How many chunks to return.")
+    include_related: bool = Field(True, description="Also return notes linked to or from the results.")
+    memory_top_k: int = Field(
+        3, ge=1, le=20, description="How many remembered facts at most (include_memory)."
+    )
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must contain some text")
+        return value.strip()
 
 
 class SearchResult(BaseModel):
@@ -74,6 +106,11 @@ class SearchResult(BaseModel):
     highlights: list[str] = Field(
         description="The query's terms as written in content (keyword matching rules), first seen first."
     )
+    sensitive_categories: list[str] = Field(
+        description="Sensitive categories (health, finance, relationships...) the chunk touches: ask before "
+        "showing it."
+    )
+    redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in content.")
 
 
 class RelatedNoteOut(BaseModel):
@@ -90,6 +127,12 @@ class SearchResponse(BaseModel):
     warnings: list[str]
     results: list[SearchResult]
     related_notes: list[RelatedNoteOut] = Field(description="Notes linked to or from the results.")
+    memories: list[MemoryOut] = Field(
+        description="Remembered facts matching the query (only with include_memory), best first."
+    )
+    sensitive_detected: bool = Field(
+        description="True when a result or fact touches a sensitive category (see sensitive_categories)."
+    )
     total_hits: int = Field(
         description=(
             "Candidates that matched (after filters, threshold and removing overlapping chunks of one note) "
