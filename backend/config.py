@@ -5,11 +5,13 @@ Built in the composition root (`backend.main` / the CLI) and passed down; never 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
 
 from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
@@ -25,6 +27,8 @@ class SettingsError(Exception):
 
 class SensitiveCategorySetting(BaseModel):
     """One entry of SENSITIVE_CATEGORIES (see backend/domain/sensitivity.py for the matching rules)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt "word" must not silently match nothing
 
     tags: list[str] = Field(default_factory=list, description="Note tags, nested ones included.")
     words: list[str] = Field(default_factory=list, description="Words or phrases in the text.")
@@ -150,6 +154,10 @@ def load_settings(**overrides: object) -> Settings:
     """Build settings, turning any validation error into one line that names the variable."""
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+    except SourceError as exc:  # a complex value (SENSITIVE_CATEGORIES) that is not valid JSON
+        named = re.search(r'field "(\w+)"', str(exc))
+        field = named.group(1).upper() if named else "settings"
+        raise SettingsError(f"invalid setting {field}: not valid JSON") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]).upper() if first["loc"] else "settings"

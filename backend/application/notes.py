@@ -17,6 +17,7 @@ from backend.domain.errors import NoteNotFoundError, SecurityViolationError
 from backend.domain.line_ranges import LineWindow, line_window
 from backend.domain.links import NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
+from backend.domain.secrets import MARKER_PREFIX
 from backend.domain.vault_paths import vault_folder, vault_path
 
 
@@ -61,15 +62,16 @@ class NoteReader:
             raise NoteNotFoundError(
                 f"the note {path!r} is indexed but no longer on the disk; the index catches up shortly"
             ) from exc
-        window = line_window(text, start_line, end_line)
-        cleaned = self._policy.clean(window.text)
-        categories = self._policy.categories_of(
-            cleaned.text, tags=record.tags, headings=_headings_in(window.text)
-        )
+        # The whole note first: a key block is recognised whole even when the window cuts through it, and
+        # redaction keeps every line where it was, so the window still holds the lines asked for.
+        window = line_window(self._policy.clean(text).text, start_line, end_line)
+        raw = line_window(text, start_line, end_line).text
+        redactions = max(0, window.text.count(MARKER_PREFIX) - raw.count(MARKER_PREFIX))
+        categories = self._policy.categories_of(window.text, tags=record.tags, headings=_headings_in(raw))
         return NoteView(
             record=record,
-            window=LineWindow(cleaned.text, window.start_line, window.end_line, window.total_lines),
-            redactions=cleaned.redactions,
+            window=window,
+            redactions=redactions,
             sensitive_categories=categories,
             warnings=list(problems),
         )

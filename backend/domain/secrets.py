@@ -5,8 +5,9 @@ Rules, applied in this order (each replacement is final: a marker never matches 
 1. private key blocks (PEM / OpenSSH / PGP): BEGIN to END; a BEGIN without its END (a chunk or a line range
    cut through the block) up to the end of the key lines after it; an END without its BEGIN from the key lines
    before it;
-2. runs of key material without either marker (the middle of a long key cut out by chunking): consecutive
-   lines of base64 alphabet with at least two lines of 40+ characters;
+2. key material without either marker (the middle of a long key cut out by chunking): runs of consecutive
+   lines of base64 alphabet with at least two lines of 40+ characters, and any single word of 40+ base64
+   characters mixing upper case, lower case and at least two digits (a key line, or an unknown API key);
 3. tokens recognisable by their form: AWS access key ids, GitHub / GitLab / Slack / npm / PyPI / Hugging Face
    tokens, Stripe secret keys, `sk-...` API keys (OpenAI, Anthropic and the like), Google API keys, JWTs,
    `Bearer <token>` and `Authorization:` header values;
@@ -16,8 +17,9 @@ Rules, applied in this order (each replacement is final: a marker never matches 
 5. credentials inside URLs (`scheme://user:password@host`): the password;
 6. payment card numbers: 13-19 digits (spaces or dashes allowed between them) passing the Luhn check.
 
-False positives (a 40-character hash run, a Luhn-valid number that is no card) are redacted too: a note's
-secret leaking costs more than a hash hidden.
+Redaction keeps the line structure: a replaced block keeps its newlines (the marker on its first line, the
+rest empty), so line numbers of the text stay those of the note. False positives (a run of hashes, a
+Luhn-valid number that is no card) are redacted too: a secret leaking costs more than a hash hidden.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 MARKER = "[REDACTED:{}]"
+MARKER_PREFIX = "[REDACTED:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,8 @@ _CLOSE_BLOCK = re.compile(rf"(?:^|(?<=\n))(?:{_KEY_LINE}\n)*[ \t]*{_END}")
 _B64_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/]{8,}={0,2}[ \t]*")
 _LONG_B64 = 40
 _RUN_LONG_LINES = 2
+# a standalone word (between whitespace, quotes or brackets) of 40+ base64 / base64url characters
+_KEY_WORD = re.compile(r"(?<![^\s\"'`(\[<])[A-Za-z0-9+/_-]{40,}={0,2}(?![^\s\"'`)\]>,.;])")
 
 # -- 3. tokens by form ------------------------------------------------------------------------------------
 
@@ -138,6 +143,8 @@ class _Counter:
             replaced = repl(match)
             if replaced != match.group(0):
                 self.count += 1
+                # keep the line structure: a block replaced by one marker keeps its newlines
+                replaced += "\n" * (match.group(0).count("\n") - replaced.count("\n"))
             return replaced
 
         return pattern.sub(counted, text)
@@ -155,11 +162,18 @@ def _redact_b64_runs(text: str, counter: _Counter) -> str:
             j += 1
         long_lines = sum(1 for line in lines[i:j] if len(line.strip()) >= _LONG_B64)
         if long_lines >= _RUN_LONG_LINES:
-            lines[i:j] = [_marker("key-material")]
+            lines[i:j] = [_marker("key-material")] + [""] * (j - i - 1)  # same number of lines
             counter.count += 1
-            j = i + 1
         i = j
     return "\n".join(lines)
+
+
+def _key_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    upper = sum(1 for ch in word if ch.isupper())
+    lower = sum(1 for ch in word if ch.islower())
+    digits = sum(1 for ch in word if ch.isdigit())
+    return _marker("key-material") if upper and lower and digits >= 2 else word
 
 
 def redact_secrets(text: str) -> Redacted:
@@ -190,6 +204,8 @@ def redact_secrets(text: str) -> Redacted:
         text = c.sub(_CREDENTIAL, _credential, text)
     if "://" in text:
         text = c.sub(_URL_PASSWORD, lambda m: f"{m.group(1)}{_marker('password')}{m.group(3)}", text)
+    if _LONG_RUN.search(text):
+        text = c.sub(_KEY_WORD, _key_word, text)
     if _CARD_HINT.search(text):
         text = c.sub(_CARD, _card, text)
     return Redacted(text, c.count)

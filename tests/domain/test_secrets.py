@@ -71,7 +71,9 @@ def test_each_kind_of_secret_is_redacted(text: str, secret: str, kind: str) -> N
         "The password manager is 1Password.",  # no `password:` form
         "Phone +49 170 1234567, order 2026-03-28, ISBN 978-0-306-40615-7",
         "Card ending 1111; 4111 1111 1111 1112 fails the Luhn check",
-        "commit 23db681 fixed it",
+        "commit 23db681 fixed it; full hash 23db681f0c3b9ad1e6c4d7b8a9e0f1a2b3c4d5e6",
+        "See ThisIsAVeryLongCamelCaseIdentifierWithoutAnyDigits in the code",
+        "https://github.com/openclaw/openclaw/blob/main/src/memory/ObsidianProvider2026Implementation.ts",
         "Milk\nEggs\nButter\nTomatoes",
         "",
     ],
@@ -102,9 +104,36 @@ def test_key_material_cut_anywhere_is_still_redacted(text: str) -> None:
         assert line[-30:] not in redacted
 
 
-def test_text_around_a_key_block_survives() -> None:
+def test_text_around_a_key_block_survives_on_its_own_lines() -> None:
     redacted = redact_secrets(f"Deploy key below.\n\n{RSA_KEY}\n\nRotate yearly.").text
-    assert redacted == "Deploy key below.\n\n[REDACTED:private-key]\n\nRotate yearly."
+    # the block's five lines stay five lines: the marker, then empty ones
+    assert redacted == "Deploy key below.\n\n[REDACTED:private-key]" + "\n" * 4 + "\n\nRotate yearly."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        RSA_KEY,
+        "a\n" + "\n".join(RSA_BODY) + "\nb",
+        "x\n-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(RSA_BODY[:2]),
+        "\n".join(RSA_BODY[1:]) + "\n-----END RSA PRIVATE KEY-----\ny",
+        "password: a\nb\ntoken: FAKEtoken12345678\ncard 4111 1111 1111 1111\n",
+    ],
+)
+def test_line_numbers_survive_redaction(text: str) -> None:
+    assert redact_secrets(text).text.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        RSA_BODY[1],  # one line of a key, alone (a line range or a chunk edge)
+        f"- {RSA_BODY[2]}",
+        "unknown vendor key: 'Zq8xL2mN4pR7sT9vW1yB3dF5hJ6kM0nQ8rU2wX4z'",
+    ],
+)
+def test_a_lone_high_entropy_word_is_redacted(text: str) -> None:
+    assert "[REDACTED:key-material]" in redact_secrets(text).text
 
 
 def test_redaction_is_idempotent() -> None:
