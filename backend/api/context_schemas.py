@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from backend.api import examples
 from backend.api.schemas import MAX_QUERY_CHARS, SearchFilters
 from backend.domain.models import SearchMode
 
@@ -74,13 +75,15 @@ class ContextRequest(SearchFilters):
 
 
 class ContextSource(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.CONTEXT_RESPONSE["sources"][0]]})
+
     kind: Literal["note", "memory"]
     note_path: str = Field(description="The note the text comes from (a fact's source note for memory).")
     note_title: str
     heading_context: str
     start_line: int = Field(description="First line of the included text (0 for a fact).")
     end_line: int = Field(description="Last line of the included text, inclusive (0 for a fact).")
-    memory_key: str | None = Field(description="The fact's key (kind memory).")
+    memory_key: str | None = Field(None, description="The fact's key (kind memory).")
     attribution: str = Field(description="The label of the entry in `context`, e.g. `path:14-18`.")
     score: float
     chars: int = Field(description="Characters of the entry in `context` (header included).")
@@ -89,42 +92,7 @@ class ContextSource(BaseModel):
 
 
 class ContextResponse(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "query": "how much do I owe Sreenivas?",
-                    "context": "[Finance/Money with Sreenivas.md:14-18] "
-                    "Money with Sreenivas > Current balance\n"
-                    "## Current balance\n\nAs of **28 March 2026**: **I owe Sreenivas €79.50.**\n\n"
-                    "Plan: pay it off in full before we fly to Lisbon on 14 May.",
-                    "chars": 201,
-                    "max_chars": 1200,
-                    "sources": [
-                        {
-                            "kind": "note",
-                            "note_path": "Finance/Money with Sreenivas.md",
-                            "note_title": "Money with Sreenivas",
-                            "heading_context": "Money with Sreenivas > Current balance",
-                            "start_line": 14,
-                            "end_line": 18,
-                            "memory_key": None,
-                            "attribution": "Finance/Money with Sreenivas.md:14-18",
-                            "score": 0.34,
-                            "chars": 201,
-                            "truncated": False,
-                            "sensitive_categories": ["finance"],
-                        }
-                    ],
-                    "omitted": 4,
-                    "mode": "hybrid",
-                    "status": "healthy",
-                    "warnings": [],
-                    "sensitive_detected": True,
-                }
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.CONTEXT_RESPONSE]})
 
     query: str = Field(description="The query searched (built from the messages when no query was given).")
     context: str = Field(

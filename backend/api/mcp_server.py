@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Annotated, Any
 
@@ -33,7 +34,7 @@ from backend.api.errors import validation_envelope as invalid
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.routes.context import context_response
-from backend.api.routes.index import _status
+from backend.api.routes.index import status_response
 from backend.api.routes.memory import remember_response
 from backend.api.routes.notes import note_links_response, note_response
 from backend.api.routes.search import search_response
@@ -69,6 +70,31 @@ def _failure(body: ErrorBody) -> CallToolResult:
     )
 
 
+_PYDANTIC_LINE = re.compile(r"^(\S.*)\n\s+(.+?)(?: \[type=.*)?$", re.MULTILINE)
+
+
+def _sdk_refusal(text: str) -> ErrorBody:
+    """The SDK's own refusal of arguments (a wrong JSON type, before our code runs) as our envelope:
+    "Error executing tool search: 1 validation error for searchArguments\ntop_k\n  Input should be..." ->
+    "top_k: Input should be ..."."""
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    problems = [f"{field}: {message}" for field, message in _PYDANTIC_LINE.findall(body)]
+    return invalid("; ".join(problems) or "invalid tool arguments")
+
+
+async def _enveloped_errors(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Tool errors from our tools carry the envelope as structured content; the only ones without it are the
+    SDK's refusals of arguments it could not convert: give those the envelope too."""
+    result = await call_next(ctx)
+    if getattr(ctx, "method", None) != "tools/call":
+        return result
+    wire = result.model_dump(by_alias=True) if isinstance(result, CallToolResult) else result
+    if isinstance(wire, dict) and wire.get("isError") and wire.get("structuredContent") is None:
+        blocks = wire.get("content") or [{}]
+        return _failure(_sdk_refusal(str(blocks[0].get("text", ""))))
+    return result
+
+
 async def _call(work: Callable[[], Any]) -> Any:
     """Run a blocking service call off the event loop; any failure becomes a tool error with our envelope."""
     try:
@@ -84,7 +110,11 @@ async def _call(work: Callable[[], Any]) -> Any:
 
 def build_mcp_server(services: Callable[[], Services], settings: Settings, *, version: str) -> MCPServer:
     mcp: MCPServer = MCPServer(
-        "knowledge-bridge", instructions=INSTRUCTIONS, version=version, log_level=settings.log_level
+        "knowledge-bridge",
+        instructions=INSTRUCTIONS,
+        version=version,
+        log_level=settings.log_level,
+        middleware=[_enveloped_errors],
     )
 
     @mcp.tool(name="search")
@@ -147,7 +177,7 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
     async def index_status() -> IndexStatus:
         """What is indexed (notes, chunks, links), with which embedding model, whether the watcher and the
         embedder are up, and the progress of the running or last indexing job."""
-        return await _call(lambda: _status(services()))  # type: ignore[no-any-return]
+        return await _call(lambda: status_response(services()))  # type: ignore[no-any-return]
 
     @mcp.tool(name="build_context")
     async def build_context(

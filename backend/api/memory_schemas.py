@@ -6,19 +6,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from backend.api import examples
 from backend.domain.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
 
-_FACT = {
-    "key": "sreenivas-balance",
-    "value": "I owe Sreenivas €79.50 as of 28 March 2026; pay before the Lisbon trip.",
-    "source": "Finance/Money with Sreenivas.md",
-    "source_exists": True,
-    "created_at": "2026-03-28T18:05:00Z",
-    "updated_at": "2026-03-28T18:05:00Z",
-    "sensitive_categories": ["finance"],
-    "redactions": 0,
-    "score": None,
-}
+_FACT = examples.FACT
 
 
 class MemoryIn(BaseModel):
@@ -75,7 +66,7 @@ class MemoryListOut(BaseModel):
     total: int
     limit: int
     offset: int
-    next_offset: int | None
+    next_offset: int | None = None
 
 
 class MemoryDeleted(BaseModel):

@@ -6,34 +6,17 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-_NOTE_EXAMPLE = {
-    "note_path": "Finance/Money with Sreenivas.md",
-    "note_title": "Money with Sreenivas",
-    "aliases": ["Sreenivas ledger", "IOU Sree"],
-    "tags": ["finance", "ledger"],
-    "date": "2026-01-10",
-    "modified": "2026-03-28T18:02:11Z",
-    "size_bytes": 1622,
-    "total_lines": 34,
-    "start_line": 14,
-    "end_line": 18,
-    "content": "## Current balance\n\nAs of **28 March 2026**: **I owe Sreenivas €79.50.**\n\n"
-    "Plan: pay it off in full before we fly to Lisbon on 14 May.",
-    "redactions": 0,
-    "sensitive_categories": ["finance"],
-    "status": "healthy",
-    "warnings": [],
-}
+from backend.api import examples
 
 
 class NoteOut(BaseModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_NOTE_EXAMPLE]})
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE]})
 
     note_path: str = Field(description="Vault-relative path, as search results give it.")
     note_title: str
     aliases: list[str]
     tags: list[str]
-    date: str | None = Field(description="The note's date (frontmatter date/created), ISO day.")
+    date: str | None = Field(None, description="The note's date (frontmatter date/created), ISO day.")
     modified: datetime = Field(description="When the file was last modified, as indexed (UTC).")
     size_bytes: int
     total_lines: int = Field(description="Lines in the whole note (a final newline starts no line).")
@@ -49,40 +32,25 @@ class NoteOut(BaseModel):
 
 
 class NoteSummaryOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_SUMMARY]})
+
     note_path: str
     note_title: str
     aliases: list[str]
     tags: list[str]
-    date: str | None
+    date: str | None = None
     modified: datetime
     size_bytes: int
     sensitive_categories: list[str] = Field(description="Categories the note's tags and title touch.")
 
 
-_SUMMARY = {k: v for k, v in _NOTE_EXAMPLE.items() if k in NoteSummaryOut.model_fields}
-
-
 class NoteListOut(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "notes": [_SUMMARY],
-                    "total": 2,
-                    "limit": 1,
-                    "offset": 0,
-                    "next_offset": 1,
-                    "status": "healthy",
-                    "warnings": [],
-                }
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_LIST]})
 
     notes: list[NoteSummaryOut]
     total: int = Field(description="Notes matching the filters, all pages together.")
     limit: int
     offset: int
-    next_offset: int | None = Field(description="Offset of the next page; null on the last page.")
+    next_offset: int | None = Field(None, description="Offset of the next page; null on the last page.")
     status: str = Field(description="healthy, or degraded while the first indexing still runs.")
     warnings: list[str]

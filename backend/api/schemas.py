@@ -6,6 +6,7 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from backend.api import examples
 from backend.api.memory_schemas import MemoryOut
 from backend.domain.models import PointFilter, SearchMode
 
@@ -13,6 +14,20 @@ MAX_QUERY_CHARS = 2000
 
 
 class ErrorBody(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "error_code": "NOTE_NOT_FOUND",
+                    "detail": "no indexed note at 'Projects/Nope.md'",
+                    "recoverable": False,
+                    "suggestion": "Check the vault-relative path (e.g. `Projects/Database migration.md`) or "
+                    "search for it.",
+                }
+            ]
+        }
+    )
+
     error_code: str = Field(description="Stable machine-readable code, e.g. INDEX_NOT_READY.")
     detail: str = Field(description="What went wrong, for a person or an agent.")
     recoverable: bool = Field(description="True when retrying later (or after the suggestion) can succeed.")
@@ -102,7 +117,7 @@ class SearchResult(BaseModel):
     end_line: int
     tags: list[str]
     aliases: list[str] = Field(description="The note's other names, from its frontmatter.")
-    date: str | None
+    date: str | None = None
     highlights: list[str] = Field(
         description="The query's terms as written in content (keyword matching rules), first seen first."
     )
@@ -121,6 +136,8 @@ class RelatedNoteOut(BaseModel):
 
 
 class SearchResponse(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.SEARCH_RESPONSE]})
+
     query: str
     mode: SearchMode = Field(description="The mode actually used.")
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
@@ -153,8 +170,8 @@ class JobInfo(BaseModel):
     done: int
     total: int
     started_at: datetime
-    finished_at: datetime | None
-    error: str | None
+    finished_at: datetime | None = None
+    error: str | None = None
 
 
 class FailedFile(BaseModel):
@@ -178,6 +195,8 @@ class EmbedderInfo(BaseModel):
 
 
 class IndexStatus(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.INDEX_STATUS]})
+
     indexed_notes: int
     indexed_chunks: int
     dense_pending: int = Field(description="Notes searchable by keyword only until the embedder catches up.")
@@ -188,30 +207,36 @@ class IndexStatus(BaseModel):
     pending_changes: int = Field(description="Changed paths the watcher is waiting to apply (debounce).")
     watcher_running: bool = Field(description="False when WATCH is off or the watcher is down (it restarts).")
     watcher_restarts: int = Field(description="Times a dead watcher was restarted (each followed by a sync).")
-    watcher_error: str | None = Field(description="The watcher's last failure, if any.")
+    watcher_error: str | None = Field(None, description="The watcher's last failure, if any.")
     links: LinkCountsOut
-    last_indexed: datetime | None = Field(description="When a pass last wrote or removed a note.")
-    last_sync: datetime | None = Field(description="When the index was last compared with the disk.")
-    generation: str | None = Field(description="The index generation serving now; a rebuild switches it.")
+    last_indexed: datetime | None = Field(None, description="When a pass last wrote or removed a note.")
+    last_sync: datetime | None = Field(None, description="When the index was last compared with the disk.")
+    generation: str | None = Field(
+        None, description="The index generation serving now; a rebuild switches it."
+    )
     embedder: EmbedderInfo
     embedding_model: str
-    embedding_dimension: int | None
+    embedding_dimension: int | None = None
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
     store_healthy: bool = Field(
         description="False when the store could not be reached; searches answer INDEX_UNAVAILABLE meanwhile."
     )
-    job: JobInfo | None
+    job: JobInfo | None = None
     failed_files: list[FailedFile]
 
 
 class JobAccepted(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.JOB_ACCEPTED]})
+
     job_id: str
     status: str = "accepted"
     status_url: str = "/index/status"
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.HEALTH]})
+
     status: str
     version: str
 
@@ -220,20 +245,22 @@ class LinkedNoteOut(BaseModel):
     note_path: str
     note_title: str
     kind: str = Field(description="wikilink, embed or markdown")
-    anchor: str | None = Field(description='"Heading" or "^block" the link points into')
-    text: str | None = Field(description="The link's shown text")
+    anchor: str | None = Field(None, description='"Heading" or "^block" the link points into')
+    text: str | None = Field(None, description="The link's shown text")
     line: int = Field(description="Line of the link in the linking note")
 
 
 class UnresolvedLinkOut(BaseModel):
     target: str = Field(description="The link target as written; no such note exists yet")
     kind: str
-    anchor: str | None
-    text: str | None
+    anchor: str | None = None
+    text: str | None = None
     line: int
 
 
 class NoteLinksOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_LINKS]})
+
     note_path: str
     note_title: str
     outlinks: list[LinkedNoteOut]

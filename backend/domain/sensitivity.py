@@ -4,9 +4,10 @@ A category matches a piece of a note when any of these holds:
 
 * `tags`: the note has the tag, or a nested one under it (`health` matches `#health` and `#health/sleep`),
   case-insensitively, with or without the "#";
-* `words`: a word or phrase occurs in the text, compared the way the keyword index compares words (case and
-  accents folded, English stemming: "owe" matches "owed" and "owing"; a phrase matches its words in a row,
-  stop words aside);
+* `words`: a word or phrase occurs in the text, compared the way the keyword index folds words (case and
+  accents), with the word's own English inflections: "owe" matches "owes", "owed" and "owing", "therapy"
+  "therapies"; a phrase matches its words in a row (stop words aside), its last word inflected. Not by stem:
+  "dating" must not match every "date", nor "separation" "separately";
 * `headings`: a section name occurs (as words, the same way) in one of the headings the text sits under.
 
 Categories are configuration (SENSITIVE_CATEGORIES); the defaults below cover health, finance and
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from backend.domain.sparse import analyze
+from backend.domain.sparse import tokenize
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ DEFAULT_CATEGORIES: tuple[SensitiveCategory, ...] = (
         tags=("health", "mentalhealth", "mental-health", "medical", "therapy", "physio", "medication"),
         words=(
             "therapy", "therapist", "diagnosis", "diagnoses", "diagnosed", "medication", "prescription",
-            "symptoms", "depression", "anxiety", "psychiatrist", "psychologist", "surgery", "mental health",
+            "symptom", "depression", "anxiety", "psychiatrist", "psychologist", "surgery", "mental health",
             "blood test", "antidepressant", "panic attack",
         ),
         headings=("health", "therapy", "medical", "medication", "symptoms", "diagnosis"),
@@ -45,7 +46,7 @@ DEFAULT_CATEGORIES: tuple[SensitiveCategory, ...] = (
         "finance",
         tags=("finance", "money", "budget", "tax", "taxes", "debt", "ledger", "banking", "salary"),
         words=(
-            "owe", "debt", "loan", "lent", "borrowed", "salary", "mortgage", "bank account", "credit card",
+            "owe", "debt", "loan", "lent", "borrow", "salary", "mortgage", "bank account", "credit card",
             "iban", "tax return", "overdraft", "net worth",
         ),
         headings=("finance", "budget", "balance", "ledger", "salary", "debts", "loans"),
@@ -62,24 +63,35 @@ DEFAULT_CATEGORIES: tuple[SensitiveCategory, ...] = (
 )  # fmt: skip
 
 
+def inflections(word: str) -> frozenset[str]:
+    """A folded word and its regular English inflections (plural, past, -ing)."""
+    forms = {word, f"{word}s", f"{word}es", f"{word}ed", f"{word}ing"}
+    if word.endswith("e"):
+        forms |= {f"{word}d", f"{word[:-1]}ing"}
+    if word.endswith("y") and len(word) > 2:
+        forms |= {f"{word[:-1]}ies", f"{word[:-1]}ied"}
+    return frozenset(forms)
+
+
 @lru_cache(maxsize=1024)
-def _phrase(text: str) -> tuple[str, ...]:
-    return tuple(analyze(text))
+def _phrase(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A configured word or phrase: its words but the last, and the forms of the last one."""
+    words = tokenize(text)
+    if not words:
+        return (), frozenset()
+    return tuple(words[:-1]), inflections(words[-1])
 
 
-def _contains(terms: Sequence[str], phrase: tuple[str, ...]) -> bool:
-    if not phrase:
+def _has_phrase(terms: Sequence[str], term_set: set[str], text: str) -> bool:
+    head, last = _phrase(text)
+    if not last or not last & term_set:
         return False
-    if len(phrase) == 1:
-        return phrase[0] in terms
-    width = len(phrase)
-    return any(tuple(terms[i : i + width]) == phrase for i in range(len(terms) - width + 1))
-
-
-def _has_phrase(terms: Sequence[str], term_set: set[str], phrase: tuple[str, ...]) -> bool:
-    if len(phrase) == 1:
-        return phrase[0] in term_set
-    return _contains(terms, phrase)
+    if not head:
+        return True
+    width = len(head)
+    return any(
+        tuple(terms[i : i + width]) == head and terms[i + width] in last for i in range(len(terms) - width)
+    )
 
 
 def _tag_matches(note_tags: Iterable[str], wanted: Iterable[str]) -> bool:
@@ -102,15 +114,15 @@ def sensitive_categories(
     if not categories:
         return []
     tags = list(tags)
-    terms = analyze(text)
+    terms = tokenize(text)
     term_set = set(terms)
-    heading_terms = [analyze(h) for h in headings]
+    heading_terms = [tokenize(h) for h in headings]
     found = []
     for category in categories:
         if (
             _tag_matches(tags, category.tags)
-            or any(_has_phrase(terms, term_set, _phrase(word)) for word in category.words)
-            or any(_contains(h, _phrase(name)) for h in heading_terms for name in category.headings)
+            or any(_has_phrase(terms, term_set, word) for word in category.words)
+            or any(_has_phrase(h, set(h), name) for h in heading_terms for name in category.headings)
         ):
             found.append(category.name)
     return found

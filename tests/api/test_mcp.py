@@ -180,6 +180,8 @@ def test_every_tool_answers_in_a_real_session(example: str) -> None:
         ("build_context", {"max_chars": 4000}, "VALIDATION_ERROR"),
         ("remember", {"key": "k", "value": "v", "source": "Missing.md"}, "NOTE_NOT_FOUND"),
         ("remember", {"key": "a/b", "value": "v", "source": "Home.md"}, "VALIDATION_ERROR"),
+        ("search", {"query": "milk", "top_k": "lots"}, "VALIDATION_ERROR"),  # refused by the SDK itself
+        ("get_note", {}, "VALIDATION_ERROR"),
     ],
 )
 def test_failures_are_tool_errors_with_our_error_code(
@@ -191,6 +193,7 @@ def test_failures_are_tool_errors_with_our_error_code(
     result = in_session(example, work)
     assert result.is_error is True
     body = json.loads(result.content[0].text)
+    assert body["detail"]
     assert set(body) == ERROR_KEYS
     assert body["error_code"] == code
     assert result.structured_content == body

@@ -21,6 +21,12 @@ from backend.domain.sensitivity import DEFAULT_CATEGORIES, SensitiveCategory, se
         ("We booked a credit card for the trip", (), (), ["finance"]),  # a phrase
         ("The card was credited", (), (), []),  # not the phrase: words not in a row
         ("Tomato rasam with tamarind", ("recipe",), ("Method",), []),
+        ("Cutover date: Saturday 18 April", (), (), []),  # "dating" is not "date"
+        ("We keep the services separately deployed", (), (), []),  # "separation" is not "separately"
+        ("She is owing me, he owes me, they owed me", (), (), ["finance"]),
+        ("Two therapies were tried; symptoms eased", (), (), ["health"]),
+        ("I borrowed €50 from Tomasz", (), (), ["finance"]),
+        ("Our credit cards are maxed", (), (), ["finance"]),  # a phrase, its last word inflected
     ],
 )
 def test_default_categories(text: str, tags: tuple, headings: tuple, expected: list[str]) -> None:

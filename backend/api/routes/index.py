@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 router = APIRouter(prefix="/index", tags=["index"])
 
 
-def _status(services: Services) -> IndexStatus:
+def status_response(services: Services) -> IndexStatus:
+    """The status as /index/status, the MCP `index_status` tool and `python -m backend status` show it."""
     try:
         services.open()  # no-op once open; after a start with Qdrant down, this is where it recovers
         chunks = services.index.chunk_count()
@@ -76,15 +77,16 @@ def _status(services: Services) -> IndexStatus:
     )
 
 
-@router.get("/status", response_model=IndexStatus)
+@router.get("/status", operation_id="index_status", response_model=IndexStatus)
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job."""
-    return await run_in_threadpool(_status, services)
+    return await run_in_threadpool(status_response, services)
 
 
 @router.post(
     "/sync",
+    operation_id="index_sync",
     status_code=202,
     response_model=JobAccepted,
     responses=error_responses(409, 503),
@@ -98,6 +100,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
 
 @router.post(
     "/rebuild",
+    operation_id="index_rebuild",
     status_code=202,
     response_model=JobAccepted,
     responses=error_responses(409, 503),

@@ -60,8 +60,10 @@ async def remember(body: MemoryIn, services: ServicesDep, response: Response) ->
 )
 async def list_memories(
     services: ServicesDep,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Facts per page.")] = 100,
-    offset: Annotated[int, Query(ge=0, description="Facts to skip (next_offset of the previous page).")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Facts per page.", examples=[100])] = 100,
+    offset: Annotated[
+        int, Query(ge=0, description="Facts to skip (next_offset of the previous page).", examples=[0])
+    ] = 0,
 ) -> MemoryListOut:
     """Every remembered fact, by key, one page at a time (values with secrets redacted)."""
     page = await run_in_threadpool(lambda: services.memory.list(limit=limit, offset=offset))
@@ -78,7 +80,10 @@ async def list_memories(
     "/{key}", operation_id="forget", response_model=MemoryDeleted, responses=error_responses(404, 422, 503)
 )
 async def forget(
-    key: Annotated[str, Path(description="The key the fact was stored under.")], services: ServicesDep
+    key: Annotated[
+        str, Path(description="The key the fact was stored under.", examples=["sreenivas-balance"])
+    ],
+    services: ServicesDep,
 ) -> MemoryDeleted:
     """Forget a remembered fact; 404 MEMORY_NOT_FOUND when there is none with that key."""
     await run_in_threadpool(services.memory.forget, key)

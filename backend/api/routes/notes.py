@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
@@ -17,6 +17,14 @@ from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder
 
 router = APIRouter(tags=["notes"])
+
+NotePath = Annotated[
+    str,
+    Path(
+        description="Vault-relative path of the note, as search results give it (URL-encoded).",
+        examples=["Finance/Money with Sreenivas.md"],
+    ),
+]
 
 MAX_PAGE = 500
 
@@ -139,7 +147,7 @@ def notes_response(
     response_model=NoteLinksOut,
     responses=error_responses(400, 404, 422, 503),
 )
-async def note_links(note_path: str, services: ServicesDep) -> NoteLinksOut:
+async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
     return await run_in_threadpool(note_links_response, services, note_path)
 
@@ -151,13 +159,15 @@ async def note_links(note_path: str, services: ServicesDep) -> NoteLinksOut:
     responses=error_responses(400, 404, 422, 503),
 )
 async def get_note(
-    note_path: str,
+    note_path: NotePath,
     services: ServicesDep,
     start_line: Annotated[
-        int | None, Query(ge=1, description="First line to return (1-based, as in search results).")
+        int | None,
+        Query(ge=1, description="First line to return (1-based, as in search results).", examples=[14]),
     ] = None,
     end_line: Annotated[
-        int | None, Query(ge=1, description="Last line to return, inclusive; past the end means the end.")
+        int | None,
+        Query(ge=1, description="Last line to return, inclusive; past the end means the end.", examples=[18]),
     ] = None,
 ) -> NoteOut:
     """Read an indexed note: its metadata and its text, or only lines `start_line`..`end_line` (file lines,
@@ -175,21 +185,39 @@ async def get_note(
 )
 async def list_notes(
     services: ServicesDep,
-    folder: Annotated[str, Query(description="Only notes under this vault-relative folder.")] = "",
+    folder: Annotated[
+        str, Query(description="Only notes under this vault-relative folder.", examples=["Journal/2026"])
+    ] = "",
     tag: Annotated[
-        str | None, Query(description="Only notes with this tag or a tag nested under it (case-insensitive).")
+        str | None,
+        Query(
+            description="Only notes with this tag or a tag nested under it (case-insensitive).",
+            examples=["finance"],
+        ),
     ] = None,
-    date_from: Annotated[date | None, Query(description="Only notes dated on or after this day.")] = None,
-    date_to: Annotated[date | None, Query(description="Only notes dated on or before this day.")] = None,
+    date_from: Annotated[
+        date | None, Query(description="Only notes dated on or after this day.", examples=["2026-03-01"])
+    ] = None,
+    date_to: Annotated[
+        date | None, Query(description="Only notes dated on or before this day.", examples=["2026-03-31"])
+    ] = None,
     modified_since: Annotated[
         datetime | None,
-        Query(description="Only notes whose file changed at or after this time (ISO 8601; UTC if no zone)."),
+        Query(
+            description="Only notes whose file changed at or after this time (ISO 8601; UTC if no zone).",
+            examples=["2026-03-28T00:00:00Z"],
+        ),
     ] = None,
     sort: Annotated[
-        NoteOrder, Query(description="path (default), modified (newest first) or date (newest first).")
+        NoteOrder,
+        Query(
+            description="path (default), modified (newest first) or date (newest first).", examples=["date"]
+        ),
     ] = NoteOrder.PATH,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Notes per page.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Notes to skip (next_offset of the previous page).")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Notes per page.", examples=[20])] = 50,
+    offset: Annotated[
+        int, Query(ge=0, description="Notes to skip (next_offset of the previous page).", examples=[20])
+    ] = 0,
 ) -> NoteListOut:
     """List the indexed notes with their metadata, filtered by folder, tag, note date and modification time,
     one page at a time (`total` counts all matches; follow `next_offset`)."""
