@@ -99,10 +99,7 @@ class ContextService:
             for p in packed.included
             for c in (candidates[p.index],)
         ]
-        sensitive = any(
-            (s.result.sensitive_categories if s.result else s.memory.sensitive_categories if s.memory else [])
-            for s in sources
-        )
+        sensitive = any(candidates[p.index].sensitive_categories for p in packed.included)
         return ContextResult(
             query=query,
             block=packed.block,

@@ -10,8 +10,11 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.config import EXAMPLE_VAULT
+from backend.bootstrap import build_services
+from backend.config import EXAMPLE_VAULT, load_settings
+from backend.main import create_app
 from tests.api.conftest import AppFactory, wait_for_job
+from tests.application.fakes import GatedEmbedder
 from tests.vault_files import write
 
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
@@ -210,3 +213,23 @@ def test_listing_rejects_bad_parameters(listing: TestClient, params: dict) -> No
     response = listing.get("/notes", params=params)
     assert response.status_code == 422
     assert response.json()["error_code"] == "VALIDATION_ERROR"
+
+
+def test_a_listing_during_the_first_indexing_says_it_may_be_incomplete(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    for i in range(3):
+        write(vault, f"Note {i}.md", f"# Note {i}\n\nText {i}.\n")
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    embedder = GatedEmbedder()  # the first pass waits at the gate, inside the indexing job
+    with TestClient(create_app(settings, services=build_services(settings, embedder=embedder))) as client:
+        client.get("/notes")  # opens the index, which starts the first indexing
+        assert embedder.entered.wait(timeout=60)
+        during = client.get("/notes").json()
+        assert during["status"] == "degraded"
+        assert "first indexing is still running" in during["warnings"][0]
+        embedder.gate.set()
+        wait_for_job(client)
+        after = client.get("/notes").json()
+        assert (after["status"], after["total"]) == ("healthy", 3)
