@@ -7,7 +7,7 @@ VAULT ?=
 SCIFACT := ../shared/corpora/scifact
 ZETTEL := ../shared/corpora/zettelkasten
 
-.PHONY: run test lint format index eval bench bench-live up down logs clean
+.PHONY: run test lint format index eval bench bench-live agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,14 @@ bench: $(STAMP)
 ## freshness per kind of change, idle CPU with the watcher, embedding calls of a second rebuild (~40 min).
 bench-live: $(STAMP)
 	$(BIN)/python -m scripts.bench_live --vault $(ZETTEL)/vault
+
+## OpenClaw tool definitions from the OpenAPI schema (docs/agents/openclaw-tools.json; a test checks them).
+agent-tools: $(STAMP)
+	$(BIN)/python -m scripts.openclaw_tools
+
+## Real example answers for docs/agents/SKILL.md, from the service on the example vault (~1 min).
+agent-docs: $(STAMP)
+	$(BIN)/python -m scripts.agent_examples
 
 up:
 	docker compose up -d --build

@@ -9,19 +9,26 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from backend.application.context import ContextService
 from backend.application.embedder_health import EMBEDDER_FAILURES
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner, JobSnapshot
-from backend.application.ports import ChunkStore, Embedder, IndexCatalog
+from backend.application.memory import MemoryService
+from backend.application.notes import NoteReader
+from backend.application.ports import ChunkStore, Embedder, IndexCatalog, MemoryStore
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings, SettingsError
+from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
 from backend.domain.models import IndexIdentity
+from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
 
 if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
+
     from backend.infrastructure.vault_watcher import VaultChanges, VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -37,6 +44,10 @@ class Services:
     index: IndexService
     search: SearchService
     jobs: JobRunner
+    policy: ContentPolicy
+    notes: NoteReader
+    memory: MemoryService
+    context: ContextService
     _opened: bool = field(default=False, init=False)
     catch_up_interval: float = field(default=CATCH_UP_SECONDS, init=False)
     _next_catch_up: float = field(default=0.0, init=False)
@@ -139,10 +150,33 @@ class Services:
         if self.watcher is not None:
             self.watcher.stop()
         self.jobs.stop()
+        self.memory.close()
         self.index.close()
         self.catalog.close()
         if self.embedder is not None:
             self.embedder.close()
+
+
+def build_policy(settings: Settings) -> ContentPolicy:
+    categories = tuple(
+        SensitiveCategory(name, tuple(c.tags), tuple(c.words), tuple(c.headings))
+        for name, c in settings.sensitive_categories.items()
+    )
+    return ContentPolicy(redact=settings.redact_secrets, categories=categories)
+
+
+def build_memory_store(settings: Settings) -> MemoryStore:
+    """The remembered facts' own collection: beside the index generations, never inside one."""
+    from backend.infrastructure.memory_common import memory_collection
+
+    name = memory_collection(settings.vault_name)
+    if settings.qdrant_url:
+        from backend.infrastructure.qdrant_client_memory import ClientMemoryStore
+
+        return ClientMemoryStore(qdrant_client(settings, settings.qdrant_url, settings.qdrant_api_key), name)
+    from backend.infrastructure.qdrant_edge_memory import EdgeMemoryStore
+
+    return EdgeMemoryStore(settings.data_dir / "memory" / name)
 
 
 def build_catalog(settings: Settings) -> IndexCatalog:
@@ -153,20 +187,25 @@ def build_catalog(settings: Settings) -> IndexCatalog:
     return EdgeIndexCatalog(settings.store_dir)
 
 
-def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> IndexCatalog:
-    """This vault's collections on the Qdrant server at `url`, laid out as the QDRANT_* settings say."""
+def qdrant_client(settings: Settings, url: str, api_key: str | None) -> QdrantClient:
+    """A client for the Qdrant server at `url`, connected as the QDRANT_* settings say."""
     from qdrant_client import QdrantClient
 
-    from backend.infrastructure.index_catalog import ClientIndexCatalog
-    from backend.infrastructure.qdrant_client_store import CollectionOptions
-
-    client = QdrantClient(
+    return QdrantClient(
         url=url,
         api_key=api_key,
         prefer_grpc=settings.qdrant_prefer_grpc,
         grpc_port=settings.qdrant_grpc_port,
         timeout=settings.qdrant_timeout_seconds,
     )
+
+
+def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> IndexCatalog:
+    """This vault's collections on the Qdrant server at `url`, laid out as the QDRANT_* settings say."""
+    from backend.infrastructure.index_catalog import ClientIndexCatalog
+    from backend.infrastructure.qdrant_client_store import CollectionOptions
+
+    client = qdrant_client(settings, url, api_key)
     options = CollectionOptions(
         shard_number=settings.qdrant_shard_number,
         replication_factor=settings.qdrant_replication_factor,
@@ -319,4 +358,18 @@ def build_services(
             rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
         ),
     )
-    return Services(settings, catalog, embedder, index, search, JobRunner())
+    policy = build_policy(settings)
+    notes = NoteReader(index=index, vault=vault, policy=policy)
+    memory = MemoryService(
+        store=build_memory_store(settings),
+        embedder=embedder,
+        encoder=encoder,
+        identity=identity,
+        index=index,
+        notes=notes,
+        policy=policy,
+        min_similarity=settings.memory_min_similarity,
+        rrf_k=settings.rrf_k,
+    )
+    context = ContextService(search=search, memory=memory, policy=policy, stemming=settings.keyword_stemming)
+    return Services(settings, catalog, embedder, index, search, JobRunner(), policy, notes, memory, context)

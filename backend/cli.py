@@ -245,9 +245,9 @@ def _cmd_status(settings: Settings) -> None:
     if answer is None:
         services = _open_services(settings)
         try:
-            from backend.api.routes.index import _status
+            from backend.api.routes.index import status_response
 
-            answer = _status(services).model_dump(mode="json")
+            answer = status_response(services).model_dump(mode="json")
         finally:
             services.close()
     print(json.dumps(answer, indent=2))

@@ -5,11 +5,15 @@ Built in the composition root (`backend.main` / the CLI) and passed down; never 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
+
+from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
@@ -20,6 +24,23 @@ DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "no
 
 class SettingsError(Exception):
     """Invalid configuration, described in one line that names the variable."""
+
+
+class SensitiveCategorySetting(BaseModel):
+    """One entry of SENSITIVE_CATEGORIES (see backend/domain/sensitivity.py for the matching rules)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt "word" must not silently match nothing
+
+    tags: list[str] = Field(default_factory=list, description="Note tags, nested ones included.")
+    words: list[str] = Field(default_factory=list, description="Words or phrases in the text.")
+    headings: list[str] = Field(default_factory=list, description="Section names the text sits under.")
+
+
+def _default_categories() -> dict[str, SensitiveCategorySetting]:
+    return {
+        c.name: SensitiveCategorySetting(tags=list(c.tags), words=list(c.words), headings=list(c.headings))
+        for c in DEFAULT_CATEGORIES
+    }
 
 
 def _split_list(value: object) -> object:
@@ -81,6 +102,23 @@ class Settings(BaseSettings):
         120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
     )
     keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
+    # What agents see (issue 7)
+    # all-MiniLM-L6-v2 on the example facts: questions about a fact 0.52-0.69, unrelated questions <= 0.13
+    memory_min_similarity: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description="Cosine similarity from which a remembered fact counts as close in meaning to a query "
+        "(facts sharing a word with it always count).",
+    )
+    redact_secrets: bool = Field(
+        True, description="Replace secrets (keys, tokens, passwords, card numbers) in every returned text."
+    )
+    sensitive_categories: dict[str, SensitiveCategorySetting] = Field(
+        default_factory=_default_categories,
+        description='JSON: {"name": {"tags": [...], "words": [...], "headings": [...]}}; replaces the '
+        "defaults (health, finance, relationships); {} turns flagging off.",
+    )
 
     # -- production: Ollama, the Qdrant server, several vaults (docs/deployment.md) --------------------
     vault_name: str = Field(
@@ -178,6 +216,10 @@ def load_settings(**overrides: object) -> Settings:
     """Build settings, turning any validation error into one line that names the variable."""
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+    except SourceError as exc:  # a complex value (SENSITIVE_CATEGORIES) that is not valid JSON
+        named = re.search(r'field "(\w+)"', str(exc))
+        field = named.group(1).upper() if named else "settings"
+        raise SettingsError(f"invalid setting {field}: not valid JSON") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]).upper() if first["loc"] else "settings"

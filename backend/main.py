@@ -10,8 +10,9 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import require_api_key
-from backend.api.errors import install_error_handlers
-from backend.api.routes import health, index, notes, search
+from backend.api.errors import error_responses, install_error_handlers
+from backend.api.mcp_server import build_mcp_server, mcp_route
+from backend.api.routes import context, health, index, memory, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.domain.errors import IndexUnavailableError
@@ -42,13 +43,15 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     """`services` lets the CLI open the store first, so a start-up failure is one clear line."""
     settings = settings or load_settings()
     prepared = services
+    mcp = build_mcp_server(lambda: app.state.services, settings, version=health.VERSION)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = prepared if prepared is not None else await run_in_threadpool(open_services, settings)
         app.state.services = services
         try:
-            yield
+            async with mcp.session_manager.run():  # the MCP endpoint's task group, for the app's lifetime
+                yield
         finally:
             await run_in_threadpool(services.close)
 
@@ -59,9 +62,10 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    app.include_router(health.router)
+    app.include_router(health.router, responses=error_responses(500))
     protected = [Depends(require_api_key)]
-    app.include_router(search.router, dependencies=protected)
-    app.include_router(index.router, dependencies=protected)
-    app.include_router(notes.router, dependencies=protected)
+    documented = error_responses(401, 500)  # every protected route can answer these
+    for router in (search.router, context.router, notes.router, memory.router, index.router):
+        app.include_router(router, dependencies=protected, responses=documented)
+    app.router.routes.append(mcp_route(mcp, settings))  # streamable HTTP MCP at /mcp (not in the OpenAPI)
     return app

@@ -67,3 +67,25 @@ def test_cli_reports_a_bad_setting_in_one_line_without_a_traceback(tmp_path: Pat
     assert result.stderr.strip().count("\n") == 0
     assert "PORT" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_sensitive_categories_come_from_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert set(load_settings().sensitive_categories) == {"health", "finance", "relationships"}
+    monkeypatch.setenv(
+        "SENSITIVE_CATEGORIES", '{"legal": {"words": ["lawsuit"], "headings": ["Case notes"]}}'
+    )
+    categories = load_settings().sensitive_categories
+    assert list(categories) == ["legal"]
+    assert categories["legal"].words == ["lawsuit"]
+    assert categories["legal"].tags == []
+    monkeypatch.setenv("SENSITIVE_CATEGORIES", "{}")
+    assert load_settings().sensitive_categories == {}
+
+
+@pytest.mark.parametrize(
+    "value", ["{not json", '{"x": {"tags": "not a list"}}', '{"x": {"colour": ["red"]}}']
+)
+def test_bad_sensitive_categories_name_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("SENSITIVE_CATEGORIES", value)
+    with pytest.raises(SettingsError, match="SENSITIVE_CATEGORIES"):
+        load_settings()

@@ -1,8 +1,13 @@
-"""The one error envelope (`error_code`, `detail`, `recoverable`, `suggestion`) for every failure."""
+"""The one error envelope (`error_code`, `detail`, `recoverable`, `suggestion`) for every failure.
+
+Every domain error code is mapped to its HTTP status here, once; the MCP tools reuse `envelope()` so an agent
+sees the same body over both transports.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -15,84 +20,128 @@ from backend.domain import errors as domain
 log = logging.getLogger(__name__)
 
 STATUS_BY_CODE: dict[str, int] = {
-    domain.IndexNotReadyError.code: 503,
-    domain.IndexUnavailableError.code: 503,
-    domain.EmbedderUnavailableError.code: 503,
+    domain.InvalidRequestError.code: 422,
+    domain.SecurityViolationError.code: 400,
+    domain.UnauthorizedError.code: 401,
+    domain.NoteNotFoundError.code: 404,
+    domain.MemoryNotFoundError.code: 404,
     domain.EmbeddingModelMismatchError.code: 409,
     domain.ReindexInProgressError.code: 409,
-    domain.ModelNotFoundError.code: 503,
+    domain.MigrationTargetNotEmptyError.code: 409,
     domain.StoreError.code: 500,
-    domain.NoteNotFoundError.code: 404,
+    domain.KnowledgeBridgeError.code: 500,  # INTERNAL_ERROR
+    domain.IndexNotReadyError.code: 503,
+    domain.IndexUnavailableError.code: 503,
+    domain.IndexCorruptedError.code: 503,
+    domain.EmbedderUnavailableError.code: 503,
+    domain.ModelNotFoundError.code: 503,
+}
+_HEADERS_BY_CODE = {domain.UnauthorizedError.code: {"WWW-Authenticate": "Bearer"}}
+
+# Raised by the router itself (no domain error behind them).
+ROUTING_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+_ROUTING_SUGGESTIONS = {
+    404: "Check the path; the endpoints are listed at /docs.",
+    405: "Check the method; the endpoints and their methods are listed at /docs.",
+}
+VALIDATION_SUGGESTION = domain.InvalidRequestError.suggestion
+INTERNAL = ErrorBody(
+    error_code="INTERNAL_ERROR",
+    detail="an unexpected error occurred",
+    recoverable=False,
+    suggestion="Check the service logs; retrying may not help.",
+)
+
+
+def status_of(code: str) -> int:
+    return STATUS_BY_CODE.get(code, 500)
+
+
+def envelope(exc: domain.KnowledgeBridgeError) -> ErrorBody:
+    return ErrorBody(
+        error_code=exc.code, detail=exc.detail, recoverable=exc.recoverable, suggestion=exc.suggestion
+    )
+
+
+def describe_validation(errors: list[Any]) -> str:
+    """pydantic/FastAPI validation errors as one line: `field: message; other: message`."""
+    parts = []
+    for error in errors:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path"))
+        parts.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
+    return "; ".join(parts) or "invalid request"
+
+
+def validation_envelope(detail: str) -> ErrorBody:
+    return ErrorBody(
+        error_code="VALIDATION_ERROR", detail=detail, recoverable=True, suggestion=VALIDATION_SUGGESTION
+    )
+
+
+def error_response(status: int, body: ErrorBody, *, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(status_code=status, content=body.model_dump(), headers=headers)
+
+
+# -- OpenAPI: every documented error response is the envelope ---------------------------------------
+
+_EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
+    400: domain.SecurityViolationError("path leaves the vault: '../secrets.md'"),
+    401: domain.UnauthorizedError("missing or wrong API key"),
+    404: domain.NoteNotFoundError("no indexed note at 'Projects/Nope.md'"),
+    409: domain.ReindexInProgressError("a rebuild is already running"),
+    422: domain.InvalidRequestError("top_k: Input should be less than or equal to 50"),
+    500: domain.KnowledgeBridgeError("an unexpected error occurred"),
+    503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
 }
 
 
-def error_response(
-    status: int,
-    code: str,
-    detail: str,
-    *,
-    recoverable: bool,
-    suggestion: str,
-    headers: dict[str, str] | None = None,
-) -> JSONResponse:
-    body = ErrorBody(error_code=code, detail=detail, recoverable=recoverable, suggestion=suggestion)
-    return JSONResponse(status_code=status, content=body.model_dump(), headers=headers)
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for a route: each status documented with the envelope, the codes it carries and an
+    example."""
+    documented: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        codes = sorted(code for code, mapped in STATUS_BY_CODE.items() if mapped == status)
+        if status == 500:
+            codes = ["INTERNAL_ERROR", "STORE_ERROR"]
+        example = envelope(_EXAMPLES[status])
+        if status == 500:
+            example = INTERNAL
+        documented[status] = {
+            "model": ErrorBody,
+            "description": "Error codes: " + ", ".join(codes),
+            "content": {"application/json": {"example": example.model_dump()}},
+        }
+    return documented
+
+
+# -- handlers --------------------------------------------------------------------------------------
 
 
 async def _domain_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, domain.KnowledgeBridgeError)
-    status = STATUS_BY_CODE.get(exc.code, 500)
-    return error_response(
-        status, exc.code, exc.detail, recoverable=exc.recoverable, suggestion=exc.suggestion
-    )
-
-
-def _describe(error: dict) -> str:
-    where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
-    return f"{where}: {error.get('msg')}" if where else str(error.get("msg"))
+    return error_response(status_of(exc.code), envelope(exc), headers=_HEADERS_BY_CODE.get(exc.code))
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    detail = "; ".join(_describe(err) for err in exc.errors()) or "invalid request"
-    return error_response(
-        422,
-        "VALIDATION_ERROR",
-        detail,
-        recoverable=True,
-        suggestion="Fix the request fields named in detail; the schema is at /docs.",
-    )
-
-
-_HTTP_CODES = {401: "UNAUTHORIZED", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+    return error_response(422, validation_envelope(describe_validation(list(exc.errors()))))
 
 
 async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
-    suggestion = {
-        401: "Send the configured API key as `Authorization: Bearer <key>`.",
-        404: "Check the path; the endpoints are listed at /docs.",
-    }.get(exc.status_code, "Check the request against /docs.")
-    return error_response(
-        exc.status_code,
-        code,
-        str(exc.detail),
+    code = ROUTING_CODES.get(exc.status_code, "HTTP_ERROR")
+    body = ErrorBody(
+        error_code=code,
+        detail=str(exc.detail),
         recoverable=exc.status_code < 500,
-        suggestion=suggestion,
-        headers=getattr(exc, "headers", None),
+        suggestion=_ROUTING_SUGGESTIONS.get(exc.status_code, "Check the request against /docs."),
     )
+    return error_response(exc.status_code, body, headers=getattr(exc, "headers", None))
 
 
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", exc_info=exc)  # the trace goes to the log, never to the client
-    return error_response(
-        500,
-        "INTERNAL_ERROR",
-        "an unexpected error occurred",
-        recoverable=False,
-        suggestion="Check the service logs; retrying may not help.",
-    )
+    return error_response(500, INTERNAL)
 
 
 def install_error_handlers(app: FastAPI) -> None:

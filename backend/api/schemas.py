@@ -6,30 +6,45 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from backend.domain.models import SearchMode
+from backend.api import examples
+from backend.api.memory_schemas import MemoryOut
+from backend.domain.models import PointFilter, SearchMode
 
 MAX_QUERY_CHARS = 2000
 
 
 class ErrorBody(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "error_code": "NOTE_NOT_FOUND",
+                    "detail": "no indexed note at 'Projects/Nope.md'",
+                    "recoverable": False,
+                    "suggestion": "Check the vault-relative path (e.g. `Projects/Database migration.md`) or "
+                    "search for it.",
+                }
+            ]
+        }
+    )
+
     error_code: str = Field(description="Stable machine-readable code, e.g. INDEX_NOT_READY.")
     detail: str = Field(description="What went wrong, for a person or an agent.")
     recoverable: bool = Field(description="True when retrying later (or after the suggestion) can succeed.")
     suggestion: str = Field(description="What to do about it.")
 
 
-class SearchRequest(BaseModel):
+class SearchFilters(BaseModel):
+    """The search options /search and /context share."""
+
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
-    top_k: int = Field(5, ge=1, le=50, description="How many chunks to return.")
     mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
     tags: list[str] = Field(default_factory=list, description="Only notes with any of these tags.")
     paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
     date_from: date | None = Field(None, description="Only notes dated on or after this day.")
     date_to: date | None = Field(None, description="Only notes dated on or before this day.")
-    include_related: bool = Field(True, description="Also return notes linked to or from the results.")
     threshold: float | None = Field(
         None,
         ge=0,
@@ -39,13 +54,10 @@ class SearchRequest(BaseModel):
             "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
         ),
     )
-
-    @field_validator("query")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query must contain some text")
-        return value.strip()
+    include_memory: bool = Field(
+        False,
+        description="Also search the remembered facts (POST /memory); they come back apart, in `memories`.",
+    )
 
     @field_validator("tags")
     @classmethod
@@ -53,10 +65,45 @@ class SearchRequest(BaseModel):
         return [tag.lstrip("#") for tag in value if tag.strip()]
 
     @model_validator(mode="after")
-    def _dates_in_order(self) -> SearchRequest:
+    def _dates_in_order(self) -> SearchFilters:
         if self.date_from and self.date_to and self.date_from > self.date_to:
             raise ValueError("date_from must not be after date_to")
         return self
+
+    def point_filter(self) -> PointFilter:
+        return PointFilter(
+            note_paths=tuple(self.paths),
+            folders=tuple(self.folders),
+            tags=tuple(self.tags),
+            date_from=self.date_from.isoformat() if self.date_from else None,
+            date_to=self.date_to.isoformat() if self.date_to else None,
+        )
+
+
+class SearchRequest(SearchFilters):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"query": "how much do I owe Sreenivas?", "top_k": 3},
+                {"query": "knee exercises", "folders": ["Health"], "mode": "hybrid", "include_memory": True},
+            ]
+        },
+    )
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
+    top_k: int = Field(5, ge=1, le=50, description="How many chunks to return.")
+    include_related: bool = Field(True, description="Also return notes linked to or from the results.")
+    memory_top_k: int = Field(
+        3, ge=1, le=20, description="How many remembered facts at most (include_memory)."
+    )
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must contain some text")
+        return value.strip()
 
 
 class SearchResult(BaseModel):
@@ -70,10 +117,15 @@ class SearchResult(BaseModel):
     end_line: int
     tags: list[str]
     aliases: list[str] = Field(description="The note's other names, from its frontmatter.")
-    date: str | None
+    date: str | None = None
     highlights: list[str] = Field(
         description="The query's terms as written in content (keyword matching rules), first seen first."
     )
+    sensitive_categories: list[str] = Field(
+        description="Sensitive categories (health, finance, relationships...) the chunk touches: ask before "
+        "showing it."
+    )
+    redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in content.")
 
 
 class RelatedNoteOut(BaseModel):
@@ -84,12 +136,20 @@ class RelatedNoteOut(BaseModel):
 
 
 class SearchResponse(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.SEARCH_RESPONSE]})
+
     query: str
     mode: SearchMode = Field(description="The mode actually used.")
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
     warnings: list[str]
     results: list[SearchResult]
     related_notes: list[RelatedNoteOut] = Field(description="Notes linked to or from the results.")
+    memories: list[MemoryOut] = Field(
+        description="Remembered facts matching the query (only with include_memory), best first."
+    )
+    sensitive_detected: bool = Field(
+        description="True when a result or fact touches a sensitive category (see sensitive_categories)."
+    )
     total_hits: int = Field(
         description=(
             "Candidates that matched (after filters, threshold and removing overlapping chunks of one note) "
@@ -110,8 +170,8 @@ class JobInfo(BaseModel):
     done: int
     total: int
     started_at: datetime
-    finished_at: datetime | None
-    error: str | None
+    finished_at: datetime | None = None
+    error: str | None = None
 
 
 class FailedFile(BaseModel):
@@ -146,6 +206,8 @@ class EmbedderInfo(BaseModel):
 
 
 class IndexStatus(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.INDEX_STATUS]})
+
     indexed_notes: int
     indexed_chunks: int
     dense_pending: int = Field(description="Notes searchable by keyword only until the embedder catches up.")
@@ -156,30 +218,36 @@ class IndexStatus(BaseModel):
     pending_changes: int = Field(description="Changed paths the watcher is waiting to apply (debounce).")
     watcher_running: bool = Field(description="False when WATCH is off or the watcher is down (it restarts).")
     watcher_restarts: int = Field(description="Times a dead watcher was restarted (each followed by a sync).")
-    watcher_error: str | None = Field(description="The watcher's last failure, if any.")
+    watcher_error: str | None = Field(None, description="The watcher's last failure, if any.")
     links: LinkCountsOut
-    last_indexed: datetime | None = Field(description="When a pass last wrote or removed a note.")
-    last_sync: datetime | None = Field(description="When the index was last compared with the disk.")
-    generation: str | None = Field(description="The index generation serving now; a rebuild switches it.")
+    last_indexed: datetime | None = Field(None, description="When a pass last wrote or removed a note.")
+    last_sync: datetime | None = Field(None, description="When the index was last compared with the disk.")
+    generation: str | None = Field(
+        None, description="The index generation serving now; a rebuild switches it."
+    )
     embedder: EmbedderInfo
     embedding_model: str
-    embedding_dimension: int | None
+    embedding_dimension: int | None = None
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
     store_healthy: bool = Field(
         description="False when the store could not be reached; searches answer INDEX_UNAVAILABLE meanwhile."
     )
-    job: JobInfo | None
+    job: JobInfo | None = None
     failed_files: list[FailedFile]
 
 
 class JobAccepted(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.JOB_ACCEPTED]})
+
     job_id: str
     status: str = "accepted"
     status_url: str = "/index/status"
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.HEALTH]})
+
     status: str
     version: str
 
@@ -188,20 +256,22 @@ class LinkedNoteOut(BaseModel):
     note_path: str
     note_title: str
     kind: str = Field(description="wikilink, embed or markdown")
-    anchor: str | None = Field(description='"Heading" or "^block" the link points into')
-    text: str | None = Field(description="The link's shown text")
+    anchor: str | None = Field(None, description='"Heading" or "^block" the link points into')
+    text: str | None = Field(None, description="The link's shown text")
     line: int = Field(description="Line of the link in the linking note")
 
 
 class UnresolvedLinkOut(BaseModel):
     target: str = Field(description="The link target as written; no such note exists yet")
     kind: str
-    anchor: str | None
-    text: str | None
+    anchor: str | None = None
+    text: str | None = None
     line: int
 
 
 class NoteLinksOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_LINKS]})
+
     note_path: str
     note_title: str
     outlinks: list[LinkedNoteOut]

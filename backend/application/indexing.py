@@ -36,6 +36,7 @@ from backend.domain.links import NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
 from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
 from backend.domain.sparse import DocumentFields, SparseEncoder
+from backend.domain.vault_paths import vault_path
 
 log = logging.getLogger(__name__)
 
@@ -209,8 +210,18 @@ class IndexService:
             return live.store.count()
 
     def note_links(self, path: str) -> NoteLinks:
+        vault_path(path)
         with self.serving() as live:
             return live.graph.links_of(path)
+
+    def note_record(self, path: str) -> NoteRecord | None:
+        """The indexed note at `path`, or None when the index does not hold it."""
+        with self.serving() as live:
+            return live.graph.record(path)
+
+    def note_records(self) -> list[NoteRecord]:
+        with self.serving() as live:
+            return live.graph.records()
 
     def link_counts(self) -> LinkCounts:
         with self.serving() as live:

@@ -63,7 +63,7 @@ class NoteGraph:
         self._vault = vault
         self._lock = threading.Lock()
         self._files = VaultFileMap(())
-        self._titles: dict[str, str] = {}
+        self._records: dict[str, NoteRecord] = {}  # what the notes collection holds, for reads and listings
         # name (title, alias or file stem, as `entity_key` folds it) -> paths, for the entity shortcut
         self._names: dict[str, set[str]] = defaultdict(set)
         self._names_of: dict[str, set[str]] = {}
@@ -76,7 +76,7 @@ class NoteGraph:
             self._store.ensure()
         records = self._store.all_notes()
         with self._lock:
-            self._titles = {r.path: r.title for r in records}
+            self._records = {r.path: r for r in records}
             self._names.clear()
             self._names_of = {}
             for r in records:
@@ -86,7 +86,7 @@ class NoteGraph:
     def reset(self) -> None:
         self._store.reset()
         with self._lock:
-            self._titles = {}
+            self._records = {}
             self._names.clear()
             self._names_of = {}
 
@@ -108,14 +108,14 @@ class NoteGraph:
             links = resolve_links(parsed_links, source=record.path, files=self._files)
         self._store.put_note(record, links)
         with self._lock:
-            self._titles[record.path] = record.title
+            self._records[record.path] = record
             self._drop_names(record.path)
             self._add_names(record)
 
     def remove(self, path: str) -> None:
         self._store.delete_note(path)
         with self._lock:
-            self._titles.pop(path, None)
+            self._records.pop(path, None)
             self._drop_names(path)
 
     def reresolve(self, changed_paths: Iterable[str]) -> int:
@@ -164,7 +164,18 @@ class NoteGraph:
 
     def title(self, path: str) -> str:
         with self._lock:
-            return self._titles.get(path) or _stem(path)
+            record = self._records.get(path)
+        return record.title if record is not None and record.title else _stem(path)
+
+    def record(self, path: str) -> NoteRecord | None:
+        """The indexed note at `path` (title, aliases, tags, date, mtime, size), or None."""
+        with self._lock:
+            return self._records.get(path)
+
+    def records(self) -> list[NoteRecord]:
+        """Every indexed note, in no particular order (a snapshot)."""
+        with self._lock:
+            return list(self._records.values())
 
     def links_of(self, path: str) -> NoteLinks:
         records = self._store.get_notes([path])

@@ -1,4 +1,4 @@
-"""The two ports the use cases depend on. Adapters live in `infrastructure`."""
+"""The ports the use cases depend on. Adapters live in `infrastructure`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from backend.domain.links import LinkRecord, NoteRecord
+from backend.domain.memory import MemoryRecord
 from backend.domain.models import (
     FileProblem,
     IndexIdentity,
@@ -227,3 +228,48 @@ class IndexCatalog(Protocol):
     def close(self) -> None:
         """Release what the catalog holds (the shared client); its stores are closed first by the caller."""
         ...
+
+
+class MemoryStore(Protocol):
+    """Remembered facts: one Qdrant collection of its own (`obsidian_memory`), outside the index
+    generations a rebuild replaces, so facts survive rebuilds. One point per key (named vectors `dense`,
+    cosine, when the identity has a dimension, and `sparse`, IDF), the fact in its payload. Same error rules
+    as `ChunkStore`."""
+
+    def identity(self) -> IndexIdentity | None:
+        """The embedder and keyword encoding the vectors were made with; None before `create`."""
+        ...
+
+    def create(self, identity: IndexIdentity) -> None:
+        """Create the collection for `identity`, dropping an existing one (facts included: callers read them
+        first when they mean to keep them)."""
+        ...
+
+    def put(self, record: MemoryRecord, *, sparse: SparseVector, dense: Sequence[float] | None) -> None:
+        """Store the fact under its key, replacing any fact with that key."""
+        ...
+
+    def get(self, key: str) -> MemoryRecord | None: ...
+
+    def all(self) -> list[MemoryRecord]:
+        """Every fact, by key."""
+        ...
+
+    def delete(self, key: str) -> bool:
+        """Remove the fact; False when there was none."""
+        ...
+
+    def search(
+        self,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        min_similarity: float = 0.0,
+        rrf_k: int = 60,
+    ) -> list[tuple[MemoryRecord, float]]:
+        """Facts matching the query, best first: keyword matches (sparse) and facts whose dense similarity is
+        at least `min_similarity`, fused with RRF when both are given."""
+        ...
+
+    def close(self) -> None: ...

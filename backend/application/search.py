@@ -14,6 +14,7 @@ from backend.application.ports import Embedder
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping
 from backend.domain.sparse import SparseEncoder
+from backend.domain.vault_paths import safe_filter
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,9 @@ class SearchService:
         threshold: float | None = None,
     ) -> SearchOutcome:
         """`candidates` widens the fused list (evaluation needs enough chunks to fill 10 notes).
-        `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise)."""
+        `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
+        Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
+        point_filter = safe_filter(point_filter)
         self._index.check_searchable()
         warnings: list[str] = []
         fallback = self._index.keyword_fallback

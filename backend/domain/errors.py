@@ -62,6 +62,48 @@ class NoteNotFoundError(KnowledgeBridgeError):
     suggestion = "Check the vault-relative path (e.g. `Projects/Database migration.md`) or search for it."
 
 
+class IndexCorruptedError(KnowledgeBridgeError):
+    """The index's data is damaged (found by the store adapters' fault detection); the vault is not."""
+
+    code = "INDEX_CORRUPTED"
+    recoverable = True
+    suggestion = (
+        "Rebuild the index from the vault (POST /index/rebuild or `python -m backend index --rebuild`); "
+        "the notes themselves are not affected."
+    )
+
+
+class SecurityViolationError(KnowledgeBridgeError):
+    """A path that tries to leave the vault (or is not a plain vault-relative path at all)."""
+
+    code = "SECURITY_VIOLATION"
+    recoverable = False
+    suggestion = (
+        "Use a vault-relative path with forward slashes, e.g. `Projects/Database migration.md`: "
+        "no `..`, no leading `/`, no drive letter, no backslash, no control characters."
+    )
+
+
+class UnauthorizedError(KnowledgeBridgeError):
+    code = "UNAUTHORIZED"
+    recoverable = True
+    suggestion = "Send the configured API key as `Authorization: Bearer <key>` (or the `X-API-Key` header)."
+
+
+class InvalidRequestError(KnowledgeBridgeError):
+    """A request that is well-formed but cannot be answered as asked (e.g. a line range past the end)."""
+
+    code = "VALIDATION_ERROR"
+    recoverable = True
+    suggestion = "Fix the request fields named in detail; the schema is at /docs."
+
+
+class MemoryNotFoundError(KnowledgeBridgeError):
+    code = "MEMORY_NOT_FOUND"
+    recoverable = False
+    suggestion = "List the remembered facts with GET /memory."
+
+
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False

@@ -22,3 +22,7 @@ def link_point_id(source_path: str, position: int) -> str:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def memory_point_id(key: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"memory\x00{key}"))

@@ -386,9 +386,11 @@ class VaultWatcher:
     def _problem(self, observer: BaseObserver) -> str | None:
         """Why `observer` no longer reports the vault's events, or None when it does."""
         problem = _thread_problem(observer)
-        if problem is None and _identity(self._root) != self._identity:
-            problem = f"the vault folder {self._root} was moved, replaced or deleted"
-        return problem
+        if problem is not None:
+            return f"{problem} (vault folder {self._root})"
+        if _identity(self._root) != self._identity:
+            return f"the vault folder {self._root} was moved, replaced or deleted"
+        return None
 
     def _try_start_observer(self) -> BaseObserver | None:
         """A running observer on the vault's realpath, or None (logged, `last_error` set) when it cannot."""

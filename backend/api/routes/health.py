@@ -9,7 +9,7 @@ router = APIRouter(tags=["health"])
 VERSION = "0.1.0"
 
 
-@router.get("/health", response_model=Health)
+@router.get("/health", operation_id="health", response_model=Health)
 async def health() -> Health:
     """Liveness: the process answers. Index and dependency state is at /index/status."""
     return Health(status="ok", version=VERSION)

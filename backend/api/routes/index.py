@@ -7,10 +7,10 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
+from backend.api.errors import error_responses
 from backend.api.schemas import (
     EmbedderInfo,
     EmbedderProblemOut,
-    ErrorBody,
     FailedFile,
     IndexStatus,
     JobAccepted,
@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 router = APIRouter(prefix="/index", tags=["index"])
 
 
-def _status(services: Services) -> IndexStatus:
+def status_response(services: Services) -> IndexStatus:
+    """The status as /index/status, the MCP `index_status` tool and `python -m backend status` show it."""
     try:
         services.open()  # no-op once open; after a start with Qdrant down, this is where it recovers
         chunks = services.index.chunk_count()
@@ -89,18 +90,19 @@ def _embedder_info(services: Services) -> EmbedderInfo:
     )
 
 
-@router.get("/status", response_model=IndexStatus)
+@router.get("/status", operation_id="index_status", response_model=IndexStatus)
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job."""
-    return await run_in_threadpool(_status, services)
+    return await run_in_threadpool(status_response, services)
 
 
 @router.post(
     "/sync",
+    operation_id="index_sync",
     status_code=202,
     response_model=JobAccepted,
-    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses=error_responses(409, 503),
 )
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
@@ -111,9 +113,10 @@ async def sync(services: ServicesDep) -> JobAccepted:
 
 @router.post(
     "/rebuild",
+    operation_id="index_rebuild",
     status_code=202,
     response_model=JobAccepted,
-    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses=error_responses(409, 503),
 )
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;

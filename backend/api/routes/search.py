@@ -6,84 +6,98 @@ from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.schemas import ErrorBody, RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
-from backend.application.search import SearchHit
-from backend.domain.models import PointFilter
-from backend.domain.result_rules import highlights
+from backend.api.errors import error_responses
+from backend.api.memory_schemas import MemoryOut
+from backend.api.routes.memory import memory_out
+from backend.api.schemas import RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
+from backend.application.presenting import ResultView, present_hits
+from backend.bootstrap import Services
+from backend.domain.errors import KnowledgeBridgeError
 
 router = APIRouter(tags=["search"])
 
-_ERRORS = {
-    422: {"model": ErrorBody, "description": "Invalid request"},
-    503: {"model": ErrorBody, "description": "Index not ready or store unavailable"},
-}
 
-
-def _to_result(hit: SearchHit, query: str, *, stemming: bool) -> SearchResult:
-    p = hit.payload
-    content = p.get("content", "")
+def result_out(view: ResultView) -> SearchResult:
     return SearchResult(
-        chunk_id=hit.chunk_id,
-        note_path=p.get("note_path", ""),
-        note_title=p.get("note_title", ""),
-        content=content,
-        score=hit.score,
-        heading_context=p.get("heading_context", ""),
-        start_line=p.get("start_line", 0),
-        end_line=p.get("end_line", 0),
-        tags=p.get("tags") or [],
-        aliases=p.get("aliases") or [],
-        date=p.get("date"),
-        highlights=highlights(query, content, stemming=stemming),
+        chunk_id=view.chunk_id,
+        note_path=view.note_path,
+        note_title=view.note_title,
+        content=view.content,
+        score=view.score,
+        heading_context=view.heading_context,
+        start_line=view.start_line,
+        end_line=view.end_line,
+        tags=view.tags,
+        aliases=view.aliases,
+        date=view.date,
+        highlights=view.highlights,
+        sensitive_categories=view.sensitive_categories,
+        redactions=view.redactions,
     )
 
 
-@router.post("/search", response_model=SearchResponse, responses=_ERRORS)
-async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
-    """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default)."""
+def search_response(services: Services, body: SearchRequest) -> tuple[SearchResponse, str]:
+    """The search as /search and the MCP `search` tool answer it, and its Server-Timing header."""
     started = time.perf_counter()
-    if not services.opened:  # the store was down at start-up: answer INDEX_UNAVAILABLE, or open it now
-        await run_in_threadpool(services.open)
-    point_filter = PointFilter(
-        note_paths=tuple(body.paths),
-        folders=tuple(body.folders),
-        tags=tuple(body.tags),
-        date_from=body.date_from.isoformat() if body.date_from else None,
-        date_to=body.date_to.isoformat() if body.date_to else None,
-    )
-    outcome = await run_in_threadpool(
-        services.search.search,
+    services.open()  # no-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now
+    outcome = services.search.search(
         body.query,
         top_k=body.top_k,
         mode=body.mode,
-        point_filter=point_filter,
+        point_filter=body.point_filter(),
         include_related=body.include_related,
         threshold=body.threshold,
     )
     # a no-op unless notes wait for dense vectors; then it may start the catch-up sync
-    await run_in_threadpool(services.catch_up_dense)
-    results = [
-        _to_result(hit, body.query, stemming=services.settings.keyword_stemming)
-        for hit in outcome.hits[: body.top_k]
-    ]
+    services.catch_up_dense()
+    views = present_hits(
+        outcome.hits[: body.top_k], body.query, services.policy, stemming=services.settings.keyword_stemming
+    )
+    warnings = list(outcome.warnings)
+    memories: list[MemoryOut] = []
+    if body.include_memory:
+        try:
+            found = services.memory.search(body.query, limit=body.memory_top_k)
+        except KnowledgeBridgeError as exc:  # the notes still answer: say what is missing
+            warnings.append(f"remembered facts are unavailable: {exc.detail}")
+        else:
+            warnings += found.warnings
+            memories = [memory_out(hit) for hit in found.hits]
+    total_ms = (time.perf_counter() - started) * 1000
     related = [
         RelatedNoteOut(
             note_path=r.path, note_title=r.title, relationship=r.relationship, link_count=r.link_count
         )
         for r in outcome.related
     ]
-    total_ms = (time.perf_counter() - started) * 1000
-    # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
-    response.headers["Server-Timing"] = (
-        f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={total_ms:.2f}"
-    )
-    return SearchResponse(
+    answer = SearchResponse(
         query=body.query,
         mode=outcome.mode,
-        status="degraded" if outcome.degraded else "healthy",
-        warnings=outcome.warnings,
-        results=results,
+        status="degraded" if warnings else "healthy",
+        warnings=warnings,
+        results=[result_out(v) for v in views],
         related_notes=related,
+        memories=memories,
+        sensitive_detected=any(v.sensitive_categories for v in views)
+        or any(m.sensitive_categories for m in memories),
         total_hits=outcome.total_hits,
         search_time_ms=round(total_ms, 2),
     )
+    # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
+    timing = f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={total_ms:.2f}"
+    return answer, timing
+
+
+@router.post(
+    "/search",
+    operation_id="search",
+    response_model=SearchResponse,
+    responses=error_responses(400, 409, 422, 503),
+)
+async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
+    """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default), with the
+    notes linked to them, and (with `include_memory`) the remembered facts that match. Each result is flagged
+    with the sensitive categories it touches; secrets in it are redacted."""
+    answer, timing = await run_in_threadpool(search_response, services, body)
+    response.headers["Server-Timing"] = timing
+    return answer

@@ -1,0 +1,110 @@
+"""Bodies of POST /context."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from backend.api import examples
+from backend.api.schemas import MAX_QUERY_CHARS, SearchFilters
+from backend.domain.models import SearchMode
+
+MAX_CONTEXT_CHARS = 32_000
+MIN_CONTEXT_CHARS = 200
+MAX_MESSAGES = 50
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str = Field(max_length=20_000)
+
+
+class ContextRequest(SearchFilters):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"query": "how much do I owe Sreenivas?", "max_chars": 1200},
+                {
+                    "messages": [
+                        {"role": "user", "content": "I'm flying to Lisbon with Sreenivas in May."},
+                        {"role": "assistant", "content": "Nice! Anything to sort out before?"},
+                        {"role": "user", "content": "Do I still owe him money?"},
+                    ],
+                    "max_chars": 2000,
+                    "include_memory": True,
+                },
+            ]
+        },
+    )
+
+    query: str | None = Field(
+        None, max_length=MAX_QUERY_CHARS, description="What to find context for; or give `messages`."
+    )
+    messages: list[ChatMessage] = Field(
+        default_factory=list,
+        max_length=MAX_MESSAGES,
+        description="The conversation so far, oldest first; the query is built from the last few user and "
+        "assistant messages (the latest user message first). Used when `query` is absent.",
+    )
+    max_chars: int = Field(
+        4000,
+        ge=MIN_CONTEXT_CHARS,
+        le=MAX_CONTEXT_CHARS,
+        description="Budget for the whole block, headers and separators included (characters).",
+    )
+    max_chunks: int = Field(10, ge=1, le=50, description="How many chunks to consider, best first.")
+    exclude_categories: list[str] = Field(
+        default_factory=list,
+        description="Leave out chunks and facts touching these sensitive categories (e.g. health).",
+    )
+
+    @field_validator("query")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value.strip() if value and value.strip() else None
+
+    @model_validator(mode="after")
+    def _query_or_messages(self) -> ContextRequest:
+        if self.query is None and not any(m.content.strip() for m in self.messages):
+            raise ValueError("give a query or the last messages of the conversation")
+        return self
+
+
+class ContextSource(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.CONTEXT_RESPONSE["sources"][0]]})
+
+    kind: Literal["note", "memory"]
+    note_path: str = Field(description="The note the text comes from (a fact's source note for memory).")
+    note_title: str
+    heading_context: str
+    start_line: int = Field(description="First line of the included text (0 for a fact).")
+    end_line: int = Field(description="Last line of the included text, inclusive (0 for a fact).")
+    memory_key: str | None = Field(None, description="The fact's key (kind memory).")
+    attribution: str = Field(description="The label of the entry in `context`, e.g. `path:14-18`.")
+    score: float
+    chars: int = Field(description="Characters of the entry in `context` (header included).")
+    truncated: bool = Field(description="The text was cut at a word boundary to fit (ends with ' …').")
+    sensitive_categories: list[str]
+
+
+class ContextResponse(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.CONTEXT_RESPONSE]})
+
+    query: str = Field(description="The query searched (built from the messages when no query was given).")
+    context: str = Field(
+        description="The block to inject: entries `[path:start-end] heading` + text (or `[memory:key] from "
+        "path` + fact), separated by blank lines; never longer than max_chars, never cut mid-word, no "
+        "duplicates, secrets redacted. Empty when nothing matched."
+    )
+    chars: int = Field(description="len(context).")
+    max_chars: int
+    sources: list[ContextSource] = Field(description="The entries of `context`, in order, as data.")
+    omitted: int = Field(description="Candidates left out: duplicates, excluded, or over the budget.")
+    mode: SearchMode
+    status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
+    warnings: list[str]
+    sensitive_detected: bool

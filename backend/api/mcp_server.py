@@ -1,0 +1,258 @@
+"""The MCP endpoint: the agent capabilities as MCP tools on streamable HTTP at `/mcp`, in the same app.
+
+Built on the official `mcp` SDK (v2: `MCPServer`, stateless streamable HTTP with JSON responses, so any
+worker can answer any request and no session outlives a call). Each tool calls the same function as its
+HTTP route (`search_response`, `note_response`, ...), so both transports answer alike, validate alike
+(our request models) and fail alike: a failure is a tool error (`isError`) whose text and structured
+content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
+
+API_KEY protects `/mcp` with the same check as the HTTP routes (a 401 envelope before the SDK is reached).
+The app's lifespan runs the SDK's session manager (`run_session_manager`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field, ValidationError
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
+from backend.api.deps import check_api_key
+from backend.api.errors import INTERNAL, describe_validation, envelope, error_response, status_of
+from backend.api.errors import validation_envelope as invalid
+from backend.api.memory_schemas import MemoryIn, MemoryStored
+from backend.api.note_schemas import NoteOut
+from backend.api.routes.context import context_response
+from backend.api.routes.index import status_response
+from backend.api.routes.memory import remember_response
+from backend.api.routes.notes import note_links_response, note_response
+from backend.api.routes.search import search_response
+from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
+from backend.bootstrap import Services
+from backend.config import Settings
+from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.models import SearchMode
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+INSTRUCTIONS = (
+    "Knowledge Bridge searches the user's Obsidian vault by meaning and by keyword. Call `search` (or "
+    "`build_context` for a ready-to-inject block) first; expand a hit with `get_note` using its start_line "
+    "and end_line; follow links with `note_links`; keep a fact with `remember`. Results flag sensitive "
+    "categories (health, finance, relationships): ask the user before showing those. Secrets are redacted. "
+    "Errors carry error_code, detail, recoverable and suggestion."
+)
+
+
+def _about(model: type[BaseModel], field: str) -> Any:
+    """The tool parameter's description is the one of the HTTP request field: one wording for both."""
+    return Field(description=model.model_fields[field].description)
+
+
+def _failure(body: ErrorBody) -> CallToolResult:
+    payload = body.model_dump()
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(payload))],
+        structured_content=payload,
+        is_error=True,
+    )
+
+
+_PYDANTIC_LINE = re.compile(r"^(\S.*)\n\s+(.+?)(?: \[type=.*)?$", re.MULTILINE)
+
+
+def _sdk_refusal(text: str) -> ErrorBody:
+    """The SDK's own refusal of arguments (a wrong JSON type, before our code runs) as our envelope:
+    "Error executing tool search: 1 validation error for searchArguments\ntop_k\n  Input should be..." ->
+    "top_k: Input should be ..."."""
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    problems = [f"{field}: {message}" for field, message in _PYDANTIC_LINE.findall(body)]
+    return invalid("; ".join(problems) or "invalid tool arguments")
+
+
+async def _enveloped_errors(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Tool errors from our tools carry the envelope as structured content; the only ones without it are the
+    SDK's refusals of arguments it could not convert: give those the envelope too."""
+    result = await call_next(ctx)
+    if getattr(ctx, "method", None) != "tools/call":
+        return result
+    wire = result.model_dump(by_alias=True) if isinstance(result, CallToolResult) else result
+    if isinstance(wire, dict) and wire.get("isError") and wire.get("structuredContent") is None:
+        blocks = wire.get("content") or [{}]
+        return _failure(_sdk_refusal(str(blocks[0].get("text", ""))))
+    return result
+
+
+async def _call(work: Callable[[], Any]) -> Any:
+    """Run a blocking service call off the event loop; any failure becomes a tool error with our envelope."""
+    try:
+        return await anyio.to_thread.run_sync(work)
+    except KnowledgeBridgeError as exc:
+        return _failure(envelope(exc))
+    except ValidationError as exc:  # our request models reject what the tool's types let through
+        return _failure(invalid(describe_validation(list(exc.errors()))))
+    except Exception:
+        log.exception("MCP tool failed")  # the trace stays in the log
+        return _failure(INTERNAL)
+
+
+def build_mcp_server(services: Callable[[], Services], settings: Settings, *, version: str) -> MCPServer:
+    mcp: MCPServer = MCPServer(
+        "knowledge-bridge",
+        instructions=INSTRUCTIONS,
+        version=version,
+        log_level=settings.log_level,
+        middleware=[_enveloped_errors],
+    )
+
+    @mcp.tool(name="search")
+    async def search(
+        query: Annotated[str, _about(SearchRequest, "query")],
+        top_k: Annotated[int, _about(SearchRequest, "top_k")] = 5,
+        mode: Annotated[SearchMode, _about(SearchRequest, "mode")] = SearchMode.HYBRID,
+        folders: Annotated[list[str] | None, _about(SearchRequest, "folders")] = None,
+        tags: Annotated[list[str] | None, _about(SearchRequest, "tags")] = None,
+        paths: Annotated[list[str] | None, _about(SearchRequest, "paths")] = None,
+        date_from: Annotated[date | None, _about(SearchRequest, "date_from")] = None,
+        date_to: Annotated[date | None, _about(SearchRequest, "date_to")] = None,
+        include_related: Annotated[bool, _about(SearchRequest, "include_related")] = True,
+        include_memory: Annotated[bool, _about(SearchRequest, "include_memory")] = False,
+    ) -> SearchResponse:
+        """Find the chunks of notes that best answer a question (meaning + keywords), with their note path,
+        heading, line range, tags and date, the notes linked to them, and (include_memory) remembered facts.
+        Each result says which sensitive categories it touches."""
+
+        def work() -> SearchResponse:
+            body = SearchRequest(
+                query=query,
+                top_k=top_k,
+                mode=mode,
+                folders=folders or [],
+                tags=tags or [],
+                paths=paths or [],
+                date_from=date_from,
+                date_to=date_to,
+                include_related=include_related,
+                include_memory=include_memory,
+            )
+            return search_response(services(), body)[0]
+
+        return await _call(work)  # type: ignore[no-any-return]
+
+    @mcp.tool(name="get_note")
+    async def get_note(
+        path: Annotated[
+            str, Field(description="Vault-relative path of the note, as search results give it.")
+        ],
+        start_line: Annotated[
+            int | None, Field(description="First line (1-based, as in search hits).")
+        ] = None,
+        end_line: Annotated[int | None, Field(description="Last line, inclusive.")] = None,
+    ) -> NoteOut:
+        """Read a note: metadata and text, or only lines start_line..end_line (expand a search hit by asking
+        a few lines around its start_line/end_line). Secrets are redacted."""
+        return await _call(lambda: note_response(services(), path, start_line, end_line))  # type: ignore[no-any-return]
+
+    @mcp.tool(name="note_links")
+    async def note_links(
+        path: Annotated[str, Field(description="Vault-relative path of the note.")],
+    ) -> NoteLinksOut:
+        """The notes this note links to (outlinks), the notes linking to it (backlinks), and links to notes
+        not created yet."""
+        return await _call(lambda: note_links_response(services(), path))  # type: ignore[no-any-return]
+
+    @mcp.tool(name="index_status")
+    async def index_status() -> IndexStatus:
+        """What is indexed (notes, chunks, links), with which embedding model, whether the watcher and the
+        embedder are up, and the progress of the running or last indexing job."""
+        return await _call(lambda: status_response(services()))  # type: ignore[no-any-return]
+
+    @mcp.tool(name="build_context")
+    async def build_context(
+        query: Annotated[str | None, _about(ContextRequest, "query")] = None,
+        messages: Annotated[list[ChatMessage] | None, _about(ContextRequest, "messages")] = None,
+        max_chars: Annotated[int, _about(ContextRequest, "max_chars")] = 4000,
+        max_chunks: Annotated[int, _about(ContextRequest, "max_chunks")] = 10,
+        folders: Annotated[list[str] | None, _about(ContextRequest, "folders")] = None,
+        tags: Annotated[list[str] | None, _about(ContextRequest, "tags")] = None,
+        paths: Annotated[list[str] | None, _about(ContextRequest, "paths")] = None,
+        include_memory: Annotated[bool, _about(ContextRequest, "include_memory")] = False,
+        exclude_categories: Annotated[list[str] | None, _about(ContextRequest, "exclude_categories")] = None,
+    ) -> ContextResponse:
+        """A ready-to-inject block of the vault's best chunks for a question or a conversation, each entry
+        attributed [path:start-end], within max_chars, never cut mid-word, without duplicates; the entries
+        again as data in `sources`."""
+
+        def work() -> ContextResponse:
+            body = ContextRequest(
+                query=query,
+                messages=messages or [],
+                max_chars=max_chars,
+                max_chunks=max_chunks,
+                folders=folders or [],
+                tags=tags or [],
+                paths=paths or [],
+                include_memory=include_memory,
+                exclude_categories=exclude_categories or [],
+            )
+            return context_response(services(), body)
+
+        return await _call(work)  # type: ignore[no-any-return]
+
+    @mcp.tool(name="remember")
+    async def remember(
+        key: Annotated[str, _about(MemoryIn, "key")],
+        value: Annotated[str, _about(MemoryIn, "value")],
+        source: Annotated[str, _about(MemoryIn, "source")],
+    ) -> MemoryStored:
+        """Remember a fact the user wants kept, tied to the vault note it comes from (an indexed note).
+        Facts survive restarts and index rebuilds; search and build_context find them with include_memory."""
+        return await _call(  # type: ignore[no-any-return]
+            lambda: remember_response(services(), MemoryIn(key=key, value=value, source=source))
+        )
+
+    return mcp
+
+
+class _ApiKeyGate:
+    """The API key check in front of the SDK's ASGI app: a 401 envelope, as for every HTTP route."""
+
+    def __init__(self, inner: ASGIApp, expected: str | None) -> None:
+        self._inner = inner
+        self._expected = expected
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            try:
+                check_api_key(headers, self._expected)
+            except KnowledgeBridgeError as exc:
+                response = error_response(
+                    status_of(exc.code), envelope(exc), headers={"WWW-Authenticate": "Bearer"}
+                )
+                await response(scope, receive, send)
+                return
+        await self._inner(scope, receive, send)
+
+
+def mcp_route(mcp: MCPServer, settings: Settings) -> Route:
+    """The `/mcp` route (exact path: no redirect, and unknown paths keep our 404 envelope)."""
+    mcp.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,  # every request stands alone: nothing to lose on a restart, any worker answers
+        json_response=True,
+        host=settings.host,  # DNS-rebinding protection on for a loopback bind
+    )
+    return Route(MCP_PATH, endpoint=_ApiKeyGate(StreamableHTTPASGIApp(mcp.session_manager), settings.api_key))

@@ -1,0 +1,76 @@
+"""Bodies of POST/GET/DELETE /memory."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from backend.api import examples
+from backend.domain.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
+
+_FACT = examples.FACT
+
+
+class MemoryIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{k: _FACT[k] for k in ("key", "value", "source")}]},
+    )
+
+    key: str = Field(
+        min_length=1,
+        max_length=MAX_KEY_CHARS,
+        description="A name for the fact; storing the same key again replaces it. No '/', '\\\\' or control "
+        "characters.",
+    )
+    value: str = Field(min_length=1, max_length=MAX_VALUE_CHARS, description="The fact itself.")
+    source: str = Field(
+        description="Vault-relative path of the note the fact comes from; it must be an indexed note."
+    )
+
+
+class MemoryOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_FACT]})
+
+    key: str
+    value: str = Field(description="The fact, secrets redacted.")
+    source: str
+    source_exists: bool = Field(description="False once the source note has left the vault (or the index).")
+    created_at: datetime
+    updated_at: datetime
+    sensitive_categories: list[str]
+    redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in value.")
+    score: float | None = Field(
+        None, description="Relevance to the query (search results only; RRF or BM25)."
+    )
+
+
+class MemoryStored(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"fact": _FACT, "created": True}]})
+
+    fact: MemoryOut
+    created: bool = Field(
+        description="True for a new key (201), False when an existing fact was replaced (200)."
+    )
+
+
+class MemoryListOut(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"facts": [_FACT], "total": 1, "limit": 100, "offset": 0, "next_offset": None}]
+        }
+    )
+
+    facts: list[MemoryOut] = Field(description="By key.")
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None = None
+
+
+class MemoryDeleted(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"key": "sreenivas-balance", "deleted": True}]})
+
+    key: str
+    deleted: bool

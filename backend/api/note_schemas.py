@@ -1,0 +1,56 @@
+"""Bodies of GET /note/{path} and GET /notes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from backend.api import examples
+
+
+class NoteOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE]})
+
+    note_path: str = Field(description="Vault-relative path, as search results give it.")
+    note_title: str
+    aliases: list[str]
+    tags: list[str]
+    date: str | None = Field(None, description="The note's date (frontmatter date/created), ISO day.")
+    modified: datetime = Field(description="When the file was last modified, as indexed (UTC).")
+    size_bytes: int
+    total_lines: int = Field(description="Lines in the whole note (a final newline starts no line).")
+    start_line: int = Field(description="First returned line, 1-based (0 for an empty note).")
+    end_line: int = Field(description="Last returned line, inclusive (cut to the last line of the note).")
+    content: str = Field(description="The lines start_line..end_line of the file, secrets redacted.")
+    redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in content.")
+    sensitive_categories: list[str] = Field(
+        description="Sensitive categories (e.g. health, finance) the returned text touches."
+    )
+    status: str = Field(description="healthy, or degraded when the file could only be read in part.")
+    warnings: list[str]
+
+
+class NoteSummaryOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_SUMMARY]})
+
+    note_path: str
+    note_title: str
+    aliases: list[str]
+    tags: list[str]
+    date: str | None = None
+    modified: datetime
+    size_bytes: int
+    sensitive_categories: list[str] = Field(description="Categories the note's tags and title touch.")
+
+
+class NoteListOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_LIST]})
+
+    notes: list[NoteSummaryOut]
+    total: int = Field(description="Notes matching the filters, all pages together.")
+    limit: int
+    offset: int
+    next_offset: int | None = Field(None, description="Offset of the next page; null on the last page.")
+    status: str = Field(description="healthy, or degraded while the first indexing still runs.")
+    warnings: list[str]

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+from starlette.concurrency import run_in_threadpool
+
+from backend.api.deps import ServicesDep
+from backend.api.errors import error_responses
+from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryOut, MemoryStored
+from backend.application.memory import MemoryView
+from backend.bootstrap import Services
+
+router = APIRouter(prefix="/memory", tags=["memory"])
+
+MAX_PAGE = 500
+
+
+def memory_out(view: MemoryView) -> MemoryOut:
+    return MemoryOut(
+        key=view.key,
+        value=view.value,
+        source=view.source,
+        source_exists=view.source_exists,
+        created_at=datetime.fromtimestamp(view.created_at, tz=UTC),
+        updated_at=datetime.fromtimestamp(view.updated_at, tz=UTC),
+        sensitive_categories=view.sensitive_categories,
+        redactions=view.redactions,
+        score=view.score,
+    )
+
+
+def remember_response(services: Services, body: MemoryIn) -> MemoryStored:
+    services.open()  # the source must be an indexed note: the index has to be open to tell
+    view, created = services.memory.remember(body.key, body.value, body.source)
+    return MemoryStored(fact=memory_out(view), created=created)
+
+
+@router.post(
+    "",
+    operation_id="remember",
+    response_model=MemoryStored,
+    status_code=201,
+    responses={200: {"model": MemoryStored, "description": "An existing fact replaced"}}
+    | error_responses(400, 404, 422, 503),
+)
+async def remember(body: MemoryIn, services: ServicesDep, response: Response) -> MemoryStored:
+    """Remember a fact (`key`, `value`) tied to the vault note it comes from (`source`, which must be an
+    indexed note). Facts are kept in their own collection, never in the vault, and survive restarts and index
+    rebuilds; `/search` and `/context` with `include_memory: true` find them. The same key again replaces
+    the fact (200 instead of 201)."""
+    stored = await run_in_threadpool(remember_response, services, body)
+    response.status_code = 201 if stored.created else 200
+    return stored
+
+
+@router.get(
+    "", operation_id="list_memories", response_model=MemoryListOut, responses=error_responses(422, 503)
+)
+async def list_memories(
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Facts per page.", examples=[100])] = 100,
+    offset: Annotated[
+        int, Query(ge=0, description="Facts to skip (next_offset of the previous page).", examples=[0])
+    ] = 0,
+) -> MemoryListOut:
+    """Every remembered fact, by key, one page at a time (values with secrets redacted)."""
+    page = await run_in_threadpool(lambda: services.memory.list(limit=limit, offset=offset))
+    return MemoryListOut(
+        facts=[memory_out(v) for v in page.facts],
+        total=page.total,
+        limit=limit,
+        offset=offset,
+        next_offset=page.next_offset,
+    )
+
+
+@router.delete(
+    "/{key}", operation_id="forget", response_model=MemoryDeleted, responses=error_responses(404, 422, 503)
+)
+async def forget(
+    key: Annotated[
+        str, Path(description="The key the fact was stored under.", examples=["sreenivas-balance"])
+    ],
+    services: ServicesDep,
+) -> MemoryDeleted:
+    """Forget a remembered fact; 404 MEMORY_NOT_FOUND when there is none with that key."""
+    await run_in_threadpool(services.memory.forget, key)
+    return MemoryDeleted(key=key.strip(), deleted=True)

@@ -1,0 +1,116 @@
+"""Reading notes for an agent: one note (or some of its lines) and listings of the indexed notes.
+
+Only indexed notes can be read, and only through the Vault port, after the path check every entry point
+shares (`domain.vault_paths`). The text comes from the disk as it is now; line numbers are file lines, the
+ones search results carry, so `start_line`/`end_line` of a hit read back exactly that hit and a wider range
+reads around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from backend.application.indexing import IndexService
+from backend.application.ports import Vault
+from backend.domain.content_policy import ContentPolicy
+from backend.domain.errors import NoteNotFoundError, SecurityViolationError
+from backend.domain.line_ranges import LineWindow, line_window
+from backend.domain.links import NoteRecord
+from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
+from backend.domain.secrets import MARKER_PREFIX
+from backend.domain.vault_paths import vault_folder, vault_path
+
+
+@dataclass(frozen=True, slots=True)
+class NoteView:
+    record: NoteRecord
+    window: LineWindow  # text already cleaned by the content policy
+    redactions: int  # secrets replaced in window.text
+    sensitive_categories: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteListing:
+    page: NotePage
+    sensitive: dict[str, list[str]]  # path -> categories, for the notes of the page
+    warnings: list[str] = field(default_factory=list)
+
+
+class NoteReader:
+    def __init__(self, *, index: IndexService, vault: Vault, policy: ContentPolicy) -> None:
+        self._index = index
+        self._vault = vault
+        self._policy = policy
+
+    def record(self, path: str) -> NoteRecord:
+        """The indexed note at `path`; SecurityViolationError or NoteNotFoundError otherwise."""
+        vault_path(path)
+        record = self._index.note_record(path)
+        if record is None:
+            hint = "" if self._index.complete else " (the first indexing is still running)"
+            raise NoteNotFoundError(f"no indexed note at {path!r}{hint}")
+        return record
+
+    def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> NoteView:
+        record = self.record(path)
+        try:
+            text, problems = self._vault.read_text(path)
+        except PermissionError as exc:  # the adapter's own wall: the file resolves outside the vault
+            raise SecurityViolationError(f"path leaves the vault: {path!r}") from exc
+        except OSError as exc:
+            raise NoteNotFoundError(
+                f"the note {path!r} is indexed but no longer on the disk; the index catches up shortly"
+            ) from exc
+        # The whole note first: a key block is recognised whole even when the window cuts through it, and
+        # redaction keeps every line where it was, so the window still holds the lines asked for.
+        window = line_window(self._policy.clean(text).text, start_line, end_line)
+        raw = line_window(text, start_line, end_line).text
+        redactions = max(0, window.text.count(MARKER_PREFIX) - raw.count(MARKER_PREFIX))
+        categories = self._policy.categories_of(window.text, tags=record.tags, headings=_headings_in(raw))
+        return NoteView(
+            record=record,
+            window=window,
+            redactions=redactions,
+            sensitive_categories=categories,
+            warnings=list(problems),
+        )
+
+    def list(
+        self,
+        wanted: NoteListFilter,
+        *,
+        order: NoteOrder = NoteOrder.PATH,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> NoteListing:
+        wanted = NoteListFilter(
+            folder=vault_folder(wanted.folder),
+            tag=wanted.tag,
+            date_from=wanted.date_from,
+            date_to=wanted.date_to,
+            modified_since=wanted.modified_since,
+        )
+        page = list_notes(self._index.note_records(), wanted, order=order, limit=limit, offset=offset)
+        warnings = []
+        if not self._index.complete:
+            warnings.append(
+                f"the first indexing is still running ({self._index.indexed_notes} notes so far); "
+                "the list may be incomplete"
+            )
+        sensitive = {
+            r.path: self._policy.categories_of(r.title, tags=r.tags, headings=()) for r in page.notes
+        }
+        return NoteListing(page, sensitive, warnings)
+
+
+def _headings_in(text: str) -> list[str]:
+    """ATX heading texts of the window (for section-name rules); good enough without a full parse."""
+    found = []
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            title = stripped.lstrip("#")
+            if title[:1] in (" ", "\t"):
+                found.append(title.strip())
+    return found

@@ -1,0 +1,62 @@
+"""What an agent sees of a search hit: the chunk with secrets redacted, the query's words found in it, and the
+sensitive categories it touches. One place, so /search, /context and the MCP tools show hits alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from backend.application.search import SearchHit
+from backend.domain.content_policy import ContentPolicy
+from backend.domain.result_rules import highlights
+
+
+@dataclass(frozen=True, slots=True)
+class ResultView:
+    chunk_id: str
+    note_path: str
+    note_title: str
+    content: str  # secrets redacted
+    score: float
+    heading_context: str
+    start_line: int
+    end_line: int
+    tags: list[str]
+    aliases: list[str]
+    date: str | None
+    highlights: list[str]
+    sensitive_categories: list[str]
+    redactions: int
+
+
+def present_hits(
+    hits: Sequence[SearchHit], query: str, policy: ContentPolicy, *, stemming: bool
+) -> list[ResultView]:
+    views = []
+    for hit in hits:
+        p = hit.payload
+        content = policy.clean(str(p.get("content", "")))
+        heading = policy.clean(str(p.get("heading_context", ""))).text
+        tags = list(p.get("tags") or [])
+        views.append(
+            ResultView(
+                chunk_id=hit.chunk_id,
+                note_path=str(p.get("note_path", "")),
+                note_title=str(p.get("note_title", "")),
+                content=content.text,
+                score=hit.score,
+                heading_context=heading,
+                start_line=int(p.get("start_line", 0)),
+                end_line=int(p.get("end_line", 0)),
+                tags=tags,
+                aliases=list(p.get("aliases") or []),
+                date=p.get("date"),
+                # computed on the redacted text: a highlight never brings a secret back
+                highlights=highlights(query, content.text, stemming=stemming),
+                sensitive_categories=policy.categories_of(
+                    content.text, tags=tags, headings=p.get("heading_path") or ()
+                ),
+                redactions=content.redactions,
+            )
+        )
+    return views

@@ -1,0 +1,178 @@
+"""A ready-to-inject context block from ranked passages, within a character budget.
+
+The block is a sequence of entries separated by a blank line; each entry is a header line and the passage:
+
+    [Finance/Money with Sreenivas.md:14-18] Money with Sreenivas > Current balance
+    ## Current balance
+    ...
+
+    [memory:sreenivas-balance] from Finance/Money with Sreenivas.md
+    I owe Sreenivas €79.50 (28 March 2026).
+
+Rules (`pack`):
+
+* **Budget**: `len(block) <= max_chars`, counting everything (headers, separators, the " …" of a cut
+  passage); characters are Python string characters (code points).
+* **Order**: passages in the order given (best first); one that does not fit whole is cut (below) when at
+  least `MIN_CUT_CHARS` of its text fit, and that ends the block; otherwise it is skipped and smaller ones
+  after it may still fit.
+* **Never mid-word**: a cut passage ends where its text had whitespace, followed by " …", and its header's
+  end line is the line its kept text ends on. A passage with no whitespace within reach is skipped.
+* **No duplicates**: a passage is dropped when it overlaps the lines of a kept passage of the same note, when
+  its text (whitespace collapsed) equals a kept one's, or when it is contained in a kept one.
+
+`query_from_messages` turns the last few chat messages into one search query.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from backend.domain.errors import InvalidRequestError
+
+SEPARATOR = "\n\n"
+ELLIPSIS = " …"
+MIN_CUT_CHARS = 80  # a shorter cut passage is noise more than context
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A candidate: a chunk of a note (path + lines) or a remembered fact (memory_key)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    title: str  # shown after the attribution: the heading path, the note title, or a fact's source
+    text: str
+    memory_key: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.memory_key is not None:
+            return f"memory:{self.memory_key}"
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+    def header(self) -> str:
+        return f"[{self.label}] {self.title}".rstrip() if self.title else f"[{self.label}]"
+
+    def entry(self) -> str:
+        return f"{self.header()}\n{self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class PackedPassage:
+    index: int  # position of the passage in the input
+    passage: Passage  # as included: text (and end_line) cut when `cut`
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PackedContext:
+    block: str
+    included: list[PackedPassage]
+    omitted: int  # candidates left out: duplicates or over the budget
+
+
+def _normal(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _duplicate(candidate: Passage, kept: Sequence[Passage]) -> bool:
+    text = _normal(candidate.text)
+    for other in kept:
+        if (
+            candidate.memory_key is None
+            and other.memory_key is None
+            and candidate.path == other.path
+            and candidate.start_line <= other.end_line
+            and other.start_line <= candidate.end_line
+        ):
+            return True
+        if text and text in _normal(other.text):  # equal, or contained in what is already there
+            return True
+    return False
+
+
+def cut_at_word(text: str, room: int) -> str | None:
+    """The longest prefix of `text` that ends before whitespace and, with ELLIPSIS, fits in `room`; None when
+    there is none."""
+    limit = room - len(ELLIPSIS)
+    if limit <= 0:
+        return None
+    if len(text) > limit and not text[limit].isspace():
+        head = text[:limit]
+        space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+        if space <= 0:
+            return None
+        head = head[:space]
+    else:
+        head = text[:limit]
+    head = head.rstrip()
+    return head + ELLIPSIS if head else None
+
+
+def _cut(passage: Passage, room: int) -> Passage | None:
+    """The passage cut to fit `room` characters (header included), or None when too little would remain."""
+    text_room = room - len(passage.header()) - 1
+    if text_room < MIN_CUT_CHARS:
+        return None
+    head = cut_at_word(passage.text, text_room)
+    if head is None:
+        return None
+    kept = head[: -len(ELLIPSIS)]
+    end_line = passage.start_line + kept.count("\n") if passage.memory_key is None else passage.end_line
+    cut = replace(passage, text=head, end_line=min(end_line, passage.end_line))
+    # the header may have shortened (fewer digits in the end line): it only ever gets shorter
+    return cut if len(cut.entry()) <= room else None
+
+
+def pack(passages: Sequence[Passage], max_chars: int) -> PackedContext:
+    kept: list[Passage] = []
+    included: list[PackedPassage] = []
+    used = 0
+    for index, passage in enumerate(passages):
+        if not passage.text.strip() or _duplicate(passage, kept):
+            continue
+        separator = len(SEPARATOR) if kept else 0
+        room = max_chars - used - separator
+        entry = passage.entry()
+        if len(entry) <= room:
+            kept.append(passage)
+            included.append(PackedPassage(index, passage, cut=False))
+            used += separator + len(entry)
+            continue
+        cut = _cut(passage, room)
+        if cut is not None:
+            kept.append(cut)
+            included.append(PackedPassage(index, cut, cut=True))
+            used += separator + len(cut.entry())
+            break
+    block = SEPARATOR.join(p.passage.entry() for p in included)
+    assert len(block) <= max_chars, "the packer exceeded its budget"
+    return PackedContext(block, included, len(passages) - len(included))
+
+
+def query_from_messages(
+    messages: Sequence[tuple[str, str]], *, recent: int = 3, max_chars: int = 2000
+) -> str:
+    """One search query from chat messages given as (role, content), oldest first.
+
+    The last `recent` user and assistant messages count (system and tool messages never do). The latest user
+    message comes first, since it says what is asked now and dense embedders read only the start of a long
+    text; then the earlier user messages and the assistant's, newest first, which carry the names and topics
+    the question refers to ("how much do I owe him?"). Cut at a word boundary to `max_chars`.
+    """
+    talk = [(role, text.strip()) for role, text in messages if role in ("user", "assistant") and text.strip()]
+    window = talk[-recent:]
+    if not window:
+        raise InvalidRequestError("messages hold no user or assistant text to search for")
+    users = [text for role, text in reversed(window) if role == "user"]
+    assistants = [text for role, text in reversed(window) if role == "assistant"]
+    query = "\n".join(users + assistants)
+    if len(query) <= max_chars:
+        return query
+    head = cut_at_word(query, max_chars + len(ELLIPSIS))
+    return head[: -len(ELLIPSIS)] if head else query[:max_chars]

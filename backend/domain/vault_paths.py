@@ -1,0 +1,84 @@
+"""Paths that come from outside (HTTP, MCP, a remembered fact's source): the one check they all go through.
+
+A vault-relative path is what the index stores: forward slashes, no leading slash, no `.` or `..` segment, no
+empty segment, no backslash, no control character, no drive letter. Anything else is refused with
+SECURITY_VIOLATION before it gets near the disk, in every spelling: the check runs on the path as received
+and on its percent-decoded forms too (`%2e%2e%2f` and `%252e%252e` are `../`), so a path decoded one more
+time somewhere downstream cannot turn into a traversal. A path that passes is returned unchanged: a note may
+really be called `100% done.md`.
+
+The filesystem adapter still resolves every read against the vault root (symlinks included), so this is the
+first of two walls, not the only one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from urllib.parse import unquote
+
+from backend.domain.errors import SecurityViolationError
+from backend.domain.models import PointFilter
+
+MAX_PATH_CHARS = 1024
+_DECODE_ROUNDS = 3  # enough for double and triple encoding; more rounds change nothing in practice
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _problem(path: str) -> str | None:
+    if _CONTROL.search(path):
+        return "control character in path"
+    if "\\" in path:
+        return "backslash in path (use forward slashes)"
+    if path.startswith("/"):
+        return "absolute path"
+    if _DRIVE.match(path):
+        return "absolute path (drive letter)"
+    segments = path.split("/")
+    if ".." in segments:
+        return "path leaves the vault"
+    if "." in segments or "" in segments:
+        return "not a plain vault-relative path (empty or '.' segment)"
+    return None
+
+
+def _check(path: str, what: str) -> None:
+    if len(path) > MAX_PATH_CHARS:
+        raise SecurityViolationError(f"{what} longer than {MAX_PATH_CHARS} characters")
+    seen = path
+    for _ in range(_DECODE_ROUNDS + 1):
+        problem = _problem(seen)
+        if problem is not None:
+            shown = path if len(path) <= 200 else path[:200] + "…"
+            raise SecurityViolationError(f"{problem}: {shown!r}")
+        decoded = unquote(seen)
+        if decoded == seen:
+            return
+        seen = decoded
+
+
+def vault_path(path: str) -> str:
+    """`path` when it is a safe vault-relative file path; SecurityViolationError otherwise."""
+    if not path:
+        raise SecurityViolationError("empty path")
+    _check(path, "path")
+    return path
+
+
+def vault_folder(folder: str) -> str:
+    """A folder as filters take it: surrounding slashes and spaces are dropped and "" (or "/") is the vault
+    root; what remains must be a safe vault-relative path."""
+    cleaned = folder.strip().strip("/")
+    if cleaned:
+        _check(cleaned, "folder")
+    return cleaned
+
+
+def safe_filter(point_filter: PointFilter | None) -> PointFilter | None:
+    """The filter with its note paths and folders checked (folders cleaned as `vault_folder` does)."""
+    if point_filter is None:
+        return None
+    for path in point_filter.note_paths:
+        vault_path(path)
+    return replace(point_filter, folders=tuple(vault_folder(folder) for folder in point_filter.folders))

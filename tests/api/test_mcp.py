@@ -1,0 +1,247 @@
+"""The MCP endpoint in a real session: uvicorn serves the app on a free loopback port, and the official SDK's
+own client (streamable HTTP client + ClientSession) lists the tools, calls each one, gets our error envelope
+back as tool errors, is refused without the API key, and never sees a secret of the vault."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+import uvicorn
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from backend.config import EXAMPLE_VAULT, load_settings
+from backend.main import create_app
+from tests.secret_vault import MEMORY_FACT, NOTES, QUERIES, leaks, write_secret_vault
+
+TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "remember"}
+KEY = "mcp-test-key"
+ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
+
+
+@contextmanager
+def serving(vault: Path, data: Path, **overrides: object) -> Iterator[str]:
+    """The app under uvicorn in a thread; yields its base URL once /health answers and indexing is done."""
+    settings = load_settings(
+        vault_path=vault, data_dir=data, embedding_provider="none", watch=False, **overrides
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    headers = {"Authorization": f"Bearer {KEY}"} if overrides.get("api_key") else {}
+    try:
+        _wait_until(lambda: _answers(f"{base}/health", {}), "the service to answer /health")
+        _wait_until(lambda: _indexed(base, headers), "the first indexing to finish")
+        yield base
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+        sock.close()
+
+
+def _wait_until(ready: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _answers(url: str, headers: dict[str, str]) -> bool:
+    try:
+        return httpx.get(url, headers=headers, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _indexed(base: str, headers: dict[str, str]) -> bool:
+    job = httpx.get(f"{base}/index/status", headers=headers, timeout=5).json().get("job")
+    return job is not None and job["finished_at"] is not None
+
+
+def in_session(base: str, work: Callable[[ClientSession], Awaitable[Any]], *, key: str | None = None) -> Any:
+    """Run `work` in one initialised MCP session against the service."""
+
+    async def main() -> Any:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            streamable_http_client(f"{base}/mcp", http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await work(session)
+
+    return anyio.run(main)
+
+
+def payload(result: Any) -> dict:
+    """A tool result's JSON: the structured content, which the text content repeats."""
+    assert result.structured_content is not None
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(EXAMPLE_VAULT, tmp_path_factory.mktemp("mcp-example")) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def secret(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    vault = write_secret_vault(tmp_path_factory.mktemp("mcp-secrets"))
+    with serving(vault, tmp_path_factory.mktemp("mcp-secret-data"), api_key=KEY) as base:
+        yield base
+
+
+def test_the_tools_are_listed_with_descriptions_and_schemas(example: str) -> None:
+    async def work(session: ClientSession) -> Any:
+        return (await session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in in_session(example, work)}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert len(tool.description or "") > 40
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema is not None
+    search = tools["search"].input_schema
+    assert search["required"] == ["query"]
+    assert "A question or keywords" in search["properties"]["query"]["description"]
+    assert set(tools["get_note"].input_schema["properties"]) == {"path", "start_line", "end_line"}
+
+
+def test_every_tool_answers_in_a_real_session(example: str) -> None:
+    async def work(session: ClientSession) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        out["status"] = payload(await session.call_tool("index_status", {}))
+        found = payload(
+            await session.call_tool("search", {"query": "how much do I owe Sreenivas?", "top_k": 3})
+        )
+        out["search"] = found
+        hit = found["results"][0]
+        out["hit"] = hit
+        window = {"path": hit["note_path"], "start_line": hit["start_line"], "end_line": hit["end_line"]}
+        out["note"] = payload(await session.call_tool("get_note", window))
+        out["links"] = payload(
+            await session.call_tool("note_links", {"path": "Projects/Architecture overview.md"})
+        )
+        out["context"] = payload(
+            await session.call_tool("build_context", {"query": "knee physio exercises", "max_chars": 900})
+        )
+        fact = {"key": "sreenivas-balance", "value": "I owe Sreenivas €79.50.", "source": hit["note_path"]}
+        out["remember"] = payload(await session.call_tool("remember", fact))
+        out["recall"] = payload(
+            await session.call_tool("search", {"query": "owe Sreenivas", "include_memory": True, "top_k": 1})
+        )
+        return out
+
+    out = in_session(example, work)
+    assert out["status"]["indexed_notes"] >= 30
+    assert out["search"]["results"]
+    assert out["hit"]["note_path"] == "Finance/Money with Sreenivas.md"
+    assert out["hit"]["content"] in out["note"]["content"]
+    assert (out["note"]["start_line"], out["note"]["end_line"]) == (
+        out["hit"]["start_line"],
+        out["hit"]["end_line"],
+    )
+    assert out["links"]["outlinks"]
+    assert 0 < out["context"]["chars"] <= 900
+    assert out["context"]["context"].startswith("[Health/Knee physio plan.md:")
+    assert out["remember"]["created"] is True
+    assert [m["key"] for m in out["recall"]["memories"]] == ["sreenivas-balance"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code"),
+    [
+        ("get_note", {"path": "No such note.md"}, "NOTE_NOT_FOUND"),
+        ("get_note", {"path": "../../etc/passwd"}, "SECURITY_VIOLATION"),
+        ("get_note", {"path": "Home.md", "start_line": 9999}, "VALIDATION_ERROR"),
+        ("note_links", {"path": "%2e%2e/%2e%2e/etc/passwd"}, "SECURITY_VIOLATION"),
+        ("search", {"query": "milk", "top_k": 500}, "VALIDATION_ERROR"),
+        ("search", {"query": "milk", "paths": ["/etc/passwd"]}, "SECURITY_VIOLATION"),
+        ("build_context", {"max_chars": 4000}, "VALIDATION_ERROR"),
+        ("remember", {"key": "k", "value": "v", "source": "Missing.md"}, "NOTE_NOT_FOUND"),
+        ("remember", {"key": "a/b", "value": "v", "source": "Home.md"}, "VALIDATION_ERROR"),
+        ("search", {"query": "milk", "top_k": "lots"}, "VALIDATION_ERROR"),  # refused by the SDK itself
+        ("get_note", {}, "VALIDATION_ERROR"),
+    ],
+)
+def test_failures_are_tool_errors_with_our_error_code(
+    example: str, tool: str, arguments: dict, code: str
+) -> None:
+    async def work(session: ClientSession) -> Any:
+        return await session.call_tool(tool, arguments)
+
+    result = in_session(example, work)
+    assert result.is_error is True
+    body = json.loads(result.content[0].text)
+    assert body["detail"]
+    assert set(body) == ERROR_KEYS
+    assert body["error_code"] == code
+    assert result.structured_content == body
+
+
+def test_the_api_key_protects_mcp(secret: str) -> None:
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    refused = httpx.post(f"{secret}/mcp", json=request, headers=headers)
+    assert refused.status_code == 401
+    assert set(refused.json()) == ERROR_KEYS
+    assert refused.json()["error_code"] == "UNAUTHORIZED"
+    wrong = httpx.post(f"{secret}/mcp", json=request, headers={**headers, "Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+
+    async def work(session: ClientSession) -> Any:
+        return (await session.list_tools()).tools
+
+    assert {t.name for t in in_session(secret, work, key=KEY)} == TOOLS
+    with pytest.raises(ExceptionGroup) as refused_session:  # the SDK raises from its task groups
+        in_session(secret, work)
+    assert refused_session.group_contains(MCPError)
+
+
+def test_no_secret_leaves_through_mcp(secret: str) -> None:
+    async def work(session: ClientSession) -> list[tuple[str, str]]:
+        seen: list[tuple[str, str]] = []
+
+        async def call(name: str, arguments: dict) -> None:
+            result = await session.call_tool(name, arguments)
+            text = " ".join(block.text for block in result.content if hasattr(block, "text"))
+            seen.append((f"{name} {arguments}", text + json.dumps(result.structured_content)))
+
+        await call("remember", MEMORY_FACT)
+        for query in QUERIES:
+            await call("search", {"query": query, "top_k": 50, "include_memory": True})
+            await call("build_context", {"query": query, "max_chars": 32_000, "include_memory": True})
+        for path, text in NOTES.items():
+            await call("get_note", {"path": path})
+            await call("note_links", {"path": path})
+            for start in range(1, len(text.splitlines()) + 1, 3):
+                await call("get_note", {"path": path, "start_line": start, "end_line": start + 2})
+        return seen
+
+    seen = in_session(secret, work, key=KEY)
+    assert len(seen) > 100
+    for request, text in seen:
+        assert leaks(text) == [], request
+    # the notes holding the secrets were found and read, redacted
+    assert sum(text.count("[REDACTED:") for _, text in seen) > 200
+    assert any("Infra/Servers.md" in text for request, text in seen if request.startswith("search"))

@@ -1,0 +1,154 @@
+"""Packing rules of the context block, table by table."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.context_packing import (
+    ELLIPSIS,
+    MIN_CUT_CHARS,
+    SEPARATOR,
+    Passage,
+    cut_at_word,
+    pack,
+    query_from_messages,
+)
+from backend.domain.errors import InvalidRequestError
+
+WORDS = " ".join(f"word{i}" for i in range(60))  # 60 words, 469 characters
+
+
+def passage(path: str, start: int, end: int, text: str, title: str = "T") -> Passage:
+    return Passage(path=path, start_line=start, end_line=end, title=title, text=text)
+
+
+A = passage("a.md", 1, 3, "Alpha line one\nalpha line two\nalpha three", "A > Intro")
+B = passage("b.md", 10, 12, "Beta text", "")
+FACT = Passage("c.md", 0, 0, "from c.md", "The fact.", memory_key="k1")
+
+
+def test_entries_are_attributed_and_separated() -> None:
+    packed = pack([A, B, FACT], 10_000)
+    assert packed.block == (
+        "[a.md:1-3] A > Intro\nAlpha line one\nalpha line two\nalpha three"
+        + SEPARATOR
+        + "[b.md:10-12]\nBeta text"
+        + SEPARATOR
+        + "[memory:k1] from c.md\nThe fact."
+    )
+    assert [p.index for p in packed.included] == [0, 1, 2]
+    assert packed.omitted == 0
+
+
+@pytest.mark.parametrize("budget", [0, 10, 30, 58, 59, 60, 100, 140, 200, 517, 600, 1000])
+def test_the_whole_block_never_exceeds_the_budget(budget: int) -> None:
+    long = passage("l.md", 1, 1, WORDS)
+    packed = pack([A, long, B, FACT], budget)
+    assert len(packed.block) <= budget
+    assert packed.block == SEPARATOR.join(p.passage.entry() for p in packed.included)
+
+
+@pytest.mark.parametrize(
+    ("budget", "included"),
+    [
+        (len(A.entry()), [0]),  # exactly fits
+        (len(A.entry()) - 1, [1]),  # A skipped (too small to cut usefully), B still fits
+        (len(A.entry()) + len(SEPARATOR) + len(B.entry()), [0, 1]),
+        (len(A.entry()) + len(SEPARATOR) + len(B.entry()) - 1, [0]),  # B does not fit, nothing after it
+    ],
+)
+def test_whole_passages_in_rank_order(budget: int, included: list[int]) -> None:
+    assert [p.index for p in pack([A, B], budget).included] == included
+
+
+def test_a_passage_that_does_not_fit_is_cut_at_a_word_and_ends_the_block() -> None:
+    long = passage("l.md", 5, 9, "first line here\n" + WORDS + "\nlast line")
+    budget = len(A.entry()) + len(SEPARATOR) + 200
+    packed = pack([A, long, B], budget)
+    assert [p.index for p in packed.included] == [0, 1]  # B would fit in no room left
+    cut = packed.included[1]
+    assert cut.cut
+    assert cut.passage.text.endswith(ELLIPSIS)
+    kept = cut.passage.text[: -len(ELLIPSIS)]
+    original = long.text
+    assert original.startswith(kept)
+    assert original[len(kept)].isspace()  # the cut falls between words
+    assert cut.passage.end_line == 6  # the kept text ends on the file's second line
+    assert cut.passage.header() == "[l.md:5-6] T"
+    assert len(packed.block) <= budget
+
+
+def test_no_cut_shorter_than_the_minimum_and_no_cut_inside_a_long_word() -> None:
+    long = passage("l.md", 1, 1, WORDS)
+    header = len(long.header()) + 1
+    assert pack([long], header + MIN_CUT_CHARS - 1).included == []
+    assert pack([long], header + MIN_CUT_CHARS + 5).included[0].cut
+    blob = passage("x.md", 1, 1, "x" * 500)
+    assert pack([blob], 300).included == []
+
+
+@pytest.mark.parametrize(
+    ("second", "kept"),
+    [
+        (passage("a.md", 3, 8, "other text entirely"), False),  # overlaps a.md lines 1-3
+        (passage("a.md", 4, 8, "other text entirely"), True),  # same note, no shared line
+        (passage("z.md", 1, 3, "Alpha line one  alpha line two\n\nalpha three"), False),  # same text
+        (passage("z.md", 1, 1, "ALPHA LINE TWO"), False),  # contained in a kept passage
+        (passage("z.md", 1, 1, "alpha line two and more"), True),
+    ],
+)
+def test_duplicates_are_dropped(second: Passage, kept: bool) -> None:
+    packed = pack([A, second], 10_000)
+    assert (len(packed.included) == 2) is kept
+    assert packed.omitted == (0 if kept else 1)
+
+
+def test_blank_passages_are_skipped() -> None:
+    assert pack([passage("a.md", 1, 1, "  \n ")], 1000).block == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "expected"),
+    [
+        ("one two three", 100, "one two three" + ELLIPSIS),
+        ("one two three", 11, "one two" + ELLIPSIS),
+        ("one two three", 9, "one two" + ELLIPSIS),  # exactly 9 characters
+        ("one two three", 8, "one" + ELLIPSIS),  # "one tw" would cut a word
+        ("one\ntwo three", 8, "one" + ELLIPSIS),
+        ("onetwothree four", 8, None),
+        ("", 10, None),
+    ],
+)
+def test_cut_at_word(text: str, room: int, expected: str | None) -> None:
+    assert cut_at_word(text, room) == expected
+
+
+@pytest.mark.parametrize(
+    ("messages", "query"),
+    [
+        ([("user", "How much do I owe him?")], "How much do I owe him?"),
+        (
+            [("user", "I fly to Lisbon with Sreenivas"), ("assistant", "Nice!"), ("user", "Do I owe him?")],
+            "Do I owe him?\nI fly to Lisbon with Sreenivas\nNice!",
+        ),
+        (
+            [("user", "old topic"), ("user", "a"), ("assistant", "b"), ("user", "c")],
+            "c\na\nb",  # only the last three count
+        ),
+        ([("system", "You are helpful"), ("user", "rasam recipe"), ("tool", "{...}")], "rasam recipe"),
+    ],
+)
+def test_query_from_messages(messages: list[tuple[str, str]], query: str) -> None:
+    assert query_from_messages(messages) == query
+
+
+def test_query_from_messages_is_cut_at_a_word() -> None:
+    query = query_from_messages([("user", WORDS)], max_chars=100)
+    assert len(query) <= 100
+    assert WORDS.startswith(query)
+    assert WORDS[len(query)] == " "
+
+
+def test_messages_without_talk_are_refused() -> None:
+    with pytest.raises(InvalidRequestError):
+        query_from_messages([("system", "rules"), ("user", "   ")])
