@@ -21,7 +21,6 @@ from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, MemoryStore
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import (
-    EmbedderUnavailableError,
     IndexNotReadyError,
     IndexUnavailableError,
     MemoryNotFoundError,
@@ -145,13 +144,12 @@ class MemoryService:
         meaning-close from MEMORY_MIN_SIMILARITY cosine similarity)."""
         warnings: list[str] = []
         dense = None
-        if self._embedder is not None:
-            try:
-                dense = self._embedder.embed_query(query)
-            except EmbedderUnavailableError as exc:
-                warnings.append(
-                    f"remembered facts matched by words only: the embedder is unavailable ({exc.detail})"
-                )
+        health = self._index.embedder_health
+        if health is not None:
+            # the index's embedder health: the same probe, failure and hold as searches and indexing
+            dense = health.query(query) if health.worth_trying() else None
+            if dense is None:
+                warnings.append(f"remembered facts matched by words only: {health.describe()}")
         sparse = self._encoder.encode_query(query)
         with self._lock:
             self._open()
@@ -195,11 +193,13 @@ class MemoryService:
 
     def _write(self, record: MemoryRecord) -> MemoryRecord:
         dense = None
-        if self._embedder is not None:
-            try:
-                dense = self._embedder.embed_documents([memory_text(record)])[0]
-            except EmbedderUnavailableError as exc:
-                log.warning("remembering %r without its dense vector for now: %s", record.key, exc.detail)
+        health = self._index.embedder_health
+        if health is not None:
+            vectors = health.documents([memory_text(record)]) if health.worth_trying() else None
+            if vectors is None:
+                log.warning("remembering %r without dense vector for now: %s", record.key, health.describe())
+            else:
+                dense = vectors[0]
         record = MemoryRecord(
             record.key,
             record.value,

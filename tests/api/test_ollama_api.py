@@ -91,6 +91,14 @@ def test_a_missing_model_is_reported_with_the_pull_command_and_heals_once_pulled
             assert answer["status"] == "degraded"
             assert any("MODEL_NOT_FOUND" in w and f"ollama pull {MODEL}" in w for w in answer["warnings"])
 
+            # remembered facts work meanwhile: stored without a dense vector, found by their words
+            fact = {"key": "rice-brand", "value": "buy the aged basmati", "source": "Shopping list.md"}
+            assert client.post("/memory", json=fact).status_code in (200, 201)
+            recalled = client.post("/search", json={"query": "aged basmati", "include_memory": True})
+            assert recalled.status_code == 200, recalled.text
+            assert [m["key"] for m in recalled.json()["memories"]] == ["rice-brand"]
+            assert any("MODEL_NOT_FOUND" in w for w in recalled.json()["warnings"])
+
             # `ollama pull mxbai-embed-large` happened: the next search notices and the notes catch up
             tags.mock(return_value=httpx.Response(200, json={"models": [{"name": f"{MODEL}:latest"}]}))
             embed.mock(side_effect=embed_reply)
