@@ -64,8 +64,8 @@ class Services:
                 return
             needs_full_index = self.index.open()
             self._opened = True
-        if not start_indexing or self.index.model_mismatch:
-            return  # on a mismatch searches answer EMBEDDING_MODEL_MISMATCH until someone rebuilds
+        if not start_indexing or self.index.model_mismatch or self.index.corrupted:
+            return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
         if needs_full_index:
             log.info("index is empty: indexing %s in the background", self.settings.vault_path)
         try:
@@ -92,7 +92,7 @@ class Services:
     def apply_changes(self, changes: VaultChanges) -> None:
         """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
         self.open(start_indexing=True)  # after a start with Qdrant down, the first change opens the index
-        if self.index.model_mismatch:
+        if self.index.model_mismatch or self.index.corrupted:
             return  # nothing can be written until a rebuild; the rebuild reads the whole vault anyway
         if changes.rescan:
             job = self.jobs.current
@@ -122,7 +122,12 @@ class Services:
         Called after searches, so a degraded index heals without a watcher or an operator; the health probe
         runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
         """
-        if self.embedder is None or self.index.model_mismatch or not self.index.dense_pending:
+        if (
+            self.embedder is None
+            or self.index.model_mismatch
+            or self.index.corrupted
+            or not self.index.dense_pending
+        ):
             return
         now = time.monotonic()
         job = self.jobs.current

@@ -23,6 +23,8 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.ModelNotFoundError.code: 503,
     domain.StoreError.code: 500,
     domain.NoteNotFoundError.code: 404,
+    domain.IndexCorruptedError.code: 503,
+    domain.StorageFullError.code: 507,
 }
 
 

@@ -29,9 +29,15 @@ from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.chunking import chunk_note
-from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, IndexNotReadyError
+from backend.domain.errors import (
+    EmbedderUnavailableError,
+    EmbeddingModelMismatchError,
+    IndexCorruptedError,
+    IndexNotReadyError,
+)
 from backend.domain.ids import chunk_point_id, content_hash
-from backend.domain.links import NoteRecord
+from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
+from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
 from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
 from backend.domain.sparse import DocumentFields, SparseEncoder
@@ -60,6 +66,7 @@ class IndexReport:
     renamed: int = 0
     chunks: int = 0
     reused_vectors: int = 0  # dense vectors taken from a moved note's old points instead of the embedder
+    repaired: int = 0  # notes whose chunk points did not add up with their record, indexed again
     failed: list[FileProblem] = field(default_factory=list)
 
 
@@ -131,6 +138,7 @@ class IndexService:
         self._live: LiveIndex | None = None
         self._ready = False  # the collection exists and holds this embedder's vectors
         self._mismatch: IndexIdentity | None = None
+        self._corrupted: str | None = None  # why the serving index cannot be trusted; a rebuild clears it
         self._complete = False  # a full pass over the vault has finished at least once
         self._run_failures: list[FileProblem] = []
         self._on_disk: set[str] = set()  # notes the last scan and the watcher saw on the disk
@@ -142,6 +150,10 @@ class IndexService:
     @property
     def identity(self) -> IndexIdentity:
         return self._identity
+
+    @property
+    def vault(self) -> Vault:
+        return self._vault
 
     @property
     def generation(self) -> str | None:
@@ -192,7 +204,11 @@ class IndexService:
     def serving(self) -> Iterator[LiveIndex]:
         """The generation to read from, kept open until the caller is done even if a rebuild switches."""
         with self._current().lease() as live:
-            yield live
+            try:
+                yield live
+            except IndexCorruptedError as exc:
+                self._mark_corrupted(live, exc)
+                raise
 
     def chunk_count(self) -> int:
         with self.serving() as live:
@@ -207,10 +223,25 @@ class IndexService:
             return live.graph.counts()
 
     def _current(self) -> LiveIndex:
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
         live = self._live
         if live is None:
             raise IndexNotReadyError("the index has not been opened yet")
         return live
+
+    @property
+    def corrupted(self) -> str | None:
+        """Why the serving index's files cannot be read back (damaged on disk), or None. Until a rebuild
+        switches to a sound generation, searches and writes answer INDEX_CORRUPTED."""
+        return self._corrupted
+
+    def _mark_corrupted(self, live: LiveIndex | None, exc: IndexCorruptedError) -> None:
+        if live is not None and live is not self._live:
+            return  # a generation being built or retired, not the one that serves
+        if self._corrupted is None:
+            log.error("the index is damaged, searches answer INDEX_CORRUPTED until a rebuild: %s", exc.detail)
+        self._corrupted = exc.detail
 
     @property
     def model_mismatch(self) -> bool:
@@ -221,6 +252,8 @@ class IndexService:
         return self._complete
 
     def check_writable(self) -> None:
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
         if self._mismatch is not None:
             raise EmbeddingModelMismatchError(self._mismatch_message(self._mismatch))
         if not self._ready:
@@ -243,6 +276,8 @@ class IndexService:
 
     def check_searchable(self) -> None:
         """Raise when a search cannot be answered at all; a partly built index can answer."""
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
         if self.keyword_fallback is None:
             self.check_writable()
         if not self._complete and self.indexed_notes == 0:
@@ -269,8 +304,16 @@ class IndexService:
         """Open the active generation (creating the first one) and load what it holds.
 
         Returns True when the index is empty or new and a full indexing pass is needed. Leftovers of a
-        rebuild that died before its switch are dropped.
+        rebuild that died before its switch are dropped. Damaged index files do not raise: the index is
+        marked corrupted (see `corrupted`) so the service still starts and a rebuild can replace it.
         """
+        try:
+            return self._open()
+        except IndexCorruptedError as exc:
+            self._mark_corrupted(None, exc)
+            return False
+
+    def _open(self) -> bool:
         active = self._catalog.active()
         for leftover in self._catalog.generations():
             if leftover != active:
@@ -303,7 +346,10 @@ class IndexService:
     def close(self) -> None:
         live, self._live = self._live, None
         if live is not None:
-            live.close()
+            try:
+                live.close()
+            except IndexCorruptedError as exc:  # damaged files must not turn a shutdown into a crash
+                log.warning("closing the index: %s", exc.detail)
 
     def _attach(self, generation: str) -> LiveIndex:
         store, graph_store = self._catalog.open(generation)
@@ -373,6 +419,7 @@ class IndexService:
                     self._on_disk = set(builder._on_disk)
                 switched = True
                 self._mismatch = None
+                self._corrupted = None
                 self._ready = True
                 self._complete = True
                 self._run_failures = builder._run_failures
@@ -382,7 +429,10 @@ class IndexService:
                 builder.close()
                 self._drop(generation)
         if old is not None:
-            old.retire()
+            try:
+                old.retire()
+            except Exception as exc:  # a damaged generation may fail to flush: it is dropped anyway
+                log.warning("closing the replaced index generation %s failed: %s", old.generation, exc)
             self._drop(old.generation)
         log.info("rebuild switched to index generation %s", generation)
         return report
@@ -392,11 +442,25 @@ class IndexService:
         content, drop removed notes, and embed notes that still lack dense vectors."""
         self.check_writable()
         live = self._current()
+        with self._corruption_noted(live):
+            return self._sync(live, progress)
+
+    @contextmanager
+    def _corruption_noted(self, live: LiveIndex) -> Iterator[None]:
+        try:
+            yield
+        except IndexCorruptedError as exc:
+            self._mark_corrupted(live, exc)
+            raise
+
+    def _sync(self, live: LiveIndex, progress: JobProgress | None) -> IndexReport:
         report = IndexReport()
         if progress:
             progress.update(phase="scanning")
         files, skipped = self._vault.scan()
         live.graph.refresh_files()
+        if not live.fresh:
+            report.repaired = self._repair(live)
         report.scanned = len(files)
         report.failed.extend(skipped)
         present = {f.rel_path: f for f in files}
@@ -431,6 +495,10 @@ class IndexService:
     def _refresh(self, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
         self.check_writable()
         live = self._current()
+        with self._corruption_noted(live):
+            return self._refresh_live(live, paths, folders)
+
+    def _refresh_live(self, live: LiveIndex, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
         report = IndexReport()
         observed: dict[str, NoteFile] = {}
         considered = set(paths)
@@ -466,6 +534,31 @@ class IndexService:
             report.unchanged,
         )
         return report
+
+    def _repair(self, live: LiveIndex) -> int:
+        """Make the chunk points add up with the note records before a full pass: points without a record
+        go, and notes whose points were lost or mixed up are removed, so the pass indexes them again."""
+        with self._writer:
+            drift = self._store_drift(live)
+            if drift.clean:
+                return 0
+            log.warning("the index does not add up (%s): repairing it from the vault", drift.summary())
+            for path in drift.orphan_chunks:
+                live.store.delete_by_note(path)
+            for path in drift.damaged_notes:
+                self._remove(live, path)
+            return len(drift.damaged_notes)
+
+    def _store_drift(self, live: LiveIndex) -> StoreDrift:
+        with self._state:
+            records = {p: RecordedNote(n.content_hash, n.dense_ready) for p, n in live.notes.items()}
+        return store_drift(live.store.inventory(), records)
+
+    def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
+        """What the serving index holds, read under the writer lock so no half-written note shows: how its
+        chunk points add up with its note records, the stored note records, and every link."""
+        with self._writer, self.serving() as live:
+            return self._store_drift(live), live.graph_store.all_notes(), live.graph_store.all_links()
 
     def remove_note(self, rel_path: str) -> None:
         with self._writer:
@@ -662,10 +755,12 @@ class IndexService:
         ]
         with self._state:
             had_points = not live.fresh or note.path in live.notes
+        # Written over the old points (the ids follow the chunk index) before anything is deleted: a write
+        # that fails (disk full, crash) leaves the note as it was, never without chunks.
+        live.store.upsert(points)
         if had_points:
             # the note may have fewer chunks now, or an earlier run died mid-note: leave no stale chunk
-            live.store.delete_by_note(note.path)
-        live.store.upsert(points)
+            live.store.delete_chunks_from(note.path, len(points))
         live.graph.put(
             NoteRecord(
                 path=note.path,

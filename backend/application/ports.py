@@ -7,6 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import (
+    ChunkEntry,
     FileProblem,
     IndexIdentity,
     NoteFile,
@@ -61,6 +62,16 @@ class ChunkStore(Protocol):
 
     def delete_by_note(self, note_path: str) -> None:
         """Remove every point whose payload `note_path` equals `note_path`."""
+        ...
+
+    def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
+        """Remove the note's points whose `chunk_index` is `first_stale` or more: what is left of a longer
+        version of the note once its new chunks (0 .. first_stale - 1) have been written over the old."""
+        ...
+
+    def inventory(self) -> list[ChunkEntry]:
+        """Every point, as id, note path, chunk index, content hash and whether it has a dense vector.
+        Reads only those payload fields: what consistency checks compare with the note records."""
         ...
 
     def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
@@ -155,6 +166,10 @@ class GraphStore(Protocol):
         ...
 
     def all_notes(self) -> list[NoteRecord]: ...
+
+    def all_links(self) -> list[LinkRecord]:
+        """Every stored link, by source note and position (consistency checks; searches never need it)."""
+        ...
 
     def outlinks(self, source: str) -> list[LinkRecord]: ...
 

@@ -65,3 +65,26 @@ class NoteNotFoundError(KnowledgeBridgeError):
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False
+
+
+REBUILD_SUGGESTION = (
+    "Rebuild the index from the vault: POST /index/rebuild while the service runs, or "
+    "`python -m backend index --rebuild` while it is stopped. The vault itself is untouched."
+)
+
+
+class IndexCorruptedError(KnowledgeBridgeError):
+    """The index files on disk are damaged (truncated, garbled, half-deleted): the vault is fine, and a
+    rebuild from it restores the index."""
+
+    code = "INDEX_CORRUPTED"
+    recoverable = True
+    suggestion = REBUILD_SUGGESTION
+
+
+class StorageFullError(KnowledgeBridgeError):
+    """The disk holding the index has too little free space to write safely; nothing was written."""
+
+    code = "STORAGE_FULL"
+    recoverable = True
+    suggestion = "Free disk space where DATA_DIR lives, then retry (POST /index/sync)."

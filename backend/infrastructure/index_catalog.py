@@ -46,6 +46,7 @@ the embedded (qdrant-edge) set-up never needs it.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import threading
@@ -55,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from backend.application.ports import ChunkStore, GraphStore
-from backend.domain.errors import StoreError
+from backend.domain.errors import IndexCorruptedError, StoreError
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     LINKS_COLLECTION,
@@ -82,6 +83,8 @@ _BASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _COUNTER_POINT = 1
 _ACTIVE_KEY = "active"
 _ISSUED_KEY = "last_issued"
+
+log = logging.getLogger(__name__)
 
 
 def generation_number(generation: str) -> int:
@@ -116,8 +119,8 @@ class _Catalog(ABC):
 
     def new_generation(self) -> str:
         with self._lock:
-            active = self.active()
-            taken = [self._last_issued(), *self._present(), generation_number(active) if active else 0]
+            active = self._active_if_readable()
+            taken = [self._issued_if_readable(), *self._present(), generation_number(active) if active else 0]
             number = max(taken) + 1
             self._set_last_issued(number)  # before anything is built under the name: it is spent now
             generation = f"g{number}"
@@ -127,7 +130,7 @@ class _Catalog(ABC):
     def activate(self, generation: str) -> None:
         self._check_name(generation)
         with self._lock:
-            if self.active() == generation:
+            if self._active_if_readable() == generation:
                 return
             if not self._complete(generation):
                 raise ValueError(f"index generation {generation!r} is missing some of its collections")
@@ -142,6 +145,22 @@ class _Catalog(ABC):
 
     def generations(self) -> list[str]:
         return [f"g{number}" for number in sorted(self._present())]
+
+    def _active_if_readable(self) -> str | None:
+        """The active generation, or None when the record of it is damaged: a rebuild then hands out a name
+        past every generation present and its switch writes a sound record over the damaged one."""
+        try:
+            return self.active()
+        except IndexCorruptedError as exc:
+            log.warning("ignoring the damaged active-generation record: %s", exc.detail)
+            return None
+
+    def _issued_if_readable(self) -> int:
+        try:
+            return self._last_issued()
+        except IndexCorruptedError as exc:  # names past every present generation are still new
+            log.warning("ignoring the damaged generation counter: %s", exc.detail)
+            return 0
 
     def _check_name(self, generation: str) -> None:
         generation_number(generation)
@@ -271,11 +290,13 @@ class EdgeIndexCatalog(_Catalog):
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
-    """The file's object, None when there is no file; StoreError when it is not a JSON object."""
+    """The file's object, None when there is no file; IndexCorruptedError when it is not a JSON object."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError:
+        raise _damaged(path) from None
     try:
         record = json.loads(text)
     except ValueError:
@@ -285,11 +306,8 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return record
 
 
-def _damaged(path: Path) -> StoreError:
-    return StoreError(
-        f"the index catalog file {path} is damaged",
-        suggestion="Restore it from a backup, or delete it and rebuild the index.",
-    )
+def _damaged(path: Path) -> IndexCorruptedError:
+    return IndexCorruptedError(f"the index catalog file {path} is damaged")
 
 
 # -- qdrant-client -----------------------------------------------------------------------------------

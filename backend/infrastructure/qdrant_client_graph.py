@@ -145,6 +145,9 @@ class ClientGraphStore:
         payloads = self._scroll(self._notes, None, "list notes")
         return sorted((note_from_payload(p) for p in payloads), key=lambda note: note.path)
 
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, None, "list links"))
+
     def outlinks(self, source: str) -> list[LinkRecord]:
         return sorted_links(self._scroll(self._links, links_from(source), "read links"))
 

@@ -188,6 +188,9 @@ class EdgeGraphStore:
         payloads = self._scroll(NOTES_COLLECTION, None, "list notes")
         return sorted((note_from_payload(p) for p in payloads), key=lambda note: note.path)
 
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(LINKS_COLLECTION, None, "list links"))
+
     def outlinks(self, source: str) -> list[LinkRecord]:
         return sorted_links(self._scroll(LINKS_COLLECTION, links_from(source), "read links"))
 

@@ -20,15 +20,25 @@ from typing import Any
 import qdrant_edge as qe
 
 from backend.domain.errors import IndexNotReadyError, StoreError
-from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
-from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.domain.models import (
+    ChunkEntry,
+    IndexIdentity,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
+from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TAGS
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     DENSE,
+    INVENTORY_FIELDS,
+    INVENTORY_PAGE,
     SPARSE,
     FilterSpec,
     check_dense,
     check_query_vectors,
+    chunk_entry,
     edge_errors_mapped,
     edge_load_error,
     ensure_edge_shard_free,
@@ -154,7 +164,52 @@ class EdgeChunkStore:
             match = qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))
             self._open().update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
 
+    def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
+        with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
+            stale = qe.Filter(
+                must=[
+                    qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path)),
+                    qe.FieldCondition(key=CHUNK_INDEX, range=qe.RangeFloat(gte=first_stale)),
+                ]
+            )
+            self._open().update(qe.UpdateOperation.delete_points_by_filter(stale))
+
     # -- reads -----------------------------------------------------------------------------------
+
+    def inventory(self) -> list[ChunkEntry]:
+        with self._lifecycle.read(), edge_errors_mapped("list the index"):
+            if self._missing():
+                return []
+            shard = self._open()
+            lacking = set(self._ids(shard, qe.Filter(must_not=[qe.HasVectorCondition(DENSE)])))
+            if self._identity is None or self._identity.dimension is None:
+                lacking = set()  # a keyword-only index has no dense vectors to lack
+            entries: list[ChunkEntry] = []
+            offset: Any = None
+            while True:
+                request = qe.ScrollRequest(
+                    offset=offset,
+                    limit=INVENTORY_PAGE,
+                    with_payload=qe.PayloadSelector.Include(INVENTORY_FIELDS),
+                    with_vector=False,
+                )
+                records, offset = shard.scroll(request)
+                entries += [chunk_entry(r.id, r.payload, str(r.id) not in lacking) for r in records]
+                if offset is None:
+                    return entries
+
+    @staticmethod
+    def _ids(shard: qe.EdgeShard, flt: qe.Filter) -> list[str]:
+        found: list[str] = []
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=INVENTORY_PAGE, filter=flt, with_payload=False, with_vector=False
+            )
+            records, offset = shard.scroll(request)
+            found += [str(r.id) for r in records]
+            if offset is None:
+                return found
 
     def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
         found: list[tuple[dict[str, Any], list[float]]] = []

@@ -290,6 +290,17 @@ def test_delete_note_removes_record_and_outgoing_links_but_not_incoming(graph: G
     graph.delete_note("never-existed.md")  # harmless
 
 
+def test_all_links_lists_every_link_by_source_and_position(graph: GraphStore) -> None:
+    assert graph.all_links() == []
+    put(graph, "b.md", "x", "y")
+    put(graph, "a.md", "b")
+    assert [(x.source, x.position, x.target) for x in graph.all_links()] == [
+        ("a.md", 0, "b"),
+        ("b.md", 0, "x"),
+        ("b.md", 1, "y"),
+    ]
+
+
 def test_outlinks_come_in_written_order(graph: GraphStore) -> None:
     targets = [f"t{i}" for i in range(12)]
     put(graph, "a.md", *targets)

@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
 from backend.api.schemas import (
+    DriftFinding,
     EmbedderInfo,
     ErrorBody,
     FailedFile,
@@ -15,9 +16,11 @@ from backend.api.schemas import (
     JobAccepted,
     JobInfo,
     LinkCountsOut,
+    VerifyResult,
 )
+from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
-from backend.domain.errors import IndexNotReadyError, IndexUnavailableError
+from backend.domain.errors import IndexCorruptedError, IndexNotReadyError, IndexUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +37,13 @@ def _status(services: Services) -> IndexStatus:
         log.warning("index status without the store: %s", exc.detail)
         chunks, links = 0, LinkCountsOut(total=0, resolved=0, unresolved=0, embeds=0)
         store_healthy = not isinstance(exc, IndexUnavailableError)
+    except IndexCorruptedError as exc:
+        job = services.jobs.current
+        if job is not None and job.running:  # the rebuild that repairs it stays visible
+            raise IndexCorruptedError(
+                f"{exc.detail}; a {job.kind} job ({job.id}) is running: {job.phase} {job.done}/{job.total}"
+            ) from exc
+        raise
     job = services.jobs.current
     settings = services.settings
     index = services.index
@@ -76,11 +86,36 @@ def _status(services: Services) -> IndexStatus:
     )
 
 
-@router.get("/status", response_model=IndexStatus)
+@router.get("/status", response_model=IndexStatus, responses={503: {"model": ErrorBody}})
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job."""
     return await run_in_threadpool(_status, services)
+
+
+def _verify(services: Services) -> VerifyResult:
+    services.open(start_indexing=False)
+    report = verify_index(services.index, services.index.vault)
+    return VerifyResult(
+        consistent=not report.drifted,
+        notes_on_disk=report.notes_on_disk,
+        notes_indexed=report.notes_indexed,
+        indexed_chunks=report.chunks,
+        dense_pending=report.dense_pending,
+        pending_changes=services.pending_changes,
+        drift=[
+            DriftFinding(kind=kind, count=len(paths), paths=paths[:LIST_LIMIT])
+            for kind, paths in report.findings()
+        ],
+        skipped=[FailedFile(path=f.rel_path, reason=f.reason) for f in report.skipped],
+    )
+
+
+@router.get("/verify", response_model=VerifyResult, responses={503: {"model": ErrorBody}})
+async def verify(services: ServicesDep) -> VerifyResult:
+    """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
+    points vs note records, links without their note). Read-only; `python -m backend verify` asks this."""
+    return await run_in_threadpool(_verify, services)
 
 
 @router.post(
