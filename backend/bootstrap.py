@@ -158,7 +158,7 @@ def build_catalog(settings: Settings) -> IndexCatalog:
         return ClientIndexCatalog(QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key))
     from backend.infrastructure.index_catalog import EdgeIndexCatalog
 
-    return EdgeIndexCatalog(settings.store_dir)
+    return EdgeIndexCatalog(settings.store_dir, min_free_bytes=settings.min_free_disk_mb * 1024 * 1024)
 
 
 def build_embedder(settings: Settings) -> Embedder | None:
@@ -204,7 +204,12 @@ def build_services(
     if isinstance(embedder, _FromSettings):
         embedder = build_embedder(settings)
     catalog = build_catalog(settings)
-    vault = FileSystemVault(settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs)
+    vault = FileSystemVault(
+        settings.vault_path,
+        deny_dirs=settings.deny_dirs,
+        allow_dirs=settings.allow_dirs,
+        max_note_bytes=settings.max_note_bytes,
+    )
     encoder = SparseEncoder(
         k1=settings.keyword_k1,
         b=settings.keyword_b,

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from backend.application.ports import ChunkStore, GraphStore
 from backend.domain.errors import IndexCorruptedError, StoreError
+from backend.infrastructure.disk_space import DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     LINKS_COLLECTION,
@@ -198,9 +199,10 @@ class _Catalog(ABC):
 
 
 class EdgeIndexCatalog(_Catalog):
-    def __init__(self, root: Path, *, base: str = DEFAULT_BASE) -> None:
+    def __init__(self, root: Path, *, base: str = DEFAULT_BASE, min_free_bytes: int = 0) -> None:
         super().__init__()
         self._root = Path(root)
+        self._guard = DiskGuard(self._root, min_free_bytes)
         self._base = _checked_base(base)
         self._prefix = "" if base == DEFAULT_BASE else f"{base}-"
         self._generation_dir = re.compile(re.escape(self._prefix) + r"g([1-9][0-9]*)")
@@ -241,7 +243,10 @@ class EdgeIndexCatalog(_Catalog):
 
     def _stores(self, generation: str) -> tuple[EdgeChunkStore, EdgeGraphStore]:
         directory = self.generation_dir(generation)
-        return EdgeChunkStore(directory, CHUNKS_COLLECTION), EdgeGraphStore(directory)
+        return (
+            EdgeChunkStore(directory, CHUNKS_COLLECTION, guard=self._guard),
+            EdgeGraphStore(directory, guard=self._guard),
+        )
 
     def _present(self) -> set[int]:
         found: set[int] = set()

@@ -10,13 +10,13 @@ to import, and the embedded (qdrant-edge) set-up never needs it.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import qdrant_edge as qe
 
 from backend.domain.errors import (
     IndexCorruptedError,
@@ -231,17 +231,27 @@ def edge_load_error(shard_dir: Path, exc: BaseException) -> KnowledgeBridgeError
 
 
 def ensure_edge_shard_free(shard_dir: Path) -> None:
-    """Refuse to delete a shard another process has open: its files would vanish under it."""
+    """Refuse to delete a shard that is open (here or in another process): its files would vanish under it.
+
+    An open shard holds an exclusive flock on its `wal` folder (qdrant-edge 0.9; the contract tests catch a
+    change). Asking for that lock reads and writes nothing: loading the shard to find out would replay its
+    log, which fails on a damaged shard and, on a full disk, gets the process killed (see disk_space.py).
+    A shard without a log folder (half-created) holds nothing.
+    """
+    wal = shard_dir / "wal"
     try:
-        probe = qe.EdgeShard.load(str(shard_dir))
-    except BaseException as exc:
-        if not isinstance(exc, Exception) and not is_engine_panic(exc):
-            raise
-        error = edge_load_error(shard_dir, exc)
-        if isinstance(error, IndexUnavailableError):
-            raise error from exc
-        return  # damaged or half-created: dropping it is exactly what a rebuild is for
-    probe.close()
+        fd = os.open(wal, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise IndexUnavailableError(
+            f"the index at {shard_dir} is in use",
+            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
+        ) from None
+    finally:
+        os.close(fd)  # also releases the probe's own lock
 
 
 # -- the note graph: two payload-only collections ------------------------------------------------

@@ -21,6 +21,7 @@ import qdrant_edge as qe
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.links import LinkRecord, NoteRecord
+from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.qdrant_common import (
     GRAPH_PAGE,
     LINK_INTEGER_FIELDS,
@@ -51,8 +52,9 @@ _COLLECTIONS = (NOTES_COLLECTION, LINKS_COLLECTION)
 
 
 class EdgeGraphStore:
-    def __init__(self, path: Path, *, page_size: int = GRAPH_PAGE) -> None:
+    def __init__(self, path: Path, *, page_size: int = GRAPH_PAGE, guard: DiskGuard = NO_GUARD) -> None:
         self._root = Path(path)
+        self._guard = guard
         self._page = page_size
         self._lifecycle = ReadWriteLock()
         self._open_lock = threading.Lock()
@@ -73,6 +75,7 @@ class EdgeGraphStore:
     def reset(self) -> None:
         with self._lifecycle.write(), edge_errors_mapped("reset the note graph"):
             self._check_open()
+            self._guard.check("reset the note graph")
             self._close_shards()
             existing = [self._root / name for name in _COLLECTIONS if (self._root / name).exists()]
             for directory in existing:  # all checked before any is deleted
@@ -100,6 +103,7 @@ class EdgeGraphStore:
                 shard.close()
 
     def _create(self, name: str) -> qe.EdgeShard:
+        self._guard.check("create the note graph")
         config = qe.EdgeConfig(sparse_vectors={_PLACEHOLDER_VECTOR: qe.EdgeSparseVectorParams()})
         shard = qe.EdgeShard.create(str(self._root / name), config)
         try:
@@ -112,6 +116,7 @@ class EdgeGraphStore:
 
     def _load(self, name: str) -> qe.EdgeShard:
         directory = self._root / name
+        self._guard.check("open the note graph")  # loading replays the log: it writes
         try:
             shard = qe.EdgeShard.load(str(directory))
         except Exception as exc:
@@ -146,6 +151,7 @@ class EdgeGraphStore:
 
     def put_note(self, note: NoteRecord, links: Sequence[LinkRecord]) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("store a note"):
+            self._guard.check("store a note")
             link_shard = self._writable(LINKS_COLLECTION)
             note_shard = self._writable(NOTES_COLLECTION)
             if links:
@@ -157,6 +163,7 @@ class EdgeGraphStore:
 
     def delete_note(self, path: str) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete a note"):
+            self._guard.check("delete a note")
             note_shard = self._writable(NOTES_COLLECTION)
             link_shard = self._writable(LINKS_COLLECTION)
             note_shard.update(qe.UpdateOperation.delete_points([note_point_id(path)]))
@@ -166,6 +173,7 @@ class EdgeGraphStore:
         if not links:
             return
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("update links"):
+            self._guard.check("update links")
             shard = self._writable(LINKS_COLLECTION)
             for payload, ids in resolution_groups(links):
                 # By filter, not by ids: a link deleted meanwhile is skipped instead of failing the batch.

@@ -29,6 +29,7 @@ from backend.domain.models import (
     SparseVector,
 )
 from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     DENSE,
@@ -53,8 +54,11 @@ _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
 
 
 class EdgeChunkStore:
-    def __init__(self, path: Path, collection: str = "obsidian_chunks") -> None:
+    def __init__(
+        self, path: Path, collection: str = "obsidian_chunks", *, guard: DiskGuard = NO_GUARD
+    ) -> None:
         self._root = Path(path)
+        self._guard = guard
         self._collection = collection
         self._lifecycle = ReadWriteLock()
         self._open_lock = threading.Lock()
@@ -78,6 +82,7 @@ class EdgeChunkStore:
     def create(self, identity: IndexIdentity) -> None:
         with self._lifecycle.write(), edge_errors_mapped("create the index"):
             self._check_open()
+            self._guard.check("create the index")
             self._close_shard()
             self._identity = None
             if self.shard_dir.exists():
@@ -139,6 +144,7 @@ class EdgeChunkStore:
             if shard is None:
                 if not self.shard_dir.is_dir():
                     raise IndexNotReadyError(f"the index {self._collection!r} does not exist in {self._root}")
+                self._guard.check("open the index")  # loading replays the log: it writes
                 try:
                     shard = qe.EdgeShard.load(str(self.shard_dir))
                 except Exception as exc:
@@ -153,6 +159,7 @@ class EdgeChunkStore:
         if not points:
             return
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("write points"):
+            self._guard.check("write points")
             shard = self._open()
             for point in points:
                 if point.dense is not None:
@@ -161,11 +168,13 @@ class EdgeChunkStore:
 
     def delete_by_note(self, note_path: str) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
+            self._guard.check("delete points")  # deletions are written to the log too
             match = qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))
             self._open().update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
 
     def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
+            self._guard.check("delete points")
             stale = qe.Filter(
                 must=[
                     qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path)),
