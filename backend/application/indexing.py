@@ -660,8 +660,14 @@ class IndexService:
         force: bool,
     ) -> _PendingNote | None:
         file = self._vault.stat(listed.rel_path)  # now, not when the pass was planned
-        if file is None:
-            return None  # gone meanwhile: the removal (or the watcher's next batch) deals with it
+        if file is None:  # changed since the scan: the removal (or the watcher's next batch) deals with it
+            reason = self._vault.problem(listed.rel_path)
+            if reason is not None:  # still there, but no longer a note we can read
+                report.failed.append(FileProblem(listed.rel_path, reason))
+            else:
+                with self._state:
+                    self._on_disk.discard(listed.rel_path)
+            return None
         with self._state:
             known = live.notes.get(file.rel_path)
         if not force and not _looks_changed(known, file):

@@ -128,6 +128,11 @@ class Vault(Protocol):
         """Every non-hidden file a link can point to (notes and attachments), vault-relative."""
         ...
 
+    def problem(self, rel_path: str) -> str | None:
+        """Why the note at `rel_path` cannot be read now (not a regular file, a symlink out of the vault,
+        unreadable), or None when it is readable or simply gone."""
+        ...
+
     def read_text(self, rel_path: str) -> tuple[str, list[str]]:
         """The note's text and any problems met reading it (e.g. invalid UTF-8 replaced).
 

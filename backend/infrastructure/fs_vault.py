@@ -57,6 +57,27 @@ class FileSystemVault:
             return None
         return NoteFile(rel_path, st.st_size, st.st_mtime)
 
+    def problem(self, rel_path: str) -> str | None:
+        path = self._root / rel_path
+        try:
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                if not Path(os.path.realpath(path)).is_relative_to(self._root):
+                    return "symlink points outside the vault"
+                try:
+                    mode = os.stat(path).st_mode
+                except OSError as exc:
+                    return f"symlink target missing: {exc.strerror}"
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"unreadable: {exc.strerror}"
+        if not stat.S_ISREG(mode):
+            return "not a regular file"
+        if not os.access(path, os.R_OK):
+            return "not readable"
+        return None
+
     def list_files(self) -> list[str]:
         # links may point at attachments and at notes in denied folders, so this ignores DENY/ALLOW;
         # os.walk does not descend into symlinked folders, and a symlinked file counts only inside the vault
