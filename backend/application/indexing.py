@@ -555,10 +555,13 @@ class IndexService:
         return store_drift(live.store.inventory(), records)
 
     def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
-        """What the serving index holds, read under the writer lock so no half-written note shows: how its
-        chunk points add up with its note records, the stored note records, and every link."""
+        """What the serving index holds on disk, read under the writer lock so no half-written note shows:
+        how its chunk points add up with its stored note records, those records, and every link."""
         with self._writer, self.serving() as live:
-            return self._store_drift(live), live.graph_store.all_notes(), live.graph_store.all_links()
+            stored = live.graph_store.all_notes()
+            recorded = {r.path: RecordedNote(r.content_hash, r.dense_ready) for r in stored}
+            drift = store_drift(live.store.inventory(), recorded)
+            return drift, stored, live.graph_store.all_links()
 
     def remove_note(self, rel_path: str) -> None:
         with self._writer:
