@@ -312,6 +312,9 @@ class IndexService:
         except IndexCorruptedError as exc:
             self._mark_corrupted(None, exc)
             return False
+        except BaseException:  # e.g. a full disk: release what was loaded, so a later open() starts clean
+            self.close()
+            raise
 
     def _open(self) -> bool:
         active = self._catalog.active()

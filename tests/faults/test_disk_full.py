@@ -180,3 +180,25 @@ def test_a_really_full_disk_gives_storage_full_and_the_running_service_keeps_ans
         found = service.post("/search", json={"query": "quince", "mode": "keyword"}).json()
         assert found["results"][0]["note_path"] == "Shopping list.md"
         assert service.get("/index/verify").json()["consistent"] is True
+
+
+def test_a_start_on_a_full_disk_serves_storage_full_until_there_is_room(vault: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = start(vault, data)
+    assert finished_job(first)["phase"] == "done"
+    first.__exit__(None, None, None)
+    free_mb = shutil.disk_usage(data).free // MB
+    if free_mb + 1024 > 1024**2:
+        pytest.skip("more than a terabyte free: the margin setting cannot go above it")
+    client = start(vault, data, min_free_disk_mb=free_mb + 1024)  # loading the index itself would write
+    try:
+        assert client.get("/health").status_code == 200
+        for response in (client.get("/index/status"), client.post("/search", json={"query": "basmati"})):
+            assert response.status_code == 507
+            body = response.json()
+            assert (body["error_code"], body["recoverable"]) == ("STORAGE_FULL", True)
+            assert "MIN_FREE_DISK_MB" in body["detail"]
+        client.app.state.services.catalog._guard._min_free = 0  # type: ignore[attr-defined]  # noqa: SLF001
+        assert top(client, "basmati") == "Shopping list.md"  # room again: the next request opens the index
+    finally:
+        client.__exit__(None, None, None)

@@ -104,6 +104,11 @@ def test_a_whole_lifecycle_writes_nothing_in_the_vault_and_reads_nothing_outside
     app.wait_until(lambda: app.top("postgresql") == "Archive/Database migration.md", "a folder move")
     (vault / "Inbox/Idea.md").unlink()
     app.wait_until(lambda: app.top("zanzibar") is None, "a delete")
+    # symlinks leading out, made while the watcher runs: its refresh path must refuse them too
+    (vault / "Inbox/Watched secret.md").symlink_to(outside / "secret.md")
+    (vault / "Watched private").symlink_to(outside / "Private", target_is_directory=True)
+    write(vault, "Inbox/After.md", "# After\n\nwritten after the symlinks: okapi\n")
+    app.wait_until(lambda: app.top("okapi") == "Inbox/After.md", "the batch holding the symlinks")
     after_edits = snapshot(vault)
     assert after_edits != before  # the snapshot sees changes, when there are some
 
@@ -127,8 +132,10 @@ def test_a_whole_lifecycle_writes_nothing_in_the_vault_and_reads_nothing_outside
         assert path.stat().st_atime == OLD, f"{path} was read"
     reasons = {f["path"]: f["reason"] for f in restarted.status()["failed_files"]}
     assert reasons == {
+        "Inbox/Watched secret.md": "symlink points outside the vault",
         "Private": "symlink points outside the vault",
         "Secret link.md": "symlink points outside the vault",
+        "Watched private": "symlink points outside the vault",
     }
     for query in ("combination 4-8-15-16-23-42", "aardwolf"):
         assert restarted.top(query) is None
