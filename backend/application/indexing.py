@@ -714,7 +714,7 @@ class IndexService:
         self, live: LiveIndex, batch: Sequence[_PendingNote], report: IndexReport, *, embed: bool
     ) -> None:
         for item in batch:
-            if item.twin is not None:
+            if item.twin is not None and self._embedder is not None:  # keyword-only: no vectors to reuse
                 report.reused_vectors += self._reuse_vectors(live, item)
         if embed and self._embedder is not None:
             self._embed(batch)

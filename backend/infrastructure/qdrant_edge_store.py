@@ -226,6 +226,9 @@ class EdgeChunkStore:
         with self._lifecycle.read(), edge_errors_mapped("read vectors"):
             if self._missing():
                 return []
+            self._open()
+            if self._identity is not None and self._identity.dimension is None:
+                return []  # a keyword-only index keeps no dense vectors (asking for one is an error)
             flt = qe.Filter(must=[qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))])
             while True:
                 request = qe.ScrollRequest(

@@ -369,3 +369,16 @@ def test_an_embedder_dying_mid_index_leaves_a_complete_keyword_index_and_dense_c
         assert (outcome.mode, outcome.warnings) == (SearchMode.HYBRID, [])
     finally:
         h.close()
+
+
+def test_a_rename_in_a_keyword_only_index_is_applied(vault: Path, tmp_path: Path) -> None:
+    h = Harness(vault, tmp_path / "data", None)
+    try:
+        h.index.open()
+        h.index.sync()
+        os.rename(vault / "Shopping list.md", vault / "Groceries.md")
+        report = h.index.refresh(["Shopping list.md", "Groceries.md"])
+        assert (report.renamed, report.reused_vectors) == (1, 0)
+        assert h.top_note("basmati", SearchMode.KEYWORD) == "Groceries.md"
+    finally:
+        h.close()

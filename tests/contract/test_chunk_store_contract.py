@@ -272,6 +272,14 @@ def test_note_vectors_give_back_the_stored_dense_vectors_of_that_note_only(store
     assert store.note_vectors("missing.md") == []
 
 
+def test_note_vectors_of_a_keyword_only_collection_are_none(backend: Backend) -> None:
+    # A rename in a keyword-only index asks too; qdrant-edge failed on the unknown vector name.
+    store = backend.store()
+    store.create(KEYWORD_ONLY)
+    store.upsert([make_point("moved.md", dense=None)])
+    assert store.note_vectors("moved.md") == []
+
+
 # -- searching -------------------------------------------------------------------------------------
 
 
