@@ -86,7 +86,9 @@ def _status(services: Services) -> IndexStatus:
     )
 
 
-@router.get("/status", response_model=IndexStatus, responses={503: {"model": ErrorBody}})
+@router.get(
+    "/status", response_model=IndexStatus, responses={503: {"model": ErrorBody}, 507: {"model": ErrorBody}}
+)
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job."""
@@ -111,7 +113,9 @@ def _verify(services: Services) -> VerifyResult:
     )
 
 
-@router.get("/verify", response_model=VerifyResult, responses={503: {"model": ErrorBody}})
+@router.get(
+    "/verify", response_model=VerifyResult, responses={503: {"model": ErrorBody}, 507: {"model": ErrorBody}}
+)
 async def verify(services: ServicesDep) -> VerifyResult:
     """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
     points vs note records, links without their note). Read-only; `python -m backend verify` asks this."""
@@ -122,7 +126,7 @@ async def verify(services: ServicesDep) -> VerifyResult:
     "/sync",
     status_code=202,
     response_model=JobAccepted,
-    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}, 507: {"model": ErrorBody}},
 )
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
@@ -135,7 +139,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
     "/rebuild",
     status_code=202,
     response_model=JobAccepted,
-    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses={409: {"model": ErrorBody}, 503: {"model": ErrorBody}, 507: {"model": ErrorBody}},
 )
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;

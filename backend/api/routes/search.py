@@ -15,7 +15,8 @@ router = APIRouter(tags=["search"])
 
 _ERRORS = {
     422: {"model": ErrorBody, "description": "Invalid request"},
-    503: {"model": ErrorBody, "description": "Index not ready or store unavailable"},
+    503: {"model": ErrorBody, "description": "Index not ready, store unavailable, or index files damaged"},
+    507: {"model": ErrorBody, "description": "Too little disk space left to open the index (STORAGE_FULL)"},
 }
 
 
