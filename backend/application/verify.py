@@ -52,6 +52,7 @@ class VerifyReport:
             ("notes with missing or stale chunk points", list(store.incomplete_notes)),
             ("notes with chunk points under unexpected ids", list(store.duplicate_chunks)),
             ("notes missing dense vectors they are recorded with", list(store.dense_missing)),
+            ("notes whose stored links do not match their record", list(store.links_mismatch)),
             ("links whose source note is gone", list(self.dangling_links)),
         ]
         return [(what, paths) for what, paths in found if paths]

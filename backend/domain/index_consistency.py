@@ -23,6 +23,7 @@ class RecordedNote:
 
     content_hash: str
     dense_ready: bool
+    link_count: int | None = None  # None: not recorded (an index from before links were counted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,8 @@ class StoreDrift:
     # points whose id is not the one derived from (note, chunk index): one chunk may be held twice
     duplicate_chunks: tuple[str, ...] = ()
     dense_missing: tuple[str, ...] = ()  # recorded as embedded, with points that have no dense vector
+    # stored links that do not add up with the record's count (links lost, e.g. the link shard deleted)
+    links_mismatch: tuple[str, ...] = ()
 
     @property
     def clean(self) -> bool:
@@ -43,13 +46,20 @@ class StoreDrift:
             or self.incomplete_notes
             or self.duplicate_chunks
             or self.dense_missing
+            or self.links_mismatch
         )
 
     @property
     def damaged_notes(self) -> list[str]:
         """Recorded notes whose points cannot be trusted: to be removed and indexed again."""
         return sorted(
-            {*self.notes_without_chunks, *self.incomplete_notes, *self.duplicate_chunks, *self.dense_missing}
+            {
+                *self.notes_without_chunks,
+                *self.incomplete_notes,
+                *self.duplicate_chunks,
+                *self.dense_missing,
+                *self.links_mismatch,
+            }
         )
 
     def summary(self) -> str:
@@ -59,11 +69,17 @@ class StoreDrift:
             (len(self.incomplete_notes), "notes with missing or stale chunk points"),
             (len(self.duplicate_chunks), "notes with chunk points under unexpected ids"),
             (len(self.dense_missing), "notes missing dense vectors they are recorded with"),
+            (len(self.links_mismatch), "notes whose stored links do not match their record"),
         ]
         return ", ".join(f"{count} {what}" for count, what in parts if count) or "consistent"
 
 
-def store_drift(entries: Iterable[ChunkEntry], records: Mapping[str, RecordedNote]) -> StoreDrift:
+def store_drift(
+    entries: Iterable[ChunkEntry],
+    records: Mapping[str, RecordedNote],
+    links_by_source: Mapping[str, int] | None = None,
+) -> StoreDrift:
+    """`links_by_source` (stored links per source note) is optional: counting them reads every link."""
     by_note: dict[str, list[ChunkEntry]] = defaultdict(list)
     for entry in entries:
         by_note[entry.note_path].append(entry)
@@ -81,7 +97,15 @@ def store_drift(entries: Iterable[ChunkEntry], records: Mapping[str, RecordedNot
             duplicates.append(path)
         if record.dense_ready and not all(p.has_dense for p in points):
             dense_missing.append(path)
+    links_mismatch = []
+    if links_by_source is not None:
+        links_mismatch = [
+            path
+            for path, record in records.items()
+            if record.link_count is not None and links_by_source.get(path, 0) != record.link_count
+        ]
     return StoreDrift(
+        links_mismatch=tuple(sorted(links_mismatch)),
         orphan_chunks=dict(sorted(orphans.items())),
         notes_without_chunks=tuple(sorted(without)),
         incomplete_notes=tuple(sorted(incomplete)),

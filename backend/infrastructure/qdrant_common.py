@@ -338,6 +338,7 @@ def note_payload(note: NoteRecord) -> dict[str, Any]:
         "content_hash": note.content_hash,
         "problems": list(note.problems),
         "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
+        "link_count": note.link_count,
     }
 
 
@@ -353,7 +354,12 @@ def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
         content_hash=str(payload.get("content_hash") or ""),
         problems=tuple(payload.get("problems") or ()),
         dense_ready=bool(payload.get("dense_ready", 1)),
+        link_count=_count(payload.get("link_count")),
     )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def resolution_payload(link: LinkRecord) -> dict[str, Any]:

@@ -215,8 +215,9 @@ def test_put_and_get_notes_round_trip_every_field(graph: GraphStore) -> None:
         content_hash="abc123",
         problems=("invalid UTF-8 replaced", "front matter is not a mapping"),
         dense_ready=False,
+        link_count=0,
     )
-    bare = NoteRecord(path="Inbox.md", title="Inbox")
+    bare = NoteRecord(path="Inbox.md", title="Inbox")  # link_count None: a record from before it existed
     graph.put_note(full, [])
     graph.put_note(bare, [])
     found = graph.get_notes([full.path, bare.path, "missing.md", full.path])

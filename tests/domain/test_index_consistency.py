@@ -19,6 +19,20 @@ def test_points_that_add_up_with_their_records_are_clean() -> None:
     assert drift.summary() == "consistent"
 
 
+def test_links_that_do_not_add_up_with_the_record_are_drift_when_counted() -> None:
+    records = {
+        "a.md": RecordedNote("h", True, 2),
+        "b.md": RecordedNote("h", True, 0),
+        "old.md": RecordedNote("h", True),
+    }
+    entries = [entry("a.md", 0), entry("b.md", 0), entry("old.md", 0)]
+    assert store_drift(entries, records).clean  # links not read: nothing said about them
+    assert store_drift(entries, records, {"a.md": 2, "old.md": 5}).clean  # old.md never recorded a count
+    lost = store_drift(entries, records, {"a.md": 1})
+    assert lost.links_mismatch == ("a.md",)
+    assert lost.damaged_notes == ["a.md"]
+
+
 def test_every_kind_of_drift_names_its_notes() -> None:
     records = {
         **RECORDS,

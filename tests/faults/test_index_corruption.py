@@ -8,6 +8,7 @@ service itself; the shard layout is qdrant-edge's (see backend/infrastructure/in
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -214,6 +215,25 @@ def test_silently_lost_points_are_repaired_by_the_start_up_sync(vault: Path, los
         ):
             found = client.post("/search", json={"query": query, "mode": "keyword"}).json()
             assert found["results"][0]["note_path"] == path
+        assert client.get("/index/verify").json()["consistent"] is True
+    finally:
+        client.__exit__(None, None, None)
+
+
+def test_a_deleted_link_shard_is_found_by_verify_and_repaired_at_start(vault: Path, index_dir: Path) -> None:
+    # qdrant-edge just starts an empty shard where one was deleted: the links would read as none at all.
+    shutil.rmtree(index_dir / "g1" / "obsidian_links")
+    result = cli("verify", data=index_dir.parent, vault=vault)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "1 notes whose stored links do not match their record" in result.stdout
+    client = start(vault, index_dir.parent)
+    try:
+        wait_until(lambda: idle(client), "start-up sync")
+        links = client.get("/note/Links.md/links").json()
+        assert sorted(link["note_path"] for link in links["outlinks"]) == [
+            "Finance/Sreenivas.md",
+            "Shopping list.md",
+        ]
         assert client.get("/index/verify").json()["consistent"] is True
     finally:
         client.__exit__(None, None, None)
