@@ -319,7 +319,14 @@ class IndexService:
 
     def _open(self) -> bool:
         active = self._catalog.active()
-        for leftover in self._catalog.generations():
+        present = self._catalog.generations()
+        if active is not None and active not in present and present:
+            # the pointer names a generation that is gone while others remain: dropping those as leftovers
+            # could throw away the real index, so nothing is touched until someone rebuilds
+            raise IndexCorruptedError(
+                f"the active index generation {active} is missing (present: {', '.join(present)})"
+            )
+        for leftover in present:
             if leftover != active:
                 log.warning("dropping index generation %s left by an unfinished rebuild", leftover)
                 self._drop(leftover)

@@ -102,6 +102,9 @@ def garble(pattern: str) -> Callable[[Path], None]:
 DAMAGES: dict[str, Callable[[Path], None]] = {
     "the active-generation pointer garbled": garble("active_generation.json"),
     "the active-generation pointer emptied": truncate("active_generation.json"),
+    "the pointer naming a generation that is not there": lambda root: (
+        root / "active_generation.json"
+    ).write_text('{"active": "g9"}'),
     "the chunk shard's WAL truncated": truncate("g1/obsidian_chunks/wal/open-*"),
     "a chunk segment's description garbled": garble("g1/obsidian_chunks/segments/*/segment.json"),
     "a chunk segment's payload index garbled (the engine panics)": garble(
