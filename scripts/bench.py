@@ -335,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     args.rounds, args.idle_seconds = (3, 3.0) if quick else (10, 10.0)
     args.sizes = [250, 1000, 3000] if quick else [500, 1000, 2000, 4000, 8000, 13410]
     args.scaling_queries = 50 if quick else 200
+    host = machine()  # before anything runs: the load average says how busy the machine was
     started = time.monotonic()
     sections: list[str] = []
     points: list[tuple[int, float, float]] = []
@@ -366,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         f"`make bench{flag}` (`python -m scripts.bench{' --quick' if quick else ''}`), run "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {total / 60:.1f} minutes ({', '.join(durations)}).",
         "",
-        f"- machine: {machine()}",
+        f"- machine: {host}",
         "- data: `../shared/corpora` (see its README): SciFact (5,183 notes, 809 judged train queries), "
         "the 13,410-note Zettelkasten; embedded defaults (qdrant-edge in-process, all-MiniLM-L6-v2 on "
         "onnxruntime)",

@@ -129,7 +129,7 @@ def report(
         f"--seconds {args.seconds:g} --clients {args.clients} --edit-every {args.edit_every:g} "
         f"--provider {args.provider}`.",
         "",
-        f"- machine: {machine()}",
+        f"- machine: {args.machine}",
         f"- data: a temp copy of `{args.vault}` ({status['indexed_notes']} notes, {status['indexed_chunks']} "
         f"chunks), embedder `{args.provider}`, the watcher on (default DEBOUNCE_SECONDS, 2 s)",
         f"- load: {args.clients} concurrent clients on loopback sending `POST /search` back to back "
@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models-cache", type=Path, default=Path("data/models"), help="reuse a built ONNX graph")
     ap.add_argument("--output", type=Path, default=Path("docs/loadtest.md"), help="where the report goes")
     args = ap.parse_args(argv)
+    args.machine = machine()  # before anything runs: the load average says how busy the machine was
     with tempfile.TemporaryDirectory(prefix="kb-loadtest-") as tmp:
         vault, data = Path(tmp) / "vault", Path(tmp) / "data"
         shutil.copytree(args.vault, vault, symlinks=True)
