@@ -6,8 +6,11 @@ STAMP := $(VENV)/.installed
 VAULT ?=
 SCIFACT := ../shared/corpora/scifact
 ZETTEL := ../shared/corpora/zettelkasten
+HELP_VAULT := ../shared/corpora/obsidian-help/vault
+BENCH_FLAGS ?=
+LOADTEST_FLAGS ?=
 
-.PHONY: run test lint format index eval bench bench-live agent-tools agent-docs up down logs clean
+.PHONY: run test lint format index eval bench bench-index bench-live loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -41,9 +44,20 @@ eval: $(STAMP)
 	$(BIN)/python -m backend eval --vault $(SCIFACT)/vault \
 		--queries $(SCIFACT)/queries-train.jsonl --qrels $(SCIFACT)/qrels-train.tsv
 
-## Indexing throughput on SciFact (notes/s, chunks/s, the embedder's share); see docs/measurements.md.
+## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
+## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed
+## SciFact into data/eval/vault). BENCH_FLAGS=--quick: about 3 min; BENCH_FLAGS="--only index search" for parts.
 bench: $(STAMP)
+	$(BIN)/python -m scripts.bench $(BENCH_FLAGS)
+
+## Indexing throughput on SciFact alone (notes/s, chunks/s, the embedder's share); see docs/measurements.md.
+bench-index: $(STAMP)
 	$(BIN)/python -m scripts.bench_index --vault $(SCIFACT)/vault
+
+## 32 clients searching for 60 s while a writer edits notes (the service in its own process on loopback, a temp
+## copy of the Obsidian help vault, the real embedder); exit 1 on any 5xx; report in docs/loadtest.md.
+loadtest: $(STAMP)
+	$(BIN)/python -m scripts.loadtest --vault $(HELP_VAULT) --seconds 60 --clients 32 $(LOADTEST_FLAGS)
 
 ## The live index on the 13k-note Zettelkasten (a temp copy): time to keyword-searchable and to fully dense,
 ## freshness per kind of change, idle CPU with the watcher, embedding calls of a second rebuild (~40 min).

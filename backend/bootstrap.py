@@ -76,8 +76,8 @@ class Services:
                 return
             needs_full_index = self.index.open()
             self._opened = True
-        if not start_indexing or self.index.model_mismatch:
-            return  # on a mismatch searches answer EMBEDDING_MODEL_MISMATCH until someone rebuilds
+        if not start_indexing or self.index.model_mismatch or self.index.corrupted:
+            return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
         if needs_full_index:
             log.info("index is empty: indexing %s in the background", self.settings.vault_path)
         try:
@@ -104,7 +104,7 @@ class Services:
     def apply_changes(self, changes: VaultChanges) -> None:
         """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
         self.open(start_indexing=True)  # after a start with Qdrant down, the first change opens the index
-        if self.index.model_mismatch:
+        if self.index.model_mismatch or self.index.corrupted:
             return  # nothing can be written until a rebuild; the rebuild reads the whole vault anyway
         if changes.rescan:
             job = self.jobs.current
@@ -134,7 +134,12 @@ class Services:
         Called after searches, so a degraded index heals without a watcher or an operator; the health probe
         runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
         """
-        if self.embedder is None or self.index.model_mismatch or not self.index.dense_pending:
+        if (
+            self.embedder is None
+            or self.index.model_mismatch
+            or self.index.corrupted
+            or not self.index.dense_pending
+        ):
             return
         now = time.monotonic()
         job = self.jobs.current
@@ -184,7 +189,7 @@ def build_catalog(settings: Settings) -> IndexCatalog:
         return build_server_catalog(settings, settings.qdrant_url, settings.qdrant_api_key)
     from backend.infrastructure.index_catalog import EdgeIndexCatalog
 
-    return EdgeIndexCatalog(settings.store_dir)
+    return EdgeIndexCatalog(settings.store_dir, min_free_bytes=settings.min_free_disk_mb * 1024 * 1024)
 
 
 def qdrant_client(settings: Settings, url: str, api_key: str | None) -> QdrantClient:
@@ -319,7 +324,12 @@ def build_services(
         if embedder is not None and not isinstance(embedder, _FromSettings):
             embedder.close()
         raise
-    vault = FileSystemVault(settings.vault_path, deny_dirs=settings.deny_dirs, allow_dirs=settings.allow_dirs)
+    vault = FileSystemVault(
+        settings.vault_path,
+        deny_dirs=settings.deny_dirs,
+        allow_dirs=settings.allow_dirs,
+        max_note_bytes=settings.max_note_bytes,
+    )
     encoder = SparseEncoder(
         k1=settings.keyword_k1,
         b=settings.keyword_b,

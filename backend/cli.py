@@ -1,5 +1,5 @@
-"""`python -m backend serve|index|sync|search|status|eval|migrate|prepare-model`, reading the same settings as
-the service."""
+"""`python -m backend serve|index|sync|search|status|verify|eval|migrate|prepare-model`, reading the
+settings of the service."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
 
 log = logging.getLogger("backend")
+
+DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
         "running service when there is one)",
     )
     sub.add_parser("status", parents=[common], help="show what is indexed")
+    verify = sub.add_parser(
+        "verify",
+        parents=[common],
+        help="check the index against the vault and report drift (exit code 3 when there is some)",
+    )
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
 
     ev = sub.add_parser("eval", parents=[common], help="score search against judged queries")
     ev.add_argument("--queries", type=Path, required=True, help="JSON lines: id, text")
@@ -89,7 +97,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _open_services(settings: Settings) -> Services:
     services = build_services(settings)
     try:
-        services.index.open()
+        services.open(start_indexing=False)  # the command says what runs; `status` and `verify` only read
     except Exception:
         services.close()
         raise
@@ -97,6 +105,8 @@ def _open_services(settings: Settings) -> Services:
 
 
 def _run_job_with_progress(services: Services, kind: str) -> None:
+    if kind != "rebuild":
+        services.index.check_writable()  # a damaged or mismatched index says so, with what to do, at once
     body = services.index.rebuild if kind == "rebuild" else services.index.sync
     services.jobs.start(kind, body)
     with tqdm(total=0, unit="note", desc=kind, disable=None) as bar:
@@ -105,6 +115,8 @@ def _run_job_with_progress(services: Services, kind: str) -> None:
         _show(bar, services)
     job = services.jobs.current
     if job is not None and job.phase == "failed":
+        if services.jobs.last_error is not None:
+            raise services.jobs.last_error  # with its own code and suggestion
         raise KnowledgeBridgeError(f"{kind} failed: {job.error}")
 
 
@@ -169,6 +181,20 @@ def _ask_server(settings: Settings, method: str, path: str, body: dict | None = 
     return response.json()  # type: ignore[no-any-return]
 
 
+class ServerError(KnowledgeBridgeError):
+    """An error envelope the running service answered with, raised as it came."""
+
+    def __init__(self, answer: dict) -> None:
+        super().__init__(str(answer.get("detail", "")), suggestion=str(answer.get("suggestion", "")))
+        self.code = str(answer.get("error_code", "ERROR"))
+
+
+def _checked(answer: dict) -> dict:
+    if "error_code" in answer:
+        raise ServerError(answer)
+    return answer
+
+
 def _cmd_search(settings: Settings, query: str, top_k: int, mode: str) -> None:
     answer = _ask_server(settings, "POST", "/search", {"query": query, "top_k": top_k, "mode": mode})
     if answer is None:
@@ -184,8 +210,7 @@ def _cmd_search(settings: Settings, query: str, top_k: int, mode: str) -> None:
             }
         finally:
             services.close()
-    if "error_code" in answer:
-        raise KnowledgeBridgeError(f"{answer['error_code']}: {answer['detail']} ({answer['suggestion']})")
+    _checked(answer)
     for warning in answer.get("warnings", []):
         print(f"warning: {warning}")
     for rank, hit in enumerate(answer["results"], 1):
@@ -200,8 +225,7 @@ def _cmd_sync(settings: Settings) -> None:
     started = time.perf_counter()
     accepted = _ask_server(settings, "POST", "/index/sync")
     if accepted is not None:
-        if "error_code" in accepted:
-            raise KnowledgeBridgeError(f"{accepted['error_code']}: {accepted['detail']}")
+        _checked(accepted)
         status = _wait_for_server_job(settings, accepted["job_id"])
         job = status.get("job") or {}
         if job.get("phase") == "failed":
@@ -250,7 +274,35 @@ def _cmd_status(settings: Settings) -> None:
             answer = status_response(services).model_dump(mode="json")
         finally:
             services.close()
-    print(json.dumps(answer, indent=2))
+    print(json.dumps(_checked(answer), indent=2))
+
+
+def _cmd_verify(settings: Settings, as_json: bool) -> int:
+    answer = _ask_server(settings, "GET", "/index/verify")
+    if answer is None:
+        services = _open_services(settings)
+        try:
+            from backend.api.routes.index import verify_response
+
+            answer = verify_response(services).model_dump(mode="json")
+        finally:
+            services.close()
+    report = _checked(answer)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(
+            f"{report['notes_on_disk']} notes on disk, {report['notes_indexed']} indexed "
+            f"({report['indexed_chunks']} chunks, {report['dense_pending']} waiting for dense vectors)"
+        )
+        for finding in report["drift"]:
+            print(f"drift: {finding['count']} {finding['kind']}")
+            for path in finding["paths"]:
+                print(f"  {path}")
+        if report["pending_changes"]:
+            print(f"note: the watcher has {report['pending_changes']} changes still to apply")
+        print("consistent" if report["consistent"] else "DRIFT: `python -m backend sync` repairs it")
+    return 0 if report["consistent"] else DRIFT_EXIT
 
 
 def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
@@ -319,6 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_sync(settings)
         elif args.command == "status":
             _cmd_status(settings)
+        elif args.command == "verify":
+            return _cmd_verify(settings, args.json)
         elif args.command == "eval":
             _cmd_eval(settings, args)
         elif args.command == "migrate":
@@ -329,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KnowledgeBridgeError as exc:
-        print(f"error: {exc.detail}\n  suggestion: {exc.suggestion}", file=sys.stderr)
+        print(f"error ({exc.code}): {exc.detail}\n  suggestion: {exc.suggestion}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

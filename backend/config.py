@@ -77,6 +77,20 @@ class Settings(BaseSettings):
         default_factory=list, description="Comma-separated vault folders; when set, only these are indexed."
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
+    # The largest real notes seen are Excalidraw drawings of ~0.6 MB (13k-note Zettelkasten); a note past the
+    # cap is indexed up to it (its start stays searchable) and listed in failed_files with the reason.
+    max_note_bytes: int = Field(
+        5 * 1024 * 1024,
+        ge=1024,
+        le=1024**3,
+        description="Bytes of a note read and indexed; the rest is left out.",
+    )
+    min_free_disk_mb: int = Field(
+        100,
+        ge=0,
+        le=1024**2,
+        description="Index writes are refused while less than this is free under DATA_DIR.",
+    )
     chunk_max_tokens: int = Field(200, ge=32, le=2000, description="Chunk size cap in words.")
     chunk_overlap_tokens: int = Field(30, ge=0, le=500, description="Words repeated between chunks.")
     search_prefetch_limit: int = Field(

@@ -15,7 +15,7 @@ from backend.api.mcp_server import build_mcp_server, mcp_route
 from backend.api.routes import context, health, index, memory, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
-from backend.domain.errors import IndexUnavailableError
+from backend.domain.errors import IndexUnavailableError, StorageFullError
 
 log = logging.getLogger(__name__)
 
@@ -25,12 +25,12 @@ def open_services(settings: Settings) -> Services:
     services = build_services(settings)
     try:
         services.open()
-    except IndexUnavailableError as exc:
-        if not settings.qdrant_url:
+    except (IndexUnavailableError, StorageFullError) as exc:
+        if not settings.qdrant_url and not isinstance(exc, StorageFullError):
             services.close()  # embedded: another process holds the data directory; waiting will not help
             raise
-        # A Qdrant server that is down now may be up in a minute: serve anyway, answer INDEX_UNAVAILABLE,
-        # and open the index on the first request that finds it reachable (see Services.open).
+        # A Qdrant server that is down now may be up in a minute, a full disk may have room again: serve
+        # anyway, answer the error, and open the index on the first request that can (see Services.open).
         log.error("starting without the index: %s", exc.detail)
     except Exception:
         services.close()

@@ -1,31 +1,39 @@
 """Index a vault from scratch and report throughput: notes/s, chunks/s, and the embedder's own chunks/s.
 
-python -m scripts.bench_index --vault ../shared/corpora/scifact/vault [--provider onnx|none]
+python -m scripts.bench_index --vault ../shared/corpora/scifact/vault [--provider onnx|none] [--limit N]
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
+from scripts.bench_common import machine, subset_vault
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--provider", default="onnx", choices=["onnx", "none"])
-    ap.add_argument("--models-cache", type=Path, default=Path("data/models"), help="reuse a built ONNX graph")
-    args = ap.parse_args()
+@dataclass(frozen=True)
+class IndexRun:
+    notes: int
+    chunks: int
+    seconds: float
+    embed_seconds: float  # inside the embedder (0 for keyword-only)
+
+
+def index_once(vault: Path, provider: str, models_cache: Path) -> IndexRun:
+    """One first index of `vault` into an empty temp index (no embedding cache), timed."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(vault_path=args.vault, data_dir=Path(tmp), embedding_provider=args.provider)
-        if args.provider == "onnx":
-            (Path(tmp) / "models").symlink_to(args.models_cache.resolve(), target_is_directory=True)
-            args.models_cache.mkdir(parents=True, exist_ok=True)
+        settings = load_settings(
+            vault_path=vault, data_dir=Path(tmp), embedding_provider=provider, watch=False
+        )
+        if provider == "onnx":
+            models_cache.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / "models").symlink_to(models_cache.resolve(), target_is_directory=True)
         services = build_services(settings)
         embed_seconds = 0.0
         embedder = services.embedder
@@ -33,7 +41,7 @@ def main() -> None:
             embedder.embed_documents(["warm up: load the model before timing"])
             original = embedder.embed_documents
 
-            def timed(texts):  # type: ignore[no-untyped-def]
+            def timed(texts: Sequence[str]) -> list[list[float]]:
                 nonlocal embed_seconds
                 started = time.perf_counter()
                 try:
@@ -49,13 +57,27 @@ def main() -> None:
             total = time.perf_counter() - started
         finally:
             services.close()
-    print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}")
-    print(f"vault: {args.vault} ({report.indexed} notes, {report.chunks} chunks), provider {args.provider}")
-    print(f"total {total:.1f}s: {report.indexed / total:.1f} notes/s, {report.chunks / total:.1f} chunks/s")
-    if embed_seconds:
+    return IndexRun(report.indexed, report.chunks, total, embed_seconds)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vault", type=Path, required=True)
+    ap.add_argument("--provider", default="onnx", choices=["onnx", "none"])
+    ap.add_argument("--limit", type=int, help="only the first N notes (sorted by path)")
+    ap.add_argument("--models-cache", type=Path, default=Path("data/models"), help="reuse a built ONNX graph")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = subset_vault(args.vault, args.limit, Path(tmp) / "vault") if args.limit else args.vault
+        run = index_once(vault, args.provider, args.models_cache)
+    print(f"machine: {machine()}")
+    print(f"vault: {args.vault} ({run.notes} notes, {run.chunks} chunks), provider {args.provider}")
+    total, embed = run.seconds, run.embed_seconds
+    print(f"total {total:.1f}s: {run.notes / total:.1f} notes/s, {run.chunks / total:.1f} chunks/s")
+    if embed:
         print(
-            f"embedder {embed_seconds:.1f}s ({embed_seconds / total:.0%} of the total): "
-            f"{report.chunks / embed_seconds:.1f} chunks/s; everything else {total - embed_seconds:.1f}s"
+            f"embedder {embed:.1f}s ({embed / total:.0%} of the total): {run.chunks / embed:.1f} chunks/s; "
+            f"everything else {total - embed:.1f}s"
         )
 
 

@@ -10,22 +10,18 @@ sends the first N queries of a JSON-lines file once per mode, one at a time, and
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 
 from backend.infrastructure.eval_files import read_queries
+from scripts.bench_common import machine, percentile
+from scripts.service_process import ServiceProcess
 
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+MODES = ("hybrid", "dense", "keyword")
+PARTS = ("client", "embed", "store", "ours", "http")
 
 
 def _server_timing(header: str) -> dict[str, float]:
@@ -36,79 +32,48 @@ def _server_timing(header: str) -> dict[str, float]:
     return parts
 
 
+def measure(url: str, queries: list[str], top_k: int = 10, modes: tuple[str, ...] = MODES) -> dict:
+    """{mode: {part: [ms per query]}} for one client sending the queries one at a time."""
+    found: dict[str, dict[str, list[float]]] = {}
+    with httpx.Client(base_url=url, timeout=60) as client:
+        for mode in modes:
+            client.post("/search", json={"query": "warm up", "mode": mode})
+            rows: dict[str, list[float]] = {part: [] for part in PARTS}
+            for query in queries:
+                started = time.perf_counter()
+                response = client.post("/search", json={"query": query, "mode": mode, "top_k": top_k})
+                elapsed = (time.perf_counter() - started) * 1000
+                response.raise_for_status()
+                timing = _server_timing(response.headers["server-timing"])
+                rows["client"].append(elapsed)
+                rows["embed"].append(timing["embed"])
+                rows["store"].append(timing["store"])
+                rows["ours"].append(timing["total"] - timing["embed"] - timing["store"])
+                rows["http"].append(elapsed - timing["total"])
+            found[mode] = rows
+    return found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--vault", type=Path, required=True)
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--queries", type=Path, required=True)
     ap.add_argument("-n", type=int, default=300, help="queries per mode")
-    ap.add_argument("--port", type=int, default=8791)
     ap.add_argument("--top-k", type=int, default=10)
     args = ap.parse_args()
-    env = {**os.environ, "PORT": str(args.port), "HOST": "127.0.0.1", "LOG_LEVEL": "WARNING"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "backend",
-        "serve",
-        "--vault",
-        str(args.vault),
-        "--data-dir",
-        str(args.data_dir),
-    ]
-    server = subprocess.Popen(cmd, env=env)
-    base = f"http://127.0.0.1:{args.port}"
-    try:
-        with httpx.Client(base_url=base, timeout=60) as client:
-            deadline = time.monotonic() + 3600
-            while True:
-                try:
-                    job = client.get("/index/status").json().get("job")
-                    if job is None or job["finished_at"]:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("server did not become ready")
-                time.sleep(0.5)
-            status = client.get("/index/status").json()
-            queries = [q.text for q in read_queries(args.queries)[: args.n]]
-            print(
-                f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-            )
-            print(f"vault: {args.vault} ({status['indexed_notes']} notes, {status['indexed_chunks']} chunks)")
-            print(f"{len(queries)} queries per mode, top_k={args.top_k}, one client on loopback\n")
-            print(
-                "| mode | client p50 / p95 | embed p50 / p95 | store p50 / p95 | ours p50 / p95 | http p50 |"
-            )
-            print("|---|---|---|---|---|---|")
-            for mode in ("hybrid", "dense", "keyword"):
-                client.post("/search", json={"query": "warm up", "mode": mode})
-                rows: dict[str, list[float]] = {
-                    "client": [],
-                    "embed": [],
-                    "store": [],
-                    "ours": [],
-                    "http": [],
-                }
-                for query in queries:
-                    started = time.perf_counter()
-                    response = client.post(
-                        "/search", json={"query": query, "mode": mode, "top_k": args.top_k}
-                    )
-                    elapsed = (time.perf_counter() - started) * 1000
-                    response.raise_for_status()
-                    timing = _server_timing(response.headers["server-timing"])
-                    rows["client"].append(elapsed)
-                    rows["embed"].append(timing["embed"])
-                    rows["store"].append(timing["store"])
-                    rows["ours"].append(timing["total"] - timing["embed"] - timing["store"])
-                    rows["http"].append(elapsed - timing["total"])
-                cells = [f"{_pct(rows[k], 0.5):.1f} / {_pct(rows[k], 0.95):.1f}" for k in rows if k != "http"]
-                print(f"| {mode} | " + " | ".join(cells) + f" | {statistics.median(rows['http']):.1f} |")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with ServiceProcess(args.vault, args.data_dir) as service:
+        status = service.wait_idle(timeout=3600)
+        queries = [q.text for q in read_queries(args.queries)[: args.n]]
+        rows = measure(service.url, queries, args.top_k)
+    print(f"machine: {machine()}")
+    print(f"vault: {args.vault} ({status['indexed_notes']} notes, {status['indexed_chunks']} chunks)")
+    print(f"{len(queries)} queries per mode, top_k={args.top_k}, one client on loopback\n")
+    print("| mode | client p50 / p95 | embed p50 / p95 | store p50 / p95 | ours p50 / p95 | http p50 |")
+    print("|---|---|---|---|---|---|")
+    for mode, parts in rows.items():
+        cells = [f"{percentile(parts[k], 0.5):.1f} / {percentile(parts[k], 0.95):.1f}" for k in PARTS[:4]]
+        print(f"| {mode} | " + " | ".join(cells) + f" | {statistics.median(parts['http']):.1f} |")
 
 
 if __name__ == "__main__":

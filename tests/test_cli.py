@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from scripts.service_process import ServiceProcess
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -83,3 +85,20 @@ def test_a_missing_vault_is_one_clear_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "VAULT_PATH" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_verify_asks_the_running_service_and_reports_drift(vault: Path, tmp_path: Path) -> None:
+    data = tmp_path / "served"
+    env = {"EMBEDDING_PROVIDER": "none", "WATCH": "false"}
+    with ServiceProcess(vault, data, env=env) as service:
+        service.wait_idle()
+        ask = {**os.environ, **env, "PORT": str(service.port)}
+        command = [sys.executable, "-m", "backend", "verify", "--vault", str(vault), "--data-dir", str(data)]
+        clean = subprocess.run(command, cwd=REPO, env=ask, capture_output=True, text=True, timeout=120)
+        assert clean.returncode == 0, clean.stderr  # the store is the service's: only HTTP can answer
+        assert "consistent" in clean.stdout
+        (vault / "Shopping list.md").unlink()  # the watcher is off: the index keeps the note
+        drift = subprocess.run(command, cwd=REPO, env=ask, capture_output=True, text=True, timeout=120)
+        assert drift.returncode == 3, drift.stderr
+        assert "1 indexed notes no longer on disk" in drift.stdout
+        assert "Shopping list.md" in drift.stdout

@@ -35,6 +35,7 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.IndexCorruptedError.code: 503,
     domain.EmbedderUnavailableError.code: 503,
     domain.ModelNotFoundError.code: 503,
+    domain.StorageFullError.code: 507,
 }
 _HEADERS_BY_CODE = {domain.UnauthorizedError.code: {"WWW-Authenticate": "Bearer"}}
 
@@ -92,6 +93,7 @@ _EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
     422: domain.InvalidRequestError("top_k: Input should be less than or equal to 50"),
     500: domain.KnowledgeBridgeError("an unexpected error occurred"),
     503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
+    507: domain.StorageFullError("only 42 MB free where DATA_DIR lives (MIN_FREE_DISK_MB is 100)"),
 }
 
 

@@ -202,5 +202,18 @@ INDEX_STATUS: dict[str, Any] = {
     "failed_files": [],
 }
 
+VERIFY_RESULT: dict[str, Any] = {  # a note added and one deleted while the service was stopped
+    "consistent": False,
+    "notes_on_disk": 32,
+    "notes_indexed": 32,
+    "indexed_chunks": 161,
+    "dense_pending": 0,
+    "pending_changes": 0,
+    "drift": [
+        {"kind": "notes on disk missing from the index", "count": 1, "paths": ["Plumber.md"]},
+        {"kind": "indexed notes no longer on disk", "count": 1, "paths": ["Shopping list.md"]},
+    ],
+    "skipped": [],
+}
 JOB_ACCEPTED: dict[str, Any] = {"job_id": "a41c9e07d2b3", "status": "accepted", "status_url": "/index/status"}
 HEALTH: dict[str, Any] = {"status": "ok", "version": "0.1.0"}

@@ -237,6 +237,25 @@ class IndexStatus(BaseModel):
     failed_files: list[FailedFile]
 
 
+class DriftFinding(BaseModel):
+    kind: str = Field(description="What does not add up, e.g. 'notes on disk missing from the index'.")
+    count: int
+    paths: list[str] = Field(description="The first of the notes concerned (all of them are counted).")
+
+
+class VerifyResult(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.VERIFY_RESULT]})
+
+    consistent: bool = Field(description="True when the index matches the vault and adds up with itself.")
+    notes_on_disk: int
+    notes_indexed: int
+    indexed_chunks: int
+    dense_pending: int = Field(description="Notes waiting for dense vectors (not drift: a sync embeds them).")
+    pending_changes: int = Field(description="Changes the watcher has seen but not applied yet.")
+    drift: list[DriftFinding]
+    skipped: list[FailedFile] = Field(description="Files on disk that cannot be indexed (not drift).")
+
+
 class JobAccepted(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.JOB_ACCEPTED]})
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from backend.application.embedder_health import EmbedderHealth
@@ -30,9 +31,14 @@ from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.chunking import chunk_note
-from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
+from backend.domain.errors import (
+    EmbeddingModelMismatchError,
+    IndexCorruptedError,
+    IndexNotReadyError,
+)
 from backend.domain.ids import chunk_point_id, content_hash
-from backend.domain.links import NoteRecord
+from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
+from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
 from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
 from backend.domain.sparse import DocumentFields, SparseEncoder
@@ -62,6 +68,7 @@ class IndexReport:
     renamed: int = 0
     chunks: int = 0
     reused_vectors: int = 0  # dense vectors taken from a moved note's old points instead of the embedder
+    repaired: int = 0  # notes whose chunk points did not add up with their record, indexed again
     failed: list[FileProblem] = field(default_factory=list)
 
 
@@ -137,6 +144,7 @@ class IndexService:
         self._live: LiveIndex | None = None
         self._ready = False  # the collection exists and holds this embedder's vectors
         self._mismatch: IndexIdentity | None = None
+        self._corrupted: str | None = None  # why the serving index cannot be trusted; a rebuild clears it
         self._complete = False  # a full pass over the vault has finished at least once
         self._run_failures: list[FileProblem] = []
         self._on_disk: set[str] = set()  # notes the last scan and the watcher saw on the disk
@@ -153,6 +161,10 @@ class IndexService:
     def embedder_health(self) -> EmbedderHealth | None:
         """The embedder's last failure and whether to try it now (None without an embedder)."""
         return self._health
+
+    @property
+    def vault(self) -> Vault:
+        return self._vault
 
     @property
     def generation(self) -> str | None:
@@ -203,7 +215,11 @@ class IndexService:
     def serving(self) -> Iterator[LiveIndex]:
         """The generation to read from, kept open until the caller is done even if a rebuild switches."""
         with self._current().lease() as live:
-            yield live
+            try:
+                yield live
+            except IndexCorruptedError as exc:
+                self._mark_corrupted(live, exc)
+                raise
 
     def chunk_count(self) -> int:
         with self.serving() as live:
@@ -228,10 +244,25 @@ class IndexService:
             return live.graph.counts()
 
     def _current(self) -> LiveIndex:
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
         live = self._live
         if live is None:
             raise IndexNotReadyError("the index has not been opened yet")
         return live
+
+    @property
+    def corrupted(self) -> str | None:
+        """Why the serving index's files cannot be read back (damaged on disk), or None. Until a rebuild
+        switches to a sound generation, searches and writes answer INDEX_CORRUPTED."""
+        return self._corrupted
+
+    def _mark_corrupted(self, live: LiveIndex | None, exc: IndexCorruptedError) -> None:
+        if live is not None and live is not self._live:
+            return  # a generation being built or retired, not the one that serves
+        if self._corrupted is None:
+            log.error("the index is damaged, searches answer INDEX_CORRUPTED until a rebuild: %s", exc.detail)
+        self._corrupted = exc.detail
 
     @property
     def model_mismatch(self) -> bool:
@@ -242,6 +273,8 @@ class IndexService:
         return self._complete
 
     def check_writable(self) -> None:
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
         if self._mismatch is not None:
             raise EmbeddingModelMismatchError(self._mismatch_message(self._mismatch))
         if not self._ready:
@@ -264,6 +297,8 @@ class IndexService:
 
     def check_searchable(self) -> None:
         """Raise when a search cannot be answered at all; a partly built index can answer."""
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
         if self.keyword_fallback is None:
             self.check_writable()
         if not self._complete and self.indexed_notes == 0:
@@ -290,10 +325,28 @@ class IndexService:
         """Open the active generation (creating the first one) and load what it holds.
 
         Returns True when the index is empty or new and a full indexing pass is needed. Leftovers of a
-        rebuild that died before its switch are dropped.
+        rebuild that died before its switch are dropped. Damaged index files do not raise: the index is
+        marked corrupted (see `corrupted`) so the service still starts and a rebuild can replace it.
         """
+        try:
+            return self._open()
+        except IndexCorruptedError as exc:
+            self._mark_corrupted(None, exc)
+            return False
+        except BaseException:  # e.g. a full disk: release what was loaded, so a later open() starts clean
+            self.close()
+            raise
+
+    def _open(self) -> bool:
         active = self._catalog.active()
-        for leftover in self._catalog.generations():
+        present = self._catalog.generations()
+        if active is not None and active not in present and present:
+            # the pointer names a generation that is gone while others remain: dropping those as leftovers
+            # could throw away the real index, so nothing is touched until someone rebuilds
+            raise IndexCorruptedError(
+                f"the active index generation {active} is missing (present: {', '.join(present)})"
+            )
+        for leftover in present:
             if leftover != active:
                 log.warning("dropping index generation %s left by an unfinished rebuild", leftover)
                 self._drop(leftover)
@@ -324,7 +377,10 @@ class IndexService:
     def close(self) -> None:
         live, self._live = self._live, None
         if live is not None:
-            live.close()
+            try:
+                live.close()
+            except IndexCorruptedError as exc:  # damaged files must not turn a shutdown into a crash
+                log.warning("closing the index: %s", exc.detail)
 
     def _attach(self, generation: str) -> LiveIndex:
         store, graph_store = self._catalog.open(generation)
@@ -350,7 +406,8 @@ class IndexService:
     def _load_state(self, live: LiveIndex, records: Sequence[NoteRecord]) -> None:
         # A note record is written after its chunks, so a record means the note was fully indexed.
         notes = {
-            r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems, r.dense_ready) for r in records
+            r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems, r.dense_ready, r.link_count)
+            for r in records
         }
         with self._state:
             live.notes = notes
@@ -395,6 +452,7 @@ class IndexService:
                     self._on_disk = set(builder._on_disk)
                 switched = True
                 self._mismatch = None
+                self._corrupted = None
                 self._ready = True
                 self._complete = True
                 self._run_failures = builder._run_failures
@@ -404,7 +462,10 @@ class IndexService:
                 builder.close()
                 self._drop(generation)
         if old is not None:
-            old.retire()
+            try:
+                old.retire()
+            except Exception as exc:  # a damaged generation may fail to flush: it is dropped anyway
+                log.warning("closing the replaced index generation %s failed: %s", old.generation, exc)
             self._drop(old.generation)
         log.info("rebuild switched to index generation %s", generation)
         return report
@@ -414,11 +475,25 @@ class IndexService:
         content, drop removed notes, and embed notes that still lack dense vectors."""
         self.check_writable()
         live = self._current()
+        with self._corruption_noted(live):
+            return self._sync(live, progress)
+
+    @contextmanager
+    def _corruption_noted(self, live: LiveIndex) -> Iterator[None]:
+        try:
+            yield
+        except IndexCorruptedError as exc:
+            self._mark_corrupted(live, exc)
+            raise
+
+    def _sync(self, live: LiveIndex, progress: JobProgress | None) -> IndexReport:
         report = IndexReport()
         if progress:
             progress.update(phase="scanning")
         files, skipped = self._vault.scan()
         live.graph.refresh_files()
+        if not live.fresh:
+            report.repaired = self._repair(live)
         report.scanned = len(files)
         report.failed.extend(skipped)
         present = {f.rel_path: f for f in files}
@@ -453,6 +528,10 @@ class IndexService:
     def _refresh(self, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
         self.check_writable()
         live = self._current()
+        with self._corruption_noted(live):
+            return self._refresh_live(live, paths, folders)
+
+    def _refresh_live(self, live: LiveIndex, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
         report = IndexReport()
         observed: dict[str, NoteFile] = {}
         considered = set(paths)
@@ -488,6 +567,57 @@ class IndexService:
             report.unchanged,
         )
         return report
+
+    def _repair(self, live: LiveIndex) -> int:
+        """Make the stored points and links add up with the note records before a full pass: points and
+        links without a record go, and notes whose points or links were lost or mixed up are removed, so
+        the pass indexes them again."""
+        with self._writer:
+            with self._state:
+                records = {
+                    p: RecordedNote(n.content_hash, n.dense_ready, n.link_count)
+                    for p, n in live.notes.items()
+                }
+            links = self._links_if_off(live, records)
+            drift = store_drift(live.store.inventory(), records, links)
+            dangling = sorted(source for source in links or {} if source not in records)
+            if drift.clean and not dangling:
+                return 0
+            log.warning(
+                "the index does not add up (%s, %d notes gone with their links left): repairing it from the "
+                "vault",
+                drift.summary(),
+                len(dangling),
+            )
+            for path in drift.orphan_chunks:
+                live.store.delete_by_note(path)
+            for path in dangling:
+                live.graph.remove(path)
+            for path in drift.damaged_notes:
+                self._remove(live, path)
+            return len(drift.damaged_notes)
+
+    @staticmethod
+    def _links_if_off(live: LiveIndex, records: dict[str, RecordedNote]) -> dict[str, int] | None:
+        """Stored links per source note when their total differs from what the records count (one count
+        call when it does not: reading 37,000 links takes most of a second); None when it matches or the
+        records do not all know their count."""
+        counts = [record.link_count for record in records.values()]
+        if any(count is None for count in counts):
+            return None
+        if live.graph_store.count_links() == sum(count for count in counts if count is not None):
+            return None
+        return dict(Counter(link.source for link in live.graph_store.all_links()))
+
+    def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
+        """What the serving index holds on disk, read under the writer lock so no half-written note shows:
+        how its chunk points add up with its stored note records, those records, and every link."""
+        with self._writer, self.serving() as live:
+            stored = live.graph_store.all_notes()
+            links = live.graph_store.all_links()
+            recorded = {r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count) for r in stored}
+            drift = store_drift(live.store.inventory(), recorded, Counter(link.source for link in links))
+            return drift, stored, links
 
     def remove_note(self, rel_path: str) -> None:
         with self._writer:
@@ -592,8 +722,14 @@ class IndexService:
         force: bool,
     ) -> _PendingNote | None:
         file = self._vault.stat(listed.rel_path)  # now, not when the pass was planned
-        if file is None:
-            return None  # gone meanwhile: the removal (or the watcher's next batch) deals with it
+        if file is None:  # changed since the scan: the removal (or the watcher's next batch) deals with it
+            reason = self._vault.problem(listed.rel_path)
+            if reason is not None:  # still there, but no longer a note we can read
+                report.failed.append(FileProblem(listed.rel_path, reason))
+            else:
+                with self._state:
+                    self._on_disk.discard(listed.rel_path)
+            return None
         with self._state:
             known = live.notes.get(file.rel_path)
         if not force and not _looks_changed(known, file):
@@ -608,9 +744,7 @@ class IndexService:
         if not force and known is not None and known.content_hash == file_hash:
             report.unchanged += 1
             with self._state:  # touched, not changed: remember the new mtime so the next pass skips it
-                live.notes[file.rel_path] = IndexedNote(
-                    file_hash, file.mtime, file.size, known.problems, known.dense_ready
-                )
+                live.notes[file.rel_path] = replace(known, mtime=file.mtime, size=file.size)
             return None
         note = self._parse(file.rel_path, text)
         chunks = chunk_note(
@@ -634,7 +768,7 @@ class IndexService:
         self, live: LiveIndex, batch: Sequence[_PendingNote], report: IndexReport, *, embed: bool
     ) -> None:
         for item in batch:
-            if item.twin is not None:
+            if item.twin is not None and self._embedder is not None:  # keyword-only: no vectors to reuse
                 report.reused_vectors += self._reuse_vectors(live, item)
         if embed:
             self._embed(batch)
@@ -696,10 +830,12 @@ class IndexService:
         ]
         with self._state:
             had_points = not live.fresh or note.path in live.notes
+        # Written over the old points (the ids follow the chunk index) before anything is deleted: a write
+        # that fails (disk full, crash) leaves the note as it was, never without chunks.
+        live.store.upsert(points)
         if had_points:
             # the note may have fewer chunks now, or an earlier run died mid-note: leave no stale chunk
-            live.store.delete_by_note(note.path)
-        live.store.upsert(points)
+            live.store.delete_chunks_from(note.path, len(points))
         live.graph.put(
             NoteRecord(
                 path=note.path,
@@ -712,12 +848,13 @@ class IndexService:
                 content_hash=item.file_hash,
                 problems=item.problems,
                 dense_ready=dense_ready,
+                link_count=len(note.links),
             ),
             note.links,
         )
         with self._state:
             live.notes[note.path] = IndexedNote(
-                item.file_hash, item.file.mtime, item.file.size, item.problems, dense_ready
+                item.file_hash, item.file.mtime, item.file.size, item.problems, dense_ready, len(note.links)
             )
 
     def _remove(self, live: LiveIndex, rel_path: str) -> None:

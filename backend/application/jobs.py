@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from backend.domain.errors import ReindexInProgressError
+from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,7 @@ class JobRunner:
         self._current: JobSnapshot | None = None
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
+        self.last_error: KnowledgeBridgeError | None = None  # of the last job, when it failed with one
 
     @property
     def current(self) -> JobSnapshot | None:
@@ -104,10 +105,17 @@ class JobRunner:
         self._execute(job_id, body, reraise=False)
 
     def _execute(self, job_id: str, body: JobBody, *, reraise: bool) -> None:
+        self.last_error = None
         try:
             body(JobProgress(self, job_id))
         except JobCancelled:
             self._finish(job_id, phase="cancelled")
+        except KnowledgeBridgeError as exc:  # expected (damaged index, disk full): its detail says it all
+            log.error("job %s failed: %s", job_id, exc.detail)
+            self.last_error = exc
+            self._finish(job_id, phase="failed", error=exc.detail)
+            if reraise:
+                raise
         except Exception as exc:  # a failed job must be visible in status, never kill the service
             log.exception("job %s failed", job_id)
             self._finish(job_id, phase="failed", error=str(exc) or type(exc).__name__)

@@ -27,6 +27,7 @@ class IndexedNote:
     size: int
     problems: tuple[str, ...] = ()
     dense_ready: bool = True
+    link_count: int | None = None  # as recorded (None: an index from before links were counted)
 
 
 class LiveIndex:

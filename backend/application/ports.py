@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import (
+    ChunkEntry,
     FileProblem,
     IndexIdentity,
     NoteFile,
@@ -62,6 +63,16 @@ class ChunkStore(Protocol):
 
     def delete_by_note(self, note_path: str) -> None:
         """Remove every point whose payload `note_path` equals `note_path`."""
+        ...
+
+    def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
+        """Remove the note's points whose `chunk_index` is `first_stale` or more: what is left of a longer
+        version of the note once its new chunks (0 .. first_stale - 1) have been written over the old."""
+        ...
+
+    def inventory(self) -> list[ChunkEntry]:
+        """Every point, as id, note path, chunk index, content hash and whether it has a dense vector.
+        Reads only those payload fields: what consistency checks compare with the note records."""
         ...
 
     def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
@@ -123,6 +134,11 @@ class Vault(Protocol):
         """Every non-hidden file a link can point to (notes and attachments), vault-relative."""
         ...
 
+    def problem(self, rel_path: str) -> str | None:
+        """Why the note at `rel_path` cannot be read now (not a regular file, a symlink out of the vault,
+        unreadable), or None when it is readable or simply gone."""
+        ...
+
     def read_text(self, rel_path: str) -> tuple[str, list[str]]:
         """The note's text and any problems met reading it (e.g. invalid UTF-8 replaced).
 
@@ -162,6 +178,10 @@ class GraphStore(Protocol):
 
     def all_notes(self) -> list[NoteRecord]: ...
 
+    def all_links(self) -> list[LinkRecord]:
+        """Every stored link, by source note and position (consistency checks; searches never need it)."""
+        ...
+
     def outlinks(self, source: str) -> list[LinkRecord]: ...
 
     def backlinks(self, target_path: str) -> list[LinkRecord]:
@@ -182,10 +202,6 @@ class GraphStore(Protocol):
         ...
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int: ...
-
-    def all_links(self) -> list[LinkRecord]:
-        """Every link, ordered by source note and position."""
-        ...
 
     def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
         """Store note records and links as they are, in few store calls: a bulk copy into a graph that does

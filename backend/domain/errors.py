@@ -62,17 +62,6 @@ class NoteNotFoundError(KnowledgeBridgeError):
     suggestion = "Check the vault-relative path (e.g. `Projects/Database migration.md`) or search for it."
 
 
-class IndexCorruptedError(KnowledgeBridgeError):
-    """The index's data is damaged (found by the store adapters' fault detection); the vault is not."""
-
-    code = "INDEX_CORRUPTED"
-    recoverable = True
-    suggestion = (
-        "Rebuild the index from the vault (POST /index/rebuild or `python -m backend index --rebuild`); "
-        "the notes themselves are not affected."
-    )
-
-
 class SecurityViolationError(KnowledgeBridgeError):
     """A path that tries to leave the vault (or is not a plain vault-relative path at all)."""
 
@@ -116,3 +105,26 @@ class MigrationTargetNotEmptyError(KnowledgeBridgeError):
         "Keep it (the server already serves this vault), migrate with --replace to overwrite it, "
         "or set VAULT_NAME to give this vault collections of its own."
     )
+
+
+REBUILD_SUGGESTION = (
+    "Rebuild the index from the vault: POST /index/rebuild while the service runs, or "
+    "`python -m backend index --rebuild` while it is stopped. The vault itself is untouched."
+)
+
+
+class IndexCorruptedError(KnowledgeBridgeError):
+    """The index files on disk are damaged (truncated, garbled, half-deleted): the vault is fine, and a
+    rebuild from it restores the index."""
+
+    code = "INDEX_CORRUPTED"
+    recoverable = True
+    suggestion = REBUILD_SUGGESTION
+
+
+class StorageFullError(KnowledgeBridgeError):
+    """The disk holding the index has too little free space to write safely; nothing was written."""
+
+    code = "STORAGE_FULL"
+    recoverable = True
+    suggestion = "Free disk space where DATA_DIR lives, then retry (POST /index/sync)."

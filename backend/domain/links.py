@@ -58,3 +58,4 @@ class NoteRecord:
     dense_ready: bool = (
         True  # False: written with keyword vectors only (the embedder failed); dense to follow
     )
+    link_count: int | None = None  # links stored with the note; None: written before this was recorded

@@ -53,6 +53,17 @@ class Chunk:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkEntry:
+    """What the index holds about one chunk point, without its text or vectors (for consistency checks)."""
+
+    id: str
+    note_path: str
+    chunk_index: int
+    content_hash: str  # of the note text the chunk was cut from
+    has_dense: bool  # it has a dense vector, or the index keeps none (keyword-only)
+
+
+@dataclass(frozen=True, slots=True)
 class SparseVector:
     indices: tuple[int, ...]
     values: tuple[float, ...]

@@ -11,6 +11,8 @@ FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is 
 TAGS = "tags"
 DATE = "date"  # ISO day string, for display
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
+CHUNK_INDEX = "chunk_index"
+CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
 
 HEADING_SEPARATOR = " > "
 
@@ -34,7 +36,7 @@ def chunk_payload(note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash:
         FOLDERS: folders_of(note.path),
         "heading_path": list(chunk.heading_path),
         "heading_context": HEADING_SEPARATOR.join(chunk.heading_path),
-        "chunk_index": chunk.chunk_index,
+        CHUNK_INDEX: chunk.chunk_index,
         "start_line": chunk.start_line,
         "end_line": chunk.end_line,
         "content": chunk.text,
@@ -43,5 +45,5 @@ def chunk_payload(note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash:
         DATE: note.date,
         DATE_NUM: date_num(note.date),
         "mtime": mtime,
-        "content_hash": content_hash,
+        CONTENT_HASH: content_hash,
     }

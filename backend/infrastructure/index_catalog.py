@@ -46,6 +46,7 @@ the embedded (qdrant-edge) set-up never needs it.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import threading
@@ -55,7 +56,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from backend.application.ports import ChunkStore, GraphStore
-from backend.domain.errors import StoreError
+from backend.domain.errors import IndexCorruptedError, StoreError
+from backend.infrastructure.disk_space import DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     LINKS_COLLECTION,
@@ -84,6 +86,8 @@ _BASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _COUNTER_POINT = 1
 _ACTIVE_KEY = "active"
 _ISSUED_KEY = "last_issued"
+
+log = logging.getLogger(__name__)
 
 
 def generation_number(generation: str) -> int:
@@ -118,8 +122,8 @@ class _Catalog(ABC):
 
     def new_generation(self) -> str:
         with self._lock:
-            active = self.active()
-            taken = [self._last_issued(), *self._present(), generation_number(active) if active else 0]
+            active = self._active_if_readable()
+            taken = [self._issued_if_readable(), *self._present(), generation_number(active) if active else 0]
             number = max(taken) + 1
             self._set_last_issued(number)  # before anything is built under the name: it is spent now
             generation = f"g{number}"
@@ -129,7 +133,7 @@ class _Catalog(ABC):
     def activate(self, generation: str) -> None:
         self._check_name(generation)
         with self._lock:
-            if self.active() == generation:
+            if self._active_if_readable() == generation:
                 return
             if not self._complete(generation):
                 raise ValueError(f"index generation {generation!r} is missing some of its collections")
@@ -144,6 +148,22 @@ class _Catalog(ABC):
 
     def generations(self) -> list[str]:
         return [f"g{number}" for number in sorted(self._present())]
+
+    def _active_if_readable(self) -> str | None:
+        """The active generation, or None when the record of it is damaged: a rebuild then hands out a name
+        past every generation present and its switch writes a sound record over the damaged one."""
+        try:
+            return self.active()
+        except IndexCorruptedError as exc:
+            log.warning("ignoring the damaged active-generation record: %s", exc.detail)
+            return None
+
+    def _issued_if_readable(self) -> int:
+        try:
+            return self._last_issued()
+        except IndexCorruptedError as exc:  # names past every present generation are still new
+            log.warning("ignoring the damaged generation counter: %s", exc.detail)
+            return 0
 
     def _check_name(self, generation: str) -> None:
         generation_number(generation)
@@ -181,9 +201,10 @@ class _Catalog(ABC):
 
 
 class EdgeIndexCatalog(_Catalog):
-    def __init__(self, root: Path, *, base: str = DEFAULT_BASE) -> None:
+    def __init__(self, root: Path, *, base: str = DEFAULT_BASE, min_free_bytes: int = 0) -> None:
         super().__init__()
         self._root = Path(root)
+        self._guard = DiskGuard(self._root, min_free_bytes)
         self._base = _checked_base(base)
         self._prefix = "" if base == DEFAULT_BASE else f"{base}-"
         self._generation_dir = re.compile(re.escape(self._prefix) + r"g([1-9][0-9]*)")
@@ -224,7 +245,10 @@ class EdgeIndexCatalog(_Catalog):
 
     def _stores(self, generation: str) -> tuple[EdgeChunkStore, EdgeGraphStore]:
         directory = self.generation_dir(generation)
-        return EdgeChunkStore(directory, CHUNKS_COLLECTION), EdgeGraphStore(directory)
+        return (
+            EdgeChunkStore(directory, CHUNKS_COLLECTION, guard=self._guard),
+            EdgeGraphStore(directory, guard=self._guard),
+        )
 
     def _present(self) -> set[int]:
         found: set[int] = set()
@@ -273,11 +297,13 @@ class EdgeIndexCatalog(_Catalog):
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
-    """The file's object, None when there is no file; StoreError when it is not a JSON object."""
+    """The file's object, None when there is no file; IndexCorruptedError when it is not a JSON object."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError:
+        raise _damaged(path) from None
     try:
         record = json.loads(text)
     except ValueError:
@@ -287,11 +313,8 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return record
 
 
-def _damaged(path: Path) -> StoreError:
-    return StoreError(
-        f"the index catalog file {path} is damaged",
-        suggestion="Restore it from a backup, or delete it and rebuild the index.",
-    )
+def _damaged(path: Path) -> IndexCorruptedError:
+    return IndexCorruptedError(f"the index catalog file {path} is damaged")
 
 
 # -- qdrant-client -----------------------------------------------------------------------------------

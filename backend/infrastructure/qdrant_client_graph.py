@@ -161,6 +161,9 @@ class ClientGraphStore:
         payloads = self._scroll(self._notes, None, "list notes")
         return sorted((note_from_payload(p) for p in payloads), key=lambda note: note.path)
 
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, None, "list links"))
+
     def outlinks(self, source: str) -> list[LinkRecord]:
         return sorted_links(self._scroll(self._links, links_from(source), "read links"))
 
@@ -176,9 +179,6 @@ class ClientGraphStore:
         if not names:
             return []
         return sorted_links(self._scroll(self._links, links_named(names), "read links"))
-
-    def all_links(self) -> list[LinkRecord]:
-        return sorted_links(self._scroll(self._links, None, "list links"))
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int:
         flt = _client_filter(links_counted(resolved, kind))

@@ -25,14 +25,24 @@ from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, KnowledgeBridgeError, StoreError
-from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
-from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.domain.models import (
+    ChunkEntry,
+    IndexIdentity,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
+from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TAGS
 from backend.infrastructure.qdrant_common import (
     DENSE,
+    INVENTORY_FIELDS,
+    INVENTORY_PAGE,
     SPARSE,
     FilterSpec,
     check_dense,
     check_query_vectors,
+    chunk_entry,
     describe_error,
     identity_from_record,
     identity_record,
@@ -169,7 +179,47 @@ class ClientChunkStore:
             selector = qm.FilterSelector(filter=qm.Filter(must=[match]))
             self._client.delete(self._collection, points_selector=selector, wait=True)
 
+    def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
+        with self._writing(), self._mapped("delete points"):
+            stale = qm.Filter(
+                must=[
+                    qm.FieldCondition(key=NOTE_PATH, match=qm.MatchValue(value=note_path)),
+                    qm.FieldCondition(key=CHUNK_INDEX, range=qm.Range(gte=first_stale)),
+                ]
+            )
+            selector = qm.FilterSelector(filter=stale)
+            self._client.delete(self._collection, points_selector=selector, wait=True)
+
     # -- reads -----------------------------------------------------------------------------------
+
+    def inventory(self) -> list[ChunkEntry]:
+        try:
+            with self._lifecycle.read(), self._mapped("list the index"):
+                identity = self._known_identity()
+                lacking: set[str] = set()
+                if identity is not None and identity.dimension is not None:
+                    no_dense = qm.Filter(must_not=[qm.HasVectorCondition(has_vector=DENSE)])
+                    lacking = {str(r.id) for r in self._scroll_all(no_dense, with_payload=False)}
+                records = self._scroll_all(None, with_payload=INVENTORY_FIELDS)
+        except IndexNotReadyError:
+            return []
+        return [chunk_entry(r.id, r.payload, str(r.id) not in lacking) for r in records]
+
+    def _scroll_all(self, flt: qm.Filter | None, *, with_payload: bool | list[str]) -> list[qm.Record]:
+        found: list[qm.Record] = []
+        offset: Any = None
+        while True:
+            records, offset = self._client.scroll(
+                self._collection,
+                scroll_filter=flt,
+                limit=INVENTORY_PAGE,
+                offset=offset,
+                with_payload=with_payload,
+                with_vectors=False,
+            )
+            found += records
+            if offset is None:
+                return found
 
     def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
         flt = qm.Filter(must=[qm.FieldCondition(key=NOTE_PATH, match=qm.MatchValue(value=note_path))])

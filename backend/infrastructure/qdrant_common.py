@@ -10,20 +10,26 @@ to import, and the embedded (qdrant-edge) set-up never needs it.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import qdrant_edge as qe
-
-from backend.domain.errors import IndexUnavailableError, KnowledgeBridgeError, StoreError
+from backend.domain.errors import (
+    IndexCorruptedError,
+    IndexUnavailableError,
+    KnowledgeBridgeError,
+    StorageFullError,
+    StoreError,
+)
 from backend.domain.ids import link_point_id
 from backend.domain.link_resolution import name_key
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
-from backend.domain.models import IndexIdentity, PointFilter, SparseVector
-from backend.domain.payload import date_num
+from backend.domain.models import ChunkEntry, IndexIdentity, PointFilter, SparseVector
+from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, NOTE_PATH, date_num
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -77,6 +83,22 @@ def _day_num(day: str | None) -> int | None:
     except ValueError as exc:
         raise ValueError(f"not an ISO day (YYYY-MM-DD): {day!r}") from exc
     return date_num(day)
+
+
+INVENTORY_FIELDS = [NOTE_PATH, CHUNK_INDEX, CONTENT_HASH]  # the payload an inventory reads
+INVENTORY_PAGE = 4096
+
+
+def chunk_entry(point_id: object, payload: dict[str, Any] | None, has_dense: bool) -> ChunkEntry:
+    payload = payload or {}
+    index = payload.get(CHUNK_INDEX)
+    return ChunkEntry(
+        id=str(point_id),
+        note_path=str(payload.get(NOTE_PATH, "")),
+        chunk_index=index if isinstance(index, int) and not isinstance(index, bool) else -1,
+        content_hash=str(payload.get(CONTENT_HASH, "")),
+        has_dense=has_dense,
+    )
 
 
 def identity_record(identity: IndexIdentity) -> dict[str, Any]:
@@ -139,37 +161,97 @@ def describe_error(exc: BaseException) -> str:
 # -- qdrant-edge errors ----------------------------------------------------------------------------
 
 
+# Words of qdrant-edge errors that mean its files are damaged (a shard, segment or WAL that cannot be read
+# back), or that the disk is full. Matched on the text: qdrant-edge raises bare `Exception`s.
+_DAMAGED = (
+    "failed to load segment",
+    "deserialize",
+    "decode",
+    "decompress",
+    "out of bounds",
+    "can't init wal",
+    "invalid utf-8",
+    "unexpected end of file",
+    "checksum",
+    "corrupt",
+)
+_DISK_FULL = (
+    "no space left on device",
+    "os error 28",
+    "disk quota exceeded",
+    "file too large",
+    "os error 27",
+)
+
+
+def is_engine_panic(exc: BaseException) -> bool:
+    """A Rust panic inside qdrant-edge surfaces as pyo3's `PanicException`, a BaseException: on files it
+    reads back that is damage (seen with a garbled payload index), never something to retry."""
+    return type(exc).__name__ == "PanicException"
+
+
+def edge_error(action: str, exc: BaseException) -> KnowledgeBridgeError:
+    """The domain error for a qdrant-edge failure: damaged files, a full disk, or anything else."""
+    text = describe_error(exc) if is_engine_panic(exc) else str(exc)
+    lowered = text.lower()
+    if any(sign in lowered for sign in _DISK_FULL):
+        return StorageFullError(f"could not {action}: the disk holding the index is full ({text})")
+    if is_engine_panic(exc) or any(sign in lowered for sign in _DAMAGED):
+        return IndexCorruptedError(f"could not {action}: the index files are damaged ({text})")
+    return StoreError(f"could not {action}: {text}")
+
+
 @contextmanager
 def edge_errors_mapped(action: str) -> Iterator[None]:
-    """qdrant-edge raises bare `Exception`; nothing of it may reach the caller."""
+    """qdrant-edge raises bare `Exception` (and panics, as BaseException): none of it reaches the caller."""
     try:
         yield
     except KnowledgeBridgeError:
         raise
     except Exception as exc:
-        raise StoreError(f"could not {action}: {exc}") from exc
+        raise edge_error(action, exc) from exc
+    except BaseException as exc:
+        if not is_engine_panic(exc):
+            raise  # KeyboardInterrupt, SystemExit
+        raise edge_error(action, exc) from exc
 
 
-def edge_load_error(shard_dir: Path, exc: Exception) -> KnowledgeBridgeError:
+def edge_load_error(shard_dir: Path, exc: BaseException) -> KnowledgeBridgeError:
     text = str(exc)
-    if "WouldBlock" in text or "lock" in text.lower():
+    if not is_engine_panic(exc) and ("WouldBlock" in text or "lock" in text.lower()):
         return IndexUnavailableError(
             f"the index at {shard_dir} is in use by another process: {text}",
             suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
         )
-    return StoreError(f"could not open the index at {shard_dir}: {text}")
+    error = edge_error(f"open the index at {shard_dir}", exc)
+    if type(error) is StoreError:
+        # a shard that exists but cannot be loaded is damaged, whatever the engine's words for it
+        return IndexCorruptedError(error.detail)
+    return error
 
 
 def ensure_edge_shard_free(shard_dir: Path) -> None:
-    """Refuse to delete a shard another process has open: its files would vanish under it."""
+    """Refuse to delete a shard that is open (here or in another process): its files would vanish under it.
+
+    An open shard holds an exclusive flock on its `wal` folder (qdrant-edge 0.9; the contract tests catch a
+    change). Asking for that lock reads and writes nothing: loading the shard to find out would replay its
+    log, which fails on a damaged shard and, on a full disk, gets the process killed (see disk_space.py).
+    A shard without a log folder (half-created) holds nothing.
+    """
+    wal = shard_dir / "wal"
     try:
-        probe = qe.EdgeShard.load(str(shard_dir))
-    except Exception as exc:
-        error = edge_load_error(shard_dir, exc)
-        if isinstance(error, IndexUnavailableError):
-            raise error from exc
-        return  # damaged or half-created: dropping it is exactly what a rebuild is for
-    probe.close()
+        fd = os.open(wal, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise IndexUnavailableError(
+            f"the index at {shard_dir} is in use",
+            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
+        ) from None
+    finally:
+        os.close(fd)  # also releases the probe's own lock
 
 
 # -- the note graph: two payload-only collections ------------------------------------------------
@@ -256,6 +338,7 @@ def note_payload(note: NoteRecord) -> dict[str, Any]:
         "content_hash": note.content_hash,
         "problems": list(note.problems),
         "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
+        "link_count": note.link_count,
     }
 
 
@@ -271,7 +354,12 @@ def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
         content_hash=str(payload.get("content_hash") or ""),
         problems=tuple(payload.get("problems") or ()),
         dense_ready=bool(payload.get("dense_ready", 1)),
+        link_count=_count(payload.get("link_count")),
     )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def resolution_payload(link: LinkRecord) -> dict[str, Any]:

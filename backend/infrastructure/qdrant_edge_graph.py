@@ -21,6 +21,7 @@ import qdrant_edge as qe
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.links import LinkRecord, NoteRecord
+from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.qdrant_common import (
     GRAPH_PAGE,
     LINK_INTEGER_FIELDS,
@@ -52,8 +53,9 @@ _BULK = 1024  # points per update call of a bulk copy
 
 
 class EdgeGraphStore:
-    def __init__(self, path: Path, *, page_size: int = GRAPH_PAGE) -> None:
+    def __init__(self, path: Path, *, page_size: int = GRAPH_PAGE, guard: DiskGuard = NO_GUARD) -> None:
         self._root = Path(path)
+        self._guard = guard
         self._page = page_size
         self._lifecycle = ReadWriteLock()
         self._open_lock = threading.Lock()
@@ -74,6 +76,7 @@ class EdgeGraphStore:
     def reset(self) -> None:
         with self._lifecycle.write(), edge_errors_mapped("reset the note graph"):
             self._check_open()
+            self._guard.check("reset the note graph")
             self._close_shards()
             existing = [self._root / name for name in _COLLECTIONS if (self._root / name).exists()]
             for directory in existing:  # all checked before any is deleted
@@ -101,6 +104,7 @@ class EdgeGraphStore:
                 shard.close()
 
     def _create(self, name: str) -> qe.EdgeShard:
+        self._guard.check("create the note graph")
         config = qe.EdgeConfig(sparse_vectors={_PLACEHOLDER_VECTOR: qe.EdgeSparseVectorParams()})
         shard = qe.EdgeShard.create(str(self._root / name), config)
         try:
@@ -113,6 +117,7 @@ class EdgeGraphStore:
 
     def _load(self, name: str) -> qe.EdgeShard:
         directory = self._root / name
+        self._guard.check("open the note graph")  # loading replays the log: it writes
         try:
             shard = qe.EdgeShard.load(str(directory))
         except Exception as exc:
@@ -147,6 +152,7 @@ class EdgeGraphStore:
 
     def put_note(self, note: NoteRecord, links: Sequence[LinkRecord]) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("store a note"):
+            self._guard.check("store a note")
             link_shard = self._writable(LINKS_COLLECTION)
             note_shard = self._writable(NOTES_COLLECTION)
             if links:
@@ -158,6 +164,7 @@ class EdgeGraphStore:
 
     def delete_note(self, path: str) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete a note"):
+            self._guard.check("delete a note")
             note_shard = self._writable(NOTES_COLLECTION)
             link_shard = self._writable(LINKS_COLLECTION)
             note_shard.update(qe.UpdateOperation.delete_points([note_point_id(path)]))
@@ -178,6 +185,7 @@ class EdgeGraphStore:
         if not links:
             return
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("update links"):
+            self._guard.check("update links")
             shard = self._writable(LINKS_COLLECTION)
             for payload, ids in resolution_groups(links):
                 # By filter, not by ids: a link deleted meanwhile is skipped instead of failing the batch.
@@ -200,6 +208,9 @@ class EdgeGraphStore:
         payloads = self._scroll(NOTES_COLLECTION, None, "list notes")
         return sorted((note_from_payload(p) for p in payloads), key=lambda note: note.path)
 
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(LINKS_COLLECTION, None, "list links"))
+
     def outlinks(self, source: str) -> list[LinkRecord]:
         return sorted_links(self._scroll(LINKS_COLLECTION, links_from(source), "read links"))
 
@@ -215,9 +226,6 @@ class EdgeGraphStore:
         if not names:
             return []
         return sorted_links(self._scroll(LINKS_COLLECTION, links_named(names), "read links"))
-
-    def all_links(self) -> list[LinkRecord]:
-        return sorted_links(self._scroll(LINKS_COLLECTION, None, "list links"))
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int:
         flt = links_counted(resolved, kind)

@@ -20,15 +20,26 @@ from typing import Any
 import qdrant_edge as qe
 
 from backend.domain.errors import IndexNotReadyError, StoreError
-from backend.domain.models import IndexIdentity, PointFilter, PointRecord, ScoredPoint, SparseVector
-from backend.domain.payload import DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.domain.models import (
+    ChunkEntry,
+    IndexIdentity,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
+from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TAGS
+from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
     DENSE,
+    INVENTORY_FIELDS,
+    INVENTORY_PAGE,
     SPARSE,
     FilterSpec,
     check_dense,
     check_query_vectors,
+    chunk_entry,
     edge_errors_mapped,
     edge_load_error,
     ensure_edge_shard_free,
@@ -43,8 +54,11 @@ _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
 
 
 class EdgeChunkStore:
-    def __init__(self, path: Path, collection: str = "obsidian_chunks") -> None:
+    def __init__(
+        self, path: Path, collection: str = "obsidian_chunks", *, guard: DiskGuard = NO_GUARD
+    ) -> None:
         self._root = Path(path)
+        self._guard = guard
         self._collection = collection
         self._lifecycle = ReadWriteLock()
         self._open_lock = threading.Lock()
@@ -68,6 +82,7 @@ class EdgeChunkStore:
     def create(self, identity: IndexIdentity) -> None:
         with self._lifecycle.write(), edge_errors_mapped("create the index"):
             self._check_open()
+            self._guard.check("create the index")
             self._close_shard()
             self._identity = None
             if self.shard_dir.exists():
@@ -129,6 +144,7 @@ class EdgeChunkStore:
             if shard is None:
                 if not self.shard_dir.is_dir():
                     raise IndexNotReadyError(f"the index {self._collection!r} does not exist in {self._root}")
+                self._guard.check("open the index")  # loading replays the log: it writes
                 try:
                     shard = qe.EdgeShard.load(str(self.shard_dir))
                 except Exception as exc:
@@ -143,6 +159,7 @@ class EdgeChunkStore:
         if not points:
             return
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("write points"):
+            self._guard.check("write points")
             shard = self._open()
             for point in points:
                 if point.dense is not None:
@@ -151,10 +168,57 @@ class EdgeChunkStore:
 
     def delete_by_note(self, note_path: str) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
+            self._guard.check("delete points")  # deletions are written to the log too
             match = qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))
             self._open().update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
 
+    def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
+        with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
+            self._guard.check("delete points")
+            stale = qe.Filter(
+                must=[
+                    qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path)),
+                    qe.FieldCondition(key=CHUNK_INDEX, range=qe.RangeFloat(gte=first_stale)),
+                ]
+            )
+            self._open().update(qe.UpdateOperation.delete_points_by_filter(stale))
+
     # -- reads -----------------------------------------------------------------------------------
+
+    def inventory(self) -> list[ChunkEntry]:
+        with self._lifecycle.read(), edge_errors_mapped("list the index"):
+            if self._missing():
+                return []
+            shard = self._open()
+            lacking = set(self._ids(shard, qe.Filter(must_not=[qe.HasVectorCondition(DENSE)])))
+            if self._identity is None or self._identity.dimension is None:
+                lacking = set()  # a keyword-only index has no dense vectors to lack
+            entries: list[ChunkEntry] = []
+            offset: Any = None
+            while True:
+                request = qe.ScrollRequest(
+                    offset=offset,
+                    limit=INVENTORY_PAGE,
+                    with_payload=qe.PayloadSelector.Include(INVENTORY_FIELDS),
+                    with_vector=False,
+                )
+                records, offset = shard.scroll(request)
+                entries += [chunk_entry(r.id, r.payload, str(r.id) not in lacking) for r in records]
+                if offset is None:
+                    return entries
+
+    @staticmethod
+    def _ids(shard: qe.EdgeShard, flt: qe.Filter) -> list[str]:
+        found: list[str] = []
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=INVENTORY_PAGE, filter=flt, with_payload=False, with_vector=False
+            )
+            records, offset = shard.scroll(request)
+            found += [str(r.id) for r in records]
+            if offset is None:
+                return found
 
     def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
         found: list[tuple[dict[str, Any], list[float]]] = []
@@ -162,6 +226,9 @@ class EdgeChunkStore:
         with self._lifecycle.read(), edge_errors_mapped("read vectors"):
             if self._missing():
                 return []
+            self._open()
+            if self._identity is not None and self._identity.dimension is None:
+                return []  # a keyword-only index keeps no dense vectors (asking for one is an error)
             flt = qe.Filter(must=[qe.FieldCondition(key=NOTE_PATH, match=qe.MatchValue(note_path))])
             while True:
                 request = qe.ScrollRequest(

@@ -43,6 +43,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.vault_rules import is_indexable, should_descend
 
 log = logging.getLogger(__name__)
@@ -330,12 +331,16 @@ class VaultWatcher:
                 self._put_back(batch)
                 self._in_flight = 0
                 self._last_error = f"applying vault changes failed: {exc!r}"
-            log.exception(
-                "vault watcher: applying %d paths / %d folders%s failed; retrying in %.1fs",
+            # an expected failure (disk full, store down) says what it is; anything else gets its traceback
+            log.log(
+                logging.ERROR,
+                "vault watcher: applying %d paths / %d folders%s failed; retrying in %.1fs: %s",
                 len(changes.paths),
                 len(changes.folders),
                 " (rescan)" if changes.rescan else "",
                 delay,
+                exc.detail if isinstance(exc, KnowledgeBridgeError) else exc,
+                exc_info=not isinstance(exc, KnowledgeBridgeError),
             )
         else:
             with self._cond:

@@ -79,3 +79,18 @@ class GatedEmbedder(FakeEmbedder):
         if self.fail_with is not None:
             raise self.fail_with
         return super().embed_documents(texts)
+
+
+class DyingEmbedder(FakeEmbedder):
+    """Answers `calls_left` document batches, then is down (as if the embedding service died mid-index)
+    until the test sets `available` again."""
+
+    def __init__(self, calls_left: int, dimension: int = 32, model_name: str = "fake-bow") -> None:
+        super().__init__(dimension, model_name)
+        self.calls_left = calls_left
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.calls_left == 0:  # dies once; whatever the test does with `available` afterwards holds
+            self.available = False
+        self.calls_left -= 1
+        return super().embed_documents(texts)

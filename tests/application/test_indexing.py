@@ -18,7 +18,7 @@ from backend.domain.sparse import SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from backend.infrastructure.markdown_parser import parse_note
-from tests.application.fakes import FakeEmbedder
+from tests.application.fakes import DyingEmbedder, FakeEmbedder
 
 NOTES = {
     "Projects/Database migration.md": (
@@ -339,3 +339,52 @@ def test_pending_dense_survives_a_restart(vault: Path, tmp_path: Path) -> None:
         assert second.index.dense_pending == 0
     finally:
         second.close()
+
+
+@pytest.mark.parametrize(
+    ("notes", "paragraphs"),
+    [
+        pytest.param(8, 25, id="few notes: embedded batch by batch as they are written"),
+        pytest.param(40, 5, id="many notes: keyword first, the embedding pass dies"),
+    ],
+)
+def test_an_embedder_dying_mid_index_leaves_a_complete_keyword_index_and_dense_catches_up(
+    tmp_path: Path, notes: int, paragraphs: int
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for n in range(notes):
+        # one chunk per paragraph (150 words): 200 chunks, embedded in batches of 64
+        body = "\n\n".join(" ".join(f"w{n}x{p}x{i}" for i in range(150)) for p in range(paragraphs))
+        (vault / f"note {n:02}.md").write_text(f"# Note {n}\n\nuniqueword{n}\n\n{body}\n")
+    embedder = DyingEmbedder(calls_left=2)
+    h = Harness(vault, tmp_path / "data", embedder)
+    try:
+        h.index.open()
+        h.index.sync()
+        assert embedder.calls == 2  # it answered twice, then died
+        assert h.index.indexed_notes == notes  # every note written, by keyword at least
+        assert 0 < h.index.dense_pending < notes
+        for n in range(notes):
+            assert h.top_note(f"uniqueword{n}", SearchMode.KEYWORD) == f"note {n:02}.md"
+        embedder.available = True
+        h.index.sync()  # the embedder is back: dense catches up
+        assert h.index.dense_pending == 0
+        assert all(entry.has_dense for entry in h.store.inventory())
+        outcome = h.search.search("uniqueword3", top_k=3)
+        assert (outcome.mode, outcome.warnings) == (SearchMode.HYBRID, [])
+    finally:
+        h.close()
+
+
+def test_a_rename_in_a_keyword_only_index_is_applied(vault: Path, tmp_path: Path) -> None:
+    h = Harness(vault, tmp_path / "data", None)
+    try:
+        h.index.open()
+        h.index.sync()
+        os.rename(vault / "Shopping list.md", vault / "Groceries.md")
+        report = h.index.refresh(["Shopping list.md", "Groceries.md"])
+        assert (report.renamed, report.reused_vectors) == (1, 0)
+        assert h.top_note("basmati", SearchMode.KEYWORD) == "Groceries.md"
+    finally:
+        h.close()

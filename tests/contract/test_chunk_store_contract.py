@@ -231,6 +231,35 @@ def test_delete_by_note_removes_exactly_that_note(store: ChunkStore) -> None:
     assert sorted(notes(scroll_all(store))) == ["folder/gone.md", "gone.md.bak"]
 
 
+def test_delete_chunks_from_trims_what_a_shorter_version_left(store: ChunkStore) -> None:
+    # A note rewritten with fewer chunks: the new ones are written over the old, then the rest is trimmed.
+    store.upsert(
+        [make_point("n.md", chunk_index=i) for i in range(5)] + [make_point("other.md", chunk_index=3)]
+    )
+    store.delete_chunks_from("n.md", 2)
+    left = sorted((p.payload["note_path"], p.payload["chunk_index"]) for p in scroll_all(store))
+    assert left == [("n.md", 0), ("n.md", 1), ("other.md", 3)]
+
+
+def test_inventory_lists_every_point_with_its_note_index_hash_and_dense_flag(store: ChunkStore) -> None:
+    assert store.inventory() == []
+    with_dense, without = make_point("a.md", chunk_index=1), make_point("b.md", dense=None)
+    store.upsert([with_dense, without])
+    entries = sorted(store.inventory(), key=lambda e: e.note_path)
+    assert [(e.id, e.note_path, e.chunk_index, e.content_hash, e.has_dense) for e in entries] == [
+        (with_dense.id, "a.md", 1, "h", True),
+        (without.id, "b.md", 0, "h", False),
+    ]
+
+
+def test_inventory_of_a_keyword_only_index_reports_no_missing_dense(backend: Backend) -> None:
+    store = backend.store()
+    store.create(IndexIdentity(embedding_model="none", dimension=None))
+    store.upsert([make_point("a.md", dense=None)])
+    (entry,) = store.inventory()
+    assert entry.has_dense  # nothing is missing where no dense vector belongs
+
+
 def test_note_vectors_give_back_the_stored_dense_vectors_of_that_note_only(store: ChunkStore) -> None:
     # What a rename reuses instead of embedding the note again.
     store.upsert(
@@ -247,6 +276,14 @@ def test_note_vectors_give_back_the_stored_dense_vectors_of_that_note_only(store
         "second": pytest.approx([0.0, 0.0, 1.0, 0.0]),
     }
     assert store.note_vectors("missing.md") == []
+
+
+def test_note_vectors_of_a_keyword_only_collection_are_none(backend: Backend) -> None:
+    # A rename in a keyword-only index asks too; qdrant-edge failed on the unknown vector name.
+    store = backend.store()
+    store.create(KEYWORD_ONLY)
+    store.upsert([make_point("moved.md", dense=None)])
+    assert store.note_vectors("moved.md") == []
 
 
 # -- searching -------------------------------------------------------------------------------------

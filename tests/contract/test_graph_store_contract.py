@@ -221,8 +221,9 @@ def test_put_and_get_notes_round_trip_every_field(graph: GraphStore) -> None:
         content_hash="abc123",
         problems=("invalid UTF-8 replaced", "front matter is not a mapping"),
         dense_ready=False,
+        link_count=0,
     )
-    bare = NoteRecord(path="Inbox.md", title="Inbox")
+    bare = NoteRecord(path="Inbox.md", title="Inbox")  # link_count None: a record from before it existed
     graph.put_note(full, [])
     graph.put_note(bare, [])
     found = graph.get_notes([full.path, bare.path, "missing.md", full.path])
@@ -444,6 +445,7 @@ def test_get_notes_is_one_store_call(backend: Backend) -> None:
 
 
 def test_all_links_lists_every_link_by_source_and_position(graph: GraphStore) -> None:
+    assert graph.all_links() == []
     put(graph, "b.md", "c", "a")
     put(graph, "a.md", "b")
     picture = link("z.md", 1, "pic.png", "pic.png", is_attachment=True)

@@ -14,7 +14,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from backend.application.ports import ChunkStore, GraphStore
-from backend.domain.errors import IndexUnavailableError, StoreError
+from backend.domain.errors import IndexCorruptedError, IndexUnavailableError
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, SparseVector
 from backend.domain.payload import chunk_payload
@@ -363,8 +363,33 @@ def test_edge_layout_on_disk(tmp_path: Path) -> None:
     (tmp_path / ".active_generation.json.tmp").write_text('{"act', encoding="utf-8")
     assert EdgeIndexCatalog(tmp_path).active() == "g1"
     (tmp_path / "active_generation.json").write_text("not json", encoding="utf-8")
-    with pytest.raises(StoreError, match="damaged"):
+    with pytest.raises(IndexCorruptedError, match="damaged"):
         EdgeIndexCatalog(tmp_path).active()
+
+
+def test_edge_a_rebuild_gets_past_a_damaged_pointer_and_counter(tmp_path: Path) -> None:
+    catalog = EdgeIndexCatalog(tmp_path)
+    first = catalog.new_generation()
+    store, graph = catalog.open(first)
+    try:
+        fill(store, graph, ["a.md"])
+        catalog.activate(first)
+    finally:
+        close(store, graph)
+    (tmp_path / "active_generation.json").write_bytes(b"\xff\xfe garbage")
+    (tmp_path / "generation_counter.json").write_bytes(b"")
+    damaged = EdgeIndexCatalog(tmp_path)
+    with pytest.raises(IndexCorruptedError):
+        damaged.active()
+    second = damaged.new_generation()
+    assert second == "g2"  # past the generation still on disk: nothing is overwritten
+    store, graph = damaged.open(second)
+    try:
+        fill(store, graph, ["b.md"])
+        damaged.activate(second)  # writes a sound pointer over the damaged one
+    finally:
+        close(store, graph)
+    assert EdgeIndexCatalog(tmp_path).active() == "g2"
 
 
 def test_edge_drop_refuses_a_generation_whose_shards_are_open(tmp_path: Path) -> None:

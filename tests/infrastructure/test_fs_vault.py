@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -36,8 +37,36 @@ def test_a_huge_note_is_capped_with_a_reason(root: Path) -> None:
     (root / "big.md").write_text("é" * 3000)  # 6,000 bytes; the cap cuts a two-byte character in half
     text, problems = FileSystemVault(root, max_note_bytes=1001).read_text("big.md")
     assert len(text.encode()) <= 1003
-    assert len(problems) == 1
-    assert "indexed the first part only" in problems[0]
+    assert problems == [
+        "note of 6,000 bytes is over MAX_NOTE_BYTES (1,001): indexed the first 1,001 bytes only"
+    ]
+
+
+def test_a_fifo_where_a_note_was_is_refused_at_once_instead_of_blocking(root: Path) -> None:
+    # stat() said "a regular note", then something put a FIFO there: opening it for reading would wait for
+    # a writer forever and stall the indexer.
+    os.mkfifo(root / "note.md")
+    with pytest.raises(OSError, match="not a regular file"):
+        FileSystemVault(root).read_text("note.md")
+
+
+def test_a_folder_where_a_note_was_is_an_oserror(root: Path) -> None:
+    (root / "note.md").mkdir()
+    with pytest.raises(OSError, match="not a regular file"):
+        FileSystemVault(root).read_text("note.md")
+
+
+def test_the_file_list_for_links_leaves_out_symlinks_leading_out_of_the_vault(
+    root: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.png").write_bytes(b"x")
+    (tmp_path / "outside" / "in folder.md").write_text("x")
+    (root / "a.md").write_text("a")
+    (root / "pic.png").symlink_to(tmp_path / "outside" / "secret.png")
+    (root / "inner.png").symlink_to(root / "a.md")
+    (root / "linked folder").symlink_to(tmp_path / "outside", target_is_directory=True)
+    assert FileSystemVault(root).list_files() == ["a.md", "inner.png"]
 
 
 def test_never_reads_outside_the_vault(root: Path, tmp_path: Path) -> None:

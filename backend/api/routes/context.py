@@ -86,7 +86,7 @@ def context_response(services: Services, body: ContextRequest) -> ContextRespons
     "/context",
     operation_id="build_context",
     response_model=ContextResponse,
-    responses=error_responses(400, 409, 422, 503),
+    responses=error_responses(400, 409, 422, 503, 507),
 )
 async def build_context(body: ContextRequest, services: ServicesDep) -> ContextResponse:
     """A ready-to-inject context block for a question (`query`) or a conversation (`messages`): the best

@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.deps import ServicesDep
 from backend.api.errors import error_responses
 from backend.api.schemas import (
+    DriftFinding,
     EmbedderInfo,
     EmbedderProblemOut,
     FailedFile,
@@ -16,9 +17,11 @@ from backend.api.schemas import (
     JobAccepted,
     JobInfo,
     LinkCountsOut,
+    VerifyResult,
 )
+from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
-from backend.domain.errors import IndexNotReadyError, IndexUnavailableError
+from backend.domain.errors import IndexCorruptedError, IndexNotReadyError, IndexUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,13 @@ def status_response(services: Services) -> IndexStatus:
         log.warning("index status without the store: %s", exc.detail)
         chunks, links = 0, LinkCountsOut(total=0, resolved=0, unresolved=0, embeds=0)
         store_healthy = not isinstance(exc, IndexUnavailableError)
+    except IndexCorruptedError as exc:
+        job = services.jobs.current
+        if job is not None and job.running:  # the rebuild that repairs it stays visible
+            raise IndexCorruptedError(
+                f"{exc.detail}; a {job.kind} job ({job.id}) is running: {job.phase} {job.done}/{job.total}"
+            ) from exc
+        raise
     job = services.jobs.current
     settings = services.settings
     index = services.index
@@ -90,11 +100,40 @@ def _embedder_info(services: Services) -> EmbedderInfo:
     )
 
 
-@router.get("/status", operation_id="index_status", response_model=IndexStatus)
+@router.get(
+    "/status", operation_id="index_status", response_model=IndexStatus, responses=error_responses(503, 507)
+)
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job."""
     return await run_in_threadpool(status_response, services)
+
+
+def verify_response(services: Services) -> VerifyResult:
+    services.open(start_indexing=False)
+    report = verify_index(services.index, services.index.vault)
+    return VerifyResult(
+        consistent=not report.drifted,
+        notes_on_disk=report.notes_on_disk,
+        notes_indexed=report.notes_indexed,
+        indexed_chunks=report.chunks,
+        dense_pending=report.dense_pending,
+        pending_changes=services.pending_changes,
+        drift=[
+            DriftFinding(kind=kind, count=len(paths), paths=paths[:LIST_LIMIT])
+            for kind, paths in report.findings()
+        ],
+        skipped=[FailedFile(path=f.rel_path, reason=f.reason) for f in report.skipped],
+    )
+
+
+@router.get(
+    "/verify", operation_id="index_verify", response_model=VerifyResult, responses=error_responses(503, 507)
+)
+async def verify(services: ServicesDep) -> VerifyResult:
+    """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
+    points vs note records, links without their note). Read-only; `python -m backend verify` asks this."""
+    return await run_in_threadpool(verify_response, services)
 
 
 @router.post(
@@ -102,7 +141,7 @@ async def index_status(services: ServicesDep) -> IndexStatus:
     operation_id="index_sync",
     status_code=202,
     response_model=JobAccepted,
-    responses=error_responses(409, 503),
+    responses=error_responses(409, 503, 507),
 )
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
@@ -116,7 +155,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
     operation_id="index_rebuild",
     status_code=202,
     response_model=JobAccepted,
-    responses=error_responses(409, 503),
+    responses=error_responses(409, 503, 507),
 )
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;

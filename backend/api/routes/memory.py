@@ -43,7 +43,7 @@ def remember_response(services: Services, body: MemoryIn) -> MemoryStored:
     response_model=MemoryStored,
     status_code=201,
     responses={200: {"model": MemoryStored, "description": "An existing fact replaced"}}
-    | error_responses(400, 404, 422, 503),
+    | error_responses(400, 404, 422, 503, 507),
 )
 async def remember(body: MemoryIn, services: ServicesDep, response: Response) -> MemoryStored:
     """Remember a fact (`key`, `value`) tied to the vault note it comes from (`source`, which must be an
@@ -56,7 +56,7 @@ async def remember(body: MemoryIn, services: ServicesDep, response: Response) ->
 
 
 @router.get(
-    "", operation_id="list_memories", response_model=MemoryListOut, responses=error_responses(422, 503)
+    "", operation_id="list_memories", response_model=MemoryListOut, responses=error_responses(422, 503, 507)
 )
 async def list_memories(
     services: ServicesDep,
@@ -77,7 +77,10 @@ async def list_memories(
 
 
 @router.delete(
-    "/{key}", operation_id="forget", response_model=MemoryDeleted, responses=error_responses(404, 422, 503)
+    "/{key}",
+    operation_id="forget",
+    response_model=MemoryDeleted,
+    responses=error_responses(404, 422, 503, 507),
 )
 async def forget(
     key: Annotated[

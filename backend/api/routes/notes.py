@@ -145,7 +145,7 @@ def notes_response(
     "/note/{note_path:path}/links",
     operation_id="note_links",
     response_model=NoteLinksOut,
-    responses=error_responses(400, 404, 422, 503),
+    responses=error_responses(400, 404, 422, 503, 507),
 )
 async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
@@ -156,7 +156,7 @@ async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut
     "/note/{note_path:path}",
     operation_id="get_note",
     response_model=NoteOut,
-    responses=error_responses(400, 404, 422, 503),
+    responses=error_responses(400, 404, 422, 503, 507),
 )
 async def get_note(
     note_path: NotePath,
@@ -181,7 +181,7 @@ async def get_note(
     "/notes",
     operation_id="list_notes",
     response_model=NoteListOut,
-    responses=error_responses(400, 422, 503),
+    responses=error_responses(400, 422, 503, 507),
 )
 async def list_notes(
     services: ServicesDep,

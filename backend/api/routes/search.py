@@ -92,7 +92,7 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
     "/search",
     operation_id="search",
     response_model=SearchResponse,
-    responses=error_responses(400, 409, 422, 503),
+    responses=error_responses(400, 409, 422, 503, 507),
 )
 async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
     """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default), with the

@@ -8,6 +8,7 @@ model is part of the key: vectors of another model are never returned.
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -16,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from backend.application.ports import Embedder
+
+log = logging.getLogger(__name__)
 
 _LOOKUP_BATCH = 500  # keys per SELECT: well under SQLite's variable limit
 
@@ -54,15 +57,22 @@ class CachedEmbedder:
                 (keys[i], np.asarray(vec, dtype=np.float32).tobytes())
                 for i, vec in zip(missing, fresh, strict=True)
             ]
-            with self._lock:
-                self._db.executemany("INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
-                self._db.commit()
+            self._store(rows)
             for i, vec in zip(missing, fresh, strict=True):
                 found[keys[i]] = list(vec)
         with self._lock:
             self.hits += len(texts) - len(missing)
             self.misses += len(missing)
         return [found[key] for key in keys]
+
+    def _store(self, rows: list[tuple[str, bytes]]) -> None:
+        with self._lock:
+            try:
+                self._db.executemany("INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
+                self._db.commit()
+            except sqlite3.Error as exc:  # e.g. a full disk: the vectors are good, only not kept for later
+                self._db.rollback()
+                log.warning("embedding cache: could not keep %d vectors: %s", len(rows), exc)
 
     def embed_query(self, text: str) -> list[float]:
         return self._inner.embed_query(text)  # queries rarely repeat; the cache is for documents

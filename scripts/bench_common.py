@@ -1,0 +1,54 @@
+"""What the benchmark scripts share: the machine they ran on, percentiles, median and spread."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import statistics
+from pathlib import Path
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            model = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    memory = ""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            kb = int(next(line.split()[1] for line in fh if line.startswith("MemTotal")))
+        memory = f", {kb / 1024**2:.0f} GB RAM"
+    except (OSError, StopIteration, ValueError):
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    return f"{model}, {os.cpu_count()} cores{memory}, {python}, load average {load:.1f} at the start"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def spread(values: list[float], unit: str = "", digits: int = 1) -> str:
+    """'median (min-max, n=N)': the median of repeated runs and how far apart they were."""
+    if not values:
+        return "n/a"
+    median = statistics.median(values)
+    if len(values) == 1:
+        return f"{median:.{digits}f}{unit} (n=1)"
+    return f"{median:.{digits}f}{unit} ({min(values):.{digits}f}-{max(values):.{digits}f}, n={len(values)})"
+
+
+def subset_vault(source: Path, notes: int, target: Path) -> Path:
+    """A copy of the first `notes` notes of `source` (sorted by path), with their folders."""
+    hidden = lambda path: any(part.startswith(".") for part in path.relative_to(source).parts)  # noqa: E731
+    paths = sorted(p for p in source.rglob("*.md") if not hidden(p))
+    for path in paths[:notes]:
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+    return target

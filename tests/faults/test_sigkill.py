@@ -1,0 +1,92 @@
+"""The service killed with SIGKILL in the middle of indexing: the restart finishes the job, and the index
+is then exactly the one a fresh indexing of the same vault builds (same chunk points, note records and
+links: no duplicate, no ghost, nothing missing).
+
+The service runs as users run it (`python -m backend serve`, its own process) with a look-alike Ollama that
+holds embedding requests at a gate once indexing is under way, so the kill lands mid-job every time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from backend.infrastructure.index_catalog import EdgeIndexCatalog
+from scripts.service_process import ServiceProcess
+from tests.fake_ollama import FakeOllama
+from tests.vault_files import write
+
+WORDS = 150  # one chunk per paragraph
+
+
+def write_vault(root: Path, notes: int, paragraphs: int) -> None:
+    for n in range(notes):
+        body = "\n\n".join(" ".join(f"w{n}x{p}x{i}" for i in range(WORDS)) for p in range(paragraphs))
+        links = f"See [[note {(n + 1) % notes:02}]] and [[missing {n}]]."
+        write(root, f"Notes/note {n:02}.md", f"# Note {n}\n\n{links}\n\n{body}\n")
+
+
+def contents(data: Path) -> dict[str, set[tuple]]:
+    """What an index holds, read from its files with the service stopped."""
+    catalog = EdgeIndexCatalog(data / "qdrant")
+    active = catalog.active()
+    assert active is not None
+    store, graph = catalog.open(active)
+    try:
+        points = store.inventory()
+        assert store.count() == len(points)
+        return {
+            "points": {(e.id, e.note_path, e.chunk_index, e.content_hash, e.has_dense) for e in points},
+            "notes": {(r.path, r.content_hash, r.size, r.dense_ready) for r in graph.all_notes()},
+            "links": {(x.source, x.position, x.target, x.resolved_path) for x in graph.all_links()},
+        }
+    finally:
+        store.close()
+        graph.close()
+
+
+@pytest.mark.parametrize(
+    ("notes", "paragraphs", "phase"),
+    [
+        # few notes: each batch is embedded, then written; the kill falls between written batches
+        pytest.param(20, 10, "indexing", id="killed while writing notes"),
+        # many notes: all written by keyword first, then embedded; the kill falls in the embedding pass
+        pytest.param(40, 5, "embedding", id="killed while embedding"),
+    ],
+)
+def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chunk(
+    tmp_path: Path, notes: int, paragraphs: int, phase: str
+) -> None:
+    vault = tmp_path / "vault"
+    write_vault(vault, notes, paragraphs)
+    data = tmp_path / "data"
+    # the dimension probe, then one batch of the indexer (64 + a few chunks: two requests), then it holds
+    with FakeOllama(hold_after=3) as ollama:
+        service = ServiceProcess(vault, data, env=ollama.env() | {"WATCH": "false"})
+        try:
+            assert ollama.holding.wait(timeout=120), service.log()
+            status = service.get("/index/status").json()
+            job = status["job"]
+            assert job["phase"] == phase, job
+            assert 0 < job["done"] < job["total"], job  # mid-way
+            service.kill()
+        finally:
+            service.stop()
+        assert service.process.returncode == -9
+
+        ollama.release()
+        with ServiceProcess(vault, data, env=ollama.env() | {"WATCH": "false"}) as restarted:
+            status = restarted.wait_idle(timeout=300)
+            assert status["job"]["phase"] == "done", status["job"]
+            assert (status["indexed_notes"], status["dense_pending"]) == (notes, 0)
+            assert restarted.get("/index/verify").json()["consistent"] is True
+
+        fresh = tmp_path / "fresh"
+        with ServiceProcess(vault, fresh, env=ollama.env() | {"WATCH": "false"}) as reference:
+            assert reference.wait_idle(timeout=300)["job"]["phase"] == "done"
+
+    after_restart, reference_index = contents(data), contents(fresh)
+    assert len(reference_index["points"]) == notes * paragraphs  # the links line shares the first chunk
+    for kind in ("points", "notes", "links"):
+        assert after_restart[kind] == reference_index[kind], kind
