@@ -12,6 +12,7 @@ The app's lifespan runs the SDK's session manager (`run_session_manager`).
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import re
@@ -117,7 +118,15 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         middleware=[_enveloped_errors],
     )
 
-    @mcp.tool(name="search")
+    def tool(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a tool under `name`, described by its docstring without the source's indentation."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            return mcp.tool(name=name, description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+
+        return register
+
+    @tool("search")
     async def search(
         query: Annotated[str, _about(SearchRequest, "query")],
         top_k: Annotated[int, _about(SearchRequest, "top_k")] = 5,
@@ -151,7 +160,7 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
 
         return await _call(work)  # type: ignore[no-any-return]
 
-    @mcp.tool(name="get_note")
+    @tool("get_note")
     async def get_note(
         path: Annotated[
             str, Field(description="Vault-relative path of the note, as search results give it.")
@@ -165,7 +174,7 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         a few lines around its start_line/end_line). Secrets are redacted."""
         return await _call(lambda: note_response(services(), path, start_line, end_line))  # type: ignore[no-any-return]
 
-    @mcp.tool(name="note_links")
+    @tool("note_links")
     async def note_links(
         path: Annotated[str, Field(description="Vault-relative path of the note.")],
     ) -> NoteLinksOut:
@@ -173,13 +182,13 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         not created yet."""
         return await _call(lambda: note_links_response(services(), path))  # type: ignore[no-any-return]
 
-    @mcp.tool(name="index_status")
+    @tool("index_status")
     async def index_status() -> IndexStatus:
         """What is indexed (notes, chunks, links), with which embedding model, whether the watcher and the
         embedder are up, and the progress of the running or last indexing job."""
         return await _call(lambda: status_response(services()))  # type: ignore[no-any-return]
 
-    @mcp.tool(name="build_context")
+    @tool("build_context")
     async def build_context(
         query: Annotated[str | None, _about(ContextRequest, "query")] = None,
         messages: Annotated[list[ChatMessage] | None, _about(ContextRequest, "messages")] = None,
@@ -211,7 +220,7 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
 
         return await _call(work)  # type: ignore[no-any-return]
 
-    @mcp.tool(name="remember")
+    @tool("remember")
     async def remember(
         key: Annotated[str, _about(MemoryIn, "key")],
         value: Annotated[str, _about(MemoryIn, "value")],

@@ -119,6 +119,7 @@ def test_the_tools_are_listed_with_descriptions_and_schemas(example: str) -> Non
     assert set(tools) == TOOLS
     for tool in tools.values():
         assert len(tool.description or "") > 40
+        assert "\n " not in (tool.description or "")  # read by a model: no indentation from our source
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema is not None
     search = tools["search"].input_schema
