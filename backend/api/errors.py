@@ -25,6 +25,8 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.UnauthorizedError.code: 401,
     domain.NoteNotFoundError.code: 404,
     domain.MemoryNotFoundError.code: 404,
+    domain.RequestTooLargeError.code: 413,
+    domain.UrlTooLongError.code: 414,
     domain.EmbeddingModelMismatchError.code: 409,
     domain.ReindexInProgressError.code: 409,
     domain.MigrationTargetNotEmptyError.code: 409,
@@ -89,6 +91,8 @@ _EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
     401: domain.UnauthorizedError("missing or wrong API key"),
     404: domain.NoteNotFoundError("no indexed note at 'Projects/Nope.md'"),
     409: domain.ReindexInProgressError("a rebuild is already running"),
+    413: domain.RequestTooLargeError("request body larger than 1048576 bytes"),
+    414: domain.UrlTooLongError("path and query string longer than 8192 bytes"),
     422: domain.InvalidRequestError("top_k: Input should be less than or equal to 50"),
     500: domain.KnowledgeBridgeError("an unexpected error occurred"),
     503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
@@ -117,9 +121,14 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 # -- handlers --------------------------------------------------------------------------------------
 
 
+def domain_error_response(exc: domain.KnowledgeBridgeError) -> JSONResponse:
+    """The response for a domain error: its status, the envelope, and the headers its code calls for."""
+    return error_response(status_of(exc.code), envelope(exc), headers=_HEADERS_BY_CODE.get(exc.code))
+
+
 async def _domain_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, domain.KnowledgeBridgeError)
-    return error_response(status_of(exc.code), envelope(exc), headers=_HEADERS_BY_CODE.get(exc.code))
+    return domain_error_response(exc)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
