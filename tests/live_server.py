@@ -18,6 +18,9 @@ from starlette.types import ASGIApp
 def serving(app: ASGIApp) -> Iterator[str]:
     """Serve `app` (lifespan on); yields its base URL once /health answers, stops it afterwards."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # As uvicorn does for the sockets it opens itself (`serve` measures ~1 ms per request); without it a
+    # handed-in socket meets Nagle and delayed ACKs: 40 ms per request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))

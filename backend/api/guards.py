@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from typing import Any
 
 from fastapi import FastAPI
@@ -26,11 +27,13 @@ from backend.config import Settings
 from backend.domain.errors import (
     KnowledgeBridgeError,
     RequestTooLargeError,
+    SecurityViolationError,
     UnauthorizedError,
     UrlTooLongError,
 )
 
 OPEN_PATHS = frozenset({"/health"})
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 BEARER_SCHEME = "bearerAuth"  # its name in the OpenAPI schema's securitySchemes
 
 # What a browser page on an allowed origin may send and read (the MCP transport's headers included).
@@ -85,7 +88,9 @@ class ApiKeyMiddleware:
 
 class RequestLimitsMiddleware:
     """413 REQUEST_TOO_LARGE for a body over `max_body` bytes — at once when Content-Length says so, or as
-    soon as a streamed (chunked) body passes it — and 414 URL_TOO_LONG for a path plus query over `max_url`.
+    soon as a streamed (chunked) body passes it — 414 URL_TOO_LONG for a path plus query over `max_url`, and
+    400 SECURITY_VIOLATION for a control character in the (decoded) URL path: Starlette's `{path:path}`
+    pattern would silently drop a trailing `%0A`, so the path check would not see what was sent.
 
     The body is read here, up to the limit, and handed on whole: every route reads its whole body anyway, and
     the app never sees a request it would have to abandon halfway."""
@@ -103,6 +108,9 @@ class RequestLimitsMiddleware:
         if url > self.max_url:
             too_long = UrlTooLongError(f"path and query string longer than {self.max_url} bytes")
             await _refuse(too_long, scope, receive, send)
+            return
+        if _CONTROL.search(scope["path"]):
+            await _refuse(SecurityViolationError("control character in the URL path"), scope, receive, send)
             return
         declared = Headers(scope=scope).get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_body:
