@@ -12,7 +12,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from backend.api.schemas import ErrorBody
 from backend.domain import errors as domain
@@ -136,7 +138,7 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(422, validation_envelope(describe_validation(list(exc.errors()))))
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = ROUTING_CODES.get(exc.status_code, "HTTP_ERROR")
     body = ErrorBody(
@@ -145,7 +147,21 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
         recoverable=exc.status_code < 500,
         suggestion=_ROUTING_SUGGESTIONS.get(exc.status_code, "Check the request against /docs."),
     )
-    return error_response(exc.status_code, body, headers=getattr(exc, "headers", None))
+    headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request)
+    return error_response(exc.status_code, body, headers=headers or None)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the path answers (RFC 9110 15.5.6). The router names only the first route it tried:
+    GET and POST /memory are two routes, and a 405 from one of them would say `Allow: POST`."""
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.routes):
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= route.methods or set()
+    return ", ".join(sorted(methods))
 
 
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
