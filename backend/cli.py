@@ -4,6 +4,7 @@ settings of the service."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import logging
 import sys
@@ -136,6 +137,13 @@ def _cmd_serve(settings: Settings) -> None:
 
     from backend.main import create_app, open_services
 
+    if not settings.api_key and not _is_loopback(settings.host):
+        log.warning(
+            "HOST=%s without API_KEY: anyone who can reach port %d can read the vault; set API_KEY "
+            "(fine behind a loopback-only port mapping, as in docker-compose.yml)",
+            settings.host,
+            settings.port,
+        )
     services = open_services(settings)  # fails here, in one line, if the index is locked or unusable
     uvicorn.run(
         create_app(settings, services=services),
@@ -143,6 +151,15 @@ def _cmd_serve(settings: Settings) -> None:
         port=settings.port,
         log_level=settings.log_level.lower(),
     )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
 
 
 def _cmd_index(settings: Settings, rebuild: bool) -> None:

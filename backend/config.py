@@ -19,6 +19,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
 DEFAULT_VAULT_NAME = "obsidian"  # the collection names before VAULT_NAME existed: obsidian_chunks, ...
+_HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
+_ORIGIN = re.compile(r"https?://[^/\s?#]+")
 DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
 
 
@@ -69,7 +71,24 @@ class Settings(BaseSettings):
         2.0, ge=0.0, le=60.0, description="Quiet time after the last save of a note before it is indexed."
     )
     watch: bool = Field(True, description="Follow the vault with a file watcher while the service runs.")
-    api_key: str | None = Field(None, description="When set, requests need `Authorization: Bearer <key>`.")
+    api_key: str | None = Field(
+        None, description="When set, every request but /health needs `Authorization: Bearer <key>`."
+    )
+    # -- what the HTTP edge accepts (backend/api/guards.py) -----------------------------------------
+    max_request_bytes: int = Field(
+        1024 * 1024,
+        ge=1024,
+        le=1024 * 1024 * 1024,
+        description="Largest request body accepted (declared or streamed); larger ones answer 413.",
+    )
+    max_url_bytes: int = Field(
+        8192, ge=256, le=65536, description="Longest path plus query string accepted; longer ones answer 414."
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated browser origins (scheme://host[:port]) allowed to call the API, or *; "
+        "empty = no CORS headers at all.",
+    )
     deny_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders never indexed."
     )
@@ -180,7 +199,24 @@ class Settings(BaseSettings):
         "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
     )
 
-    _split_dirs = field_validator("deny_dirs", "allow_dirs", mode="before")(_split_list)
+    _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
+
+    @field_validator("api_key")
+    @classmethod
+    def _printable_key(cls, value: str | None) -> str | None:
+        # a header carries visible ASCII: a key with spaces or accents could never be sent back as set
+        if value is not None and not _HEADER_TOKEN.fullmatch(value):
+            raise ValueError("must be visible ASCII characters without spaces")
+        return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        # browsers send `scheme://host[:port]`: a path or a trailing slash would never match any of them
+        for origin in value:
+            if origin != "*" and not _ORIGIN.fullmatch(origin):
+                raise ValueError(f"{origin!r} is not an origin like http://localhost:3000 (no path)")
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

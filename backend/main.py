@@ -6,11 +6,11 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI
+from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.deps import require_api_key
 from backend.api.errors import error_responses, install_error_handlers
+from backend.api.guards import document_security, install_guards
 from backend.api.mcp_server import build_mcp_server, mcp_route
 from backend.api.routes import context, health, index, memory, notes, search
 from backend.bootstrap import Services, build_services
@@ -62,10 +62,25 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    app.include_router(health.router, responses=error_responses(500))
-    protected = [Depends(require_api_key)]
-    documented = error_responses(401, 500)  # every protected route can answer these
+    install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included
+    edge = error_responses(400, 413, 414)  # any request can be refused at the edge (guards.py)
+    app.include_router(health.router, responses=error_responses(500) | edge)
+    documented = error_responses(401, 500) | edge  # every route but /health can answer these
     for router in (search.router, context.router, notes.router, memory.router, index.router):
-        app.include_router(router, dependencies=protected, responses=documented)
+        app.include_router(router, responses=documented)
     app.router.routes.append(mcp_route(mcp, settings))  # streamable HTTP MCP at /mcp (not in the OpenAPI)
+    if settings.api_key:
+        _with_security(app)
     return app
+
+
+def _with_security(app: FastAPI) -> None:
+    """The schema says every operation but /health needs the bearer key (built once, on first request)."""
+    plain = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            app.openapi_schema = document_security(plain())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

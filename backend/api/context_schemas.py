@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from backend.api import examples
+from backend.api.input_types import JsonInt
 from backend.api.schemas import MAX_QUERY_CHARS, SearchFilters
 from backend.domain.models import SearchMode
 
@@ -37,7 +38,25 @@ class ContextRequest(SearchFilters):
                     "max_chars": 2000,
                     "include_memory": True,
                 },
-            ]
+            ],
+            # the rule of _query_or_messages and query_from_messages, in the schema: some query text, or a
+            # user or assistant message with some text
+            "anyOf": [
+                {"required": ["query"], "properties": {"query": {"type": "string", "pattern": r"\S"}}},
+                {
+                    "required": ["messages"],
+                    "properties": {
+                        "messages": {
+                            "contains": {
+                                "properties": {
+                                    "role": {"enum": ["user", "assistant"]},
+                                    "content": {"pattern": r"\S"},
+                                }
+                            }
+                        }
+                    },
+                },
+            ],
         },
     )
 
@@ -50,13 +69,13 @@ class ContextRequest(SearchFilters):
         description="The conversation so far, oldest first; the query is built from the last few user and "
         "assistant messages (the latest user message first). Used when `query` is absent.",
     )
-    max_chars: int = Field(
+    max_chars: JsonInt = Field(
         4000,
         ge=MIN_CONTEXT_CHARS,
         le=MAX_CONTEXT_CHARS,
         description="Budget for the whole block, headers and separators included (characters).",
     )
-    max_chunks: int = Field(10, ge=1, le=50, description="How many chunks to consider, best first.")
+    max_chunks: JsonInt = Field(10, ge=1, le=50, description="How many chunks to consider, best first.")
     exclude_categories: list[str] = Field(
         default_factory=list,
         description="Leave out chunks and facts touching these sensitive categories (e.g. health).",

@@ -12,7 +12,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from backend.api.schemas import ErrorBody
 from backend.domain import errors as domain
@@ -25,6 +27,8 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.UnauthorizedError.code: 401,
     domain.NoteNotFoundError.code: 404,
     domain.MemoryNotFoundError.code: 404,
+    domain.RequestTooLargeError.code: 413,
+    domain.UrlTooLongError.code: 414,
     domain.EmbeddingModelMismatchError.code: 409,
     domain.ReindexInProgressError.code: 409,
     domain.MigrationTargetNotEmptyError.code: 409,
@@ -90,6 +94,8 @@ _EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
     401: domain.UnauthorizedError("missing or wrong API key"),
     404: domain.NoteNotFoundError("no indexed note at 'Projects/Nope.md'"),
     409: domain.ReindexInProgressError("a rebuild is already running"),
+    413: domain.RequestTooLargeError("request body larger than 1048576 bytes"),
+    414: domain.UrlTooLongError("path and query string longer than 8192 bytes"),
     422: domain.InvalidRequestError("top_k: Input should be less than or equal to 50"),
     500: domain.KnowledgeBridgeError("an unexpected error occurred"),
     503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
@@ -119,9 +125,14 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 # -- handlers --------------------------------------------------------------------------------------
 
 
+def domain_error_response(exc: domain.KnowledgeBridgeError) -> JSONResponse:
+    """The response for a domain error: its status, the envelope, and the headers its code calls for."""
+    return error_response(status_of(exc.code), envelope(exc), headers=_HEADERS_BY_CODE.get(exc.code))
+
+
 async def _domain_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, domain.KnowledgeBridgeError)
-    return error_response(status_of(exc.code), envelope(exc), headers=_HEADERS_BY_CODE.get(exc.code))
+    return domain_error_response(exc)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
@@ -129,7 +140,7 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(422, validation_envelope(describe_validation(list(exc.errors()))))
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = ROUTING_CODES.get(exc.status_code, "HTTP_ERROR")
     body = ErrorBody(
@@ -138,7 +149,21 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
         recoverable=exc.status_code < 500,
         suggestion=_ROUTING_SUGGESTIONS.get(exc.status_code, "Check the request against /docs."),
     )
-    return error_response(exc.status_code, body, headers=getattr(exc, "headers", None))
+    headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request)
+    return error_response(exc.status_code, body, headers=headers or None)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the path answers (RFC 9110 15.5.6). The router names only the first route it tried:
+    GET and POST /memory are two routes, and a 405 from one of them would say `Allow: POST`."""
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.routes):
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= route.methods or set()
+    return ", ".join(sorted(methods))
 
 
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

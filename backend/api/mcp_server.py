@@ -6,7 +6,8 @@ HTTP route (`search_response`, `note_response`, ...), so both transports answer 
 (our request models) and fail alike: a failure is a tool error (`isError`) whose text and structured
 content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
 
-API_KEY protects `/mcp` with the same check as the HTTP routes (a 401 envelope before the SDK is reached).
+API_KEY protects `/mcp` like every route: the key middleware (backend/api/guards.py) wraps the whole app, so a
+request without it gets the 401 envelope before the SDK is reached.
 The app's lifespan runs the SDK's session manager (`run_session_manager`).
 """
 
@@ -26,11 +27,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
-from backend.api.deps import check_api_key
-from backend.api.errors import INTERNAL, describe_validation, envelope, error_response, status_of
+from backend.api.errors import INTERNAL, describe_validation, envelope
 from backend.api.errors import validation_envelope as invalid
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
@@ -235,27 +234,6 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
     return mcp
 
 
-class _ApiKeyGate:
-    """The API key check in front of the SDK's ASGI app: a 401 envelope, as for every HTTP route."""
-
-    def __init__(self, inner: ASGIApp, expected: str | None) -> None:
-        self._inner = inner
-        self._expected = expected
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-            try:
-                check_api_key(headers, self._expected)
-            except KnowledgeBridgeError as exc:
-                response = error_response(
-                    status_of(exc.code), envelope(exc), headers={"WWW-Authenticate": "Bearer"}
-                )
-                await response(scope, receive, send)
-                return
-        await self._inner(scope, receive, send)
-
-
 def mcp_route(mcp: MCPServer, settings: Settings) -> Route:
     """The `/mcp` route (exact path: no redirect, and unknown paths keep our 404 envelope)."""
     mcp.streamable_http_app(
@@ -264,4 +242,4 @@ def mcp_route(mcp: MCPServer, settings: Settings) -> Route:
         json_response=True,
         host=settings.host,  # DNS-rebinding protection on for a loopback bind
     )
-    return Route(MCP_PATH, endpoint=_ApiKeyGate(StreamableHTTPASGIApp(mcp.session_manager), settings.api_key))
+    return Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(mcp.session_manager))

@@ -10,6 +10,9 @@ from backend.api import examples
 from backend.domain.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
 
 _FACT = examples.FACT
+# What backend.domain.memory checks (with a clearer message than a pattern's), said in the schema: some text,
+# and none of / \ or a control character.
+KEY_PATTERN = r"^[^/\\\x00-\x1f\x7f]*[^/\\\x00-\x1f\x7f\s][^/\\\x00-\x1f\x7f]*$"
 
 
 class MemoryIn(BaseModel):
@@ -21,10 +24,16 @@ class MemoryIn(BaseModel):
     key: str = Field(
         min_length=1,
         max_length=MAX_KEY_CHARS,
+        json_schema_extra={"pattern": KEY_PATTERN},
         description="A name for the fact; storing the same key again replaces it. No '/', '\\\\' or control "
         "characters.",
     )
-    value: str = Field(min_length=1, max_length=MAX_VALUE_CHARS, description="The fact itself.")
+    value: str = Field(
+        min_length=1,
+        max_length=MAX_VALUE_CHARS,
+        json_schema_extra={"pattern": r"\S"},
+        description="The fact itself (some text).",
+    )
     source: str = Field(
         description="Vault-relative path of the note the fact comes from; it must be an indexed note."
     )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from backend.api import examples
+from backend.api.input_types import IsoDay, JsonBool, JsonFloat, JsonInt
 from backend.api.memory_schemas import MemoryOut
 from backend.domain.models import PointFilter, SearchMode
 
@@ -43,9 +44,11 @@ class SearchFilters(BaseModel):
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
     tags: list[str] = Field(default_factory=list, description="Only notes with any of these tags.")
     paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
-    date_from: date | None = Field(None, description="Only notes dated on or after this day.")
-    date_to: date | None = Field(None, description="Only notes dated on or before this day.")
-    threshold: float | None = Field(
+    date_from: IsoDay | None = Field(None, description="Only notes dated on or after this day.")
+    date_to: IsoDay | None = Field(
+        None, description="Only notes dated on or before this day (not before date_from)."
+    )
+    threshold: JsonFloat | None = Field(
         None,
         ge=0,
         description=(
@@ -54,7 +57,7 @@ class SearchFilters(BaseModel):
             "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
         ),
     )
-    include_memory: bool = Field(
+    include_memory: JsonBool = Field(
         False,
         description="Also search the remembered facts (POST /memory); they come back apart, in `memories`.",
     )
@@ -92,9 +95,9 @@ class SearchRequest(SearchFilters):
     )
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
-    top_k: int = Field(5, ge=1, le=50, description="How many chunks to return.")
-    include_related: bool = Field(True, description="Also return notes linked to or from the results.")
-    memory_top_k: int = Field(
+    top_k: JsonInt = Field(5, ge=1, le=50, description="How many chunks to return.")
+    include_related: JsonBool = Field(True, description="Also return notes linked to or from the results.")
+    memory_top_k: JsonInt = Field(
         3, ge=1, le=20, description="How many remembered facts at most (include_memory)."
     )
 

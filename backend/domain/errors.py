@@ -76,7 +76,23 @@ class SecurityViolationError(KnowledgeBridgeError):
 class UnauthorizedError(KnowledgeBridgeError):
     code = "UNAUTHORIZED"
     recoverable = True
-    suggestion = "Send the configured API key as `Authorization: Bearer <key>` (or the `X-API-Key` header)."
+    suggestion = "Send the configured API key as `Authorization: Bearer <key>`."
+
+
+class RequestTooLargeError(KnowledgeBridgeError):
+    """A request body over MAX_REQUEST_BYTES (declared by Content-Length, or counted as it streams)."""
+
+    code = "REQUEST_TOO_LARGE"
+    recoverable = True
+    suggestion = "Send a smaller request: shorter texts, fewer filters (the limit is MAX_REQUEST_BYTES)."
+
+
+class UrlTooLongError(KnowledgeBridgeError):
+    """A path plus query string over MAX_URL_BYTES."""
+
+    code = "URL_TOO_LONG"
+    recoverable = True
+    suggestion = "Use a shorter path or fewer query parameters (the limit is MAX_URL_BYTES)."
 
 
 class InvalidRequestError(KnowledgeBridgeError):

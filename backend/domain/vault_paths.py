@@ -2,10 +2,16 @@
 
 A vault-relative path is what the index stores: forward slashes, no leading slash, no `.` or `..` segment, no
 empty segment, no backslash, no control character, no drive letter. Anything else is refused with
-SECURITY_VIOLATION before it gets near the disk, in every spelling: the check runs on the path as received
-and on its percent-decoded forms too (`%2e%2e%2f` and `%252e%252e` are `../`), so a path decoded one more
-time somewhere downstream cannot turn into a traversal. A path that passes is returned unchanged: a note may
+SECURITY_VIOLATION before it gets near the disk, in every spelling: the check runs on the path as received,
+on its percent-decoded forms (`%2e%2e%2f` and `%252e%252e` are `../`) and on their NFKC forms (fullwidth
+`．．／` is `../` to anything that normalises Unicode), so a path decoded or normalised one more time
+somewhere downstream cannot turn into a traversal. A path that passes is returned unchanged: a note may
 really be called `100% done.md`.
+
+What is not refused, on purpose: Windows device names (`CON`, `aux.md`) and bidi or zero-width characters
+are ordinary file names on the Linux and macOS the service runs on (`Con.md` may be a real note; a
+zero-width joiner sits in emoji names). Such a path reads an indexed note of that name or answers
+NOTE_NOT_FOUND: only indexed notes are ever read, so it cannot name a device or anything outside.
 
 The filesystem adapter still resolves every read against the vault root (symlinks included), so this is the
 first of two walls, not the only one.
@@ -14,6 +20,7 @@ first of two walls, not the only one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from urllib.parse import unquote
 
@@ -23,7 +30,7 @@ from backend.domain.models import PointFilter
 MAX_PATH_CHARS = 1024
 _DECODE_ROUNDS = 3  # enough for double and triple encoding; more rounds change nothing in practice
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (NEL splits lines in some tools)
 
 
 def _problem(path: str) -> str | None:
@@ -46,16 +53,27 @@ def _problem(path: str) -> str | None:
 def _check(path: str, what: str) -> None:
     if len(path) > MAX_PATH_CHARS:
         raise SecurityViolationError(f"{what} longer than {MAX_PATH_CHARS} characters")
-    seen = path
+    forms = {path}
+    checked: set[str] = set()
     for _ in range(_DECODE_ROUNDS + 1):
-        problem = _problem(seen)
-        if problem is not None:
-            shown = path if len(path) <= 200 else path[:200] + "…"
-            raise SecurityViolationError(f"{problem}: {shown!r}")
-        decoded = unquote(seen)
-        if decoded == seen:
+        for form in forms:
+            problem = _problem(form)
+            if problem is not None:
+                shown = path if len(path) <= 200 else path[:200] + "…"
+                raise SecurityViolationError(f"{problem}: {shown!r}")
+        checked |= forms
+        forms = {f for form in forms for f in (_decoded(form, path), unicodedata.normalize("NFKC", form))}
+        forms -= checked
+        if not forms:
             return
-        seen = decoded
+
+
+def _decoded(form: str, path: str) -> str:
+    try:
+        return unquote(form, errors="strict")
+    except UnicodeDecodeError:
+        # overlong forms such as %c0%ae are '.' to lax decoders; no real file name needs them
+        raise SecurityViolationError(f"percent-encoded bytes that are not UTF-8: {path[:200]!r}") from None
 
 
 def vault_path(path: str) -> str:
@@ -68,7 +86,10 @@ def vault_path(path: str) -> str:
 
 def vault_folder(folder: str) -> str:
     """A folder as filters take it: surrounding slashes and spaces are dropped and "" (or "/") is the vault
-    root; what remains must be a safe vault-relative path."""
+    root; what remains must be a safe vault-relative path. `//server/share` is a network path, not a folder
+    of the vault with a slash in front."""
+    if folder.strip().startswith("//"):
+        raise SecurityViolationError(f"network (UNC) path: {folder[:200]!r}")
     cleaned = folder.strip().strip("/")
     if cleaned:
         _check(cleaned, "folder")

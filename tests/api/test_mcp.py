@@ -5,9 +5,6 @@ back as tool errors, is refused without the API key, and never sees a secret of 
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,13 +14,13 @@ import anyio
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.main import create_app
+from tests import live_server
 from tests.secret_vault import MEMORY_FACT, NOTES, QUERIES, leaks, write_secret_vault
 
 TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "remember"}
@@ -33,46 +30,14 @@ ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
 @contextmanager
 def serving(vault: Path, data: Path, **overrides: object) -> Iterator[str]:
-    """The app under uvicorn in a thread; yields its base URL once /health answers and indexing is done."""
+    """The app under uvicorn; yields its base URL once the first indexing is done."""
     settings = load_settings(
         vault_path=vault, data_dir=data, embedding_provider="none", watch=False, **overrides
     )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {KEY}"} if overrides.get("api_key") else {}
-    try:
-        _wait_until(lambda: _answers(f"{base}/health", {}), "the service to answer /health")
-        _wait_until(lambda: _indexed(base, headers), "the first indexing to finish")
+    with live_server.serving(create_app(settings)) as base:
+        live_server.wait_until(lambda: live_server.indexed(base, headers), "the first indexing to finish")
         yield base
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
-        sock.close()
-
-
-def _wait_until(ready: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def _answers(url: str, headers: dict[str, str]) -> bool:
-    try:
-        return httpx.get(url, headers=headers, timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
-def _indexed(base: str, headers: dict[str, str]) -> bool:
-    job = httpx.get(f"{base}/index/status", headers=headers, timeout=5).json().get("job")
-    return job is not None and job["finished_at"] is not None
 
 
 def in_session(base: str, work: Callable[[ClientSession], Awaitable[Any]], *, key: str | None = None) -> Any:

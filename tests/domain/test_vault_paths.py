@@ -21,6 +21,11 @@ from backend.domain.vault_paths import MAX_PATH_CHARS, safe_filter, vault_folder
         "~/notes.md",  # a folder called "~" inside the vault; nothing expands it
         "..hidden-dots.md",
         "notes..md",
+        "Con.md",  # a Windows device name is an ordinary file name where the service runs
+        "aux.txt",
+        "Ｎｏｔｅｓ/１．Intro.md",  # fullwidth letters and a fullwidth dot inside a name
+        "\u05e9\u05dc\u05d5\u05dd \u202eקובץ.md",  # bidi override: a display trick, not a way out
+        "👨\u200d👩\u200d👧 Family.md",  # zero-width joiners in an emoji name
     ],
 )
 def test_vault_relative_paths_pass_unchanged(path: str) -> None:
@@ -48,6 +53,14 @@ def test_vault_relative_paths_pass_unchanged(path: str) -> None:
         ("note\x00.md", "control character"),
         ("note%00.md", "control character"),
         ("note\n.md", "control character"),
+        ("note\x85.md", "control character"),  # C1: NEL
+        ("\uff0e\uff0e\uff0fetc/passwd", "leaves the vault"),  # fullwidth ../ (NFKC)
+        ("%EF%BC%8E%EF%BC%8E/secret.md", "leaves the vault"),  # fullwidth .. percent-encoded
+        ("\uff05\uff12\uff45\uff05\uff12\uff45/secret.md", "leaves the vault"),  # fullwidth %2e%2e
+        ("\uff0fetc/passwd", "absolute path"),  # fullwidth solidus
+        ("Projects\uff3c..\uff3csecret.md", "backslash"),  # fullwidth reverse solidus
+        ("%c0%ae%c0%ae/secret.md", "not UTF-8"),  # overlong '.'
+        ("%e0%80%ae%e0%80%ae/secret.md", "not UTF-8"),  # 3-byte overlong '.'
         ("./Home.md", "'.' segment"),
         ("Projects//Home.md", "empty"),
         ("Projects/", "empty"),
@@ -68,7 +81,9 @@ def test_folders_are_cleaned_like_filters_always_did(folder: str, cleaned: str) 
     assert vault_folder(folder) == cleaned
 
 
-@pytest.mark.parametrize("folder", ["../", "Projects/../..", "%2e%2e", "a\\b", "x\x00"])
+@pytest.mark.parametrize(
+    "folder", ["../", "Projects/../..", "%2e%2e", "a\\b", "x\x00", "//server/share", "\uff0e\uff0e"]
+)
 def test_folders_that_leave_the_vault_are_refused(folder: str) -> None:
     with pytest.raises(SecurityViolationError):
         vault_folder(folder)

@@ -8,7 +8,14 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
 from backend.api.errors import error_responses
-from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryOut, MemoryStored
+from backend.api.memory_schemas import (
+    KEY_PATTERN,
+    MemoryDeleted,
+    MemoryIn,
+    MemoryListOut,
+    MemoryOut,
+    MemoryStored,
+)
 from backend.application.memory import MemoryView
 from backend.bootstrap import Services
 
@@ -84,7 +91,12 @@ async def list_memories(
 )
 async def forget(
     key: Annotated[
-        str, Path(description="The key the fact was stored under.", examples=["sreenivas-balance"])
+        str,
+        Path(
+            description="The key the fact was stored under.",
+            examples=["sreenivas-balance"],
+            json_schema_extra={"pattern": KEY_PATTERN},
+        ),
     ],
     services: ServicesDep,
 ) -> MemoryDeleted:

@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
 from backend.api.errors import error_responses
+from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.schemas import LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
 from backend.application.note_graph import LinkedNote
@@ -196,13 +197,17 @@ async def list_notes(
         ),
     ] = None,
     date_from: Annotated[
-        date | None, Query(description="Only notes dated on or after this day.", examples=["2026-03-01"])
+        IsoDay | None, Query(description="Only notes dated on or after this day.", examples=["2026-03-01"])
     ] = None,
     date_to: Annotated[
-        date | None, Query(description="Only notes dated on or before this day.", examples=["2026-03-31"])
+        IsoDay | None,
+        Query(
+            description="Only notes dated on or before this day (not before date_from).",
+            examples=["2026-03-31"],
+        ),
     ] = None,
     modified_since: Annotated[
-        datetime | None,
+        IsoMoment | None,
         Query(
             description="Only notes whose file changed at or after this time (ISO 8601; UTC if no zone).",
             examples=["2026-03-28T00:00:00Z"],

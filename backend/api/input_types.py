@@ -1,0 +1,50 @@
+"""Request field types that accept what the OpenAPI schema says, and nothing more.
+
+pydantic's lax mode would also take `0`/`1` for a boolean, `"5"` for a number in a JSON body, and a Unix time
+for a day or a moment. An agent reading the schema (or the OpenClaw tool definitions made from it) never sends
+those on purpose; taking them silently hides its bugs, and the schema-driven fuzz test holds us to the schema.
+Query parameters arrive as text, so only the day and moment types apply to them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Annotated
+
+from pydantic import BeforeValidator, Strict
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}.*")
+
+
+def _integer(value: object) -> object:
+    # JSON Schema's integer includes 11.0 (a number with no fraction); it excludes "11" and true
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("Input should be a valid integer")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("Input should be a valid integer, got a number with a fractional part")
+    return int(value)
+
+
+def _day(value: object) -> object:
+    if isinstance(value, date):  # from Python callers (the MCP tools)
+        return value
+    if not isinstance(value, str) or not _DAY.fullmatch(value):
+        raise ValueError("Input should be a day as YYYY-MM-DD")
+    return value
+
+
+def _moment(value: object) -> object:
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not (_MOMENT.fullmatch(value) or _DAY.fullmatch(value)):
+        raise ValueError("Input should be an ISO 8601 date-time, e.g. 2026-03-28T09:00:00Z")
+    return value
+
+
+JsonBool = Annotated[bool, Strict()]
+JsonInt = Annotated[int, BeforeValidator(_integer)]
+JsonFloat = Annotated[float, Strict()]  # an integer is still a number
+IsoDay = Annotated[date, BeforeValidator(_day)]
+IsoMoment = Annotated[datetime, BeforeValidator(_moment)]

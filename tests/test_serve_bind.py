@@ -1,0 +1,118 @@
+"""`python -m backend serve` binds where the settings say: loopback only by default, HOST (or --host)
+otherwise. A real process on a real socket: 127.0.0.2 is another loopback address, so it tells "bound to
+127.0.0.1" from "bound to every interface" without leaving the machine."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        return httpx.get(f"http://{host}:{port}/health", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+@contextmanager
+def serve(tmp_path: Path, port: int, *args: str, **env: str) -> Iterator[subprocess.Popen[str]]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "API_KEY", "CORS_ORIGINS")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "backend", "serve", "--data-dir", str(tmp_path / "data"), *args],
+        cwd=REPO,
+        env={**clean, "EMBEDDING_PROVIDER": "none", "WATCH": "false", "PORT": str(port), **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_for(host: str, port: int, process: subprocess.Popen[str], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not answers(host, port):
+        if process.poll() is not None:
+            raise AssertionError(f"serve exited: {process.stderr.read() if process.stderr else ''}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"serve did not answer on {host}:{port}")
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def second_loopback() -> None:
+    try:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.2", 0))
+    except OSError:
+        pytest.skip("127.0.0.2 is not usable here")
+
+
+def test_serve_listens_on_loopback_only_by_default(tmp_path: Path, second_loopback: None) -> None:
+    port = free_port()
+    with serve(tmp_path, port) as process:
+        wait_for("127.0.0.1", port, process)
+        assert not answers("127.0.0.2", port)  # not 0.0.0.0: only 127.0.0.1 itself
+
+
+@pytest.mark.parametrize("how", ["env", "flag"])
+def test_serve_binds_where_host_says(tmp_path: Path, second_loopback: None, how: str) -> None:
+    port = free_port()
+    args, env = (("--host", "127.0.0.2"), {}) if how == "flag" else ((), {"HOST": "127.0.0.2"})
+    with serve(tmp_path, port, *args, **env) as process:
+        wait_for("127.0.0.2", port, process)
+        assert not answers("127.0.0.1", port)
+
+
+@pytest.mark.parametrize(
+    ("host", "key", "warned"),
+    [("0.0.0.0", None, True), ("192.168.1.5", None, True), ("0.0.0.0", "k", False), ("::1", None, False)],
+)
+def test_serve_warns_when_the_vault_is_reachable_without_a_key(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    host: str,
+    key: str | None,
+    warned: bool,
+) -> None:
+    import uvicorn
+
+    import backend.main
+    from backend import cli
+
+    ran: dict[str, object] = {}
+    monkeypatch.setattr(backend.main, "open_services", lambda settings: object())  # nothing opened
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: ran.update(kwargs))  # nothing bound
+    monkeypatch.delenv("API_KEY", raising=False)
+    if key:
+        monkeypatch.setenv("API_KEY", key)
+    caplog.set_level("WARNING")
+    assert cli.main(["serve", "--host", host, "--port", "8123", "--data-dir", str(tmp_path)]) == 0
+    assert (ran["host"], ran["port"]) == (host, 8123)
+    assert any("without API_KEY" in r.getMessage() for r in caplog.records) is warned
