@@ -80,10 +80,16 @@ _TOKEN_FORMS: dict[str, str] = {
 # One pass for all of them: group i is the i-th kind.
 _TOKENS = re.compile("|".join(f"({form})" for form in _TOKEN_FORMS.values()))
 _TOKEN_KINDS = list(_TOKEN_FORMS)
-# Every form but the two with literals of their own holds a run of 15+ such characters; prose rarely does,
-# so most texts never run the (slow, many-branched) token regex.
-_TOKEN_HINT = re.compile(r"[A-Za-z0-9_-]{15}")
-_TOKEN_LITERALS = ("eyJ", "hooks.slack.com")
+# Every form starts with a literal of its own; prose almost never holds one, so most texts never run the
+# (slow, many-branched) token regex. Keep in step with _TOKEN_FORMS (a test checks every form needs one).
+# Substring tests, not one regex: Python's re tries each alternative at each position (4x slower here).
+_TOKEN_LITERALS = (
+    *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+    *(f"gh{kind}_" for kind in "pousr"),
+    *("github_pat_", "glpat-", "hooks.slack.com", "npm_", "pypi-", "hf_", "sk-", "AIza", "eyJ"),
+    *(f"xox{kind}-" for kind in "abposr"),
+    *(f"{kind}k_{mode}_" for kind in "sr" for mode in ("live", "test")),
+)
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
 _CARD_HINT = re.compile(r"\d{4}[ -]?\d{4}")  # every card number starts with 8 digits, at most one gap
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+)[A-Za-z0-9\-._~+/]{12,}=*")
@@ -108,6 +114,12 @@ _PASSWORD_CELL = re.compile(
 _CREDENTIAL = re.compile(
     rf"""(?i)(?<![\w-])({_PREFIX}{_CREDENTIAL_LABEL}{_SEPARATOR})(?!\[REDACTED)(["'`]?)([^\s"'`,;]+)\2"""
 )
+
+# Cheap tests on the lower-cased text that every match of the rule above passes: the label's last word
+# right before the separator (the label's start, the lookbehind and the value are left to the rule itself).
+_PASSWORD_HINT = re.compile(rf"(?:password|passwd|pwd|passphrase|pass ?code){_SEPARATOR}")
+_PASSWORD_CELL_HINT = re.compile(r"\|[ \t]*\**[ \t]*(?:password|passwd|passphrase|pin)[ \t]*\**[ \t]*\|")
+_CREDENTIAL_HINT = re.compile(rf"(?:key|secret|token|id){_SEPARATOR}")
 
 # -- 5. URL credentials ---------------------------------------------------------------------------------
 
@@ -187,24 +199,27 @@ def redact_secrets(text: str) -> Redacted:
         text = c.sub(_OPEN_BLOCK, lambda m: key, text)
     if "-----END" in text:
         text = c.sub(_CLOSE_BLOCK, lambda m: key, text)
-    if _LONG_RUN.search(text):
+    # replacements only ever add markers, so a run of key material absent now stays absent below
+    long_run = _LONG_RUN.search(text) is not None
+    if long_run:
         text = _redact_b64_runs(text, c)
-    if _TOKEN_HINT.search(text) or any(literal in text for literal in _TOKEN_LITERALS):
+    if any(literal in text for literal in _TOKEN_LITERALS):
         text = c.sub(_TOKENS, lambda m: _marker(_TOKEN_KINDS[(m.lastindex or 1) - 1]), text)
-    # The labelled rules are the slow ones: each runs only when its words occur at all.
+    # The labelled rules are the slow ones: each runs only when its label stands before a separator at all.
     lowered = text.lower()
     if "bearer" in lowered:
         text = c.sub(_BEARER, lambda m: f"{m.group(1)}{m.group(2)}{_marker('token')}", text)
     if "authorization" in lowered:
         text = c.sub(_AUTH_HEADER, _auth_header, text)
-    if any(word in lowered for word in ("pass", "pwd", "pin")):
+    if _PASSWORD_HINT.search(lowered):
         text = c.sub(_PASSWORD, lambda m: f"{m.group(1)}{_marker('password')}", text)
+    if "|" in text and _PASSWORD_CELL_HINT.search(lowered):
         text = c.sub(_PASSWORD_CELL, lambda m: f"{m.group(1)}{_marker('password')}", text)
-    if any(word in lowered for word in ("key", "secret", "token")):
+    if _CREDENTIAL_HINT.search(lowered):
         text = c.sub(_CREDENTIAL, _credential, text)
     if "://" in text:
         text = c.sub(_URL_PASSWORD, lambda m: f"{m.group(1)}{_marker('password')}{m.group(3)}", text)
-    if _LONG_RUN.search(text):
+    if long_run:
         text = c.sub(_KEY_WORD, _key_word, text)
     if _CARD_HINT.search(text):
         text = c.sub(_CARD, _card, text)

@@ -16,11 +16,12 @@ relationships.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from backend.domain.sparse import tokenize
+from backend.domain.sparse import fold, tokenize
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,15 +115,30 @@ def sensitive_categories(
     if not categories:
         return []
     tags = list(tags)
-    terms = tokenize(text)
-    term_set = set(terms)
+    folded = fold(text)
+    terms: list[str] | None = None  # tokenized only when some configured word may occur: most text has none
+    term_set: set[str] = set()
     heading_terms = [tokenize(h) for h in headings]
     found = []
     for category in categories:
-        if (
-            _tag_matches(tags, category.tags)
-            or any(_has_phrase(terms, term_set, word) for word in category.words)
-            or any(_has_phrase(h, set(h), name) for h in heading_terms for name in category.headings)
+        if _tag_matches(tags, category.tags) or any(
+            _has_phrase(h, set(h), name) for h in heading_terms for name in category.headings
         ):
             found.append(category.name)
+            continue
+        if not any((stem := _stem_of(word)) and stem in folded for word in category.words):
+            continue
+        if terms is None:
+            terms = tokenize(text)
+            term_set = set(terms)
+        if any(_has_phrase(terms, term_set, word) for word in category.words):
+            found.append(category.name)
     return found
+
+
+@lru_cache(maxsize=1024)
+def _stem_of(word: str) -> str | None:
+    """What every inflection of a configured word's last word starts with: a text without it as a substring
+    cannot match the word (a cheap test before tokenizing). None for a word of stop words only."""
+    _, last = _phrase(word)
+    return os.path.commonprefix(sorted(last)) if last else None

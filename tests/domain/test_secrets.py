@@ -153,3 +153,49 @@ def test_redaction_is_idempotent() -> None:
 )
 def test_luhn(digits: str, valid: bool) -> None:
     assert luhn_valid(digits) is valid
+
+
+TOKEN_SAMPLES = {
+    "aws-access-key": "AKIAQYLPMN5HFAKE1234",
+    "github-token": "ghs_Zq8fAKEfAKEfAKE0123456789abcdefGHIJKL",
+    "gitlab-token": "glpat-FaKe1234567890abcdefgh",
+    "slack-token": "xoxp-1234567890-FAKEFAKEFAKE",
+    "slack-webhook": "https://hooks.slack.com/services/T000FAKE/B000FAKE/FAKEfakeFAKEfake",
+    "npm-token": "npm_FAKEfake1234567890FAKEfake1234567890",
+    "pypi-token": "pypi-AgEIcHlwaS5vcmcCJGZha2UtZmFrZS1mYWtlLWZha2UtZmFrZQACKlszLCJmYWtl",
+    "huggingface-token": "hf_FAKEfakeFAKEfakeFAKEfakeFAKEfake12",
+    "stripe-key": "rk_test_FAKEfake1234567890ab",
+    "api-key": "sk-FAKEfake1234567890FAKEfake",
+    "google-api-key": "AIzaSyFAKE-fake_FAKEfake1234567890abcde",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJlLWZha2UtZmFrZQ",
+}
+
+
+def test_every_token_form_has_a_sample_here() -> None:
+    from backend.domain.secrets import _TOKEN_FORMS
+
+    assert set(TOKEN_SAMPLES) == set(_TOKEN_FORMS)
+
+
+@pytest.mark.parametrize(("kind", "token"), sorted(TOKEN_SAMPLES.items()))
+def test_every_token_form_passes_the_cheap_prefilter_and_is_redacted(kind: str, token: str) -> None:
+    # the prefilter decides whether the token rule runs at all: a form it misses would leak
+    redacted = redact_secrets(f"in prose: {token} and more")
+    assert token not in redacted.text
+    assert redacted.redactions >= 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD = s3cr3t-Value",
+        "pass code: 4711-0815",
+        "| PIN | 1234 |",
+        "aws_access_key_id: AKIAQYLPMN5HFAKE1234",
+        "SESSION_TOKEN='FAKEsession123456'",
+        "private-key = FAKEprivate1234567",
+    ],
+)
+def test_labelled_values_pass_their_prefilters(text: str) -> None:
+    redacted = redact_secrets(text)
+    assert "[REDACTED:" in redacted.text, redacted.text

@@ -1,10 +1,19 @@
 import os
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
-from backend.domain.sparse import DocumentFields, FieldWeights, SparseEncoder, analyze, term_index, tokenize
+from backend.domain.sparse import (
+    DocumentFields,
+    FieldWeights,
+    SparseEncoder,
+    analyze,
+    fold,
+    term_index,
+    tokenize,
+)
 
 
 @pytest.mark.parametrize(
@@ -129,3 +138,29 @@ def test_field_weights_are_settings_not_constants() -> None:
     assert _score(SparseEncoder(), "sourdough", document) > _score(plain, "sourdough", document)
     no_title = SparseEncoder(weights=FieldWeights(title=0, file_name=0))
     assert _score(no_title, "sourdough", DocumentFields(title="Sourdough", body="bread")) == 0.0
+
+
+def _fold_whole(text: str) -> str:
+    """The definition: case-fold, decompose (NFKD), drop combining marks, on the whole text at once."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Café crème brûlée, naïve façade, Ångström, Œuvre, Straße, İstanbul, ǅemal",
+        "Ελληνικά: Ἀθῆναι, ΣΊΣΥΦΟΣ; Русский: Ёлка, й; Українська: ї",
+        "עִבְרִית עם ניקוד; العَرَبِيَّة مع التشكيل; हिन्दी क़िला; 한국어 한글; 日本語のテキスト",
+        "fullwidth ＡＢＣ１２３, ligatures ﬁ ﬂ, superscripts x² ³, fractions ½, roman Ⅻ, ㎏ ℃ № ™",
+        "combining: e\u0301 a\u0308\u0323 o\u0328\u0301 q\u0307\u0323; emoji 👩🏽‍🔬 🇵🇹; math 𝐀𝐛𝐜 α-β μm",
+    ],
+)
+def test_fold_a_character_at_a_time_equals_folding_the_whole_text(text: str) -> None:
+    # the keyword index stores terms made with `fold`: a change here would change every index's terms
+    assert fold(text) == _fold_whole(text)
+
+
+def test_fold_agrees_with_the_definition_on_every_letter_of_the_basic_planes() -> None:
+    letters = "".join(chr(cp) for cp in range(0x80, 0x3000) if not 0xD800 <= cp <= 0xDFFF)
+    assert fold(letters) == _fold_whole(letters)
