@@ -16,7 +16,6 @@ relationships.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -141,4 +140,11 @@ def _stem_of(word: str) -> str | None:
     """What every inflection of a configured word's last word starts with: a text without it as a substring
     cannot match the word (a cheap test before tokenizing). None for a word of stop words only."""
     _, last = _phrase(word)
-    return os.path.commonprefix(sorted(last)) if last else None
+    if not last:
+        return None
+    # The common prefix of a set of strings is that of its smallest and largest in sorted order.
+    first, final = min(last), max(last)
+    size = 0
+    while size < len(first) and first[size] == final[size]:
+        size += 1
+    return first[:size]
