@@ -103,27 +103,27 @@ def _closing_backticks(line: str, start: int, length: int) -> int | None:
 
 
 def _hidden_lines(lines: list[str], spans: list[tuple[int, int]]) -> frozenset[int]:
+    """Lines a comment touches and whose text outside every comment is only whitespace."""
     hidden: set[int] = set()
-    starts: list[int] = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
     span_index = 0
+    line_start = 0
     for index, line in enumerate(lines):
-        line_start, line_end = starts[index], starts[index] + len(line)
+        line_end = line_start + len(line)
         while span_index < len(spans) and spans[span_index][1] <= line_start:
             span_index += 1
         if span_index == len(spans):
             break
-        covered = [False] * len(line)
-        touched = False
+        # Slices, not a per-character walk: Excalidraw comments hold lines of tens of kilobytes.
+        visible: list[str] = []
+        column = line_start
         for start, end in spans[span_index:]:
             if start > line_end:
                 break
-            touched = True
-            for column in range(max(start, line_start) - line_start, min(end, line_end) - line_start):
-                covered[column] = True
-        if touched and all(covered[col] or char.isspace() for col, char in enumerate(line)):
-            hidden.add(index)
+            visible.append(line[column - line_start : max(start, column) - line_start])
+            column = max(column, min(end, line_end))
+        if visible:  # a comment touches this line
+            visible.append(line[column - line_start :])
+            if not "".join(visible).strip():
+                hidden.add(index)
+        line_start = line_end + 1
     return frozenset(hidden)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backend.domain.comments import find_comments
 
@@ -31,3 +33,32 @@ def test_comments(text: str, hidden_texts: list[str], hidden_lines: set[int]) ->
 
     assert [text[start:end] for start, end in comments.spans] == hidden_texts
     assert comments.hidden_lines == hidden_lines
+
+
+def _hidden_by_definition(text: str, spans: tuple[tuple[int, int], ...]) -> set[int]:
+    """A line is hidden when a comment touches it and every non-space character of it is commented."""
+    covered = {position for start, end in spans for position in range(start, end)}
+    hidden, start = set(), 0
+    for index, line in enumerate(text.split("\n")):
+        columns = range(start, start + len(line))
+        touched = any(a <= start + len(line) and b > start for a, b in spans)
+        if touched and all(p in covered or text[p].isspace() for p in columns):
+            hidden.add(index)
+        start += len(line) + 1
+    return hidden
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["%%", "a", " ", "\n", "`", "```", "b c", "\n\n"]), max_size=40))
+def test_hidden_lines_follow_their_definition(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    comments = find_comments(text)
+
+    assert comments.hidden_lines == _hidden_by_definition(text, comments.spans)
+
+
+def test_a_long_commented_line_is_hidden() -> None:
+    # Excalidraw drawings keep their JSON on lines of tens of kilobytes inside one comment.
+    text = "prose\n%%\n" + '{"x": 1}, ' * 20_000 + "\n%%\nafter"
+
+    assert find_comments(text).hidden_lines == {1, 2, 3}
