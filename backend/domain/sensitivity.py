@@ -125,7 +125,7 @@ def sensitive_categories(
         ):
             found.append(category.name)
             continue
-        if not any((stem := _stem_of(word)) and stem in folded for word in category.words):
+        if not any((stem := _stem_of(word)) is not None and stem in folded for word in category.words):
             continue
         if terms is None:
             terms = tokenize(text)
@@ -138,7 +138,8 @@ def sensitive_categories(
 @lru_cache(maxsize=1024)
 def _stem_of(word: str) -> str | None:
     """What every inflection of a configured word's last word starts with: a text without it as a substring
-    cannot match the word (a cheap test before tokenizing). None for a word of stop words only."""
+    cannot match the word (a cheap test before tokenizing; may be empty, which rules nothing out). None for a
+    word of stop words only, which matches nothing."""
     _, last = _phrase(word)
     if not last:
         return None

@@ -44,12 +44,17 @@ def _fold_char(ch: str) -> str:
     return "".join(part for part in decomposed if not unicodedata.combining(part))
 
 
+_FOLD_TABLE_LIMIT = 1 << 16
+
+
 class _FoldTable(dict[int, str]):
     """Each character's folded form, worked out once: `str.translate` then folds at C speed. Folding a
     character at a time is folding the text (case folding maps single characters; NFKD decomposes them one by
     one and only reorders combining marks, which are all dropped)."""
 
     def __missing__(self, codepoint: int) -> str:
+        if len(self) >= _FOLD_TABLE_LIMIT:  # a note holding every code point must not pin ~100 MB for good
+            self.clear()
         folded = self[codepoint] = _fold_char(chr(codepoint))
         return folded
 

@@ -44,3 +44,11 @@ def test_categories_are_configuration() -> None:
 def test_the_policy_can_leave_secrets_in_place() -> None:
     assert ContentPolicy(redact=False).clean("password: hunter2").text == "password: hunter2"
     assert ContentPolicy().clean("password: hunter2").text == "password: [REDACTED:password]"
+
+
+def test_a_word_whose_forms_share_no_prefix_still_matches() -> None:
+    # "x" -> x, xs, xed, ... but "e" -> e, ed, ..., "ing": nothing every form starts with to look for first
+    custom = (SensitiveCategory("grades", words=("e",)), SensitiveCategory("vitamins", words=("vitamin e",)))
+    assert sensitive_categories(custom, "Got an E in chemistry") == ["grades"]
+    assert sensitive_categories(custom, "Took vitamin E daily") == ["grades", "vitamins"]
+    assert sensitive_categories(custom, "Took vitamin D daily") == []

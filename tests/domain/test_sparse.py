@@ -5,6 +5,7 @@ import unicodedata
 
 import pytest
 
+from backend.domain import sparse
 from backend.domain.sparse import (
     DocumentFields,
     FieldWeights,
@@ -164,3 +165,11 @@ def test_fold_a_character_at_a_time_equals_folding_the_whole_text(text: str) -> 
 def test_fold_agrees_with_the_definition_on_every_letter_of_the_basic_planes() -> None:
     letters = "".join(chr(cp) for cp in range(0x80, 0x3000) if not 0xD800 <= cp <= 0xDFFF)
     assert fold(letters) == _fold_whole(letters)
+
+
+def test_fold_stays_right_past_the_size_of_its_character_table() -> None:
+    # more distinct characters than the table keeps: it starts over instead of growing for good
+    letters = "".join(chr(cp) for cp in range(0x80, 0x20000) if not 0xD800 <= cp <= 0xDFFF)
+    assert fold(letters) == _fold_whole(letters)
+    assert fold("Ångström") == "angstrom"
+    assert len(sparse._FOLDED) <= sparse._FOLD_TABLE_LIMIT
