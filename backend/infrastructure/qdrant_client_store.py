@@ -47,6 +47,7 @@ from backend.infrastructure.qdrant_common import (
     identity_from_record,
     identity_record,
     normalise_filter,
+    point_record,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
 
@@ -323,7 +324,7 @@ class ClientChunkStore:
                 )
         except IndexNotReadyError:
             return [], None
-        page = [_point_record(r.id, r.vector, r.payload) for r in records]
+        page = [point_record(r.id, r.vector, r.payload) for r in records]
         return page, None if next_offset is None else str(next_offset)
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -379,20 +380,6 @@ def _client_filter(spec: FilterSpec | None) -> qm.Filter | None:
         date_range = qm.Range(gte=spec.date_num_from, lte=spec.date_num_to)
         must.append(qm.FieldCondition(key=DATE_NUM, range=date_range))
     return qm.Filter(must=must)
-
-
-def _point_record(point_id: Any, vector: Any, payload: dict[str, Any] | None) -> PointRecord:
-    vectors = vector if isinstance(vector, dict) else {}
-    sparse = vectors.get(SPARSE)
-    dense = vectors.get(DENSE)
-    return PointRecord(
-        id=str(point_id),
-        sparse=SparseVector(tuple(sparse.indices), tuple(float(v) for v in sparse.values))
-        if isinstance(sparse, qm.SparseVector)
-        else SparseVector((), ()),
-        payload=dict(payload or {}),
-        dense=tuple(float(x) for x in dense) if isinstance(dense, list) else None,
-    )
 
 
 def _scored(point_id: Any, score: float, payload: dict[str, Any] | None) -> ScoredPoint:

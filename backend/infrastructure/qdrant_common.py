@@ -28,7 +28,7 @@ from backend.domain.errors import (
 from backend.domain.ids import link_point_id
 from backend.domain.link_resolution import name_key
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
-from backend.domain.models import ChunkEntry, IndexIdentity, PointFilter, SparseVector
+from backend.domain.models import ChunkEntry, IndexIdentity, PointFilter, PointRecord, SparseVector
 from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, NOTE_PATH, date_num
 
 DENSE = "dense"
@@ -416,3 +416,19 @@ def resolution_groups(links: Sequence[LinkRecord]) -> list[tuple[dict[str, Any],
             link_point_id(link.source, link.position)
         )
     return list(groups.values())
+
+
+def point_record(point_id: Any, vector: Any, payload: dict[str, Any] | None) -> PointRecord:
+    """A stored point as the store port exports it, from either library's point (both name their sparse
+    vector's parts `indices` and `values`)."""
+    vectors = vector if isinstance(vector, dict) else {}
+    sparse = vectors.get(SPARSE)
+    dense = vectors.get(DENSE)
+    return PointRecord(
+        id=str(point_id),
+        sparse=SparseVector(tuple(sparse.indices), tuple(float(v) for v in sparse.values))
+        if sparse is not None
+        else SparseVector((), ()),
+        payload=dict(payload or {}),
+        dense=tuple(float(x) for x in dense) if dense is not None else None,
+    )

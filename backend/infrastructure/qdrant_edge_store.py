@@ -46,6 +46,7 @@ from backend.infrastructure.qdrant_common import (
     identity_from_record,
     identity_record,
     normalise_filter,
+    point_record,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
 
@@ -316,7 +317,7 @@ class EdgeChunkStore:
                 offset=offset, limit=limit, filter=None, with_payload=True, with_vector=True
             )
             records, next_offset = self._open().scroll(request)
-        page = [_point_record(r.id, r.vector, r.payload) for r in records]
+        page = [point_record(r.id, r.vector, r.payload) for r in records]
         return page, None if next_offset is None else str(next_offset)
 
 
@@ -337,20 +338,6 @@ def _edge_point(point: PointRecord) -> qe.Point:
     if point.dense is not None:
         vector[DENSE] = list(point.dense)
     return qe.Point(point.id, vector, dict(point.payload))
-
-
-def _point_record(point_id: Any, vector: Any, payload: dict[str, Any] | None) -> PointRecord:
-    vectors = vector if isinstance(vector, dict) else {}
-    sparse = vectors.get(SPARSE)
-    dense = vectors.get(DENSE)
-    return PointRecord(
-        id=str(point_id),
-        sparse=SparseVector(tuple(sparse.indices), tuple(float(v) for v in sparse.values))
-        if sparse is not None
-        else SparseVector((), ()),
-        payload=dict(payload or {}),
-        dense=tuple(float(x) for x in dense) if dense is not None else None,
-    )
 
 
 def _nearest_dense(dense: Sequence[float]) -> qe.Query:
