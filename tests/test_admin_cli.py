@@ -17,6 +17,7 @@ from backend.cli import main
 from backend.config import Settings
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 from backend.infrastructure.index_catalog import ClientIndexCatalog
+from tests.backend_cli import run_backend
 from tests.ports import refused_url
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,15 +36,7 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "backend", *args],
-        cwd=REPO,
-        env={**os.environ, "EMBEDDING_PROVIDER": "none", **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+run = run_backend
 
 
 def test_migrate_copies_the_index_and_says_what_to_start_next(

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from scripts.service_process import ServiceProcess
+from tests.backend_cli import run_backend
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -27,15 +28,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 def run(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "EMBEDDING_PROVIDER": "none", "PORT": "1"}  # port 1: no server answers there
-    return subprocess.run(
-        [sys.executable, "-m", "backend", *args, "--data-dir", str(tmp_path / "data")],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_backend(*args, "--data-dir", str(tmp_path / "data"))
 
 
 def test_index_then_search_then_status(vault: Path, tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from fastapi.testclient import TestClient
 from backend.config import load_settings
 from backend.main import create_app
 from scripts.service_process import ServiceProcess
+from tests.backend_cli import run_backend
 from tests.vault_files import write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,15 +121,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 def cli(*args: str, vault: Path, data: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **ENV, "PORT": "1"}  # port 1: no service answers, the CLI opens the index itself
-    return subprocess.run(
-        [sys.executable, "-m", "backend", *args, "--vault", str(vault), "--data-dir", str(data)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_backend(*args, "--vault", str(vault), "--data-dir", str(data), env=ENV)
 
 
 def fill(disk: Path) -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from backend.config import load_settings
 from backend.main import create_app
+from tests.backend_cli import run_backend
 from tests.vault_files import write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,15 +166,7 @@ def test_a_damaged_identity_record_is_rebuilt_at_start_by_itself(vault: Path, in
 
 
 def cli(*args: str, data: Path, vault: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "EMBEDDING_PROVIDER": "none", "PORT": "1"}  # port 1: no service answers
-    return subprocess.run(
-        [sys.executable, "-m", "backend", *args, "--vault", str(vault), "--data-dir", str(data)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_backend(*args, "--vault", str(vault), "--data-dir", str(data))
 
 
 def test_the_cli_says_index_corrupted_without_a_traceback_and_rebuilds(vault: Path, index_dir: Path) -> None:
