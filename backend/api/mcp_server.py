@@ -127,7 +127,10 @@ async def _call(work: Callable[[], Any]) -> Any:
         return _failure(INTERNAL)
 
 
-def build_mcp_server(services: Callable[[], Services], settings: Settings, *, version: str) -> MCPServer:
+def build_mcp_server(
+    services: Callable[[], Services], settings: Settings, *, version: str, read_only: bool = False
+) -> MCPServer:
+    """`read_only`: without the one tool that writes (`remember`), for an index opened read-only."""
     mcp: MCPServer = MCPServer(
         "knowledge-bridge",
         instructions=INSTRUCTIONS,
@@ -244,6 +247,9 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
             return context_response(services(), body)
 
         return await _call(work)  # type: ignore[no-any-return]
+
+    if read_only:
+        return mcp
 
     @tool("remember", "Remember a fact", WRITES)
     async def remember(
