@@ -56,12 +56,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "properties": {
         "baseUrl": {
             "type": "string",
-            "default": "http://127.0.0.1:8000",
-            "description": "Base URL of the Knowledge Bridge service (in Compose: http://backend:8000).",
+            "description": "Base URL of the Knowledge Bridge service (in Compose: http://backend:8000); "
+            "unset: $KB_URL, else http://127.0.0.1:8000.",
         },
         "apiKey": {
             "type": "string",
-            "description": "The service's API_KEY, sent as `Authorization: Bearer <key>`; unset: no header.",
+            "description": "The service's API_KEY, sent as `Authorization: Bearer <key>`; "
+            "unset: $KB_API_KEY, else no header.",
         },
         "timeoutMs": {
             "type": "integer",

@@ -12,20 +12,26 @@ import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 
 const TOOLS = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8")).tools;
 const MANIFEST = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
-const DEFAULTS = Object.fromEntries(
-  Object.entries(MANIFEST.configSchema.properties)
-    .filter(([, schema]) => schema.default !== undefined)
-    .map(([name, schema]) => [name, schema.default]),
-);
+const DEFAULTS = {
+  baseUrl: "http://127.0.0.1:8000",
+  ...Object.fromEntries(
+    Object.entries(MANIFEST.configSchema.properties)
+      .filter(([, schema]) => schema.default !== undefined)
+      .map(([name, schema]) => [name, schema.default]),
+  ),
+};
 
 const HEALTH = new Set(["healthy", "degraded", "unavailable"]); // what search and context answers say
 
+// Precedence: the plugin's config (plugins.entries.knowledge-bridge.config), then the environment the skill
+// uses too (KB_URL, KB_API_KEY: one setting for both in a container), then the schema's defaults.
 function settings(pluginConfig) {
-  const config = { ...DEFAULTS, ...(pluginConfig ?? {}) };
+  const config = pluginConfig ?? {};
+  const pick = (name, variable) => config[name] ?? (process.env[variable] || undefined) ?? DEFAULTS[name];
   return {
-    baseUrl: String(config.baseUrl).replace(/\/+$/, ""),
-    apiKey: config.apiKey ? String(config.apiKey) : undefined,
-    timeoutMs: Number(config.timeoutMs),
+    baseUrl: String(pick("baseUrl", "KB_URL")).replace(/\/+$/, ""),
+    apiKey: pick("apiKey", "KB_API_KEY"),
+    timeoutMs: Number(config.timeoutMs ?? DEFAULTS.timeoutMs),
   };
 }
 
