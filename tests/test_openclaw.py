@@ -13,6 +13,7 @@ Set OPENCLAW_TRANSCRIPT=path to record each command and what OpenClaw printed (R
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -51,11 +52,15 @@ LEDGER = "Finance/Money with Sreenivas.md"
 
 def record(result: Result, shown: str) -> Result:
     """Append `$ openclaw ...` and its output to OPENCLAW_TRANSCRIPT, when set."""
+    note(f"openclaw {shown}", result.output)
+    return result
+
+
+def note(shown: str, output: str) -> None:
     transcript = os.environ.get("OPENCLAW_TRANSCRIPT")
     if transcript:
         with open(transcript, "a", encoding="utf-8") as out:
-            out.write(f"$ openclaw {shown}\n{result.output.rstrip()}\n\n")
-    return result
+            out.write(f"$ {shown}\n{output.rstrip()}\n\n")
 
 
 def free_port() -> int:
@@ -232,7 +237,12 @@ def test_the_plugin_installs_with_openclaws_own_command(installed: Result, openc
 
 
 def test_every_plugin_tool_answers_with_real_data(gateway: Gateway) -> None:
-    found = gateway.invoke("kb_search", {"query": "how much do I owe Sreenivas?", "top_k": 3})
+    question = {"query": "how much do I owe Sreenivas?", "top_k": 3}
+    found = gateway.invoke("kb_search", question)
+    note(
+        f"POST /tools/invoke {json.dumps({'tool': 'kb_search', 'args': question})}",
+        json.dumps(found, indent=2),
+    )
     assert found["ok"] is True
     assert found["status"] == "degraded"  # keyword only here (no embedder): the service says so
     assert found["result"]["results"][0]["note_path"] == LEDGER
@@ -242,10 +252,10 @@ def test_every_plugin_tool_answers_with_real_data(gateway: Gateway) -> None:
     assert context["ok"] is True
     assert context["result"]["context"].startswith("[Health/Knee physio plan.md:")
 
-    note = gateway.invoke("kb_note", {"note_path": LEDGER, "start_line": 14, "end_line": 16})
-    assert note["ok"] is True
-    assert note["status"] == "healthy"
-    assert "I owe Sreenivas €79.50" in note["result"]["content"]
+    read = gateway.invoke("kb_note", {"note_path": LEDGER, "start_line": 14, "end_line": 16})
+    assert read["ok"] is True
+    assert read["status"] == "healthy"
+    assert "I owe Sreenivas €79.50" in read["result"]["content"]
 
     links = gateway.invoke("kb_note_links", {"note_path": "People/Sreenivas.md"})
     assert LEDGER in {link["note_path"] for link in links["result"]["backlinks"]}
@@ -305,12 +315,14 @@ def test_a_wrong_key_and_a_service_down_are_clear_errors(
     gateway.wait()
     plugin_config(openclaw, baseUrl=service, apiKey="not-the-key")
     wrong = _error_once_reloaded(gateway, "UNAUTHORIZED")
+    note("POST /tools/invoke kb_status (wrong key)", json.dumps(wrong, indent=2))
     assert wrong["ok"] is False
     assert set(wrong["error"]) == ERROR_KEYS
 
     closed = f"http://127.0.0.1:{free_port()}"
     plugin_config(openclaw, baseUrl=closed, apiKey=KEY)
     down = _error_once_reloaded(gateway, "SERVICE_UNAVAILABLE")
+    note("POST /tools/invoke kb_status (service down)", json.dumps(down, indent=2))
     assert down["status"] == "unavailable"
     assert down["error"]["recoverable"] is True
     assert closed in down["error"]["detail"]
