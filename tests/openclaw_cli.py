@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ NOT_INSTALLED = (
     "OpenClaw is not installed in tools/openclaw (`make` installs it with npm ci; the npm registry was "
     "unreachable?): run `.venv/bin/python -m scripts.node install`"
 )
+LOCKED = "another OpenClaw process owns state-lifecycle"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -68,14 +70,23 @@ class OpenClaw:
         return openclaw_command(*args)
 
     def run(self, *args: str, timeout: float = 180, check: bool = True) -> Result:
+        """Run a command; while a starting gateway holds the state lock, OpenClaw refuses it: run it again."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = self._run_once(args, max(1.0, deadline - time.monotonic()))
+            if result.returncode == 0 or LOCKED not in result.output or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        if check and result.returncode != 0:
+            raise AssertionError(f"openclaw {' '.join(args)} failed ({result.returncode}):\n{result.output}")
+        return result
+
+    def _run_once(self, args: tuple[str, ...], timeout: float) -> Result:
         command = self.command(*args)
         done = subprocess.run(
             command, env=self.env, capture_output=True, text=True, timeout=timeout, check=False, cwd=self.root
         )
-        result = Result(command, done.returncode, done.stdout, done.stderr)
-        if check and done.returncode != 0:
-            raise AssertionError(f"openclaw {' '.join(args)} failed ({done.returncode}):\n{result.output}")
-        return result
+        return Result(command, done.returncode, done.stdout, done.stderr)
 
     def config(self) -> dict[str, Any]:
         if not self.config_path.exists():
