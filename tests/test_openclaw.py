@@ -18,6 +18,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -196,14 +197,38 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     saved = openclaw.config()["mcp"]["servers"]["kb"]
     assert "transport" not in saved  # OpenClaw's default: the legacy SSE transport
 
-    probe = record(openclaw.run("mcp", "probe", "kb", "--json"), "mcp probe kb --json")
+    # the stdio entry, spawned by OpenClaw itself: it relays to the running service (`mcp add` probes first)
+    port = service.rsplit(":", 1)[1]
+    stdio = [
+        "--command",
+        sys.executable,
+        "--arg",
+        "-m",
+        "--arg",
+        "backend",
+        "--arg",
+        "mcp",
+        "--cwd",
+        str(REPO_ROOT),
+    ]
+    spawned = openclaw.run(
+        "mcp", "add", "kb-stdio", *stdio, "--env", f"PORT={port}", "--env", f"API_KEY={KEY}"
+    )
+    shown = 'mcp add kb-stdio --command .venv/bin/python --arg -m --arg backend --arg mcp --cwd "$PWD" '
+    record(spawned, shown + '--env "API_KEY=$API_KEY"')
+    assert 'Saved MCP server "kb-stdio"' in spawned.output
+
+    probe = record(openclaw.run("mcp", "probe", "--json"), "mcp probe --json")
     report = probe.json()
     assert report["diagnostics"] == []
-    assert report["servers"]["kb"]["tools"] == 6
-    assert "approvalHint" not in report["servers"]["kb"]  # no "tools have no safety annotations" warning
-    assert "resources" not in report["servers"]["kb"]
-    assert "prompts" not in report["servers"]["kb"]
-    assert {name.rsplit("__", 1)[-1] for name in report["tools"]} == MCP_TOOLS
+    for name in ("kb", "kb-stdio"):
+        server = report["servers"][name]
+        assert server["tools"] == 6
+        assert "approvalHint" not in server  # no "tools have no safety annotations" warning
+        assert "resources" not in server
+        assert "prompts" not in server
+    for prefix in ("kb__", "kb-stdio__"):
+        assert {name.removeprefix(prefix) for name in report["tools"] if name.startswith(prefix)} == MCP_TOOLS
 
 
 # -- the skill ---------------------------------------------------------------------------------------------
