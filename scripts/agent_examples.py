@@ -1,10 +1,10 @@
-"""Capture real answers of the service for docs/agents/SKILL.md.
+"""Capture real answers of the service for docs/agents/references/examples.md (the skill's examples).
 
 Starts the service as `make run` does (the bundled example vault, embedded Qdrant, MiniLM on onnxruntime) with
 a temporary data directory on a free loopback port - or talks to a running one with `--url` - makes the
 example calls over HTTP, and rewrites each block between `<!-- example: NAME -->` and `<!-- /example -->` in
-SKILL.md with the call and the answer it really got. Times and ids change from run to run; the shape and the
-content are what the service answers.
+examples.md with the call and the answer it really got. Times and ids change from run to run; the shape
+and the content are what the service answers.
 
     .venv/bin/python -m scripts.agent_examples            # or: make agent-docs
 """
@@ -30,7 +30,7 @@ import uvicorn
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.main import create_app
 
-SKILL = REPO_ROOT / "docs" / "agents" / "SKILL.md"
+SKILL = REPO_ROOT / "docs" / "agents" / "references" / "examples.md"
 LEDGER = "Finance/Money with Sreenivas.md"
 FACT = {
     "key": "sreenivas-balance",

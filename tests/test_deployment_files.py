@@ -498,5 +498,79 @@ def test_build_context_has_what_the_dockerfile_copies_and_nothing_local() -> Non
     for source in sources:
         assert (ROOT / source).exists(), f"Dockerfile copies {source}, which does not exist"
         assert not _ignored(source, patterns), f".dockerignore hides {source} from the build"
-    for local_state in (".git", ".venv", ".env", "data", "tests", "docs/research.md"):
+    for local_state in (
+        ".git",
+        ".venv",
+        ".env",
+        "data",
+        "tests",
+        "docs/research.md",
+        "tools/openclaw/node_modules",
+    ):
         assert _ignored(local_state, patterns), f"{local_state} would be sent to the Docker daemon"
+
+
+# -- docker-compose.agent.yml: an agent container reaching the backend by its service name ------------------
+
+AGENT_FILE = ROOT / "docker-compose.agent.yml"
+AGENT = "openclaw-gateway"
+
+
+@pytest.fixture(scope="module")
+def agent_overlay() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load(AGENT_FILE.read_text(encoding="utf-8"))
+    return document
+
+
+def test_the_agent_overlay_is_valid_against_the_compose_specification(agent_overlay: dict[str, Any]) -> None:
+    schema = compose_spec_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = list(validator.iter_errors(agent_overlay))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+    assert agent_overlay["name"] == yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))["name"]
+
+
+def test_the_agent_reaches_the_backend_by_service_name_with_the_key(
+    agent_overlay: dict[str, Any], services: dict[str, dict[str, Any]]
+) -> None:
+    agent = agent_overlay["services"][AGENT]
+    environment = env_names(agent)
+    url = urlsplit(environment["KB_URL"])
+    assert url.hostname == "backend"
+    assert url.hostname in services  # a service of the stack, on its default network
+    assert url.port == 8000
+    assert env_names(services["backend"])["HOST"] == "0.0.0.0"  # listens beyond its own loopback
+    # the backend demands a key in this setup, and the agent gets that very key
+    backend_key = env_names(agent_overlay["services"]["backend"])["API_KEY"]
+    assert backend_key.startswith("${API_KEY:?")
+    assert environment["KB_API_KEY"].startswith("${API_KEY")
+    assert agent["depends_on"] == {"backend": {"condition": "service_healthy"}}
+    assert "networks" not in agent  # the stack's default network, as the backend's
+    assert "network_mode" not in agent
+
+
+def test_the_agent_overlay_mounts_the_plugin_and_skill_read_only_and_pins_its_image(
+    agent_overlay: dict[str, Any],
+) -> None:
+    agent = agent_overlay["services"][AGENT]
+    repository, _, tag = agent["image"].rpartition(":")
+    assert repository == "ghcr.io/openclaw/openclaw"
+    assert tag == json.loads((ROOT / "tools/openclaw/package.json").read_text())["dependencies"]["openclaw"]
+    binds = {mount["target"]: mount for mount in mounts(agent) if mount.get("type") == "bind"}
+    assert (ROOT / binds["/opt/knowledge-bridge/plugin"]["source"] / "openclaw.plugin.json").is_file()
+    assert (ROOT / binds["/opt/knowledge-bridge/skill"]["source"] / "SKILL.md").is_file()
+    assert all(mount["read_only"] for mount in binds.values())
+    assert agent["ports"] == ["127.0.0.1:18789:18789"]
+    declared = set(agent_overlay.get("volumes") or {})
+    assert {m["source"] for m in mounts(agent) if m.get("type", "volume") == "volume"} <= declared
+
+
+def test_the_deployment_guide_shows_the_agent_container_commands() -> None:
+    guide = (ROOT / "docs" / "deployment.md").read_text(encoding="utf-8")
+    assert "docker compose -f docker-compose.yml -f docker-compose.agent.yml up -d" in guide
+    for command in (
+        "plugins install /opt/knowledge-bridge/plugin",
+        "mcp add kb --url http://backend:8000/mcp",
+    ):
+        assert command in guide
+    assert "skills install /opt/knowledge-bridge/skill" in guide

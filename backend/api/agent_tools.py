@@ -1,20 +1,78 @@
-"""OpenClaw tool definitions generated from our own OpenAPI schema, so they cannot drift from the API.
+"""The OpenClaw plugin's tools (integrations/openclaw/), generated from our own OpenAPI schema so they cannot
+drift from the API.
 
-One tool per operation (liveness aside): `name` is the operationId, `description` the operation's, and
-`parameters` one JSON Schema object holding the path, query and body parameters side by side (references
-inlined, so each tool stands alone). `http` says how to call it: method, path template, and which parameters
-go in the path, the query string and the JSON body.
+Each plugin tool calls one operation (the admin tool: one of two, picked by its `action`): its `description`
+is the operation's, its `parameters` one JSON Schema object holding the path, query and body parameters side
+by side (references inlined, so each tool stands alone), and `http` says how to call it: method, path
+template, and which parameters go in the path, the query string and the JSON body. The plugin's manifest
+(`openclaw.plugin.json`: config schema, tool contracts, tool metadata) comes from the same table.
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
-SKIPPED_TAGS = frozenset({"health"})
 GENERATED_BY = (
     "generated from the OpenAPI schema by `make agent-tools` (scripts/openclaw_tools.py): do not edit"
 )
+PLUGIN_ID = "knowledge-bridge"
+
+
+@dataclass(frozen=True)
+class PluginTool:
+    name: str
+    label: str
+    operations: tuple[str, ...]  # several: the tool takes an `action` naming one of them
+    read_only: bool = True
+    optional: bool = False  # OpenClaw sends it to a model only once the user allowlists it
+
+    @property
+    def actions(self) -> dict[str, str]:
+        """action value -> operationId (`index_sync` -> `sync`)."""
+        return {operation.removeprefix("index_"): operation for operation in self.operations}
+
+
+TOOLS = (
+    PluginTool("kb_search", "Search the vault", ("search",)),
+    PluginTool("kb_context", "Context block for a question", ("build_context",)),
+    PluginTool("kb_note", "Read a note", ("get_note",)),
+    PluginTool("kb_note_links", "Links of a note", ("note_links",)),
+    PluginTool("kb_list_notes", "List notes", ("list_notes",)),
+    PluginTool("kb_status", "Index status", ("index_status",)),
+    PluginTool("kb_remember", "Remember a fact", ("remember",), read_only=False),
+    PluginTool("kb_index_admin", "Sync or rebuild the index", ("index_sync", "index_rebuild"), False, True),
+)
+ADMIN_NOTE = (
+    "Admin tool, not read-only: `sync` compares the whole vault with the index now and applies what changed; "
+    "`rebuild` builds a new index from the vault beside the serving one and switches to it when complete. "
+    "Both answer 202 with a job id at once; follow the job with kb_status. Use only when the user asks."
+)
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "baseUrl": {
+            "type": "string",
+            "description": "Base URL of the Knowledge Bridge service (in Compose: http://backend:8000); "
+            "unset: $KB_URL, else http://127.0.0.1:8000.",
+        },
+        "apiKey": {
+            "type": "string",
+            "description": "The service's API_KEY, sent as `Authorization: Bearer <key>`; "
+            "unset: $KB_API_KEY, else no header.",
+        },
+        "timeoutMs": {
+            "type": "integer",
+            "minimum": 1000,
+            "maximum": 600000,
+            "default": 30000,
+            "description": "How long one call may take before it fails with SERVICE_UNAVAILABLE.",
+        },
+    },
+}
 
 
 def _inline(schema: Any, components: dict[str, Any]) -> Any:
@@ -35,7 +93,17 @@ def _prose(text: str) -> str:
     return "\n\n".join(" ".join(paragraph.split()) for paragraph in text.split("\n\n") if paragraph.strip())
 
 
-def _tool(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+def _operations(openapi: dict[str, Any]) -> dict[str, tuple[str, str, dict[str, Any]]]:
+    """operationId -> (path, method, operation)."""
+    return {
+        operation["operationId"]: (path, method, operation)
+        for path, operations in openapi["paths"].items()
+        for method, operation in operations.items()
+    }
+
+
+def _call(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """The operation's parameters as one JSON Schema object, and where each one goes in the request."""
     properties: dict[str, Any] = {}
     required: list[str] = []
     where: dict[str, list[str]] = {"path_params": [], "query_params": [], "body_params": []}
@@ -56,8 +124,6 @@ def _tool(path: str, method: str, operation: dict[str, Any], components: dict[st
         required += inlined.get("required", [])
     ordered = {name: properties[name] for name in required} | properties  # required ones first
     return {
-        "name": operation["operationId"],
-        "description": _prose(operation.get("description") or operation.get("summary", "")),
         "parameters": {
             "type": "object",
             "properties": ordered,
@@ -68,17 +134,67 @@ def _tool(path: str, method: str, operation: dict[str, Any], components: dict[st
     }
 
 
-def openclaw_tools(openapi: dict[str, Any]) -> dict[str, Any]:
+def _tool(
+    spec: PluginTool, found: dict[str, tuple[str, str, dict[str, Any]]], components: dict[str, Any]
+) -> dict:
+    calls = {action: _call(*found[operation], components) for action, operation in spec.actions.items()}
+    common = {"name": spec.name, "label": spec.label, "read_only": spec.read_only, "optional": spec.optional}
+    if len(calls) == 1:
+        (call,) = calls.values()
+        operation = found[spec.operations[0]][2]
+        description = _prose(operation.get("description") or operation.get("summary", ""))
+        return {**common, "operation": spec.operations[0], "description": description, **call}
+    for action, call in calls.items():  # the admin tool's operations take no parameters of their own
+        assert not call["parameters"]["properties"], f"{action} takes parameters; give them to the tool"
+    summaries = "; ".join(
+        f"`{action}`: {_prose(found[operation][2].get('summary', ''))}"
+        for action, operation in spec.actions.items()
+    )
+    return {
+        **common,
+        "operation": None,
+        "description": f"{ADMIN_NOTE} ({summaries})",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": list(calls), "description": "What to do with the index."}
+            },
+            "required": ["action"],
+            "additionalProperties": False,
+        },
+        "http": {action: call["http"] for action, call in calls.items()},
+    }
+
+
+def plugin_tools(openapi: dict[str, Any]) -> dict[str, Any]:
+    """integrations/openclaw/tools.json: what the plugin registers."""
     components = openapi.get("components", {}).get("schemas", {})
-    tools = [
-        _tool(path, method, operation, components)
-        for path, operations in openapi["paths"].items()
-        for method, operation in operations.items()
-        if not SKIPPED_TAGS & set(operation.get("tags", []))
-    ]
+    found = _operations(openapi)
     return {
         "$comment": GENERATED_BY,
         "service": openapi["info"]["title"],
         "version": openapi["info"]["version"],
-        "tools": tools,
+        "tools": [_tool(spec, found, components) for spec in TOOLS],
+    }
+
+
+def plugin_manifest(version: str) -> dict[str, Any]:
+    """integrations/openclaw/openclaw.plugin.json: what OpenClaw reads before loading the plugin's code."""
+    return {
+        "id": PLUGIN_ID,
+        "name": "Knowledge Bridge",
+        "description": "Search, read and cite the user's Obsidian vault through a Knowledge Bridge service.",
+        "version": version,
+        "categories": ["productivity"],
+        "activation": {"onStartup": True},
+        "configSchema": CONFIG_SCHEMA,
+        "contracts": {"tools": [spec.name for spec in TOOLS]},
+        "toolMetadata": {
+            spec.name: {
+                "profiles": ["coding", "messaging", "full"],
+                **({"replaySafe": True} if spec.read_only else {"sideEffecting": True}),
+                **({"optional": True} if spec.optional else {}),
+            }
+            for spec in TOOLS
+        },
     }

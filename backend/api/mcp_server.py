@@ -23,10 +23,8 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
-from starlette.routing import Route
 
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, describe_validation, envelope
@@ -46,13 +44,34 @@ from backend.domain.models import SearchMode
 
 log = logging.getLogger(__name__)
 
-MCP_PATH = "/mcp"
 INSTRUCTIONS = (
     "Knowledge Bridge searches the user's Obsidian vault by meaning and by keyword. Call `search` (or "
     "`build_context` for a ready-to-inject block) first; expand a hit with `get_note` using its start_line "
     "and end_line; follow links with `note_links`; keep a fact with `remember`. Results flag sensitive "
     "categories (health, finance, relationships): ask the user before showing those. Secrets are redacted. "
     "Errors carry error_code, detail, recoverable and suggestion."
+)
+
+
+# Every tool says what it does to the world, so clients (OpenClaw's approval postures) need not ask the user
+# before each search: all tools read our own index only (closed world); `remember` writes a fact, and writing
+# the same fact again changes nothing (idempotent), nor does it ever delete anything.
+READS = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+WRITES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+# The SDK answers resources/* and prompts/* (empty lists) and advertises both; we serve neither, and a client
+# such as OpenClaw would turn them into four tools that list nothing.
+UNSERVED_METHODS = (
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
 )
 
 
@@ -108,7 +127,10 @@ async def _call(work: Callable[[], Any]) -> Any:
         return _failure(INTERNAL)
 
 
-def build_mcp_server(services: Callable[[], Services], settings: Settings, *, version: str) -> MCPServer:
+def build_mcp_server(
+    services: Callable[[], Services], settings: Settings, *, version: str, read_only: bool = False
+) -> MCPServer:
+    """`read_only`: without the one tool that writes (`remember`), for an index opened read-only."""
     mcp: MCPServer = MCPServer(
         "knowledge-bridge",
         instructions=INSTRUCTIONS,
@@ -117,15 +139,22 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         middleware=[_enveloped_errors],
     )
 
-    def tool(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    handlers = mcp._lowlevel_server._request_handlers  # noqa: SLF001 (the SDK has no public way to unregister)
+    for method in UNSERVED_METHODS:
+        handlers.pop(method, None)
+
+    def tool(
+        name: str, title: str, annotations: ToolAnnotations = READS
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a tool under `name`, described by its docstring without the source's indentation."""
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            return mcp.tool(name=name, description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+            description = inspect.cleandoc(fn.__doc__ or "")
+            return mcp.tool(name=name, title=title, description=description, annotations=annotations)(fn)
 
         return register
 
-    @tool("search")
+    @tool("search", "Search the vault")
     async def search(
         query: Annotated[str, _about(SearchRequest, "query")],
         top_k: Annotated[int, _about(SearchRequest, "top_k")] = 5,
@@ -159,7 +188,7 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
 
         return await _call(work)  # type: ignore[no-any-return]
 
-    @tool("get_note")
+    @tool("get_note", "Read a note")
     async def get_note(
         path: Annotated[
             str, Field(description="Vault-relative path of the note, as search results give it.")
@@ -173,7 +202,7 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         a few lines around its start_line/end_line). Secrets are redacted."""
         return await _call(lambda: note_response(services(), path, start_line, end_line))  # type: ignore[no-any-return]
 
-    @tool("note_links")
+    @tool("note_links", "Links of a note")
     async def note_links(
         path: Annotated[str, Field(description="Vault-relative path of the note.")],
     ) -> NoteLinksOut:
@@ -181,13 +210,13 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         not created yet."""
         return await _call(lambda: note_links_response(services(), path))  # type: ignore[no-any-return]
 
-    @tool("index_status")
+    @tool("index_status", "Index status")
     async def index_status() -> IndexStatus:
         """What is indexed (notes, chunks, links), with which embedding model, whether the watcher and the
         embedder are up, and the progress of the running or last indexing job."""
         return await _call(lambda: status_response(services()))  # type: ignore[no-any-return]
 
-    @tool("build_context")
+    @tool("build_context", "Context block for a question")
     async def build_context(
         query: Annotated[str | None, _about(ContextRequest, "query")] = None,
         messages: Annotated[list[ChatMessage] | None, _about(ContextRequest, "messages")] = None,
@@ -219,7 +248,10 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
 
         return await _call(work)  # type: ignore[no-any-return]
 
-    @tool("remember")
+    if read_only:
+        return mcp
+
+    @tool("remember", "Remember a fact", WRITES)
     async def remember(
         key: Annotated[str, _about(MemoryIn, "key")],
         value: Annotated[str, _about(MemoryIn, "value")],
@@ -232,14 +264,3 @@ def build_mcp_server(services: Callable[[], Services], settings: Settings, *, ve
         )
 
     return mcp
-
-
-def mcp_route(mcp: MCPServer, settings: Settings) -> Route:
-    """The `/mcp` route (exact path: no redirect, and unknown paths keep our 404 envelope)."""
-    mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        stateless_http=True,  # every request stands alone: nothing to lose on a restart, any worker answers
-        json_response=True,
-        host=settings.host,  # DNS-rebinding protection on for a loopback bind
-    )
-    return Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(mcp.session_manager))

@@ -1,6 +1,7 @@
 """The MCP endpoint in a real session: uvicorn serves the app on a free loopback port, and the official SDK's
-own client (streamable HTTP client + ClientSession) lists the tools, calls each one, gets our error envelope
-back as tool errors, is refused without the API key, and never sees a secret of the vault."""
+own clients (streamable HTTP, and the legacy SSE transport OpenClaw uses by default) list the tools with their
+safety annotations, call each one, get our error envelope back as tool errors, are refused without the API
+key, and never see a secret of the vault. A plain GET never hangs; the Host check follows API_KEY."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import httpx
 import httpx2
 import pytest
 from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -41,13 +43,30 @@ def serving(vault: Path, data: Path, **overrides: object) -> Iterator[str]:
 
 
 def in_session(base: str, work: Callable[[ClientSession], Awaitable[Any]], *, key: str | None = None) -> Any:
-    """Run `work` in one initialised MCP session against the service."""
+    """Run `work` in one initialised MCP session against the service (streamable HTTP)."""
 
     async def main() -> Any:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=60) as http,
             streamable_http_client(f"{base}/mcp", http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await work(session)
+
+    return anyio.run(main)
+
+
+def in_sse_session(
+    base: str, work: Callable[[ClientSession], Awaitable[Any]], *, key: str | None = None
+) -> Any:
+    """The same over the legacy HTTP+SSE transport: GET /mcp opens the stream, messages go to its endpoint."""
+
+    async def main() -> Any:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        async with (
+            sse_client(f"{base}/mcp", headers=headers, timeout=30) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
@@ -211,3 +230,81 @@ def test_no_secret_leaves_through_mcp(secret: str) -> None:
     # the notes holding the secrets were found and read, redacted
     assert sum(text.count("[REDACTED:") for _, text in seen) > 200
     assert any("Infra/Servers.md" in text for request, text in seen if request.startswith("search"))
+
+
+def test_the_legacy_sse_transport_serves_the_same_tools(example: str) -> None:
+    """OpenClaw's default transport (`openclaw mcp add NAME --url .../mcp`, no --transport flag)."""
+
+    async def work(session: ClientSession) -> tuple[set[str], Any, Any]:
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        found = await session.call_tool("search", {"query": "how much do I owe Sreenivas?", "top_k": 1})
+        missing = await session.call_tool("get_note", {"path": "No such note.md"})
+        return tools, found, missing
+
+    tools, found, missing = in_sse_session(example, work)
+    assert tools == TOOLS
+    assert payload(found)["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
+    assert missing.is_error is True
+    assert json.loads(missing.content[0].text)["error_code"] == "NOTE_NOT_FOUND"
+
+
+def test_every_tool_says_what_it_does_to_the_world_and_only_tools_are_advertised(example: str) -> None:
+    async def work(session: ClientSession) -> tuple[Any, list[Any]]:
+        return session.initialize_result, (await session.list_tools()).tools
+
+    initialized, tools = in_session(example, work)
+    capabilities = initialized.capabilities
+    assert capabilities.tools is not None
+    assert capabilities.resources is None  # nothing to list: OpenClaw would make tools of them
+    assert capabilities.prompts is None
+    for tool in tools:
+        annotations = tool.annotations
+        assert tool.title, tool.name
+        assert annotations is not None, tool.name
+        assert annotations.open_world_hint is False
+        assert annotations.destructive_hint is False
+        assert annotations.read_only_hint is (tool.name != "remember"), tool.name
+        assert annotations.idempotent_hint is True
+
+
+def test_a_get_of_mcp_answers_at_once(example: str) -> None:
+    plain = httpx.get(f"{example}/mcp", timeout=5)  # a browser or `curl`: never a stream that sends nothing
+    assert plain.status_code == 406
+    assert set(plain.json()) == ERROR_KEYS
+    assert "text/event-stream" in plain.json()["detail"]
+    streamable = httpx.get(
+        f"{example}/mcp",
+        headers={"accept": "text/event-stream", "mcp-protocol-version": "2025-06-18"},
+        timeout=5,
+    )
+    assert streamable.status_code == 405  # a stateless server has no server-to-client stream to offer
+    assert streamable.headers["allow"] == "POST"
+    with httpx.stream("GET", f"{example}/mcp", headers={"accept": "text/event-stream"}, timeout=5) as stream:
+        assert stream.status_code == 200
+        lines = stream.iter_lines()
+        assert next(lines) == "event: endpoint"
+        assert next(lines).startswith("data: /mcp/messages?session_id=")
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/mcp/messages"])
+def test_a_non_loopback_host_is_refused_without_a_key(example: str, path: str) -> None:
+    """DNS rebinding: with no key, only loopback names (and ALLOWED_HOSTS) may reach MCP."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"accept": "application/json, text/event-stream", "host": "backend:8000"}
+    assert httpx.post(f"{example}{path}", json=request, headers=headers).status_code == 421
+
+
+def test_with_a_key_a_service_name_host_reaches_mcp(secret: str) -> None:
+    """An agent container on the Compose network calls http://backend:8000/mcp with the key."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "host": "backend:8000",
+        "Authorization": f"Bearer {KEY}",
+    }
+    answer = httpx.post(f"{secret}/mcp", json=request, headers=headers)
+    assert answer.status_code == 200
+    assert {tool["name"] for tool in answer.json()["result"]["tools"]} == TOOLS
+    with httpx.stream("GET", f"{secret}/mcp", headers={**headers, "accept": "text/event-stream"}) as stream:
+        assert stream.status_code == 200
+        assert next(stream.iter_lines()) == "event: endpoint"

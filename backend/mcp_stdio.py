@@ -1,0 +1,112 @@
+"""`python -m backend mcp`: the MCP tools on stdin/stdout, for clients that spawn their servers
+(`openclaw mcp add kb --command .venv/bin/python --arg -m --arg backend --arg mcp`).
+
+When the service answers at HOST:PORT, every JSON-RPC message is relayed to its `/mcp` (stateless streamable
+HTTP with JSON answers: one POST per message, the answer is the reply), with API_KEY as the bearer key, so the
+running service stays the one owner of the index. Otherwise the index is opened here, read-only: no indexing,
+no watcher, and no `remember` (that writes; it needs the service).
+
+stdout carries the protocol only; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import IO, Any
+
+import anyio
+import httpx
+
+from backend.config import Settings
+
+log = logging.getLogger(__name__)
+
+ACCEPT = "application/json, text/event-stream"
+
+
+def service_url(settings: Settings) -> str:
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    return f"http://{host}:{settings.port}"
+
+
+def service_answers(base: str, timeout: float = 2.0) -> bool:
+    try:
+        return httpx.get(f"{base}/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _rpc_error(message_id: Any, code: int, text: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": text}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": message_id, "error": error}
+
+
+def relay(base: str, settings: Settings, stdin: IO[str], stdout: IO[str]) -> None:
+    """One POST to the service's /mcp per line; its JSON answer is the reply (notifications get 202)."""
+    headers = {"accept": ACCEPT, "content-type": "application/json"}
+    if settings.api_key:
+        headers["authorization"] = f"Bearer {settings.api_key}"
+    with httpx.Client(base_url=base, headers=headers, timeout=300) as client:
+        for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError as exc:
+                reply: Any = _rpc_error(None, -32700, f"parse error: {exc}")
+            else:
+                reply = _forward(client, message)
+            if reply is not None:
+                stdout.write(json.dumps(reply) + "\n")
+                stdout.flush()
+
+
+def _forward(client: httpx.Client, message: Any) -> Any:
+    message_id = message.get("id") if isinstance(message, dict) else None
+    try:
+        response = client.post("/mcp", json=message)
+    except httpx.HTTPError as exc:
+        return (
+            _rpc_error(message_id, -32000, f"Knowledge Bridge did not answer: {exc}") if message_id else None
+        )
+    if response.status_code == 202 or not response.content:
+        return None  # a notification or a response from us: nothing comes back
+    body = response.json()
+    if response.is_success or "jsonrpc" in body:
+        return body
+    # refused before MCP (401 without the right API_KEY, 413, ...): the envelope as the error's data
+    return (
+        _rpc_error(message_id, -32001, body.get("detail", response.reason_phrase), body)
+        if message_id
+        else None
+    )
+
+
+def serve_local(settings: Settings) -> None:
+    """The index opened in this process, read-only, served over stdio."""
+    from backend.api.mcp_server import build_mcp_server
+    from backend.api.routes.health import VERSION
+    from backend.bootstrap import build_services
+
+    services = build_services(settings)
+    try:
+        services.open(start_indexing=False)
+        mcp = build_mcp_server(lambda: services, settings, version=VERSION, read_only=True)
+        anyio.run(mcp.run_stdio_async)
+    finally:
+        services.close()
+
+
+def run(settings: Settings) -> int:
+    base = service_url(settings)
+    if service_answers(base):
+        log.info("relaying MCP over stdio to the service at %s", base)
+        relay(base, settings, sys.stdin, sys.stdout)
+    else:
+        log.info("no service at %s: serving MCP over stdio from the index, read-only", base)
+        serve_local(settings)
+    return 0

@@ -1,0 +1,132 @@
+"""`python -m backend mcp`, spawned by the MCP SDK's own stdio client as OpenClaw spawns a stdio server: with
+the service running it relays to it (API key included, `remember` there); with no service it opens the index
+itself, read-only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from backend.bootstrap import build_services
+from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
+from backend.main import create_app
+from tests import live_server
+
+KEY = "stdio-test-key"
+READ_TOOLS = {"search", "get_note", "note_links", "index_status", "build_context"}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A temp copy of the example vault, indexed by keyword (no embedder), and its data folder."""
+    vault = tmp_path_factory.mktemp("stdio-vault") / "vault"
+    shutil.copytree(EXAMPLE_VAULT, vault)
+    data = tmp_path_factory.mktemp("stdio-data")
+    services = build_services(load_settings(vault_path=vault, data_dir=data, embedding_provider="none"))
+    try:
+        services.open(start_indexing=False)
+        services.index.sync()
+    finally:
+        services.close()
+    return vault, data
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def spawn(vault: Path, data: Path, port: int, work: Any) -> Any:
+    environment = {
+        **os.environ,
+        "VAULT_PATH": str(vault),
+        "DATA_DIR": str(data),
+        "EMBEDDING_PROVIDER": "none",
+        "PORT": str(port),
+        "API_KEY": KEY,
+        "WATCH": "false",
+    }
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "backend", "mcp"], env=environment, cwd=str(REPO_ROOT)
+    )
+
+    async def main() -> Any:
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await work(session)
+
+    return anyio.run(main)
+
+
+async def search_and_list(session: ClientSession) -> tuple[set[str], dict[str, Any], Any]:
+    tools = {tool.name for tool in (await session.list_tools()).tools}
+    found = await session.call_tool("search", {"query": "how much do I owe Sreenivas?", "top_k": 1})
+    missing = await session.call_tool("get_note", {"path": "No such note.md"})
+    return tools, found.structured_content or {}, missing
+
+
+def test_with_no_service_it_serves_the_index_read_only(indexed: tuple[Path, Path]) -> None:
+    tools, found, missing = spawn(*indexed, closed_port(), search_and_list)
+    assert tools == READ_TOOLS  # remember writes: it needs the service
+    assert found["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
+    assert missing.is_error is True
+    assert json.loads(missing.content[0].text)["error_code"] == "NOTE_NOT_FOUND"
+
+
+def test_with_the_service_running_it_relays_to_it(indexed: tuple[Path, Path]) -> None:
+    vault, data = indexed
+    settings = load_settings(
+        vault_path=vault, data_dir=data, embedding_provider="none", watch=False, api_key=KEY
+    )
+
+    async def work(session: ClientSession) -> Any:
+        listed = await search_and_list(session)
+        fact = {
+            "key": "balance",
+            "value": "I owe Sreenivas €79.50.",
+            "source": "Finance/Money with Sreenivas.md",
+        }
+        remembered = await session.call_tool("remember", fact)
+        return listed, remembered
+
+    with live_server.serving(create_app(settings)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        (tools, found, missing), remembered = spawn(vault, data, port, work)
+    assert tools == READ_TOOLS | {"remember"}
+    assert found["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
+    assert json.loads(missing.content[0].text)["error_code"] == "NOTE_NOT_FOUND"
+    assert remembered.structured_content["created"] is True
+
+
+@pytest.fixture
+def wrong_key_service(indexed: tuple[Path, Path]) -> Iterator[int]:
+    vault, data = indexed
+    settings = load_settings(
+        vault_path=vault, data_dir=data, embedding_provider="none", watch=False, api_key="another-key"
+    )
+    with live_server.serving(create_app(settings)) as base:
+        yield int(base.rsplit(":", 1)[1])
+
+
+def test_a_wrong_key_is_an_error_naming_it(indexed: tuple[Path, Path], wrong_key_service: int) -> None:
+    async def work(session: ClientSession) -> Any:
+        return await session.list_tools()
+
+    with pytest.raises(ExceptionGroup) as refused:  # initialize itself is refused, with our 401 envelope
+        spawn(*indexed, wrong_key_service, work)
+    assert refused.group_contains(MCPError, match="wrong API key", depth=2)
+    error = refused.value.exceptions[0].exceptions[0]
+    assert error.error.data["error_code"] == "UNAUTHORIZED"
