@@ -62,7 +62,7 @@ bench-index: $(STAMP)
 
 ## 32 clients searching for 60 s while a writer edits notes (the service in its own process on loopback, a temp
 ## copy of the Obsidian help vault, the real embedder); exit 1 on any 5xx; report in docs/loadtest.md.
-loadtest: $(STAMP) $(OPENCLAW)
+loadtest: $(STAMP)
 	$(BIN)/python -m scripts.loadtest --vault $(HELP_VAULT) --seconds 60 --clients 32 $(LOADTEST_FLAGS)
 
 ## The live index on the 13k-note Zettelkasten (a temp copy): time to keyword-searchable and to fully dense,
