@@ -27,6 +27,7 @@ SEARCH_RESULT: dict[str, Any] = {
     "highlights": ["owe", "Sreenivas"],
     "sensitive_categories": ["finance"],
     "redactions": 0,
+    "obsidian_uri": "obsidian://open?vault=example-vault&file=Finance%2FMoney%20with%20Sreenivas.md",
 }
 
 FACT: dict[str, Any] = {
@@ -77,6 +78,7 @@ NOTE: dict[str, Any] = {
     "sensitive_categories": ["finance"],
     "status": "healthy",
     "warnings": [],
+    "obsidian_uri": "obsidian://open?vault=example-vault&file=Finance%2FMoney%20with%20Sreenivas.md",
 }
 
 NOTE_SUMMARY: dict[str, Any] = {

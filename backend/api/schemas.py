@@ -129,6 +129,9 @@ class SearchResult(BaseModel):
         "showing it."
     )
     redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in content.")
+    obsidian_uri: str = Field(
+        description="Opens the note in Obsidian: obsidian://open?vault=<vault>&file=<path>, percent-encoded."
+    )
 
 
 class RelatedNoteOut(BaseModel):

@@ -16,6 +16,7 @@ from backend.bootstrap import Services
 from backend.domain.errors import InvalidRequestError
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder
+from backend.domain.obsidian_uri import obsidian_uri
 
 router = APIRouter(tags=["notes"])
 
@@ -86,6 +87,7 @@ def note_response(
         sensitive_categories=view.sensitive_categories,
         status="degraded" if view.warnings else "healthy",
         warnings=view.warnings,
+        obsidian_uri=obsidian_uri(services.settings.obsidian_vault, record.path),
     )
 
 
