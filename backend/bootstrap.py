@@ -53,6 +53,7 @@ class Services:
     _next_catch_up: float = field(default=0.0, init=False)
     _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     watcher: VaultWatcher | None = field(default=None, init=False)
+    embedder_warming: bool = field(default=False, init=False)  # the model is being loaded (or built) now
 
     @property
     def opened(self) -> bool:
@@ -85,6 +86,25 @@ class Services:
             self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
+
+    def warm_embedder(self) -> None:
+        """Load the embedding model in the background (the ONNX graph may take a minute to build on a first
+        start), so `/index/status` can say `loading`, then `ready` or `failed` with the error, instead of
+        an unexplained "not healthy" until the first embed call."""
+        health = self.index.embedder_health
+        if health is None or self.embedder_warming:
+            return
+        self.embedder_warming = True
+
+        def warm() -> None:
+            try:
+                health.query("warm-up")  # a failure is kept by `health` and shown as the error
+            except Exception:  # the model's own problem is reported by the next embed call
+                log.exception("loading the embedding model failed")
+            finally:
+                self.embedder_warming = False
+
+        threading.Thread(target=warm, name="embedder-warm-up", daemon=True).start()
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""

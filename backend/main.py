@@ -35,6 +35,7 @@ def open_services(settings: Settings) -> Services:
     except Exception:
         services.close()
         raise
+    services.warm_embedder()
     services.start_watcher()
     return services
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -203,6 +204,10 @@ class EmbedderProblemOut(BaseModel):
 class EmbedderInfo(BaseModel):
     provider: str = Field(description="onnx, ollama or none (keyword only).")
     model: str
+    state: Literal["loading", "ready", "failed", "off"] = Field(
+        description="loading: the model is being loaded or built (first start), searches answer by keyword "
+        "meanwhile; ready; failed: see `error`; off: EMBEDDING_PROVIDER=none (keyword only)."
+    )
     healthy: bool = Field(
         description="False while the embedder cannot answer; searches fall back to keywords."
     )

@@ -21,7 +21,12 @@ from backend.api.schemas import (
 )
 from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
-from backend.domain.errors import IndexCorruptedError, IndexNotReadyError, IndexUnavailableError
+from backend.domain.errors import (
+    EmbedderUnavailableError,
+    IndexCorruptedError,
+    IndexNotReadyError,
+    IndexUnavailableError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,15 +92,34 @@ def status_response(services: Services) -> IndexStatus:
 def _embedder_info(services: Services) -> EmbedderInfo:
     health = services.index.embedder_health
     problem = health.problem if health is not None else None
+    healthy = services.embedder is not None and services.embedder.health()  # the probe, asked now
     error = None
     if problem is not None:
         error = EmbedderProblemOut(
             error_code=problem.code, detail=problem.detail, suggestion=problem.suggestion
         )
+    provider = services.settings.embedding_provider
+    if services.embedder is None:
+        state = "off"
+    elif problem is not None:
+        state = "failed"
+    elif healthy:
+        state = "ready"
+    elif services.embedder_warming or provider == "onnx":  # the in-process model loads on first use
+        state = "loading"
+    else:  # Ollama's probe says no before any call failed: say so rather than leave it unexplained
+        state = "failed"
+        error = EmbedderProblemOut(
+            error_code=EmbedderUnavailableError.code,
+            detail=f"the {provider} embedder does not answer its health check "
+            f"({services.settings.ollama_url} lists no {services.settings.model_name})",
+            suggestion=f"Start Ollama and pull the model: `ollama pull {services.settings.model_name}`.",
+        )
     return EmbedderInfo(
-        provider=services.settings.embedding_provider,
+        provider=provider,
         model=services.index.identity.embedding_model,
-        healthy=services.embedder is not None and services.embedder.health(),  # the probe, asked now
+        state=state,
+        healthy=healthy,
         error=error,
     )
 
