@@ -65,7 +65,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     install_error_handlers(app)
     install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included
     edge = error_responses(400, 413, 414)  # any request can be refused at the edge (guards.py)
-    app.include_router(health.router, responses=error_responses(500) | edge)
+    app.include_router(health.router, responses=error_responses("INTERNAL_ERROR") | edge)
     documented = error_responses(401, 500) | edge  # every route but /health can answer these
     for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)

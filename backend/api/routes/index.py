@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.schemas import (
     DriftFinding,
     EmbedderInfo,
@@ -125,7 +125,10 @@ def _embedder_info(services: Services) -> EmbedderInfo:
 
 
 @router.get(
-    "/status", operation_id="index_status", response_model=IndexStatus, responses=error_responses(503, 507)
+    "/status",
+    operation_id="index_status",
+    response_model=IndexStatus,
+    responses=error_responses("INDEX_CORRUPTED", 507),
 )
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
@@ -152,7 +155,10 @@ def verify_response(services: Services) -> VerifyResult:
 
 
 @router.get(
-    "/verify", operation_id="index_verify", response_model=VerifyResult, responses=error_responses(503, 507)
+    "/verify",
+    operation_id="index_verify",
+    response_model=VerifyResult,
+    responses=error_responses(*INDEX_UNREADABLE, 507),
 )
 async def verify(services: ServicesDep) -> VerifyResult:
     """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
@@ -165,7 +171,7 @@ async def verify(services: ServicesDep) -> VerifyResult:
     operation_id="index_sync",
     status_code=202,
     response_model=JobAccepted,
-    responses=error_responses(409, 503, 507),
+    responses=error_responses(409, *INDEX_UNREADABLE, 507),
 )
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
@@ -179,7 +185,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
     operation_id="index_rebuild",
     status_code=202,
     response_model=JobAccepted,
-    responses=error_responses(409, 503, 507),
+    responses=error_responses(409, *INDEX_UNREADABLE, 507),
 )
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;

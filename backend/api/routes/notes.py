@@ -7,7 +7,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.schemas import LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
@@ -148,7 +148,7 @@ def notes_response(
     "/note/{note_path:path}/links",
     operation_id="note_links",
     response_model=NoteLinksOut,
-    responses=error_responses(400, 404, 422, 503, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
 )
 async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
@@ -159,7 +159,7 @@ async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut
     "/note/{note_path:path}",
     operation_id="get_note",
     response_model=NoteOut,
-    responses=error_responses(400, 404, 422, 503, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
 )
 async def get_note(
     note_path: NotePath,
@@ -184,7 +184,7 @@ async def get_note(
     "/notes",
     operation_id="list_notes",
     response_model=NoteListOut,
-    responses=error_responses(400, 422, 503, 507),
+    responses=error_responses(400, 422, *INDEX_UNREADABLE, 507),
 )
 async def list_notes(
     services: ServicesDep,

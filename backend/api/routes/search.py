@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.memory_schemas import MemoryOut
 from backend.api.routes.memory import memory_out
 from backend.api.schemas import RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
@@ -94,7 +94,7 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
     "/search",
     operation_id="search",
     response_model=SearchResponse,
-    responses=error_responses(400, 409, 422, 503, 507),
+    responses=error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, 507),
 )
 async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
     """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default), with the
