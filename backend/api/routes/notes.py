@@ -54,7 +54,7 @@ def _modified(record: NoteRecord) -> datetime:
 
 def note_links_response(services: Services, note_path: str) -> NoteLinksOut:
     services.open()
-    links = services.index.note_links(note_path)
+    links = services.index.note_links(services.notes.find(note_path).path)
     return NoteLinksOut(
         note_path=links.path,
         note_title=links.title,
