@@ -17,6 +17,7 @@ from backend.application.memory import MemoryService
 from backend.application.notes import NoteReader
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, MemoryStore
 from backend.application.search import SearchOptions, SearchService
+from backend.application.vault_claim import claim_index
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
@@ -54,6 +55,8 @@ class Services:
     _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     watcher: VaultWatcher | None = field(default=None, init=False)
     embedder_warming: bool = field(default=False, init=False)  # the model is being loaded (or built) now
+    # `index --replace`: take over an index another vault built in this DATA_DIR / VAULT_NAME
+    replace_vault: bool = field(default=False, init=False)
 
     @property
     def opened(self) -> bool:
@@ -75,8 +78,13 @@ class Services:
         with self._open_lock:
             if self._opened:
                 return
+            # never open (and so sync away) an index another vault built here
+            replaced = claim_index(self.catalog, str(self.settings.vault_path), replace=self.replace_vault)
             needs_full_index = self.index.open()
             self._opened = True
+        if replaced and start_indexing:
+            self.jobs.start("rebuild", self.index.rebuild)
+            return
         if not start_indexing or self.index.model_mismatch or self.index.corrupted:
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
         if needs_full_index:

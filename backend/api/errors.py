@@ -32,6 +32,7 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.EmbeddingModelMismatchError.code: 409,
     domain.ReindexInProgressError.code: 409,
     domain.MigrationTargetNotEmptyError.code: 409,
+    domain.VaultMismatchError.code: 409,
     domain.StoreError.code: 500,
     domain.KnowledgeBridgeError.code: 500,  # INTERNAL_ERROR
     domain.IndexNotReadyError.code: 503,

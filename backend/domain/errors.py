@@ -109,6 +109,13 @@ class MemoryNotFoundError(KnowledgeBridgeError):
     suggestion = "List the remembered facts with GET /memory."
 
 
+class VaultMismatchError(KnowledgeBridgeError):
+    """The index in this data directory (or these server collections) was built from another vault."""
+
+    code = "VAULT_MISMATCH"
+    recoverable = True
+
+
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False
