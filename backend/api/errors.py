@@ -73,13 +73,16 @@ _LOCATIONS = ("body", "query", "path", "header", "cookie")
 JSON_CONTENT_TYPE = "send the body as JSON with the header `Content-Type: application/json`"
 
 
-def describe_validation(errors: list[Any], *, body: Any = None, content_type: str = "") -> str:
+def describe_validation(
+    errors: list[Any], *, located: bool = False, body: Any = None, content_type: str = ""
+) -> str:
     """pydantic/FastAPI validation errors as one line naming each field and its rule:
-    `query: at most 2000 characters; top_k: at most 50`."""
+    `query: at most 2000 characters; top_k: at most 50`. `located`: FastAPI's errors, whose `loc` starts
+    with where the value was (body, query, path), unlike a model's own."""
     parts = []
     for error in errors:
         loc = tuple(error.get("loc", ()))
-        if loc and loc[0] in _LOCATIONS:  # only the first part says where: a field may be named `query`
+        if located and loc and loc[0] in _LOCATIONS:  # only that first part: a field may be named `query`
             loc = loc[1:]
         kind = str(error.get("type", ""))
         if kind == "json_invalid":
@@ -227,7 +230,7 @@ async def _domain_error(_: Request, exc: Exception) -> JSONResponse:
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     detail = describe_validation(
-        list(exc.errors()), body=exc.body, content_type=request.headers.get("content-type", "")
+        list(exc.errors()), located=True, body=exc.body, content_type=request.headers.get("content-type", "")
     )
     return error_response(422, validation_envelope(detail))
 

@@ -62,4 +62,4 @@ def _closest(asked: str, notes: list[NoteRecord]) -> tuple[str, ...]:
         names = (record.path.casefold().removesuffix(".md"), _key(record.title), stem)
         score = max(difflib.SequenceMatcher(None, wanted, name).ratio() for name in names)
         scored.append((-score, record.path))
-    return tuple(path for score, path in sorted(scored)[:MAX_SUGGESTIONS] if -score >= 0.4)
+    return tuple(path for score, path in sorted(scored)[:MAX_SUGGESTIONS] if -score >= 0.5)
