@@ -274,7 +274,7 @@ def _summary(
     verb = {"index": "indexed", "sync": "synced", "rebuild": "rebuilt"}[kind]
     failed = status.get("failed_files") or []
     print(
-        f"{verb} {by}in {seconds:.1f}s: {status['indexed_notes']} notes, {status['indexed_chunks']} chunks, "
+        f"{verb} {status['indexed_notes']} notes, {status['indexed_chunks']} chunks {by}in {seconds:.1f}s: "
         f"{status['dense_pending']} waiting for dense vectors, {len(failed)} problems"
     )
     for problem in failed[:LIST_LIMIT]:
