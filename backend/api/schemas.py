@@ -204,9 +204,10 @@ class EmbedderProblemOut(BaseModel):
 class EmbedderInfo(BaseModel):
     provider: str = Field(description="onnx, ollama or none (keyword only).")
     model: str
-    state: Literal["loading", "ready", "failed", "off"] = Field(
+    state: Literal["loading", "ready", "failed", "idle", "off"] = Field(
         description="loading: the model is being loaded or built (first start), searches answer by keyword "
-        "meanwhile; ready; failed: see `error`; off: EMBEDDING_PROVIDER=none (keyword only)."
+        "meanwhile; ready; failed: see `error`; idle: the in-process model is not loaded (the CLI working "
+        "without a service; it loads on first use); off: EMBEDDING_PROVIDER=none (keyword only)."
     )
     healthy: bool = Field(
         description="False while the embedder cannot answer; searches fall back to keywords."

@@ -105,8 +105,10 @@ def _embedder_info(services: Services) -> EmbedderInfo:
         state = "failed"
     elif healthy:
         state = "ready"
-    elif services.embedder_warming or provider == "onnx":  # the in-process model loads on first use
+    elif services.embedder_warming:
         state = "loading"
+    elif provider == "onnx":  # not asked to load (the CLI without a service): it loads on first use
+        state = "idle"
     else:  # Ollama's probe says no before any call failed: say so rather than leave it unexplained
         state = "failed"
         error = EmbedderProblemOut(
