@@ -312,3 +312,25 @@ def test_verify_reports_drift_from_the_service(served: Served, ask: Callable[...
     assert drift.returncode == 3, drift.stderr
     assert "1 indexed notes no longer on disk" in drift.stdout
     assert "Shopping list.md" in drift.stdout
+
+
+def test_the_key_of_the_settings_is_sent_and_a_wrong_one_gets_cli_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
+) -> None:
+    from backend.config import load_settings
+    from backend.main import create_app
+    from tests import live_server
+
+    settings = load_settings(
+        data_dir=tmp_path / "data", embedding_provider="none", watch=False, api_key="s3cret-key"
+    )
+    with live_server.serving(create_app(settings)) as base:
+        monkeypatch.setenv("API_KEY", "s3cret-key")
+        allowed = cli("status", "--json", "--url", base)
+        assert allowed.returncode == 0, allowed.stderr
+        assert json.loads(allowed.stdout)["vault_path"] == str(settings.vault_path)
+        monkeypatch.setenv("API_KEY", "wrong-key")
+        refused = cli("status", "--url", base)
+        assert refused.returncode == 1
+        assert "error (UNAUTHORIZED)" in refused.stderr
+        assert "Set API_KEY" in refused.stderr
