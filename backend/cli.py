@@ -178,7 +178,9 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     queries = read_queries(args.queries)[: args.limit]
     qrels = read_qrels(args.qrels)
     modes = [SearchMode(m) for m in (args.mode or ["hybrid", "dense", "keyword"])]
-    services = open_local(settings)
+    # data/eval/<folder> is a cache of evaluation vaults (scifact/vault and locomo-dev/vault share it): it
+    # may be handed from one to the other; an index the user named with --data-dir never is
+    services = open_local(settings, replace=args.data_dir is None)
     try:
         run_job(services, "index")
         rows = []
