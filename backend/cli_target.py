@@ -15,7 +15,12 @@ import httpx
 
 from backend.bootstrap import Services, build_services
 from backend.config import Settings
-from backend.domain.errors import IndexUnavailableError, KnowledgeBridgeError, VaultMismatchError
+from backend.domain.errors import (
+    IndexUnavailableError,
+    KnowledgeBridgeError,
+    ServiceUnreachableError,
+    VaultMismatchError,
+)
 
 HEALTH_TIMEOUT_SECONDS = 2.0
 REQUEST_TIMEOUT = httpx.Timeout(300.0, connect=5.0)  # a first search may wait for the model to load
@@ -28,11 +33,6 @@ class ServiceError(KnowledgeBridgeError):
         detail = str(answer.get("detail") or f"the service answered HTTP {status}")
         super().__init__(detail, suggestion=str(answer.get("suggestion") or ""))
         self.code = str(answer.get("error_code") or f"HTTP_{status}")
-
-
-class ServiceUnreachableError(KnowledgeBridgeError):
-    code = "SERVICE_UNREACHABLE"
-    recoverable = True
 
 
 class RemoteService:

@@ -33,6 +33,7 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.ReindexInProgressError.code: 409,
     domain.MigrationTargetNotEmptyError.code: 409,
     domain.VaultMismatchError.code: 409,
+    domain.ServiceUnreachableError.code: 503,  # the CLI's, never an HTTP answer (NOT_ON_HTTP)
     domain.StoreError.code: 500,
     domain.KnowledgeBridgeError.code: 500,  # INTERNAL_ERROR
     domain.IndexNotReadyError.code: 503,
@@ -181,7 +182,7 @@ _CODE_EXAMPLES: dict[str, domain.KnowledgeBridgeError] = {e.code: e for e in _EX
 
 # Raised only by command-line tools (`migrate`, opening a data directory of another vault): never an HTTP
 # answer, so never listed under a route.
-NOT_ON_HTTP = {domain.MigrationTargetNotEmptyError.code}
+NOT_ON_HTTP = {domain.MigrationTargetNotEmptyError.code, domain.ServiceUnreachableError.code}
 # What a route reading the index answers when it cannot (a route that only reads settings does not).
 INDEX_UNREADABLE = (
     domain.IndexNotReadyError.code,

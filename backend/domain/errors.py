@@ -116,6 +116,13 @@ class VaultMismatchError(KnowledgeBridgeError):
     recoverable = True
 
 
+class ServiceUnreachableError(KnowledgeBridgeError):
+    """The CLI's: the running service it was asked to use (--url) does not answer, or stopped answering."""
+
+    code = "SERVICE_UNREACHABLE"
+    recoverable = True
+
+
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False
