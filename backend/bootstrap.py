@@ -96,11 +96,12 @@ class Services:
             pass  # a rebuild asked for meanwhile does all of it
 
     def warm_embedder(self) -> None:
-        """Load the embedding model in the background (the ONNX graph may take a minute to build on a first
+        """Load the in-process model in the background (the ONNX graph may take a minute to build on a first
         start), so `/index/status` can say `loading`, then `ready` or `failed` with the error, instead of
-        an unexplained "not healthy" until the first embed call."""
+        an unexplained "not healthy" until the first embed call. Ollama loads its model itself: its state is
+        its health probe, and no request is spent here."""
         health = self.index.embedder_health
-        if health is None or self.embedder_warming:
+        if health is None or self.embedder_warming or self.settings.embedding_provider != "onnx":
             return
         self.embedder_warming = True
 
