@@ -46,7 +46,8 @@ RUN groupadd --system --gid 10001 app \
 
 WORKDIR /app
 COPY --from=builder /opt/venv /opt/venv
-COPY --from=model /opt/models /opt/models
+# owned by the runtime user and world-readable (prepare-model writes 0644): loaded as baked, never rebuilt
+COPY --from=model --chown=app:app /opt/models /opt/models
 COPY backend/ /app/backend/
 COPY docs/example-vault/ /app/docs/example-vault/
 

@@ -30,10 +30,20 @@ run: $(STAMP)
 	$(BIN)/python -m backend serve $(if $(VAULT),--vault "$(VAULT)")
 
 ## Lint and run the whole test suite.
-test: $(STAMP) $(OPENCLAW)
+test: $(STAMP) $(OPENCLAW) browser
 	$(BIN)/ruff check backend tests scripts
 	$(BIN)/ruff format --check backend tests scripts
 	$(BIN)/pytest -q
+
+## Headless Chromium for the browser test of /docs and /redoc (tests/api/test_docs_in_browser.py), from
+## Debian's packages when missing and run as root; otherwise that test skips and says why.
+.PHONY: browser
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+	|| if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+		|| echo "could not install chromium: the browser test of /docs will skip"; \
+	else echo "chromium is not installed (needs root and apt-get): the browser test of /docs will skip"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check backend tests scripts

@@ -17,6 +17,7 @@ from backend.application.memory import MemoryService
 from backend.application.notes import NoteReader
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, MemoryStore
 from backend.application.search import SearchOptions, SearchService
+from backend.application.vault_claim import claim_index
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
@@ -53,6 +54,9 @@ class Services:
     _next_catch_up: float = field(default=0.0, init=False)
     _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     watcher: VaultWatcher | None = field(default=None, init=False)
+    embedder_warming: bool = field(default=False, init=False)  # the model is being loaded (or built) now
+    # `index --replace`: take over an index another vault built in this DATA_DIR / VAULT_NAME
+    replace_vault: bool = field(default=False, init=False)
 
     @property
     def opened(self) -> bool:
@@ -74,8 +78,13 @@ class Services:
         with self._open_lock:
             if self._opened:
                 return
+            # never open (and so sync away) an index another vault built here
+            replaced = claim_index(self.catalog, str(self.settings.vault_path), replace=self.replace_vault)
             needs_full_index = self.index.open()
             self._opened = True
+        if replaced and start_indexing:
+            self.jobs.start("rebuild", self.index.rebuild)
+            return
         if not start_indexing or self.index.model_mismatch or self.index.corrupted:
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
         if needs_full_index:
@@ -85,6 +94,26 @@ class Services:
             self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
+
+    def warm_embedder(self) -> None:
+        """Load the in-process model in the background (the ONNX graph may take a minute to build on a first
+        start), so `/index/status` can say `loading`, then `ready` or `failed` with the error, instead of
+        an unexplained "not healthy" until the first embed call. Ollama loads its model itself: its state is
+        its health probe, and no request is spent here."""
+        health = self.index.embedder_health
+        if health is None or self.embedder_warming or self.settings.embedding_provider != "onnx":
+            return
+        self.embedder_warming = True
+
+        def warm() -> None:
+            try:
+                health.query("warm-up")  # a failure is kept by `health` and shown as the error
+            except Exception:  # the model's own problem is reported by the next embed call
+                log.exception("loading the embedding model failed")
+            finally:
+                self.embedder_warming = False
+
+        threading.Thread(target=warm, name="embedder-warm-up", daemon=True).start()
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""

@@ -1,5 +1,9 @@
-"""`python -m backend serve|index|sync|search|status|verify|eval|migrate|mcp|prepare-model`, reading the
-settings of the service."""
+"""`python -m backend ...` (serve, index, sync, rebuild, search, status, verify, note, links, memory, eval,
+migrate, mcp, prepare-model): parses the command line and runs the command, reading the service's settings.
+
+The commands that read or change the index are in `cli_commands.py` (asking the running service over HTTP
+when one answers: `cli_target.py`), what they print in `cli_output.py`, the operator commands (migrate,
+prepare-model) in `admin_cli.py`."""
 
 from __future__ import annotations
 
@@ -7,58 +11,99 @@ import argparse
 import ipaddress
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-import httpx
-from tqdm import tqdm
-
-from backend.bootstrap import Services, build_services
+from backend.cli_commands import (
+    DRIFT_EXIT,
+    EMPTY_EXIT,
+    cmd_job,
+    cmd_links,
+    cmd_memory,
+    cmd_note,
+    cmd_search,
+    cmd_status,
+    cmd_verify,
+    run_job,
+)
+from backend.cli_output import Progress, cli_advice
+from backend.cli_target import open_local
 from backend.config import Settings, SettingsError, load_settings
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
 
 log = logging.getLogger("backend")
 
-DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
-
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--vault", type=Path, help="vault folder (overrides VAULT_PATH)")
     common.add_argument("--data-dir", type=Path, help="index folder (overrides DATA_DIR)")
+    # commands a running service answers: asked over HTTP when it does, in this process when none does
+    client = argparse.ArgumentParser(add_help=False, parents=[common])
+    client.add_argument(
+        "--url", help="the running service to ask (default: http://HOST:PORT from the settings, with API_KEY)"
+    )
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print the answer as JSON")
+    strict = argparse.ArgumentParser(add_help=False)
+    strict.add_argument(
+        "--strict", action="store_true", help=f"exit {EMPTY_EXIT} when the vault gave no note"
+    )
 
-    parser = argparse.ArgumentParser(prog="python -m backend", description="Knowledge Bridge")
+    parser = argparse.ArgumentParser(
+        prog="python -m backend",
+        description="Knowledge Bridge. Commands that read or change the index ask the running service when "
+        "one answers (--url, else HOST/PORT), and work on DATA_DIR directly when none does; they say which.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", parents=[common], help="run the HTTP service")
     serve.add_argument("--port", type=int, help="overrides PORT")
     serve.add_argument("--host", help="overrides HOST")
 
-    index = sub.add_parser("index", parents=[common], help="index the vault and exit")
-    index.add_argument("--rebuild", action="store_true", help="drop the index and build it anew")
+    index = sub.add_parser(
+        "index", parents=[client, strict], help="index the vault and exit (a service syncs)"
+    )
+    index.add_argument("--rebuild", action="store_true", help="build the index anew")
+    index.add_argument(
+        "--replace", action="store_true", help="take over an index another vault built in this DATA_DIR"
+    )
+    sub.add_parser("sync", parents=[client, strict], help="apply what changed in the vault to the index")
+    sub.add_parser("rebuild", parents=[client, strict], help="build the index anew from the vault")
 
-    search = sub.add_parser("search", parents=[common], help="search the index")
+    search = sub.add_parser("search", parents=[client, as_json], help="search the index")
     search.add_argument("query")
     search.add_argument("--top-k", type=int, default=5)
     search.add_argument("--mode", choices=[m.value for m in SearchMode], default="hybrid")
+    search.add_argument("--folder", action="append", help="only notes under this folder (repeatable)")
+    search.add_argument("--tag", action="append", help="only notes with this tag (repeatable: any of)")
+    search.add_argument("--from", dest="date_from", metavar="DAY", help="only notes dated on or after (ISO)")
+    search.add_argument("--to", dest="date_to", metavar="DAY", help="only notes dated on or before (ISO)")
 
+    sub.add_parser("status", parents=[client, as_json], help="what is indexed, the watcher, embedder, store")
     sub.add_parser(
-        "sync",
-        parents=[common],
-        help="compare the vault with the index and apply what changed (asks the "
-        "running service when there is one)",
-    )
-    sub.add_parser("status", parents=[common], help="show what is indexed")
-    verify = sub.add_parser(
         "verify",
-        parents=[common],
-        help="check the index against the vault and report drift (exit code 3 when there is some)",
+        parents=[client, as_json],
+        help=f"check the index against the vault (exit {DRIFT_EXIT} on drift)",
     )
-    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    note = sub.add_parser("note", parents=[client, as_json], help="read a note (path, title or alias)")
+    note.add_argument("path")
+    note.add_argument("--start-line", type=int, help="first line (1-based, as search results give it)")
+    note.add_argument("--end-line", type=int, help="last line, inclusive")
+    links = sub.add_parser("links", parents=[client, as_json], help="a note's outlinks and backlinks")
+    links.add_argument("path")
+    memory = sub.add_parser(
+        "memory", parents=[client, as_json], help="remembered facts: list, remember, forget"
+    )
+    memory.add_argument("action", nargs="?", choices=["list", "remember", "forget"], default="list")
+    memory.add_argument("key", nargs="?", help="the fact's key (remember, forget)")
+    memory.add_argument("value", nargs="?", help="the fact (remember)")
+    memory.add_argument("--source", help="the vault note the fact comes from (remember)")
 
     ev = sub.add_parser("eval", parents=[common], help="score search against judged queries")
     ev.add_argument("--queries", type=Path, required=True, help="JSON lines: id, text")
@@ -92,6 +137,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    if args.vault is not None and not args.vault.expanduser().is_dir():  # name the flag the user typed
+        raise SettingsError(f"invalid option --vault: {args.vault} is not a directory")
     overrides: dict[str, object] = {"vault_path": args.vault, "data_dir": args.data_dir}
     if args.command == "serve":
         overrides |= {"port": args.port, "host": args.host}
@@ -99,43 +146,6 @@ def _settings(args: argparse.Namespace) -> Settings:
         # an evaluation vault gets its own index, never mixed into the service's
         overrides["data_dir"] = Path("data") / "eval" / args.vault.resolve().name
     return load_settings(**overrides)
-
-
-def _open_services(settings: Settings) -> Services:
-    services = build_services(settings)
-    try:
-        services.open(start_indexing=False)  # the command says what runs; `status` and `verify` only read
-    except Exception:
-        services.close()
-        raise
-    return services
-
-
-def _run_job_with_progress(services: Services, kind: str) -> None:
-    if kind != "rebuild":
-        services.index.check_writable()  # a damaged or mismatched index says so, with what to do, at once
-    body = services.index.rebuild if kind == "rebuild" else services.index.sync
-    services.jobs.start(kind, body)
-    with tqdm(total=0, unit="note", desc=kind, disable=None) as bar:
-        while not services.jobs.wait(timeout=0.2):
-            _show(bar, services)
-        _show(bar, services)
-    job = services.jobs.current
-    if job is not None and job.phase == "failed":
-        if services.jobs.last_error is not None:
-            raise services.jobs.last_error  # with its own code and suggestion
-        raise KnowledgeBridgeError(f"{kind} failed: {job.error}")
-
-
-def _show(bar: tqdm, services: Services) -> None:
-    job = services.jobs.current
-    if job is None:
-        return
-    if bar.total != job.total:
-        bar.reset(total=job.total)
-    bar.set_postfix_str(job.phase, refresh=False)
-    bar.n = job.done
-    bar.refresh()
 
 
 def _cmd_serve(settings: Settings) -> None:
@@ -168,166 +178,6 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _cmd_index(settings: Settings, rebuild: bool) -> None:
-    services = _open_services(settings)
-    try:
-        started = time.perf_counter()
-        _run_job_with_progress(services, "rebuild" if rebuild else "index")
-        elapsed = time.perf_counter() - started
-        print(
-            f"indexed {services.index.indexed_notes} notes, {services.store.count()} chunks "
-            f"in {elapsed:.1f}s ({len(services.index.failed_files)} problems)"
-        )
-        for problem in services.index.failed_files[:20]:
-            print(f"  {problem.rel_path}: {problem.reason}")
-    finally:
-        services.close()
-
-
-def _server_url(settings: Settings) -> str:
-    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-    return f"http://{host}:{settings.port}"
-
-
-def _headers(settings: Settings) -> dict[str, str]:
-    return {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
-
-
-def _ask_server(settings: Settings, method: str, path: str, body: dict | None = None) -> dict | None:
-    """The running service owns the embedded store (it is locked): ask it when it answers."""
-    try:
-        response = httpx.request(
-            method, _server_url(settings) + path, json=body, headers=_headers(settings), timeout=60
-        )
-    except httpx.HTTPError:
-        return None
-    return response.json()  # type: ignore[no-any-return]
-
-
-class ServerError(KnowledgeBridgeError):
-    """An error envelope the running service answered with, raised as it came."""
-
-    def __init__(self, answer: dict) -> None:
-        super().__init__(str(answer.get("detail", "")), suggestion=str(answer.get("suggestion", "")))
-        self.code = str(answer.get("error_code", "ERROR"))
-
-
-def _checked(answer: dict) -> dict:
-    if "error_code" in answer:
-        raise ServerError(answer)
-    return answer
-
-
-def _cmd_search(settings: Settings, query: str, top_k: int, mode: str) -> None:
-    answer = _ask_server(settings, "POST", "/search", {"query": query, "top_k": top_k, "mode": mode})
-    if answer is None:
-        services = _open_services(settings)
-        try:
-            outcome = services.search.search(query, top_k=top_k, mode=SearchMode(mode))
-            answer = {
-                "status": "degraded" if outcome.degraded else "healthy",
-                "warnings": outcome.warnings,
-                "results": [
-                    {"score": h.score, "note_path": h.payload["note_path"], **h.payload} for h in outcome.hits
-                ],
-            }
-        finally:
-            services.close()
-    _checked(answer)
-    for warning in answer.get("warnings", []):
-        print(f"warning: {warning}")
-    for rank, hit in enumerate(answer["results"], 1):
-        where = f"{hit['note_path']}:{hit['start_line']}-{hit['end_line']}"
-        heading = f"  [{hit['heading_context']}]" if hit.get("heading_context") else ""
-        print(f"{rank}. {hit['score']:.4f}  {where}{heading}")
-        snippet = " ".join(hit["content"].split())
-        print(f"   {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
-
-
-def _cmd_sync(settings: Settings) -> None:
-    started = time.perf_counter()
-    accepted = _ask_server(settings, "POST", "/index/sync")
-    if accepted is not None:
-        _checked(accepted)
-        status = _wait_for_server_job(settings, accepted["job_id"])
-        job = status.get("job") or {}
-        if job.get("phase") == "failed":
-            raise KnowledgeBridgeError(f"sync failed: {job.get('error')}")
-        print(
-            f"synced by the running service in {time.perf_counter() - started:.1f}s: "
-            f"{status['indexed_notes']} notes, {status['indexed_chunks']} chunks, "
-            f"{status['dense_pending']} waiting for dense vectors, {len(status['failed_files'])} problems"
-        )
-        return
-    services = _open_services(settings)
-    try:
-        _run_job_with_progress(services, "sync")
-        print(
-            f"synced in {time.perf_counter() - started:.1f}s: {services.index.indexed_notes} notes, "
-            f"{services.store.count()} chunks, {services.index.dense_pending} waiting for dense vectors, "
-            f"{len(services.index.failed_files)} problems"
-        )
-    finally:
-        services.close()
-
-
-def _wait_for_server_job(settings: Settings, job_id: str) -> dict:
-    with tqdm(total=0, unit="note", desc="sync", disable=None) as bar:
-        while True:
-            status = _ask_server(settings, "GET", "/index/status")
-            if status is None:
-                raise KnowledgeBridgeError("the service stopped answering during the sync")
-            job = status.get("job") or {}
-            if bar.total != job.get("total", 0):
-                bar.reset(total=job.get("total", 0))
-            bar.n = job.get("done", 0)
-            bar.set_postfix_str(str(job.get("phase", "")), refresh=True)
-            if job.get("id") != job_id or job.get("finished_at") is not None:
-                return status
-            time.sleep(0.2)  # polling a remote job: there is no event to await across HTTP
-
-
-def _cmd_status(settings: Settings) -> None:
-    answer = _ask_server(settings, "GET", "/index/status")
-    if answer is None:
-        services = _open_services(settings)
-        try:
-            from backend.api.routes.index import status_response
-
-            answer = status_response(services).model_dump(mode="json")
-        finally:
-            services.close()
-    print(json.dumps(_checked(answer), indent=2))
-
-
-def _cmd_verify(settings: Settings, as_json: bool) -> int:
-    answer = _ask_server(settings, "GET", "/index/verify")
-    if answer is None:
-        services = _open_services(settings)
-        try:
-            from backend.api.routes.index import verify_response
-
-            answer = verify_response(services).model_dump(mode="json")
-        finally:
-            services.close()
-    report = _checked(answer)
-    if as_json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(
-            f"{report['notes_on_disk']} notes on disk, {report['notes_indexed']} indexed "
-            f"({report['indexed_chunks']} chunks, {report['dense_pending']} waiting for dense vectors)"
-        )
-        for finding in report["drift"]:
-            print(f"drift: {finding['count']} {finding['kind']}")
-            for path in finding["paths"]:
-                print(f"  {path}")
-        if report["pending_changes"]:
-            print(f"note: the watcher has {report['pending_changes']} changes still to apply")
-        print("consistent" if report["consistent"] else "DRIFT: `python -m backend sync` repairs it")
-    return 0 if report["consistent"] else DRIFT_EXIT
-
-
 def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     from backend.application.evaluation import evaluate
     from backend.infrastructure.eval_files import read_qrels, read_queries
@@ -335,14 +185,17 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     queries = read_queries(args.queries)[: args.limit]
     qrels = read_qrels(args.qrels)
     modes = [SearchMode(m) for m in (args.mode or ["hybrid", "dense", "keyword"])]
-    services = _open_services(settings)
+    # data/eval/<folder> is a cache of evaluation vaults (scifact/vault and locomo-dev/vault share it): it
+    # may be handed from one to the other; an index the user named with --data-dir never is
+    services = open_local(settings, replace=args.data_dir is None)
     try:
-        _run_job_with_progress(services, "index")
+        run_job(services, "index")
         rows = []
         for mode in modes:
             started = time.perf_counter()
-            with tqdm(total=len(queries), unit="query", desc=f"eval {mode.value}", disable=None) as bar:
-                scores = evaluate(services.search, queries, qrels, mode, on_query=bar.update)
+            with Progress(f"eval {mode.value}", unit="query") as progress:
+                progress.update("searching", 0, len(queries))
+                scores = evaluate(services.search, queries, qrels, mode, on_query=progress.advance)
             rows.append((scores, time.perf_counter() - started))
     finally:
         services.close()
@@ -360,7 +213,63 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
             print(f"  warning: {s.degraded} {s.mode.value} queries fell back to keyword search")
 
 
+def _error(exc: KnowledgeBridgeError) -> int:
+    print(f"error ({exc.code}): {exc.detail}", file=sys.stderr)
+    advice = cli_advice(exc.code, exc.suggestion)
+    if advice:
+        print(f"  what to do: {advice}", file=sys.stderr)
+    return 1
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    command = args.command
+    if command == "mcp":
+        from backend.mcp_stdio import run as run_mcp_stdio
+
+        return run_mcp_stdio(settings)
+    if command == "serve":
+        _cmd_serve(settings)
+    elif command in ("index", "sync", "rebuild"):
+        kind = "rebuild" if command == "rebuild" or getattr(args, "rebuild", False) else command
+        return cmd_job(settings, args, kind)
+    elif command in COMMANDS:
+        return COMMANDS[command](settings, args)
+    elif command == "eval":
+        _cmd_eval(settings, args)
+    elif command == "migrate":
+        from backend.admin_cli import cmd_migrate
+
+        cmd_migrate(settings, args.to, args.api_key, args.replace)
+    return 0
+
+
+COMMANDS = {
+    "search": cmd_search,
+    "status": cmd_status,
+    "verify": cmd_verify,
+    "note": cmd_note,
+    "links": cmd_links,
+    "memory": cmd_memory,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught, not at interpreter exit
+        return code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `status | head`: the reader left. Python would print a traceback when it flushes stdout at exit;
+        # pointing stdout at /dev/null makes that flush a no-op (the documented recipe).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # as a process killed by SIGPIPE, what shells expect from `| head`
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "prepare-model":  # at image build time: no vault, no settings
         logging.basicConfig(
@@ -371,9 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             cmd_prepare_model(args.into)
         except KnowledgeBridgeError as exc:
-            print(f"error: {exc.detail}\n  suggestion: {exc.suggestion}", file=sys.stderr)
-            return 1
+            return _error(exc)
         return 0
+    if args.command == "memory":
+        _check_memory_args(args)
     try:
         settings = _settings(args)
     except SettingsError as exc:
@@ -384,34 +294,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per CLI request is noise
     try:
-        if args.command == "mcp":
-            from backend.mcp_stdio import run as run_mcp_stdio
-
-            return run_mcp_stdio(settings)
-        if args.command == "serve":
-            _cmd_serve(settings)
-        elif args.command == "index":
-            _cmd_index(settings, args.rebuild)
-        elif args.command == "search":
-            _cmd_search(settings, args.query, args.top_k, args.mode)
-        elif args.command == "sync":
-            _cmd_sync(settings)
-        elif args.command == "status":
-            _cmd_status(settings)
-        elif args.command == "verify":
-            return _cmd_verify(settings, args.json)
-        elif args.command == "eval":
-            _cmd_eval(settings, args)
-        elif args.command == "migrate":
-            from backend.admin_cli import cmd_migrate
-
-            cmd_migrate(settings, args.to, args.api_key, args.replace)
+        return _run(args, settings)
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KnowledgeBridgeError as exc:
-        print(f"error ({exc.code}): {exc.detail}\n  suggestion: {exc.suggestion}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    return 0
+        return _error(exc)
+
+
+def _check_memory_args(args: argparse.Namespace) -> None:
+    needs = {"remember": ("key", "value", "source"), "forget": ("key",), "list": ()}[args.action]
+    missing = [name for name in needs if not getattr(args, name)]
+    if missing:
+        _parser().error(f"memory {args.action} needs {', '.join(missing).replace('source', '--source')}")

@@ -258,6 +258,12 @@ class Settings(BaseSettings):
         return self.data_dir / f"qdrant-{self.vault_name}"
 
     @property
+    def obsidian_vault(self) -> str:
+        """The vault's name in `obsidian://` links: VAULT_NAME when set to something else than the default,
+        else the vault's folder name (what Obsidian itself calls the vault)."""
+        return self.vault_name if self.vault_name != DEFAULT_VAULT_NAME else self.vault_path.name
+
+    @property
     def models_dir(self) -> Path:
         return self.data_dir / "models"
 

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 
+from backend.api.docs_pages import install_docs_pages
 from backend.api.errors import error_responses, install_error_handlers
 from backend.api.guards import document_security, install_guards
 from backend.api.mcp_http import mcp_routes
@@ -36,6 +37,7 @@ def open_services(settings: Settings) -> Services:
     except Exception:
         services.close()
         raise
+    services.warm_embedder()
     services.start_watcher()
     return services
 
@@ -61,11 +63,14 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         version=health.VERSION,
         description="Hybrid search over an Obsidian vault for agents and people.",
         lifespan=lifespan,
+        docs_url=None,  # served with local assets instead of a CDN's: docs_pages.py
+        redoc_url=None,
     )
+    install_docs_pages(app)
     install_error_handlers(app)
     install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included
     edge = error_responses(400, 413, 414)  # any request can be refused at the edge (guards.py)
-    app.include_router(health.router, responses=error_responses(500) | edge)
+    app.include_router(health.router, responses=error_responses("INTERNAL_ERROR") | edge)
     documented = error_responses(401, 500) | edge  # every route but /health can answer these
     for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)

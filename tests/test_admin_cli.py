@@ -116,6 +116,9 @@ def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_pa
     assert result.returncode == 0, result.stderr
     (built,) = baked.glob("*.onnx")
     assert f"ONNX_MODEL_DIR={baked}" in result.stdout
+    # the image builds as root and runs as uid 10001: everything must be readable by others
+    assert stat.S_IMODE(baked.stat().st_mode) == 0o755
+    assert {stat.S_IMODE(f.stat().st_mode) for f in baked.iterdir()} == {0o644}
     baked.chmod(stat.S_IRUSR | stat.S_IXUSR)  # read-only, as in the image
     cache = tmp_path / "data" / "models"
     try:

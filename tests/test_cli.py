@@ -1,4 +1,6 @@
-"""`python -m backend ...` as a user runs it: a real process, a real temp vault, the embedded store."""
+"""`python -m backend ...` as a user runs it: a real process, a real temp vault, the embedded store; once with
+no service running (the CLI opens the index itself) and once against a running service (it asks over HTTP:
+the embedded store is locked by the service)."""
 
 from __future__ import annotations
 
@@ -6,14 +8,17 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from backend import cli as backend_cli_module
+from backend.cli import main
 from scripts.service_process import ServiceProcess
-from tests.backend_cli import run_backend
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.backend_cli import REPO
+from tests.ports import refused_url
 
 
 @pytest.fixture
@@ -21,49 +26,115 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
     (root / "Projects").mkdir(parents=True)
     (root / "Projects" / "Database migration.md").write_text(
-        "---\ntags: [work]\n---\n# Database migration\n\n## Decision\n\nWe move from MySQL to PostgreSQL.\n"
+        "---\ntags: [work]\ndate: 2026-03-01\n---\n# Database migration\n\n## Decision\n\n"
+        "We move from MySQL to PostgreSQL. See [[Shopping list]].\n"
     )
-    (root / "Shopping list.md").write_text("# Shopping list\n\n- oat milk\n- basmati rice\n")
+    (root / "Shopping list.md").write_text(
+        "# Shopping list\n\n- oat milk\n- basmati rice\n- PostgreSQL book\n"
+    )
     return root
 
 
-def run(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return run_backend(*args, "--data-dir", str(tmp_path / "data"))
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_index_then_search_then_status(vault: Path, tmp_path: Path) -> None:
-    indexed = run("index", "--vault", str(vault), tmp_path=tmp_path)
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
+    """The CLI's `main` in this process (a child process per command costs seconds), as a user's shell
+    would run it: keyword-only, and PORT 1 where no service answers unless a test says otherwise."""
+    monkeypatch.setenv("EMBEDDING_PROVIDER", "none")
+    monkeypatch.setenv("WATCH", "false")
+
+    def call(*args: str, port: int = 1) -> Ran:
+        monkeypatch.setenv("PORT", str(port))
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Ran(code, captured.out, captured.err)
+
+    return call
+
+
+def run(*args: str, tmp_path: Path, cli: Callable[..., Ran]) -> Ran:
+    return cli(*args, "--data-dir", str(tmp_path / "data"))
+
+
+# -- no service running: in this process --------------------------------------------------------------
+
+
+def test_index_search_status_note_links_without_a_service(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    v = ["--vault", str(vault)]
+    indexed = run("index", *v, tmp_path=tmp_path, cli=cli)
     assert indexed.returncode == 0, indexed.stderr
-    assert "indexed 2 notes" in indexed.stdout
+    assert indexed.stdout.startswith("indexed 2 notes, ")
+    assert "no service answers at http://127.0.0.1:1: indexing" in indexed.stderr  # it says where it ran
+    assert "index: done 2/2 notes" in indexed.stderr  # plain progress lines: stderr is no terminal here
 
-    found = run("search", "PostgreSQL", "--vault", str(vault), tmp_path=tmp_path)
+    found = run(
+        "search", "PostgreSQL", "--folder", "Projects", "--tag", "work", *v, tmp_path=tmp_path, cli=cli
+    )
     assert found.returncode == 0, found.stderr
-    assert "1. " in found.stdout
-    assert "Projects/Database migration.md" in found.stdout.splitlines()[1]
+    lines = found.stdout.splitlines()
+    assert lines[0].startswith("1. Projects/Database migration.md:")  # path:start-end
+    assert lines[1].strip() == "Database migration > Decision"  # the heading path
+    assert "We move from MySQL to PostgreSQL" in lines[2]  # a snippet
+    assert not any(line.startswith("2. ") for line in lines)  # the folder filter kept the list out
+    dated = run(
+        "search",
+        "PostgreSQL",
+        "--from",
+        "2026-02-01",
+        "--to",
+        "2026-03-31",
+        "--json",
+        *v,
+        tmp_path=tmp_path,
+        cli=cli,
+    )
+    assert [r["note_path"] for r in json.loads(dated.stdout)["results"]] == ["Projects/Database migration.md"]
 
-    status = run("status", "--vault", str(vault), tmp_path=tmp_path)
+    status = run("status", *v, tmp_path=tmp_path, cli=cli)
     assert status.returncode == 0, status.stderr
-    assert json.loads(status.stdout)["indexed_notes"] == 2
+    assert "2 notes" in status.stdout.splitlines()[1]
+    assert "embedder" in status.stdout
+    assert json.loads(run("status", "--json", *v, tmp_path=tmp_path, cli=cli).stdout)["indexed_notes"] == 2
+
+    note = run("note", "Database migration", *v, tmp_path=tmp_path, cli=cli)  # by title: forgiving paths
+    assert note.returncode == 0, note.stderr
+    assert note.stdout.startswith("Projects/Database migration.md (lines 1-9 of 9)")
+    assert "obsidian://open?vault=vault&file=Projects%2FDatabase%20migration.md" in note.stdout
+    links = run("links", "Projects/Database migration", *v, tmp_path=tmp_path, cli=cli)
+    assert "  Shopping list.md  (line 9)" in links.stdout
 
 
-def test_rebuild_starts_over_and_keeps_no_removed_note(vault: Path, tmp_path: Path) -> None:
-    assert run("index", "--vault", str(vault), tmp_path=tmp_path).returncode == 0
+def test_rebuild_starts_over_and_keeps_no_removed_note(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
     (vault / "Shopping list.md").unlink()
-    rebuilt = run("index", "--rebuild", "--vault", str(vault), tmp_path=tmp_path)
+    rebuilt = run("rebuild", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert "indexed 1 notes" in rebuilt.stdout
+    assert rebuilt.stdout.startswith("rebuilt 1 notes, ")
 
 
-def test_eval_prints_the_metrics_for_each_mode_asked(vault: Path, tmp_path: Path) -> None:
+def test_eval_prints_the_metrics_for_each_mode_asked(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
     queries = tmp_path / "q.jsonl"
-    queries.write_text('{"id": "1", "text": "PostgreSQL migration"}\n{"id": "2", "text": "basmati rice"}\n')
+    queries.write_text('{"id": "1", "text": "MySQL migration"}\n{"id": "2", "text": "basmati rice"}\n')
     qrels = tmp_path / "qrels.tsv"
     qrels.write_text(
         "query_id\tnote\trelevance\n1\tProjects/Database migration.md\t1\n2\tShopping list.md\t1\n"
     )
     result = run(
         "eval", "--vault", str(vault), "--queries", str(queries), "--qrels", str(qrels),
-        "--mode", "keyword", "--json", tmp_path=tmp_path,
+        "--mode", "keyword", "--json", tmp_path=tmp_path, cli=cli,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     (scores,) = json.loads(result.stdout)
@@ -71,27 +142,195 @@ def test_eval_prints_the_metrics_for_each_mode_asked(vault: Path, tmp_path: Path
     assert scores["queries"] == 2
     assert scores["ndcg_10"] == pytest.approx(1.0)
     assert scores["hit_3"] == pytest.approx(1.0)
+    assert "eval keyword: searching 2/2 querys" in result.stderr or "2/2" in result.stderr
 
 
-def test_a_missing_vault_is_one_clear_line(tmp_path: Path) -> None:
-    result = run("index", "--vault", str(tmp_path / "nope"), tmp_path=tmp_path)
+def test_a_missing_vault_names_the_flag(tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    result = run("index", "--vault", str(tmp_path / "nope"), tmp_path=tmp_path, cli=cli)
     assert result.returncode == 2
-    assert "VAULT_PATH" in result.stderr
+    assert "--vault" in result.stderr
+    assert "VAULT_PATH" not in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_verify_asks_the_running_service_and_reports_drift(vault: Path, tmp_path: Path) -> None:
-    data = tmp_path / "served"
-    env = {"EMBEDDING_PROVIDER": "none", "WATCH": "false"}
-    with ServiceProcess(vault, data, env=env) as service:
+def test_an_empty_vault_warns_and_fails_under_strict(tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    lenient = run("index", "--vault", str(empty), tmp_path=tmp_path, cli=cli)
+    assert lenient.returncode == 0
+    assert "warning: the vault" in lenient.stderr
+    assert "gave no note to index" in lenient.stderr
+    strict = run("sync", "--strict", "--vault", str(empty), tmp_path=tmp_path, cli=cli)
+    assert strict.returncode == 4, strict.stderr
+
+
+def test_errors_give_cli_advice_not_http_advice(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    nothing = run("search", "milk", "--vault", str(vault), tmp_path=tmp_path, cli=cli)  # never indexed
+    assert nothing.returncode == 1
+    assert "error (INDEX_NOT_READY)" in nothing.stderr
+    assert "python -m backend index" in nothing.stderr
+    assert "POST /" not in nothing.stderr
+    too_long = run("search", "x" * 2001, "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    assert "query: at most 2000 characters" in too_long.stderr
+    assert "/docs" not in too_long.stderr
+    assert "--help" in too_long.stderr
+    gone = run("status", "--url", refused_url(), tmp_path=tmp_path, cli=cli)
+    assert gone.returncode == 1
+    assert "error (SERVICE_UNREACHABLE): no Knowledge Bridge service answers at" in gone.stderr
+
+
+def test_a_closed_pipe_prints_no_traceback(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    command = [sys.executable, "-m", "backend", "status", "--json", "--vault", str(vault)]
+    command += ["--data-dir", str(tmp_path / "data")]
+    env = {**os.environ, "EMBEDDING_PROVIDER": "none", "PORT": "1"}
+    reader_gone = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert reader_gone.stdout is not None
+    assert reader_gone.stderr is not None
+    reader_gone.stdout.close()  # `| head` that has read enough
+    stderr = reader_gone.stderr.read()
+    assert reader_gone.wait(timeout=120) == 141
+    assert "Traceback" not in stderr
+    assert "BrokenPipeError" not in stderr
+
+
+def test_ctrl_c_prints_no_traceback(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
+) -> None:
+    def interrupted(*_: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(backend_cli_module, "_run", interrupted)
+    stopped = cli("status", "--vault", str(vault))
+    assert stopped.returncode == 130
+    assert stopped.stderr.strip() == "interrupted"
+
+
+def test_another_vault_in_the_same_data_dir_is_refused_then_replaced(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "Solo.md").write_text("# Solo\n\nthe only note\n")
+    refused = run("index", "--vault", str(other), tmp_path=tmp_path, cli=cli)
+    assert refused.returncode == 1
+    assert "error (VAULT_MISMATCH)" in refused.stderr
+    assert str(vault) in refused.stderr
+    assert str(other) in refused.stderr
+    assert "--replace" in refused.stderr
+    still = json.loads(run("status", "--json", "--vault", str(vault), tmp_path=tmp_path, cli=cli).stdout)
+    assert still["indexed_notes"] == 2  # not a note was removed
+    replaced = run("index", "--replace", "--vault", str(other), tmp_path=tmp_path, cli=cli)
+    assert replaced.returncode == 0, replaced.stderr
+    assert "1 notes" in replaced.stdout
+
+
+# -- a service running: over HTTP ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServiceProcess, Path, Path]]:
+    root = tmp_path_factory.mktemp("served")
+    vault = root / "vault"
+    (vault / "Projects").mkdir(parents=True)
+    (vault / "Projects" / "Database migration.md").write_text(
+        "# Database migration\n\n## Decision\n\nWe move from MySQL to PostgreSQL. See [[Shopping list]].\n"
+    )
+    (vault / "Shopping list.md").write_text("# Shopping list\n\n- oat milk\n- basmati rice\n")
+    data = root / "data"
+    with ServiceProcess(vault, data, env={"EMBEDDING_PROVIDER": "none", "WATCH": "false"}) as service:
         service.wait_idle()
-        ask = {**os.environ, **env, "PORT": str(service.port)}
-        command = [sys.executable, "-m", "backend", "verify", "--vault", str(vault), "--data-dir", str(data)]
-        clean = subprocess.run(command, cwd=REPO, env=ask, capture_output=True, text=True, timeout=120)
-        assert clean.returncode == 0, clean.stderr  # the store is the service's: only HTTP can answer
-        assert "consistent" in clean.stdout
-        (vault / "Shopping list.md").unlink()  # the watcher is off: the index keeps the note
-        drift = subprocess.run(command, cwd=REPO, env=ask, capture_output=True, text=True, timeout=120)
-        assert drift.returncode == 3, drift.stderr
-        assert "1 indexed notes no longer on disk" in drift.stdout
-        assert "Shopping list.md" in drift.stdout
+        yield service, vault, data
+
+
+Served = tuple[ServiceProcess, Path, Path]
+
+
+@pytest.fixture
+def ask(served: Served, cli: Callable[..., Ran]) -> Callable[..., Ran]:
+    service, _, data = served
+
+    def call(*args: str, port: bool = True) -> Ran:
+        return cli(*args, "--data-dir", str(data), port=service.port if port else 1)
+
+    return call
+
+
+def test_every_command_asks_the_running_service(served: Served, ask: Callable[..., Ran]) -> None:
+    service = served[0]
+    asking = f"asking the service at http://127.0.0.1:{service.port}"
+    status = ask("status")
+    assert status.returncode == 0, status.stderr  # the store is the service's: only HTTP can answer
+    assert asking in status.stderr
+    assert "2 notes, " in status.stdout
+    assert "watcher" in status.stdout
+    found = ask("search", "PostgreSQL", "--json")
+    assert json.loads(found.stdout)["results"][0]["note_path"] == "Projects/Database migration.md"
+    note = ask("note", "Shopping list")
+    assert note.stdout.startswith("Shopping list.md (lines 1-4 of 4)")
+    links = ask("links", "Shopping list.md")
+    assert "  Projects/Database migration.md  (line 5)" in links.stdout
+    synced = ask("sync")
+    assert synced.returncode == 0, synced.stderr
+    assert f"chunks by the service at http://127.0.0.1:{service.port} in" in synced.stdout
+    assert synced.stdout.startswith("synced 2 notes, ")
+    remembered = ask(
+        "memory",
+        "remember",
+        "db",
+        "we chose PostgreSQL",
+        "--source",
+        "Projects/Database migration.md",
+    )
+    assert remembered.returncode == 0, remembered.stderr
+    assert "db: we chose PostgreSQL" in ask("memory").stdout
+    assert ask("memory", "forget", "db").stdout.strip() == "forgot db"
+    verify = ask("verify")
+    assert verify.returncode == 0, verify.stderr
+    assert "consistent" in verify.stdout
+
+
+def test_url_reaches_a_service_the_settings_do_not_point_at(served: Served, ask: Callable[..., Ran]) -> None:
+    service = served[0]
+    # PORT (1) says nothing runs there: without --url the CLI would open the locked store itself
+    locked = ask("status", "--vault", str(served[1]), port=False)
+    assert locked.returncode == 1
+    assert "error (INDEX_UNAVAILABLE)" in locked.stderr
+    assert "--url" in locked.stderr  # and says how to reach the service that holds it
+    reached = ask("status", "--json", "--url", f"http://127.0.0.1:{service.port}", port=False)
+    assert reached.returncode == 0, reached.stderr
+    assert json.loads(reached.stdout)["indexed_notes"] == 2
+
+
+def test_verify_reports_drift_from_the_service(served: Served, ask: Callable[..., Ran]) -> None:
+    _, vault, _ = served
+    (vault / "Shopping list.md").unlink()  # the watcher is off: the index keeps the note
+    drift = ask("verify", "--vault", str(vault))
+    assert drift.returncode == 3, drift.stderr
+    assert "1 indexed notes no longer on disk" in drift.stdout
+    assert "Shopping list.md" in drift.stdout
+
+
+def test_the_key_of_the_settings_is_sent_and_a_wrong_one_gets_cli_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
+) -> None:
+    from backend.config import load_settings
+    from backend.main import create_app
+    from tests import live_server
+
+    settings = load_settings(
+        data_dir=tmp_path / "data", embedding_provider="none", watch=False, api_key="s3cret-key"
+    )
+    with live_server.serving(create_app(settings)) as base:
+        monkeypatch.setenv("API_KEY", "s3cret-key")
+        allowed = cli("status", "--json", "--url", base)
+        assert allowed.returncode == 0, allowed.stderr
+        assert json.loads(allowed.stdout)["vault_path"] == str(settings.vault_path)
+        monkeypatch.setenv("API_KEY", "wrong-key")
+        refused = cli("status", "--url", base)
+        assert refused.returncode == 1
+        assert "error (UNAUTHORIZED)" in refused.stderr
+        assert "Set API_KEY" in refused.stderr

@@ -32,7 +32,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 FORBIDDEN_PACKAGES = ("torch", "sentence-transformers", "sentence_transformers")
 ONE_SHOT_CONDITION = "service_completed_successfully"
-HEALTH_CONDITIONS = {"service_healthy", ONE_SHOT_CONDITION}
+HEALTH_CONDITIONS = {"service_healthy", "service_started", ONE_SHOT_CONDITION}
 
 
 # -- loading -----------------------------------------------------------------------------------------------
@@ -170,15 +170,34 @@ def test_every_dependency_exists_and_waits_for_health_or_completion(
                     "build" in dependency and dockerfile_has_healthcheck
                 )
                 assert has_check, f"{name} waits for {target} to be healthy, but {target} has no healthcheck"
-            else:
+            elif condition == ONE_SHOT_CONDITION:
                 assert dependency.get("restart") == "no", f"{target} is one-shot, so it must not restart"
 
 
-def test_backend_waits_for_qdrant_and_the_model_download(services: dict[str, dict[str, Any]]) -> None:
+def test_backend_waits_for_qdrant_healthy_and_ollama_started_not_for_the_pull(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    # keyword first: a slow or failed `ollama pull` must not keep the backend from starting
     depends_on = services["backend"]["depends_on"]
-    assert depends_on["qdrant"] == {"condition": "service_healthy"}
-    assert depends_on["ollama-pull"] == {"condition": ONE_SHOT_CONDITION}
+    assert depends_on == {
+        "qdrant": {"condition": "service_healthy"},
+        "ollama": {"condition": "service_started"},
+    }
     assert services["ollama-pull"]["depends_on"]["ollama"] == {"condition": "service_healthy"}
+
+
+def test_readme_and_deployment_docs_say_what_compose_does() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    deployment = (ROOT / "docs" / "deployment.md").read_text(encoding="utf-8")
+    assert "not for the pull" in readme
+    assert "Ollama has started (not when the pull finishes" in deployment
+    assert "the pull has completed" not in deployment
+
+
+def test_the_runtime_gets_the_baked_model_owned_by_its_user() -> None:
+    copies = [arguments for keyword, arguments in final_stage() if keyword == "COPY"]
+    (model,) = [arguments for arguments in copies if "/opt/models" in arguments]
+    assert "--chown=app:app" in model.split()
 
 
 def test_every_backend_env_var_is_a_setting(services: dict[str, dict[str, Any]]) -> None:
@@ -433,7 +452,7 @@ def test_the_image_bakes_in_the_onnx_model_prepared_at_build_time_outside_the_da
     ((stage, folder),) = prepared.items()
     assert any(k == "COPY" and a.startswith("backend/") for k, a in stages()[stage])  # the command is there
     final = final_stage()
-    assert ("COPY", f"--from={stage} {folder} {folder}") in final
+    assert ("COPY", f"--from={stage} --chown=app:app {folder} {folder}") in final
     environment = " ".join(arguments for keyword, arguments in final if keyword == "ENV")
     assert f"ONNX_MODEL_DIR={folder}" in environment
     data_dir = re.search(r"DATA_DIR=(\S+)", environment)

@@ -32,6 +32,8 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.EmbeddingModelMismatchError.code: 409,
     domain.ReindexInProgressError.code: 409,
     domain.MigrationTargetNotEmptyError.code: 409,
+    domain.VaultMismatchError.code: 409,
+    domain.ServiceUnreachableError.code: 503,  # the CLI's, never an HTTP answer (NOT_ON_HTTP)
     domain.StoreError.code: 500,
     domain.KnowledgeBridgeError.code: 500,  # INTERNAL_ERROR
     domain.IndexNotReadyError.code: 503,
@@ -68,13 +70,76 @@ def envelope(exc: domain.KnowledgeBridgeError) -> ErrorBody:
     )
 
 
-def describe_validation(errors: list[Any]) -> str:
-    """pydantic/FastAPI validation errors as one line: `field: message; other: message`."""
+_LOCATIONS = ("body", "query", "path", "header", "cookie")
+JSON_CONTENT_TYPE = "send the body as JSON with the header `Content-Type: application/json`"
+
+
+def describe_validation(
+    errors: list[Any], *, located: bool = False, body: Any = None, content_type: str = ""
+) -> str:
+    """pydantic/FastAPI validation errors as one line naming each field and its rule:
+    `query: at most 2000 characters; top_k: at most 50`. `located`: FastAPI's errors, whose `loc` starts
+    with where the value was (body, query, path), unlike a model's own."""
     parts = []
     for error in errors:
-        where = ".".join(str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path"))
-        parts.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
+        loc = tuple(error.get("loc", ()))
+        if located and loc and loc[0] in _LOCATIONS:  # only that first part: a field may be named `query`
+            loc = loc[1:]
+        kind = str(error.get("type", ""))
+        if kind == "json_invalid":
+            parts.append(_json_error(error, body))
+            continue
+        if not loc and kind in ("model_attributes_type", "dict_type", "model_type"):
+            if "json" not in content_type.lower():
+                parts.append(f"request body: {JSON_CONTENT_TYPE} (got {content_type or 'no Content-Type'})")
+            else:
+                parts.append("request body: must be a JSON object of the fields listed at /docs")
+            continue
+        where = ".".join(str(part) for part in loc) or "request"
+        parts.append(f"{where}: {_rule(kind, error)}")
     return "; ".join(parts) or "invalid request"
+
+
+def _rule(kind: str, error: dict[str, Any]) -> str:
+    """The broken rule in a few words (pydantic's own message where it already says it well)."""
+    ctx = error.get("ctx") or {}
+    if kind == "missing":
+        return "required"
+    if kind == "extra_forbidden":
+        return "not a field of this request (see /docs for the fields)"
+    if kind in ("string_too_long", "too_long"):
+        unit = "characters" if kind == "string_too_long" else "items"
+        return f"at most {ctx.get('max_length')} {unit}"
+    if kind in ("string_too_short", "too_short"):
+        minimum = ctx.get("min_length")
+        return "must not be empty" if minimum == 1 else f"at least {minimum} characters"
+    bounds = {
+        "less_than_equal": ("at most", "le"),
+        "less_than": ("less than", "lt"),
+        "greater_than_equal": ("at least", "ge"),
+        "greater_than": ("more than", "gt"),
+    }
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"{words} {ctx.get(key)}"
+    message = str(error.get("msg", "invalid"))
+    message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    if message.startswith("Input should be "):
+        message = "must be " + message.removeprefix("Input should be ")
+    return message
+
+
+def _json_error(error: dict[str, Any], body: Any) -> str:
+    """Where the JSON breaks, as line and column (FastAPI gives a character offset)."""
+    loc = tuple(error.get("loc", ()))
+    reason = (error.get("ctx") or {}).get("error") or "not valid JSON"
+    position = loc[-1] if loc and isinstance(loc[-1], int) else None
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    if position is None or not isinstance(text, str):
+        return f"request body: invalid JSON ({reason})"
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    return f"request body: invalid JSON at line {line}, column {column}: {reason}"
 
 
 def validation_envelope(detail: str) -> ErrorBody:
@@ -96,27 +161,55 @@ _EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
     409: domain.ReindexInProgressError("a rebuild is already running"),
     413: domain.RequestTooLargeError("request body larger than 1048576 bytes"),
     414: domain.UrlTooLongError("path and query string longer than 8192 bytes"),
-    422: domain.InvalidRequestError("top_k: Input should be less than or equal to 50"),
+    422: domain.InvalidRequestError("top_k: at most 50"),
     500: domain.KnowledgeBridgeError("an unexpected error occurred"),
     503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
     507: domain.StorageFullError("only 42 MB free where DATA_DIR lives (MIN_FREE_DISK_MB is 100)"),
 }
+# for routes that list only some codes of a status (the status's example above may not be one of them)
+_CODE_EXAMPLES: dict[str, domain.KnowledgeBridgeError] = {e.code: e for e in _EXAMPLES.values()} | {
+    e.code: e
+    for e in (
+        domain.EmbeddingModelMismatchError(
+            "the index was built with all-MiniLM-L6-v2 (384-d) but the service is configured for "
+            "mxbai-embed-large (1024-d); it will not mix models"
+        ),
+        domain.MemoryNotFoundError("no remembered fact with the key 'sreenivas-balance'"),
+        domain.IndexCorruptedError("the index catalog file data/qdrant/active_generation.json is damaged"),
+    )
+}
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+# Raised only by command-line tools (`migrate`, opening a data directory of another vault): never an HTTP
+# answer, so never listed under a route.
+NOT_ON_HTTP = {domain.MigrationTargetNotEmptyError.code, domain.ServiceUnreachableError.code}
+# What a route reading the index answers when it cannot (a route that only reads settings does not).
+INDEX_UNREADABLE = (
+    domain.IndexNotReadyError.code,
+    domain.IndexUnavailableError.code,
+    domain.IndexCorruptedError.code,
+)
+
+
+def error_responses(*items: int | str) -> dict[int | str, dict[str, Any]]:
     """`responses=` for a route: each status documented with the envelope, the codes it carries and an
-    example."""
+    example. An int documents every code of that status; a code (str) documents that code alone under its
+    status, for routes that can answer only some codes of a status (/search never REINDEX_IN_PROGRESS)."""
+    chosen: dict[int, set[str]] = {}
+    for item in items:
+        if isinstance(item, str):
+            chosen.setdefault(status_of(item), set()).add(item)
+        else:
+            every = {code for code, mapped in STATUS_BY_CODE.items() if mapped == item} - NOT_ON_HTTP
+            chosen.setdefault(item, set()).update(every)
     documented: dict[int | str, dict[str, Any]] = {}
-    for status in statuses:
-        codes = sorted(code for code, mapped in STATUS_BY_CODE.items() if mapped == status)
-        if status == 500:
-            codes = ["INTERNAL_ERROR", "STORE_ERROR"]
-        example = envelope(_EXAMPLES[status])
-        if status == 500:
-            example = INTERNAL
+    for status, codes in chosen.items():
+        example = INTERNAL if status == 500 else envelope(_EXAMPLES[status])
+        if example.error_code not in codes:
+            example = envelope(_CODE_EXAMPLES[min(codes)])
         documented[status] = {
             "model": ErrorBody,
-            "description": "Error codes: " + ", ".join(codes),
+            "description": "Error codes: " + ", ".join(sorted(codes)),
             "content": {"application/json": {"example": example.model_dump()}},
         }
     return documented
@@ -135,9 +228,12 @@ async def _domain_error(_: Request, exc: Exception) -> JSONResponse:
     return domain_error_response(exc)
 
 
-async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    return error_response(422, validation_envelope(describe_validation(list(exc.errors()))))
+    detail = describe_validation(
+        list(exc.errors()), located=True, body=exc.body, content_type=request.headers.get("content-type", "")
+    )
+    return error_response(422, validation_envelope(detail))
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:

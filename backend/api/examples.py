@@ -27,6 +27,7 @@ SEARCH_RESULT: dict[str, Any] = {
     "highlights": ["owe", "Sreenivas"],
     "sensitive_categories": ["finance"],
     "redactions": 0,
+    "obsidian_uri": "obsidian://open?vault=example-vault&file=Finance%2FMoney%20with%20Sreenivas.md",
 }
 
 FACT: dict[str, Any] = {
@@ -77,6 +78,7 @@ NOTE: dict[str, Any] = {
     "sensitive_categories": ["finance"],
     "status": "healthy",
     "warnings": [],
+    "obsidian_uri": "obsidian://open?vault=example-vault&file=Finance%2FMoney%20with%20Sreenivas.md",
 }
 
 NOTE_SUMMARY: dict[str, Any] = {
@@ -183,7 +185,7 @@ INDEX_STATUS: dict[str, Any] = {
     "last_indexed": "2026-11-22T22:40:08.123456Z",
     "last_sync": "2026-11-22T22:40:08.123456Z",
     "generation": "g1",
-    "embedder": {"provider": "onnx", "model": "all-MiniLM-L6-v2", "healthy": True},
+    "embedder": {"provider": "onnx", "model": "all-MiniLM-L6-v2", "state": "ready", "healthy": True},
     "embedding_model": "all-MiniLM-L6-v2",
     "embedding_dimension": 384,
     "vault_path": "/home/me/knowledge-bridge/docs/example-vault",

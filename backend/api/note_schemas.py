@@ -29,6 +29,9 @@ class NoteOut(BaseModel):
     )
     status: str = Field(description="healthy, or degraded when the file could only be read in part.")
     warnings: list[str]
+    obsidian_uri: str = Field(
+        description="Opens the note in Obsidian: obsidian://open?vault=<vault>&file=<path>, percent-encoded."
+    )
 
 
 class NoteSummaryOut(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -129,6 +130,9 @@ class SearchResult(BaseModel):
         "showing it."
     )
     redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in content.")
+    obsidian_uri: str = Field(
+        description="Opens the note in Obsidian: obsidian://open?vault=<vault>&file=<path>, percent-encoded."
+    )
 
 
 class RelatedNoteOut(BaseModel):
@@ -200,6 +204,11 @@ class EmbedderProblemOut(BaseModel):
 class EmbedderInfo(BaseModel):
     provider: str = Field(description="onnx, ollama or none (keyword only).")
     model: str
+    state: Literal["loading", "ready", "failed", "idle", "off"] = Field(
+        description="loading: the model is being loaded or built (first start), searches answer by keyword "
+        "meanwhile; ready; failed: see `error`; idle: the in-process model is not loaded (the CLI working "
+        "without a service; it loads on first use); off: EMBEDDING_PROVIDER=none (keyword only)."
+    )
     healthy: bool = Field(
         description="False while the embedder cannot answer; searches fall back to keywords."
     )

@@ -17,6 +17,7 @@ from backend.domain.errors import NoteNotFoundError, SecurityViolationError
 from backend.domain.line_ranges import LineWindow, line_window
 from backend.domain.links import NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
+from backend.domain.note_lookup import lookup_note
 from backend.domain.secrets import MARKER_PREFIX
 from backend.domain.vault_paths import vault_folder, vault_path
 
@@ -44,16 +45,42 @@ class NoteReader:
         self._policy = policy
 
     def record(self, path: str) -> NoteRecord:
-        """The indexed note at `path`; SecurityViolationError or NoteNotFoundError otherwise."""
+        """The indexed note at exactly `path`; SecurityViolationError or NoteNotFoundError otherwise."""
         vault_path(path)
         record = self._index.note_record(path)
         if record is None:
-            hint = "" if self._index.complete else " (the first indexing is still running)"
-            raise NoteNotFoundError(f"no indexed note at {path!r}{hint}")
+            meant = self.find(path)  # raises with the closest paths as suggestion, unless a name matches
+            raise NoteNotFoundError(
+                f"no indexed note at {path!r}", suggestion=f"Use the note's path: {meant.path!r}."
+            )
         return record
 
+    def find(self, asked: str) -> NoteRecord:
+        """The indexed note `asked` means: its path, the path without `.md`, or (when only one note answers
+        to it) its title, alias or file name, in any letter case (rules: `domain.note_lookup`). A 404 names
+        the closest paths, or the notes an ambiguous name could mean. The one place note names are resolved:
+        every way a client names a note goes through here."""
+        vault_path(asked)
+        record = self._index.note_record(asked)
+        if record is not None:
+            return record  # the common case: a path as search results give it, one point lookup
+        found = lookup_note(asked, self._index.note_records())
+        if found.found is not None:
+            return found.found
+        hint = "" if self._index.complete else " (the first indexing is still running)"
+        if found.ambiguous:
+            raise NoteNotFoundError(
+                f"{asked!r} could mean {len(found.ambiguous)} notes{hint}",
+                suggestion="Use one of these paths: " + ", ".join(found.ambiguous),
+            )
+        suggestion = NoteNotFoundError.suggestion
+        if found.closest:
+            suggestion = "Did you mean: " + ", ".join(found.closest) + "?"
+        raise NoteNotFoundError(f"no indexed note at {asked!r}{hint}", suggestion=suggestion)
+
     def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> NoteView:
-        record = self.record(path)
+        record = self.find(path)
+        path = record.path
         try:
             text, problems = self._vault.read_text(path)
         except PermissionError as exc:  # the adapter's own wall: the file resolves outside the vault

@@ -245,6 +245,18 @@ class IndexCatalog(Protocol):
         """Release what the catalog holds (the shared client); its stores are closed first by the caller."""
         ...
 
+    def vault_owner(self) -> str | None:
+        """The vault this index belongs to, as recorded (None: not recorded yet)."""
+        ...
+
+    def record_vault_owner(self, vault: str) -> None:
+        """Record the vault this index belongs to (durably, beside the generations)."""
+        ...
+
+    def describe(self) -> str:
+        """Where the index lives, for messages (a folder, or the collections on the server)."""
+        ...
+
 
 class MemoryStore(Protocol):
     """Remembered facts: one Qdrant collection of its own (`obsidian_memory`), outside the index

@@ -113,15 +113,22 @@ class SearchService:
         dense: list[float] | None = None
         started = time.perf_counter()
         pending = self._index.dense_pending if mode is not SearchMode.KEYWORD else 0
+        health = self._index.embedder_health
+        failed = health is not None and health.problem is not None
+        # keyword first: without a standing failure the notes are simply still waiting their turn
+        why = (
+            "the embedder was unavailable when they were indexed"
+            if failed
+            else "the index is still filling them in"
+        )
         if pending and pending >= self._index.indexed_notes:
-            warnings.append("the dense vectors are not built yet; answered from keyword search only")
+            warnings.append(f"the dense vectors are not built yet ({why}); answered from keyword search only")
             mode = SearchMode.KEYWORD
         elif pending:
             warnings.append(
                 f"{pending} of {self._index.indexed_notes} notes have no dense vectors yet "
-                "(the embedder was unavailable when they were indexed): they are found by keywords only"
+                f"({why}): they are found by keywords only"
             )
-        health = self._index.embedder_health
         if pending and health is not None and health.problem is not None:
             warnings[-1] += f"; {health.describe()}"  # e.g. MODEL_NOT_FOUND and the `ollama pull` to run
         if mode is not SearchMode.KEYWORD:

@@ -109,6 +109,20 @@ class MemoryNotFoundError(KnowledgeBridgeError):
     suggestion = "List the remembered facts with GET /memory."
 
 
+class VaultMismatchError(KnowledgeBridgeError):
+    """The index in this data directory (or these server collections) was built from another vault."""
+
+    code = "VAULT_MISMATCH"
+    recoverable = True
+
+
+class ServiceUnreachableError(KnowledgeBridgeError):
+    """The CLI's: the running service it was asked to use (--url) does not answer, or stopped answering."""
+
+    code = "SERVICE_UNREACHABLE"
+    recoverable = True
+
+
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False

@@ -78,12 +78,15 @@ LEGACY = "g0"
 CHUNKS_COLLECTION = "obsidian_chunks"
 POINTER_FILE = "active_generation.json"
 COUNTER_FILE = "generation_counter.json"
+OWNER_FILE = "vault.json"  # which vault the index belongs to: {"vault": "/abs/path"}
 
 _KINDS = ("chunks", "notes", "links")  # chunks first: deleting it first marks a set as needing a rebuild
 _EDGE_SHARDS = (CHUNKS_COLLECTION, NOTES_COLLECTION, LINKS_COLLECTION)
 _GENERATION = re.compile(r"g(0|[1-9][0-9]*)")
 _BASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _COUNTER_POINT = 1
+_OWNER_POINT = 2
+_OWNER_KEY = "vault"
 _ACTIVE_KEY = "active"
 _ISSUED_KEY = "last_issued"
 
@@ -295,6 +298,22 @@ class EdgeIndexCatalog(_Catalog):
         with edge_errors_mapped("record the index generation counter"):
             write_json_durably(self._root / f"{self._prefix}{COUNTER_FILE}", {_ISSUED_KEY: number})
 
+    def vault_owner(self) -> str | None:
+        path = self._root / f"{self._prefix}{OWNER_FILE}"
+        with edge_errors_mapped("read which vault the index belongs to"):
+            record = _read_json(path)
+        owner = record.get(_OWNER_KEY) if record is not None else None
+        if record is not None and not isinstance(owner, str):
+            raise _damaged(path)
+        return owner
+
+    def record_vault_owner(self, vault: str) -> None:
+        with edge_errors_mapped("record which vault the index belongs to"):
+            write_json_durably(self._root / f"{self._prefix}{OWNER_FILE}", {_OWNER_KEY: vault})
+
+    def describe(self) -> str:
+        return str(self._root)
+
 
 def _read_json(path: Path) -> dict[str, Any] | None:
     """The file's object, None when there is no file; IndexCorruptedError when it is not a JSON object."""
@@ -438,13 +457,32 @@ class ClientIndexCatalog(_Catalog):
         return number
 
     def _set_last_issued(self, number: int) -> None:
+        self._put_catalog_point(_COUNTER_POINT, {_ISSUED_KEY: number}, "record the index generation counter")
+
+    def vault_owner(self) -> str | None:
+        with self._mapped("read which vault the index belongs to"):
+            if not self._client.collection_exists(self._catalog):
+                return None
+            records = self._client.retrieve(self._catalog, [_OWNER_POINT], with_payload=True)
+        owner = (records[0].payload or {}).get(_OWNER_KEY) if records else None
+        if records and not isinstance(owner, str):
+            raise StoreError(f"the vault record in {self._catalog!r} is damaged")
+        return owner
+
+    def record_vault_owner(self, vault: str) -> None:
+        self._put_catalog_point(_OWNER_POINT, {_OWNER_KEY: vault}, "record which vault the index belongs to")
+
+    def describe(self) -> str:
+        return f"the collections {self._aliases[0]}/_notes/_links on the Qdrant server"
+
+    def _put_catalog_point(self, point_id: int, payload: dict[str, Any], action: str) -> None:
         from qdrant_client import models as qm
 
-        with self._mapped("record the index generation counter"):
+        with self._mapped(action):
             if not self._client.collection_exists(self._catalog):
                 replicas = self._options.replication_factor if self._options else None
                 self._client.create_collection(self._catalog, vectors_config={}, replication_factor=replicas)
-            point = qm.PointStruct(id=_COUNTER_POINT, vector={}, payload={_ISSUED_KEY: number})
+            point = qm.PointStruct(id=point_id, vector={}, payload=payload)
             self._client.upsert(self._catalog, points=[point], wait=True)
 
     def _collection_names(self) -> set[str]:

@@ -133,7 +133,13 @@ def test_the_watcher_follows_create_edit_rename_folder_move_and_delete(
     assert (status["watcher_restarts"], status["watcher_error"]) == (0, None)
     assert status["indexed_notes"] == len(NOTES)
     assert status["unindexed_files"] == 0
-    assert status["embedder"] == {"provider": "onnx", "model": "fake-bow", "healthy": True, "error": None}
+    assert status["embedder"] == {
+        "provider": "onnx",
+        "model": "fake-bow",
+        "state": "ready",
+        "healthy": True,
+        "error": None,
+    }
     assert status["last_sync"] is not None
 
 

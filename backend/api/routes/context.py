@@ -5,7 +5,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.context_schemas import ContextRequest, ContextResponse, ContextSource
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.application.context import ContextQuery
 from backend.bootstrap import Services
 
@@ -86,7 +86,7 @@ def context_response(services: Services, body: ContextRequest) -> ContextRespons
     "/context",
     operation_id="build_context",
     response_model=ContextResponse,
-    responses=error_responses(400, 409, 422, 503, 507),
+    responses=error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, 507),
 )
 async def build_context(body: ContextRequest, services: ServicesDep) -> ContextResponse:
     """A ready-to-inject context block for a question (`query`) or a conversation (`messages`): the best

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.schemas import (
     DriftFinding,
     EmbedderInfo,
@@ -21,7 +21,12 @@ from backend.api.schemas import (
 )
 from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
-from backend.domain.errors import IndexCorruptedError, IndexNotReadyError, IndexUnavailableError
+from backend.domain.errors import (
+    EmbedderUnavailableError,
+    IndexCorruptedError,
+    IndexNotReadyError,
+    IndexUnavailableError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,21 +92,45 @@ def status_response(services: Services) -> IndexStatus:
 def _embedder_info(services: Services) -> EmbedderInfo:
     health = services.index.embedder_health
     problem = health.problem if health is not None else None
+    healthy = services.embedder is not None and services.embedder.health()  # the probe, asked now
     error = None
     if problem is not None:
         error = EmbedderProblemOut(
             error_code=problem.code, detail=problem.detail, suggestion=problem.suggestion
         )
+    provider = services.settings.embedding_provider
+    if services.embedder is None:
+        state = "off"
+    elif problem is not None:
+        state = "failed"
+    elif healthy:
+        state = "ready"
+    elif services.embedder_warming:
+        state = "loading"
+    elif provider == "onnx":  # not asked to load (the CLI without a service): it loads on first use
+        state = "idle"
+    else:  # Ollama's probe says no before any call failed: say so rather than leave it unexplained
+        state = "failed"
+        error = EmbedderProblemOut(
+            error_code=EmbedderUnavailableError.code,
+            detail=f"the {provider} embedder does not answer its health check "
+            f"({services.settings.ollama_url} lists no {services.settings.model_name})",
+            suggestion=f"Start Ollama and pull the model: `ollama pull {services.settings.model_name}`.",
+        )
     return EmbedderInfo(
-        provider=services.settings.embedding_provider,
+        provider=provider,
         model=services.index.identity.embedding_model,
-        healthy=services.embedder is not None and services.embedder.health(),  # the probe, asked now
+        state=state,
+        healthy=healthy,
         error=error,
     )
 
 
 @router.get(
-    "/status", operation_id="index_status", response_model=IndexStatus, responses=error_responses(503, 507)
+    "/status",
+    operation_id="index_status",
+    response_model=IndexStatus,
+    responses=error_responses("INDEX_CORRUPTED", 507),
 )
 async def index_status(services: ServicesDep) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
@@ -128,7 +157,10 @@ def verify_response(services: Services) -> VerifyResult:
 
 
 @router.get(
-    "/verify", operation_id="index_verify", response_model=VerifyResult, responses=error_responses(503, 507)
+    "/verify",
+    operation_id="index_verify",
+    response_model=VerifyResult,
+    responses=error_responses(*INDEX_UNREADABLE, 507),
 )
 async def verify(services: ServicesDep) -> VerifyResult:
     """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
@@ -141,7 +173,7 @@ async def verify(services: ServicesDep) -> VerifyResult:
     operation_id="index_sync",
     status_code=202,
     response_model=JobAccepted,
-    responses=error_responses(409, 503, 507),
+    responses=error_responses(409, *INDEX_UNREADABLE, 507),
 )
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
@@ -155,7 +187,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
     operation_id="index_rebuild",
     status_code=202,
     response_model=JobAccepted,
-    responses=error_responses(409, 503, 507),
+    responses=error_responses(409, *INDEX_UNREADABLE, 507),
 )
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;

@@ -50,7 +50,7 @@ def remember_response(services: Services, body: MemoryIn) -> MemoryStored:
     response_model=MemoryStored,
     status_code=201,
     responses={200: {"model": MemoryStored, "description": "An existing fact replaced"}}
-    | error_responses(400, 404, 422, 503, 507),
+    | error_responses(400, "NOTE_NOT_FOUND", 422, 503, 507),
 )
 async def remember(body: MemoryIn, services: ServicesDep, response: Response) -> MemoryStored:
     """Remember a fact (`key`, `value`) tied to the vault note it comes from (`source`, which must be an
@@ -87,7 +87,7 @@ async def list_memories(
     "/{key}",
     operation_id="forget",
     response_model=MemoryDeleted,
-    responses=error_responses(404, 422, 503, 507),
+    responses=error_responses("MEMORY_NOT_FOUND", 422, 503, 507),
 )
 async def forget(
     key: Annotated[

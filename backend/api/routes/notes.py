@@ -7,7 +7,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.schemas import LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
@@ -16,6 +16,7 @@ from backend.bootstrap import Services
 from backend.domain.errors import InvalidRequestError
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder
+from backend.domain.obsidian_uri import obsidian_uri
 
 router = APIRouter(tags=["notes"])
 
@@ -53,7 +54,7 @@ def _modified(record: NoteRecord) -> datetime:
 
 def note_links_response(services: Services, note_path: str) -> NoteLinksOut:
     services.open()
-    links = services.index.note_links(note_path)
+    links = services.index.note_links(services.notes.find(note_path).path)
     return NoteLinksOut(
         note_path=links.path,
         note_title=links.title,
@@ -86,6 +87,7 @@ def note_response(
         sensitive_categories=view.sensitive_categories,
         status="degraded" if view.warnings else "healthy",
         warnings=view.warnings,
+        obsidian_uri=obsidian_uri(services.settings.obsidian_vault, record.path),
     )
 
 
@@ -146,7 +148,7 @@ def notes_response(
     "/note/{note_path:path}/links",
     operation_id="note_links",
     response_model=NoteLinksOut,
-    responses=error_responses(400, 404, 422, 503, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
 )
 async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
@@ -157,7 +159,7 @@ async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut
     "/note/{note_path:path}",
     operation_id="get_note",
     response_model=NoteOut,
-    responses=error_responses(400, 404, 422, 503, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
 )
 async def get_note(
     note_path: NotePath,
@@ -182,7 +184,7 @@ async def get_note(
     "/notes",
     operation_id="list_notes",
     response_model=NoteListOut,
-    responses=error_responses(400, 422, 503, 507),
+    responses=error_responses(400, 422, *INDEX_UNREADABLE, 507),
 )
 async def list_notes(
     services: ServicesDep,

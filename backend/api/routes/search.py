@@ -6,18 +6,19 @@ from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
-from backend.api.errors import error_responses
+from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.memory_schemas import MemoryOut
 from backend.api.routes.memory import memory_out
 from backend.api.schemas import RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
 from backend.application.presenting import ResultView, present_hits
 from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.obsidian_uri import obsidian_uri
 
 router = APIRouter(tags=["search"])
 
 
-def result_out(view: ResultView) -> SearchResult:
+def result_out(view: ResultView, vault_name: str) -> SearchResult:
     return SearchResult(
         chunk_id=view.chunk_id,
         note_path=view.note_path,
@@ -33,6 +34,7 @@ def result_out(view: ResultView) -> SearchResult:
         highlights=view.highlights,
         sensitive_categories=view.sensitive_categories,
         redactions=view.redactions,
+        obsidian_uri=obsidian_uri(vault_name, view.note_path),
     )
 
 
@@ -75,7 +77,7 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
         mode=outcome.mode,
         status="degraded" if warnings else "healthy",
         warnings=warnings,
-        results=[result_out(v) for v in views],
+        results=[result_out(v, services.settings.obsidian_vault) for v in views],
         related_notes=related,
         memories=memories,
         sensitive_detected=any(v.sensitive_categories for v in views)
@@ -92,7 +94,7 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
     "/search",
     operation_id="search",
     response_model=SearchResponse,
-    responses=error_responses(400, 409, 422, 503, 507),
+    responses=error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, 507),
 )
 async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
     """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default), with the

@@ -109,9 +109,15 @@ def prepare_model(target_dir: Path, *, quantize: bool = False) -> Path:
     embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, quantize=quantize)
     try:
         embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
-        return embedder.onnx_path
     finally:
         embedder.close()
+    # Built as root in an image stage, read as another user at run time: temp files are 0600, so without
+    # this the runtime could not read the graph and would rebuild it into DATA_DIR on every new volume.
+    Path(target_dir).chmod(0o755)
+    for built in Path(target_dir).iterdir():
+        if built.is_file():
+            built.chmod(0o644)
+    return embedder.onnx_path
 
 
 def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:

@@ -1,0 +1,291 @@
+"""The CLI's commands that read or change the index: each asks the running service over HTTP when one
+answers, and works on DATA_DIR in this process only when none does (`cli_target`), with the same answer
+either way (the in-process path calls the very functions the routes answer with)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import BaseModel, ValidationError
+
+from backend.bootstrap import Services
+from backend.cli_output import (
+    LIST_LIMIT,
+    PROGRAM,
+    Progress,
+    print_json,
+    show_links,
+    show_memories,
+    show_note,
+    show_search,
+    show_status,
+    show_verify,
+    warn,
+)
+from backend.cli_target import RemoteService, check_same_vault, find_service, open_local, say, settings_url
+from backend.config import Settings
+from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
+
+DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
+EMPTY_EXIT = 4  # `--strict` and the vault gave no note to index
+POLL_SECONDS = 0.2  # following a job of the service: there is no event to await across HTTP
+
+Local = Callable[[Services], Any]
+
+
+def answer(
+    settings: Settings, args: argparse.Namespace, method: str, path: str, local: Local, **request: Any
+) -> Any:
+    """The service's answer to `method path`, or the same answer computed in this process."""
+    service = find_service(settings, getattr(args, "url", None))
+    if service is not None:
+        try:
+            say(f"asking the service at {service.url}")
+            if args.vault is not None:
+                check_same_vault(service, service.request("GET", "/index/status"), args.vault)
+            return service.request(method, path, **request)
+        finally:
+            service.close()
+    say(f"no service answers at {_asked(settings, args)}: reading {_where(settings)} in this process")
+    services = open_local(settings, asked=_asked(settings, args))
+    try:
+        result = local(services)
+        return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    finally:
+        services.close()
+
+
+def _asked(settings: Settings, args: argparse.Namespace) -> str:
+    return getattr(args, "url", None) or settings_url(settings)
+
+
+def _where(settings: Settings) -> str:
+    return f"the Qdrant server at {settings.qdrant_url}" if settings.qdrant_url else f"{settings.data_dir}"
+
+
+def _request(model: type[BaseModel], **fields: Any) -> Any:
+    """A request body checked as the service would, so a bad option fails the same way in both places."""
+    try:
+        return model(**{k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        from backend.api.errors import describe_validation
+
+        raise InvalidRequestError(describe_validation(list(exc.errors()))) from None
+
+
+# -- reading -------------------------------------------------------------------------------------------
+
+
+def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.routes.search import search_response
+    from backend.api.schemas import SearchRequest
+
+    body = _request(
+        SearchRequest,
+        query=args.query,
+        top_k=args.top_k,
+        mode=args.mode,
+        folders=args.folder or None,
+        tags=args.tag or None,
+        date_from=args.date_from,
+        date_to=args.date_to,
+    )
+    found = answer(
+        settings,
+        args,
+        "POST",
+        "/search",
+        lambda services: search_response(services, body)[0],
+        body=body.model_dump(mode="json", exclude_unset=True),
+    )
+    print_json(found) if args.json else show_search(found)
+    return 0
+
+
+def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.routes.index import status_response
+
+    status = answer(settings, args, "GET", "/index/status", status_response)
+    print_json(status) if args.json else show_status(status)
+    return 0
+
+
+def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.routes.index import verify_response
+
+    report = answer(settings, args, "GET", "/index/verify", verify_response)
+    print_json(report) if args.json else show_verify(report)
+    return 0 if report["consistent"] else DRIFT_EXIT
+
+
+def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.routes.notes import note_response
+
+    params = {"start_line": args.start_line, "end_line": args.end_line}
+    note = answer(
+        settings,
+        args,
+        "GET",
+        f"/note/{quote(args.path, safe='/')}",
+        lambda services: note_response(services, args.path, args.start_line, args.end_line),
+        params={k: v for k, v in params.items() if v is not None},
+    )
+    print_json(note) if args.json else show_note(note)
+    return 0
+
+
+def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.routes.notes import note_links_response
+
+    links = answer(
+        settings,
+        args,
+        "GET",
+        f"/note/{quote(args.path, safe='/')}/links",
+        lambda services: note_links_response(services, args.path),
+    )
+    print_json(links) if args.json else show_links(links)
+    return 0
+
+
+def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.memory_schemas import MemoryIn
+    from backend.api.routes.memory import memory_out, remember_response
+
+    if args.action == "remember":
+        body = _request(MemoryIn, key=args.key, value=args.value, source=args.source)
+        stored = answer(
+            settings, args, "POST", "/memory", lambda s: remember_response(s, body), body=body.model_dump()
+        )
+        print_json(stored) if args.json else print(
+            f"{'remembered' if stored['created'] else 'replaced'} {stored['fact']['key']}"
+        )
+        return 0
+    if args.action == "forget":
+
+        def forget(services: Services) -> dict[str, Any]:
+            services.open()
+            services.memory.forget(args.key)
+            return {"key": args.key.strip(), "deleted": True}
+
+        gone = answer(settings, args, "DELETE", f"/memory/{quote(args.key, safe='')}", forget)
+        print_json(gone) if args.json else print(f"forgot {gone['key']}")
+        return 0
+
+    def listing(services: Services) -> dict[str, Any]:
+        page = services.memory.list(limit=500, offset=0)
+        return {"facts": [memory_out(v).model_dump(mode="json") for v in page.facts], "total": page.total}
+
+    facts = answer(settings, args, "GET", "/memory", listing, params={"limit": 500})
+    print_json(facts) if args.json else show_memories(facts["facts"])
+    return 0
+
+
+# -- index jobs ----------------------------------------------------------------------------------------
+
+
+def cmd_job(settings: Settings, args: argparse.Namespace, kind: str) -> int:
+    """`index`, `sync`, `rebuild`: by the running service when one answers, else here; with progress."""
+    started = time.perf_counter()
+    replace = getattr(args, "replace", False)
+    service = find_service(settings, getattr(args, "url", None))
+    if service is not None:
+        try:
+            if replace:
+                raise KnowledgeBridgeError(
+                    f"the service at {service.url} holds the index: --replace works on a stopped service",
+                    suggestion="Stop the service, then run the command again.",
+                )
+            say(f"asking the service at {service.url} to {'rebuild' if kind == 'rebuild' else 'sync'}")
+            check_same_vault(service, service.request("GET", "/index/status"), args.vault)
+            status = _remote_job(service, "rebuild" if kind == "rebuild" else "sync")
+        finally:
+            service.close()
+        by = f"by the service at {service.url} "
+    else:
+        say(f"no service answers at {_asked(settings, args)}: indexing {_where(settings)} in this process")
+        status = _local_job(
+            settings, "rebuild" if replace else kind, replace=replace, asked=_asked(settings, args)
+        )
+        by = ""
+    return _summary(status, kind, by, time.perf_counter() - started, settings, strict=args.strict)
+
+
+def _remote_job(service: RemoteService, kind: str) -> dict[str, Any]:
+    accepted = service.request("POST", f"/index/{kind}")
+    with Progress(kind) as progress:
+        try:
+            while True:
+                status = service.request("GET", "/index/status")
+                job = status.get("job") or {}
+                progress.update(str(job.get("phase", "")), int(job.get("done", 0)), int(job.get("total", 0)))
+                if job.get("id") != accepted["job_id"] or job.get("finished_at") is not None:
+                    break
+                time.sleep(POLL_SECONDS)
+        except KeyboardInterrupt:
+            say(f"stopped following; the service goes on with the {kind} (`{PROGRAM} status` shows it)")
+            raise
+    if job.get("id") == accepted["job_id"] and job.get("phase") == "failed":
+        raise KnowledgeBridgeError(f"the {kind} failed in the service: {job.get('error')}")
+    return status
+
+
+def _local_job(settings: Settings, kind: str, *, replace: bool, asked: str) -> dict[str, Any]:
+    from backend.api.routes.index import status_response
+
+    services = open_local(settings, replace=replace, asked=asked)
+    try:
+        run_job(services, kind)
+        return status_response(services).model_dump(mode="json")
+    finally:
+        services.close()
+
+
+def run_job(services: Services, kind: str) -> None:
+    """Run an index job in this process, with progress; its error, with its own code, when it fails."""
+    if kind != "rebuild":
+        services.index.check_writable()  # a damaged or mismatched index says so, with what to do, at once
+    body = services.index.rebuild if kind == "rebuild" else services.index.sync
+    services.jobs.start(kind, body)
+    with Progress(kind) as progress:
+        while not services.jobs.wait(timeout=POLL_SECONDS):
+            _show(progress, services)
+        _show(progress, services)
+    job = services.jobs.current
+    if job is not None and job.phase == "failed":
+        if services.jobs.last_error is not None:
+            raise services.jobs.last_error  # with its own code and suggestion
+        raise KnowledgeBridgeError(f"{kind} failed: {job.error}")
+
+
+def _show(progress: Progress, services: Services) -> None:
+    job = services.jobs.current
+    if job is not None:
+        progress.update(job.phase, job.done, job.total)
+
+
+def _summary(
+    status: dict[str, Any], kind: str, by: str, seconds: float, settings: Settings, *, strict: bool
+) -> int:
+    verb = {"index": "indexed", "sync": "synced", "rebuild": "rebuilt"}[kind]
+    failed = status.get("failed_files") or []
+    print(
+        f"{verb} {status['indexed_notes']} notes, {status['indexed_chunks']} chunks {by}in {seconds:.1f}s: "
+        f"{status['dense_pending']} waiting for dense vectors, {len(failed)} problems"
+    )
+    for problem in failed[:LIST_LIMIT]:
+        print(f"  {problem['path']}: {problem['reason']}")
+    if len(failed) > LIST_LIMIT:
+        print(f"  … and {len(failed) - LIST_LIMIT} more (`{PROGRAM} status --json` lists them all)")
+    if status["indexed_notes"] == 0:
+        vault = status.get("vault_path") or settings.vault_path
+        warn(
+            f"the vault {vault} gave no note to index: is it the right folder (--vault, VAULT_PATH)? "
+            "Notes are .md files; hidden folders and DENY_DIRS are skipped"
+        )
+        return EMPTY_EXIT if strict else 0
+    return 0

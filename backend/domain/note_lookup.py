@@ -1,0 +1,65 @@
+"""Which indexed note a person or an agent meant: the path as given, without `.md`, in another letter case,
+or the note's title, alias or file name, as long as exactly one note answers to it. Pure: the caller hands in
+the indexed notes.
+
+Rules, first match wins: the exact path; the path plus `.md`; the path ignoring letter case (with or without
+`.md`); a title, alias or file name (without folder and `.md`) ignoring case. Two notes answering to the same
+name make it ambiguous: the caller names them instead of guessing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from backend.domain.links import NoteRecord
+
+MAX_SUGGESTIONS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLookup:
+    found: NoteRecord | None  # the one note meant
+    ambiguous: tuple[str, ...] = ()  # paths of the notes that all answer to the name
+    closest: tuple[str, ...] = ()  # when nothing answers: the paths closest to what was asked
+
+
+def _key(text: str) -> str:
+    return text.strip().casefold()
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def lookup_note(asked: str, records: Iterable[NoteRecord]) -> NoteLookup:
+    notes = list(records)
+    by_path = {r.path: r for r in notes}
+    for candidate in (asked, f"{asked}.md"):
+        if candidate in by_path:
+            return NoteLookup(by_path[candidate])
+    wanted = _key(asked)
+    for matcher in (
+        lambda r: _key(r.path) in (wanted, f"{wanted}.md"),
+        lambda r: wanted in {_key(r.title), _stem(r.path).casefold(), *(_key(a) for a in r.aliases)},
+    ):
+        matches = [r for r in notes if matcher(r)]
+        if len(matches) == 1:
+            return NoteLookup(matches[0])
+        if matches:
+            return NoteLookup(None, ambiguous=tuple(sorted(r.path for r in matches)[:MAX_SUGGESTIONS]))
+    return NoteLookup(None, closest=_closest(asked, notes))
+
+
+def _closest(asked: str, notes: list[NoteRecord]) -> tuple[str, ...]:
+    """Up to five paths, the most similar first, comparing what was asked with each path and title."""
+    wanted = _key(asked).removesuffix(".md")
+    scored = []
+    for record in notes:
+        stem = _stem(record.path).casefold()
+        names = (record.path.casefold().removesuffix(".md"), _key(record.title), stem)
+        score = max(difflib.SequenceMatcher(None, wanted, name).ratio() for name in names)
+        scored.append((-score, record.path))
+    return tuple(path for score, path in sorted(scored)[:MAX_SUGGESTIONS] if -score >= 0.5)
