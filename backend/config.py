@@ -121,6 +121,19 @@ class Settings(BaseSettings):
     fusion_weight_keyword: float = Field(
         1.0, ge=0.0, le=10.0, description="Weight of the keyword side in RRF."
     )
+    max_chunks_per_note: int = Field(
+        2,
+        ge=1,
+        le=50,
+        description="Chunks of one note at most in search results (a request may ask otherwise).",
+    )
+    time_boost: float = Field(
+        0.5,
+        ge=0.0,
+        le=10.0,
+        description="A question naming a time (in 2024, last March) multiplies the score of notes dated in "
+        "that span by 1 + this; 0 turns it off.",
+    )
     # Keyword side (BM25F). SciFact train is flat across these (docs/measurements.md); names weigh more so a
     # note's own name beats notes that only mention it.
     keyword_weight_file_name: float = Field(3.0, ge=0.0, le=20.0, description="Weight of file-name terms.")

@@ -25,10 +25,11 @@ from backend.domain import fusion
 from backend.domain.metrics import dedupe_notes, ndcg_at
 from backend.infrastructure.eval_files import EvalSet, find_set
 
-DEPTH = 200  # candidates fetched per side; variants use a prefix of them
+DEPTH = 200  # keyword candidates fetched; variants use a prefix of them
+DENSE_DEPTH = 1000  # dense candidates: deep, so dense scores of most keyword candidates are known
 FUSED = 100  # fused chunks kept per query (as the evaluation does)
 
-Cand = tuple[str, float, str, int]  # chunk id, score, note path, chunk index
+Cand = tuple[str, float, str, int, str | None]  # chunk id, score, note path, chunk index, note date
 
 
 @dataclass
@@ -44,7 +45,7 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
     queries = [q for q in eval_set.read_queries() if qrels.get(q.id)]
     data_dir = data_root / eval_set.name
     digest = hashlib.sha1("\n".join(q.text for q in queries).encode()).hexdigest()[:10]
-    cache = data_dir / f"fusion-candidates-{DEPTH}-{digest}.json"
+    cache = data_dir / f"fusion-candidates-{DENSE_DEPTH}-{DEPTH}-{digest}.json"
     if cache.exists():
         raw = json.loads(cache.read_text())
         return [QueryLists(**r) for r in raw], qrels
@@ -57,7 +58,9 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
         vectors = services.embedder.embed_documents([q.text for q in queries])
         for q, vector in zip(queries, vectors, strict=True):
             sparse = encoder.encode_query(q.text)
-            dense_pts = services.store.query(dense=vector, sparse=None, limit=DEPTH, prefetch_limit=DEPTH)
+            dense_pts = services.store.query(
+                dense=vector, sparse=None, limit=DENSE_DEPTH, prefetch_limit=DENSE_DEPTH
+            )
             kw_pts = (
                 services.store.query(dense=None, sparse=sparse, limit=DEPTH, prefetch_limit=DEPTH)
                 if not sparse.is_empty
@@ -79,7 +82,8 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
 
 def _cand(p: object) -> Cand:
     payload = p.payload  # type: ignore[attr-defined]
-    return (p.id, float(p.score), str(payload["note_path"]), int(payload.get("chunk_index", 0)))  # type: ignore[attr-defined]
+    path, index, day = str(payload["note_path"]), int(payload.get("chunk_index", 0)), payload.get("date")
+    return (p.id, float(p.score), path, index, day)  # type: ignore[attr-defined]
 
 
 Fuser = Callable[[QueryLists], list[str]]  # -> note ranking

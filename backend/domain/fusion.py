@@ -19,13 +19,15 @@ Ranked = Sequence[tuple[K, float]]  # (id, score), best first
 
 
 def rrf(lists: Sequence[Ranked[K]], weights: Sequence[float], k: float) -> dict[K, float]:
-    """Reciprocal Rank Fusion as Qdrant computes it: each list adds weight / (k + position from 0)."""
+    """Reciprocal Rank Fusion as Qdrant (1.16+) computes it: each list adds 1 / (k - 1 + rank / weight), rank
+    from 1. A weight stretches its list's ranks (weight 0.5: rank 3 counts as rank 6) rather than scaling its
+    scores; weight 1 is the textbook 1 / (k + position from 0). A list of weight 0 is left out."""
     fused: dict[K, float] = {}
     for ranked, weight in zip(lists, weights, strict=True):
-        if weight == 0:
+        if weight <= 0:
             continue
         for position, (key, _) in enumerate(ranked):
-            fused[key] = fused.get(key, 0.0) + weight / (k + position)
+            fused[key] = fused.get(key, 0.0) + 1.0 / (k - 1 + (position + 1) / weight)
     return fused
 
 
