@@ -50,7 +50,9 @@ _RELATIVE = re.compile(
 )
 # a month without its year needs a word before it: "may" alone is usually the verb
 _NAMED_MONTH = re.compile(rf"\b(in|during|last|this|early|late|mid|throughout)\s+({_FULL_MONTHS})\b", re.I)
-_BARE_YEAR = re.compile(rf"(?:\b(?:in|during|for|of|throughout)\s+)?(?<![\d.,/-]){_YEAR}(?![\d.,/-]\d)", re.I)
+_BARE_YEAR = re.compile(rf"(?:\b(?:in|during|of|throughout)\s+)?(?<![\d.,/-]){_YEAR}(?![\d.,/-]\d)", re.I)
+# "goals for this year", "plans for 2026": the time is what the note is about, not when it was written
+_PURPOSE = re.compile(r"\bfor\s+(?:the\s+)?$", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,14 @@ class TimeSpan:
         return self.start <= value <= self.end
 
 
+def _search(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
+    """The first match not introduced by "for" (a purpose, not a time: "intentions for this year")."""
+    for match in pattern.finditer(query):
+        if not _PURPOSE.search(query, 0, match.start()):
+            return match
+    return None
+
+
 def find_time_span(query: str, today: dt.date) -> TimeSpan | None:
     """The first, most precise time the query names, or None. `today` anchors "this week", "last March"."""
     for find in (_exact_day, _month_of_year, _relative, _named_month, _year):
@@ -91,7 +101,7 @@ def parse_day(text: str) -> dt.date | None:
 def _exact_day(query: str, today: dt.date) -> TimeSpan | None:
     del today
     for pattern, order in ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
-        match = pattern.search(query)
+        match = _search(pattern, query)
         if match is None:
             continue
         parts = dict(zip(order, match.groups(), strict=True))
@@ -106,17 +116,17 @@ def _exact_day(query: str, today: dt.date) -> TimeSpan | None:
 
 def _month_of_year(query: str, today: dt.date) -> TimeSpan | None:
     del today
-    match = _MONTH_YEAR.search(query)
+    match = _search(_MONTH_YEAR, query)
     if match is not None:
         return _month_span(match.group(0), int(match.group(2)), _MONTHS[match.group(1).lower()])
-    match = _ISO_MONTH.search(query)
+    match = _search(_ISO_MONTH, query)
     if match is not None:
         return _month_span(match.group(0), int(match.group(1)), int(match.group(2)))
     return None
 
 
 def _relative(query: str, today: dt.date) -> TimeSpan | None:
-    match = _RELATIVE.search(query)
+    match = _search(_RELATIVE, query)
     if match is None:
         return None
     text = match.group(1)
@@ -145,7 +155,7 @@ def _relative(query: str, today: dt.date) -> TimeSpan | None:
 
 def _named_month(query: str, today: dt.date) -> TimeSpan | None:
     """ "in March" / "last March": the latest March not after this month ("last": before this month)."""
-    match = _NAMED_MONTH.search(query)
+    match = _search(_NAMED_MONTH, query)
     if match is None:
         return None
     month = _MONTHS[match.group(2).lower()]
@@ -155,7 +165,7 @@ def _named_month(query: str, today: dt.date) -> TimeSpan | None:
 
 def _year(query: str, today: dt.date) -> TimeSpan | None:
     del today
-    match = _BARE_YEAR.search(query)
+    match = _search(_BARE_YEAR, query)
     if match is None:
         return None
     year = int(match.group(1))
