@@ -121,6 +121,10 @@ class Settings(BaseSettings):
     fusion_weight_keyword: float = Field(
         1.0, ge=0.0, le=10.0, description="Weight of the keyword side in RRF."
     )
+    fusion: Literal["rrf", "dbsf"] = Field(
+        "rrf",
+        description="How Qdrant joins the dense and keyword lists: rrf (weighted ranks) or dbsf (scores).",
+    )
     max_chunks_per_note: int = Field(
         2,
         ge=1,

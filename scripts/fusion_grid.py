@@ -138,7 +138,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", dest="sets", type=Path, action="append", required=True)
     ap.add_argument("--data-root", type=Path, default=Path("data") / "eval")
+    ap.add_argument("--dense-depth", type=int, default=DENSE_DEPTH, help="dense candidates fetched a query")
     args = ap.parse_args()
+    globals()["DENSE_DEPTH"] = args.dense_depth
     sets = [find_set(path) for path in args.sets]
     loaded = {s.name: collect(s, args.data_root) for s in sets}
     best_single = {
@@ -157,15 +159,16 @@ def main() -> None:
 
 
 def variants() -> Iterable[tuple[str, Fuser]]:
-    for k in (2, 5, 10, 20, 60):
-        for wd, wk in ((1, 1), (0.75, 1), (0.5, 1), (0.35, 1), (0.25, 1), (1, 0.75)):
+    for k in (1, 2, 3, 5, 10):
+        for wd, wk in ((1, 1), (0.75, 1), (0.5, 1), (0.35, 1), (0.25, 1), (0.15, 1), (1, 0.5)):
             yield f"rrf k={k} w=({wd},{wk})", rrf_variant(k, wd, wk)
-    for dd, dk in ((20, 100), (50, 100), (100, 50), (200, 200), (30, 200)):
-        yield f"rrf k=5 w=(1,1) depth=({dd},{dk})", rrf_variant(5, 1, 1, dd, dk)
-    for wd, wk in ((1, 1), (0.75, 1), (0.5, 1), (1, 1.5)):
-        for depth in (100, 200):
+    for dd, dk in ((20, 100), (50, 100), (100, 50), (200, 200)):
+        for k, wd in ((5, 1), (2, 0.25)):
+            yield f"rrf k={k} w=({wd},1) depth=({dd},{dk})", rrf_variant(k, wd, 1, dd, dk)
+    for wd, wk in ((1, 1), (0.5, 1)):
+        for depth in (50, 100, 200):
             yield f"dbsf w=({wd},{wk}) depth={depth}", dbsf_variant(wd, wk, depth, depth)
-    for k in (5, 10):
+    for k in (1, 2, 5):
         for scale in (0.5, 1.0, 2.0):
             yield f"adaptive-lead k={k} scale={scale}", adaptive_variant(k, lead_rule(scale))
         yield f"adaptive-agree k={k}", adaptive_variant(k, agreement_rule)

@@ -58,6 +58,7 @@ class SearchOptions:
     prefetch_limit: int = 100
     rrf_k: int = 5
     rrf_weights: tuple[float, float] = (1.0, 1.0)  # dense, keyword
+    fusion: str = "rrf"  # or "dbsf" (distribution-based score fusion; no weights, no k)
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
     time_boost: float = 0.5
@@ -174,6 +175,7 @@ class SearchService:
             point_filter=point_filter if point_filter is not None and not point_filter.is_empty else None,
             rrf_k=self._options.rrf_k,
             rrf_weights=self._options.rrf_weights,
+            fusion=self._options.fusion,
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
