@@ -56,12 +56,12 @@ class SearchOutcome:
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     prefetch_limit: int = 100
-    rrf_k: int = 5
-    rrf_weights: tuple[float, float] = (1.0, 1.0)  # dense, keyword
+    rrf_k: int = 2
+    rrf_weights: tuple[float, float] = (0.2, 1.0)  # dense, keyword
     fusion: str = "rrf"  # or "dbsf" (distribution-based score fusion; no weights, no k)
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
-    time_boost: float = 0.5
+    time_boost: float = 1.0
     today: Callable[[], dt.date] = dt.date.today
 
 

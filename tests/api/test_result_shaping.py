@@ -115,7 +115,7 @@ def test_the_boost_is_what_brings_the_months_notes_up(make_client: AppFactory, t
     # keyword-only services (no embedding), with and without the boost
     question = "how did I sleep in February 2026?"
     in_february = []
-    for boost in (0.0, 0.5):
+    for boost in (0.0, 1.0):
         keyword_only = make_client(time_boost=boost, data_dir=tmp_path / str(boost))
         wait_for_job(keyword_only)
         body = search(keyword_only, question, mode="keyword")
