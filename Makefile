@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed
 OPENCLAW := tools/openclaw/node_modules/.package-lock.json
 VAULT ?=
 SCIFACT := ../shared/corpora/scifact
+LOCOMO := ../shared/corpora/locomo-dev
 ZETTEL := ../shared/corpora/zettelkasten
 HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
@@ -55,10 +56,10 @@ format: $(STAMP)
 index: $(STAMP)
 	$(BIN)/python -m backend index $(if $(VAULT),--vault "$(VAULT)")
 
-## Retrieval quality on SciFact train queries (note-level nDCG@10 and friends).
+## Retrieval quality on both dev sets, SciFact train and LoCoMo dev (note-level nDCG@10 and friends, per set and
+## mode; indexes under data/eval/<set>, built once and reused).
 eval: $(STAMP)
-	$(BIN)/python -m backend eval --vault $(SCIFACT)/vault \
-		--queries $(SCIFACT)/queries-train.jsonl --qrels $(SCIFACT)/qrels-train.tsv
+	$(BIN)/python -m backend eval --set $(SCIFACT) --set $(LOCOMO)
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed

@@ -395,6 +395,9 @@ def build_services(
             prefetch_limit=settings.search_prefetch_limit,
             rrf_k=settings.rrf_k,
             rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
+            fusion=settings.fusion,
+            max_chunks_per_note=settings.max_chunks_per_note,
+            time_boost=settings.time_boost,
         ),
     )
     policy = build_policy(settings)

@@ -13,10 +13,9 @@ import json
 import logging
 import os
 import sys
-import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from backend.cli_commands import (
     DRIFT_EXIT,
@@ -35,6 +34,9 @@ from backend.cli_target import open_local
 from backend.config import Settings, SettingsError, load_settings
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
+
+if TYPE_CHECKING:
+    from backend.infrastructure.eval_files import EvalSet
 
 log = logging.getLogger("backend")
 
@@ -106,8 +108,16 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("--source", help="the vault note the fact comes from (remember)")
 
     ev = sub.add_parser("eval", parents=[common], help="score search against judged queries")
-    ev.add_argument("--queries", type=Path, required=True, help="JSON lines: id, text")
-    ev.add_argument("--qrels", type=Path, required=True, help="TSV: query_id, note, relevance")
+    ev.add_argument(
+        "--set",
+        dest="sets",
+        type=Path,
+        action="append",
+        help="repeatable: a folder with vault/, queries-<split>.jsonl, qrels-<split>.tsv "
+        "(or name one set's files with --vault, --queries, --qrels)",
+    )
+    ev.add_argument("--queries", type=Path, help="JSON lines: id, text")
+    ev.add_argument("--qrels", type=Path, help="TSV: query_id, note, relevance")
     ev.add_argument(
         "--mode", action="append", choices=[m.value for m in SearchMode], help="repeatable; default all three"
     )
@@ -179,38 +189,41 @@ def _is_loopback(host: str) -> bool:
 
 
 def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
-    from backend.application.evaluation import evaluate
-    from backend.infrastructure.eval_files import read_qrels, read_queries
+    from backend.application.evaluation import evaluate_modes, scores_json, scores_table
+    from backend.infrastructure.eval_files import eval_sets
 
-    queries = read_queries(args.queries)[: args.limit]
-    qrels = read_qrels(args.qrels)
+    sets = eval_sets(args.sets, settings.vault_path, args.queries, args.qrels)
     modes = [SearchMode(m) for m in (args.mode or ["hybrid", "dense", "keyword"])]
-    # data/eval/<folder> is a cache of evaluation vaults (scifact/vault and locomo-dev/vault share it): it
-    # may be handed from one to the other; an index the user named with --data-dir never is
-    services = open_local(settings, replace=args.data_dir is None)
-    try:
-        run_job(services, "index")
-        rows = []
-        for mode in modes:
-            started = time.perf_counter()
-            with Progress(f"eval {mode.value}", unit="query") as progress:
-                progress.update("searching", 0, len(queries))
-                scores = evaluate(services.search, queries, qrels, mode, on_query=progress.advance)
-            rows.append((scores, time.perf_counter() - started))
-    finally:
-        services.close()
-    if args.json:
-        print(json.dumps([{**asdict(s), "mode": s.mode.value, "seconds": t} for s, t in rows], indent=2))
-        return
-    print(f"{'mode':<8} {'queries':>7} {'nDCG@10':>8} {'recall@10':>9} {'hit@3':>6} {'MRR@10':>7} {'q/s':>6}")
-    for s, seconds in rows:
-        qps = s.queries / seconds if seconds else 0.0
-        print(
-            f"{s.mode.value:<8} {s.queries:>7} {s.ndcg_10:>8.3f} {s.recall_10:>9.3f} "
-            f"{s.hit_3:>6.3f} {s.mrr_10:>7.3f} {qps:>6.1f}"
-        )
-        if s.degraded:
-            print(f"  warning: {s.degraded} {s.mode.value} queries fell back to keyword search")
+    reports = []
+    for eval_set in sets:
+        queries = eval_set.read_queries()[: args.limit]
+        # data/eval/<folder> is a cache of evaluation vaults (scifact/vault and locomo-dev/vault may share
+        # it): it may be handed from one to the other; an index the user named with --data-dir never is
+        eval_settings = _eval_settings(args, eval_set) if args.sets else settings
+        services = open_local(eval_settings, replace=args.data_dir is None)
+        try:
+            run_job(services, "index")
+            with Progress(f"eval {eval_set.name}", unit="query") as progress:
+                progress.update("searching", 0, len(queries) * len(modes))
+                reports.append(
+                    evaluate_modes(
+                        eval_set.name,
+                        services.search,
+                        queries,
+                        eval_set.read_qrels(),
+                        modes,
+                        progress.advance,
+                    )
+                )
+        finally:
+            services.close()
+    print(json.dumps(scores_json(reports), indent=2) if args.json else scores_table(reports))
+
+
+def _eval_settings(args: argparse.Namespace, eval_set: EvalSet) -> Settings:
+    # each set gets its own index, <root>/<set name>, never the service's (root: --data-dir or data/eval)
+    root = args.data_dir if args.data_dir is not None else Path("data") / "eval"
+    return load_settings(vault_path=eval_set.vault, data_dir=root / eval_set.name)
 
 
 def _error(exc: KnowledgeBridgeError) -> int:

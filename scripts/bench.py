@@ -3,7 +3,7 @@ docs/benchmarks.md with a plot of search latency against vault size (docs/search
 
     python -m scripts.bench            # the full run: about 10 minutes on the reference machine (2 cores),
                                        # plus about 7 the first time (the SciFact dense index is built once
-                                       # into data/eval/vault and reused, as `make eval` does)
+                                       # into data/eval/scifact and reused, as `make eval` does)
     python -m scripts.bench --quick    # one repeat, fewer queries and smaller vaults: about 3 minutes
     python -m scripts.bench --only index search
 
@@ -40,7 +40,7 @@ from scripts.bench_search import MODES, measure
 from scripts.service_process import ServiceProcess
 
 CORPORA = Path("../shared/corpora")
-EVAL_DATA = Path("data/eval/vault")  # where `make eval` keeps the SciFact index: built once, reused
+EVAL_DATA = Path("data/eval/scifact")  # where `make eval` keeps the SciFact index: built once, reused
 PARTS = ("index", "quality", "search", "freshness", "scaling")
 # docs/measurements.md, earlier code on the same kind of machine: what a change should be compared with
 EARLIER = {

@@ -101,6 +101,17 @@ class SearchRequest(SearchFilters):
     memory_top_k: JsonInt = Field(
         3, ge=1, le=20, description="How many remembered facts at most (include_memory)."
     )
+    max_chunks_per_note: JsonInt | None = Field(
+        None,
+        ge=1,
+        le=50,
+        description="At most this many chunks of one note in results (default: MAX_CHUNKS_PER_NOTE, 2).",
+    )
+    group_by: Literal["chunk", "note"] = Field(
+        "chunk",
+        description='"note": top_k counts notes, and `groups` holds one entry per note with its best chunks '
+        "(`results` holds the same chunks, in that order).",
+    )
 
     @field_validator("query")
     @classmethod
@@ -135,6 +146,22 @@ class SearchResult(BaseModel):
     )
 
 
+class NoteGroupOut(BaseModel):
+    note_path: str
+    note_title: str
+    score: float = Field(description="The score of the note's best chunk.")
+    tags: list[str]
+    date: str | None = None
+    chunks: list[SearchResult] = Field(description="The note's best chunks, best first.")
+
+
+class TimeIntentOut(BaseModel):
+    text: str = Field(description='The words of the query that named a time, e.g. "last March".')
+    start: str = Field(description="First day of the span (ISO).")
+    end: str = Field(description="Last day of the span (ISO, inclusive).")
+    granularity: str = Field(description="day, week, month or year.")
+
+
 class RelatedNoteOut(BaseModel):
     note_path: str
     note_title: str
@@ -164,6 +191,14 @@ class SearchResponse(BaseModel):
         )
     )
     search_time_ms: float
+    time_intent: TimeIntentOut | None = Field(
+        None,
+        description="The span of days the query named (in 2024, last March, this week): notes dated in it "
+        "were ranked higher (a boost, not a filter). null when the query names no time.",
+    )
+    groups: list[NoteGroupOut] | None = Field(
+        None, description='With group_by "note": one entry per note, best first. null otherwise.'
+    )
 
 
 class JobInfo(BaseModel):

@@ -89,11 +89,14 @@ class ChunkStore(Protocol):
         point_filter: PointFilter | None = None,
         rrf_k: int = 60,
         rrf_weights: tuple[float, float] = (1.0, 1.0),
+        fusion: str = "rrf",
     ) -> list[ScoredPoint]:
-        """Dense only, sparse only, or both fused with RRF inside Qdrant in one call.
+        """Dense only, sparse only, or both fused inside Qdrant in one call.
 
         At least one of `dense` / `sparse` must be given. Results are best first, with payloads.
-        `rrf_weights` (dense, keyword) scale each side's reciprocal ranks in the fusion.
+        `fusion`: "rrf" (Reciprocal Rank Fusion; `rrf_weights` (dense, keyword) scale each side's reciprocal
+        ranks) or "dbsf" (distribution-based score fusion, unweighted): `backend.domain.fusion` computes both
+        the same way.
         """
         ...
 

@@ -29,6 +29,18 @@ class ResultView:
     redactions: int
 
 
+def group_by_note(hits: Sequence[SearchHit], notes: int) -> list[SearchHit]:
+    """The chunks of the best `notes` notes, grouped: each note's chunks together, best note first."""
+    groups: dict[str, list[SearchHit]] = {}
+    for hit in hits:
+        path = str(hit.payload.get("note_path", ""))
+        if path in groups:
+            groups[path].append(hit)
+        elif len(groups) < notes:
+            groups[path] = [hit]
+    return [hit for group in groups.values() for hit in group]
+
+
 def present_hits(
     hits: Sequence[SearchHit], query: str, policy: ContentPolicy, *, stemming: bool
 ) -> list[ResultView]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -12,8 +14,15 @@ from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
-from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping
+from backend.domain.result_rules import (
+    LineSpan,
+    apply_threshold,
+    cap_per_note,
+    dedupe_overlapping,
+    hubs_after_their_notes,
+)
 from backend.domain.sparse import SparseEncoder
+from backend.domain.time_intent import TimeSpan, find_time_span
 from backend.domain.vault_paths import safe_filter
 
 log = logging.getLogger(__name__)
@@ -37,6 +46,7 @@ class SearchOutcome:
     related: list[RelatedNote] = field(default_factory=list)
     embed_ms: float = 0.0  # time spent embedding the query
     store_ms: float = 0.0  # time spent in the store query
+    time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
 
     @property
     def degraded(self) -> bool:
@@ -46,8 +56,13 @@ class SearchOutcome:
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     prefetch_limit: int = 100
-    rrf_k: int = 5
-    rrf_weights: tuple[float, float] = (1.0, 1.0)  # dense, keyword
+    rrf_k: int = 2
+    rrf_weights: tuple[float, float] = (0.2, 1.0)  # dense, keyword
+    fusion: str = "rrf"  # or "dbsf" (distribution-based score fusion; no weights, no k)
+    max_chunks_per_note: int | None = 2  # None: no cap
+    # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
+    time_boost: float = 1.0
+    today: Callable[[], dt.date] = dt.date.today
 
 
 class SearchService:
@@ -74,8 +89,10 @@ class SearchService:
         candidates: int | None = None,
         include_related: bool = False,
         threshold: float | None = None,
+        max_chunks_per_note: int | None = None,
     ) -> SearchOutcome:
         """`candidates` widens the fused list (evaluation needs enough chunks to fill 10 notes).
+        `max_chunks_per_note` caps the chunks of one note (None: the configured default).
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
         point_filter = safe_filter(point_filter)
@@ -91,8 +108,18 @@ class SearchService:
                 "results may be incomplete"
             )
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
+            per_note = max_chunks_per_note or self._options.max_chunks_per_note
             return self._search(
-                live, query, top_k, mode, point_filter, candidates, include_related, threshold, warnings
+                live,
+                query,
+                top_k,
+                mode,
+                point_filter,
+                candidates,
+                include_related,
+                threshold,
+                warnings,
+                per_note,
             )
 
     def _search(
@@ -106,8 +133,10 @@ class SearchService:
         include_related: bool,
         threshold: float | None,
         warnings: list[str],
+        per_note: int | None,
     ) -> SearchOutcome:
         started = time.perf_counter()
+        span = find_time_span(query, self._options.today()) if self._options.time_boost else None
         entity = self._entity_hits(live, query, point_filter)
         entity_ms = (time.perf_counter() - started) * 1000
         dense: list[float] | None = None
@@ -138,7 +167,9 @@ class SearchService:
                 mode = SearchMode.KEYWORD
         sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
         if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
-            return SearchOutcome(hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings)
+            return SearchOutcome(
+                hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings, time_intent=span
+            )
 
         embed_ms = (time.perf_counter() - started) * 1000
         limit = max(top_k, candidates or 0, self._options.prefetch_limit)
@@ -151,16 +182,19 @@ class SearchService:
             point_filter=point_filter if point_filter is not None and not point_filter.is_empty else None,
             rrf_k=self._options.rrf_k,
             rrf_weights=self._options.rrf_weights,
+            fusion=self._options.fusion,
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
         named = {hit.chunk_id for hit in entity}
+        if span is not None:
+            points = [_boosted(p, span, self._options.time_boost) for p in points]
         fused = [
             SearchHit(chunk_id=p.id, score=p.score, payload=p.payload)
             for p in sorted(points, key=_best_first)
             if p.id not in named
         ]
-        matched = _put_first(entity, fused, threshold, own_scale=mode is SearchMode.KEYWORD)
+        matched = _put_first(entity, fused, threshold, per_note, own_scale=mode is SearchMode.KEYWORD)
         hits = matched[:size]
         related: list[RelatedNote] = []
         if include_related and hits:
@@ -174,6 +208,7 @@ class SearchService:
             related=related,
             embed_ms=embed_ms,
             store_ms=store_ms,
+            time_intent=span,
         )
 
     def _entity_hits(self, live: LiveIndex, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
@@ -228,12 +263,23 @@ def _best_first(point: ScoredPoint) -> tuple[float, str, int]:
     return -point.score, str(point.payload.get("note_path", "")), _chunk_index(point.payload)
 
 
+def _boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
+    if not span.contains(point.payload.get("date")):
+        return point
+    return replace(point, score=point.score + abs(point.score) * boost)
+
+
 def _chunk_index(payload: dict[str, Any]) -> int:
     return int(payload.get("chunk_index", 0))
 
 
 def _put_first(
-    entity: list[SearchHit], fused: list[SearchHit], threshold: float | None, *, own_scale: bool
+    entity: list[SearchHit],
+    fused: list[SearchHit],
+    threshold: float | None,
+    per_note: int | None,
+    *,
+    own_scale: bool,
 ) -> list[SearchHit]:
     """The named notes first, then the fused results refined as usual.
 
@@ -241,16 +287,34 @@ def _put_first(
     (and its own keyword score when that is the mode's scale) so the list stays best-first.
     """
     if not entity:
-        return _refine(fused, threshold)
+        return _refine(fused, threshold, per_note)
     top = fused[0].score if fused else 0.0
     firsts = [
         SearchHit(hit.chunk_id, max(top, hit.score) if own_scale or not fused else top, hit.payload)
         for hit in entity
     ]
     kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
-    return [*kept[: len(firsts)], *apply_threshold(kept[len(firsts) :], threshold)]
+    rest = hubs_after_their_notes(kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below)
+    kept = cap_per_note([*kept[: len(firsts)], *rest], _note_path, per_note)
+    named = len(firsts)
+    return [*kept[:named], *apply_threshold(kept[named:], threshold)]
 
 
-def _refine(hits: list[SearchHit], threshold: float | None) -> list[SearchHit]:
-    """Overlapping chunks of one note first (so a dropped neighbour frees its slot), then the threshold."""
-    return apply_threshold(dedupe_overlapping(hits, _span), threshold)
+def _refine(hits: list[SearchHit], threshold: float | None, per_note: int | None) -> list[SearchHit]:
+    """Overlapping chunks of one note dropped (so a dropped neighbour frees its slot), hubs moved below the
+    notes they link to, at most `per_note` chunks of a note, then the threshold."""
+    kept = dedupe_overlapping(hits, _span)
+    kept = hubs_after_their_notes(kept, text=_text, note_path=_note_path, rescore=_below)
+    return apply_threshold(cap_per_note(kept, _note_path, per_note), threshold)
+
+
+def _text(hit: SearchHit) -> str:
+    return str(hit.payload.get("content", ""))
+
+
+def _note_path(hit: SearchHit) -> str:
+    return str(hit.payload.get("note_path", ""))
+
+
+def _below(hub: SearchHit, above: SearchHit) -> SearchHit:
+    return replace(hub, score=min(hub.score, above.score))

@@ -6,6 +6,7 @@ Pure functions over small values, so the search use case stays a pipeline of nam
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -93,3 +94,90 @@ def highlights(query: str, text: str, *, stemming: bool = True) -> list[str]:
             seen |= terms
             found.append(word)
     return found
+
+
+# -- hubs: chunks that are mostly links (index and map-of-content notes) ---------------------------------
+
+_WIKILINK = re.compile(r"!?\[\[([^\[\]]*)\]\]")
+_MD_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+HUB_LINK_SHARE = 0.5  # "mostly links": more than half of the chunk's words sit inside links
+
+
+def link_share(text: str) -> float:
+    """Share of the chunk's words (its heading lines left out) that are inside wikilinks or Markdown links."""
+    if "[[" not in text and "](" not in text:
+        return 0.0  # most chunks: no link at all
+    body = _HEADING_LINE.sub(" ", text)
+    total = len(_WORD.findall(body))
+    if not total:
+        return 0.0
+    inside = sum(len(_WORD.findall(m.group(0))) for m in _WIKILINK.finditer(body))
+    inside += sum(len(_WORD.findall(m.group(1))) for m in _MD_LINK.finditer(body))
+    return min(inside / total, 1.0)
+
+
+def linked_names(text: str) -> set[str]:
+    """`name_key`-style names (case-folded file names without `.md`) of the notes a chunk links to."""
+    names = set()
+    for match in _WIKILINK.finditer(text):
+        target = re.split(r"[|#^]", match.group(1), maxsplit=1)[0]
+        names.add(_name(target))
+    for match in _MD_LINK.finditer(text):
+        target = match.group(2).split("#", 1)[0]
+        if target and "://" not in target:
+            names.add(_name(target.replace("%20", " ")))
+    names.discard("")
+    return names
+
+
+def _name(target: str) -> str:
+    name = unicodedata.normalize("NFC", target.strip().rsplit("/", 1)[-1].strip()).casefold()
+    return name[:-3] if name.endswith(".md") else name
+
+
+def note_name(note_path: str) -> str:
+    """The name a wikilink uses for the note at `note_path`, folded as `linked_names` folds targets."""
+    return _name(note_path)
+
+
+def hubs_after_their_notes(
+    hits: Sequence[T],
+    *,
+    text: Callable[[T], str],
+    note_path: Callable[[T], str],
+    rescore: Callable[[T, T], T],
+) -> list[T]:
+    """Move each hub chunk (mostly links) just below the last hit of a note it links to.
+
+    A map of content matches a question about its notes through their names, but the notes hold the answer:
+    they go first, and the hub stays in the list after them. `rescore(hub, neighbour)` returns the hub with
+    a score no higher than the hit it now follows, so the list stays best first. Hits are best first.
+    """
+    ordered = list(hits)
+    for hub in [hit for hit in hits if link_share(text(hit)) > HUB_LINK_SHARE]:
+        own = note_name(note_path(hub))
+        targets = linked_names(text(hub)) - {own}
+        if not targets:
+            continue
+        at = next(i for i, hit in enumerate(ordered) if hit is hub)
+        last = max((i for i, hit in enumerate(ordered) if note_name(note_path(hit)) in targets), default=-1)
+        if last > at:
+            ordered.pop(at)
+            ordered.insert(last, rescore(hub, ordered[last - 1]))
+    return ordered
+
+
+def cap_per_note(hits: Sequence[T], note_path: Callable[[T], str], limit: int | None) -> list[T]:
+    """At most `limit` hits of one note (its best ones), order unchanged: the slots go to other notes."""
+    if limit is None:
+        return list(hits)
+    seen: dict[str, int] = {}
+    kept = []
+    for hit in hits:
+        path = note_path(hit)
+        if seen.get(path, 0) < limit:
+            seen[path] = seen.get(path, 0) + 1
+            kept.append(hit)
+    return kept

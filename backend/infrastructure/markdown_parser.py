@@ -32,6 +32,7 @@ from markdown_it.token import Token
 from backend.domain.comments import Comments, find_comments
 from backend.domain.links import Link, LinkKind
 from backend.domain.models import Heading, ParsedNote
+from backend.domain.time_intent import parse_day
 
 FRONTMATTER_MAX_BYTES = 64 * 1024
 # Aliases make YAML a DAG: walking a "billion laughs" tree naively never ends, so conversion
@@ -414,6 +415,9 @@ def _iso_day(value: Any) -> str | None:
                 return dt.date(*(int(part) for part in match.groups())).isoformat()
             except ValueError:
                 return None
+        # a day written out, as chat exports and some templates do: "1:56 pm on 8 May, 2023"
+        day = parse_day(value[:200])
+        return day.isoformat() if day is not None else None
     return None
 
 

@@ -257,6 +257,7 @@ class ClientChunkStore:
         point_filter: PointFilter | None = None,
         rrf_k: int = 60,
         rrf_weights: tuple[float, float] = (1.0, 1.0),
+        fusion: str = "rrf",
     ) -> list[ScoredPoint]:
         if sparse is not None and sparse.is_empty:
             sparse = None  # no terms: nothing can match on the keyword side
@@ -274,7 +275,11 @@ class ClientChunkStore:
                     qm.Prefetch(query=_dense(dense), using=DENSE, limit=size, filter=flt),
                     qm.Prefetch(query=_sparse(sparse), using=SPARSE, limit=size, filter=flt),
                 ]
-                args["query"] = qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(rrf_weights)))
+                args["query"] = (
+                    qm.FusionQuery(fusion=qm.Fusion.DBSF)
+                    if fusion == "dbsf"
+                    else qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(rrf_weights)))
+                )
             elif dense is not None:
                 args.update(query=_dense(dense), using=DENSE)
             else:

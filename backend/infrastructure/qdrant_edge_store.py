@@ -253,6 +253,7 @@ class EdgeChunkStore:
         point_filter: PointFilter | None = None,
         rrf_k: int = 60,
         rrf_weights: tuple[float, float] = (1.0, 1.0),
+        fusion: str = "rrf",
     ) -> list[ScoredPoint]:
         if sparse is not None and sparse.is_empty:
             sparse = None  # no terms: nothing can match on the keyword side
@@ -273,7 +274,9 @@ class EdgeChunkStore:
                         qe.Prefetch(limit=size, query=_nearest_dense(dense), filter=flt),
                         qe.Prefetch(limit=size, query=_nearest_sparse(sparse), filter=flt),
                     ],
-                    query=qe.Fusion.Rrf(k=rrf_k, weights=list(rrf_weights)),
+                    query=qe.Fusion.Dbsf()
+                    if fusion == "dbsf"
+                    else qe.Fusion.Rrf(k=rrf_k, weights=list(rrf_weights)),
                     filter=flt,
                     with_payload=True,
                     with_vector=False,

@@ -218,6 +218,8 @@ def test_frontmatter_tags_come_before_inline_tags_without_duplicates() -> None:
         pytest.param(
             "n.md", "date: soon\ncreated: 2023-12-31", "2023-12-31", ["invalid_date"], id="falls-back"
         ),
+        pytest.param("n.md", "date: '1:56 pm on 8 May, 2023'", "2023-05-08", [], id="chat-export-day"),
+        pytest.param("n.md", "date: May 8th, 2023", "2023-05-08", [], id="written-out-day"),
         pytest.param("2022-13-45.md", "", None, [], id="invalid-name-date"),
         pytest.param("n.md", "date:", None, [], id="empty"),
     ],

@@ -9,11 +9,19 @@ from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.memory_schemas import MemoryOut
 from backend.api.routes.memory import memory_out
-from backend.api.schemas import RelatedNoteOut, SearchRequest, SearchResponse, SearchResult
-from backend.application.presenting import ResultView, present_hits
+from backend.api.schemas import (
+    NoteGroupOut,
+    RelatedNoteOut,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+    TimeIntentOut,
+)
+from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.obsidian_uri import obsidian_uri
+from backend.domain.time_intent import TimeSpan
 
 router = APIRouter(tags=["search"])
 
@@ -42,6 +50,7 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
     """The search as /search and the MCP `search` tool answer it, and its Server-Timing header."""
     started = time.perf_counter()
     services.open()  # no-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now
+    by_note = body.group_by == "note"
     outcome = services.search.search(
         body.query,
         top_k=body.top_k,
@@ -49,12 +58,14 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
         point_filter=body.point_filter(),
         include_related=body.include_related,
         threshold=body.threshold,
+        max_chunks_per_note=body.max_chunks_per_note,
+        # grouped: top_k counts notes, so every matched chunk is a candidate (no deeper store query)
+        candidates=services.settings.search_prefetch_limit if by_note else None,
     )
     # a no-op unless notes wait for dense vectors; then it may start the catch-up sync
     services.catch_up_dense()
-    views = present_hits(
-        outcome.hits[: body.top_k], body.query, services.policy, stemming=services.settings.keyword_stemming
-    )
+    hits = group_by_note(outcome.hits, body.top_k) if by_note else outcome.hits[: body.top_k]
+    views = present_hits(hits, body.query, services.policy, stemming=services.settings.keyword_stemming)
     warnings = list(outcome.warnings)
     memories: list[MemoryOut] = []
     if body.include_memory:
@@ -84,10 +95,37 @@ def search_response(services: Services, body: SearchRequest) -> tuple[SearchResp
         or any(m.sensitive_categories for m in memories),
         total_hits=outcome.total_hits,
         search_time_ms=round(total_ms, 2),
+        time_intent=_time_intent(outcome.time_intent),
+        groups=_groups(views, services.settings.obsidian_vault) if by_note else None,
     )
     # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
     timing = f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={total_ms:.2f}"
     return answer, timing
+
+
+def _time_intent(span: TimeSpan | None) -> TimeIntentOut | None:
+    if span is None:
+        return None
+    return TimeIntentOut(
+        text=span.text, start=span.start.isoformat(), end=span.end.isoformat(), granularity=span.granularity
+    )
+
+
+def _groups(views: list[ResultView], vault_name: str) -> list[NoteGroupOut]:
+    groups: dict[str, NoteGroupOut] = {}
+    for view in views:  # grouped already: a note's chunks are consecutive, best note first
+        group = groups.get(view.note_path)
+        if group is None:
+            group = groups[view.note_path] = NoteGroupOut(
+                note_path=view.note_path,
+                note_title=view.note_title,
+                score=view.score,
+                tags=view.tags,
+                date=view.date,
+                chunks=[],
+            )
+        group.chunks.append(result_out(view, vault_name))
+    return list(groups.values())
 
 
 @router.post(

@@ -1,0 +1,83 @@
+"""Fusion of the dense and the keyword candidate lists into one ranking.
+
+Pure functions over (id, score) lists, best first, so the search use case and the tuning script
+(`scripts/fusion_grid.py`) run the very same rules. Qdrant computes RRF and DBSF inside one query; these
+are the same formulas (checked against the engine by the contract tests), plus what the engine cannot do:
+weights chosen per query from the two lists themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+Ranked = Sequence[tuple[K, float]]  # (id, score), best first
+
+
+def rrf(lists: Sequence[Ranked[K]], weights: Sequence[float], k: float) -> dict[K, float]:
+    """Reciprocal Rank Fusion as Qdrant (1.16+) computes it: each list adds 1 / (k - 1 + rank / weight), rank
+    from 1. A weight stretches its list's ranks (weight 0.5: rank 3 counts as rank 6) rather than scaling its
+    scores; weight 1 is the textbook 1 / (k + position from 0). A list of weight 0 is left out."""
+    fused: dict[K, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        if weight <= 0:
+            continue
+        for position, (key, _) in enumerate(ranked):
+            fused[key] = fused.get(key, 0.0) + 1.0 / (k - 1 + (position + 1) / weight)
+    return fused
+
+
+def dbsf(lists: Sequence[Ranked[K]], weights: Sequence[float] | None = None) -> dict[K, float]:
+    """Distribution-based score fusion (Qdrant's DBSF): each list's scores mapped from mean ± 3 standard
+    deviations onto 0..1, then summed (weighted here; Qdrant's weights are all 1)."""
+    fused: dict[K, float] = {}
+    for index, ranked in enumerate(lists):
+        weight = 1.0 if weights is None else weights[index]
+        if not ranked or weight == 0:
+            continue
+        low, high = _three_sigma(s for _, s in ranked)
+        span = high - low
+        for key, score in ranked:
+            value = (score - low) / span if span > 0 else 0.5
+            fused[key] = fused.get(key, 0.0) + weight * min(max(value, 0.0), 1.0)
+    return fused
+
+
+def _three_sigma(scores: object) -> tuple[float, float]:
+    values = list(scores)  # type: ignore[call-overload]
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, mean
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return mean - 3 * std, mean + 3 * std
+
+
+@dataclass(frozen=True, slots=True)
+class SideShape:
+    """How sure one side is of its head: its top score's lead over the scores just below, in standard
+    deviations of the list (a z-score of the winner)."""
+
+    lead: float
+
+    @classmethod
+    def of(cls, scores: Sequence[float], head: int = 10) -> SideShape:
+        if len(scores) < 3:
+            return cls(0.0)
+        mean = sum(scores) / len(scores)
+        std = math.sqrt(sum((s - mean) ** 2 for s in scores) / (len(scores) - 1))
+        if std <= 0:
+            return cls(0.0)
+        below = scores[1 : head + 1]
+        return cls((scores[0] - sum(below) / len(below)) / std)
+
+
+def agreement(first: Sequence[K], second: Sequence[K], depth: int = 10) -> float:
+    """Share of the top `depth` of each list that the other also has in its top `depth` (0..1)."""
+    a, b = set(first[:depth]), set(second[:depth])
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))

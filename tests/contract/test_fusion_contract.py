@@ -1,0 +1,93 @@
+"""Fusion inside Qdrant equals `backend.domain.fusion` over the two single-side lists, on both engines
+(edge on a temp dir, QdrantClient(":memory:")): the offline tuning grid and the shipped query rank alike."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from backend.application.ports import ChunkStore
+from backend.domain import fusion
+from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, ScoredPoint, SparseVector
+from backend.domain.payload import chunk_payload
+from backend.infrastructure.qdrant_client_store import ClientChunkStore
+from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+
+DIM = 8
+TERMS = 12
+
+
+def _corpus(seed: int = 7, size: int = 60) -> list[PointRecord]:
+    rng = random.Random(seed)
+    points = []
+    for i in range(size):
+        note = ParsedNote(path=f"n{i:02d}.md", title=f"n{i:02d}", body="", body_start_line=1)
+        chunk = Chunk(note.path, 0, f"text {i}", ("H",), start_line=1, end_line=2)
+        terms = sorted(rng.sample(range(1, TERMS), rng.randint(1, 4)))
+        points.append(
+            PointRecord(
+                id=str(uuid.uuid5(uuid.NAMESPACE_URL, note.path)),
+                sparse=SparseVector(tuple(terms), tuple(round(rng.uniform(0.2, 3.0), 3) for _ in terms)),
+                payload=chunk_payload(note, chunk, mtime=1.0, content_hash="h"),
+                dense=tuple(rng.uniform(-1, 1) for _ in range(DIM)),
+            )
+        )
+    return points
+
+
+@pytest.fixture(params=["edge", "client"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChunkStore]:
+    built: ChunkStore = (
+        EdgeChunkStore(tmp_path / "edge")
+        if request.param == "edge"
+        else ClientChunkStore(QdrantClient(":memory:"))
+    )
+    built.create(IndexIdentity(embedding_model="test-model", dimension=DIM))
+    built.upsert(_corpus())
+    yield built
+    built.close()
+
+
+QUERY_DENSE = (0.9, -0.2, 0.4, 0.1, -0.5, 0.3, 0.0, 0.2)
+QUERY_SPARSE = SparseVector((2, 5, 9), (1.0, 0.7, 1.4))
+DEPTH = 20
+
+
+def _sides(store: ChunkStore) -> list[list[tuple[str, float]]]:
+    dense = store.query(dense=QUERY_DENSE, sparse=None, limit=DEPTH, prefetch_limit=DEPTH)
+    keyword = store.query(dense=None, sparse=QUERY_SPARSE, limit=DEPTH, prefetch_limit=DEPTH)
+    return [[(p.id, p.score) for p in dense], [(p.id, p.score) for p in keyword]]
+
+
+def _ranked(scores: dict[str, float]) -> list[tuple[str, float]]:
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _engine(points: list[ScoredPoint]) -> list[tuple[str, float]]:
+    return sorted(((p.id, p.score) for p in points), key=lambda item: (-item[1], item[0]))
+
+
+@pytest.mark.parametrize(("k", "weights"), [(5, (1.0, 1.0)), (2, (0.5, 1.0)), (60, (1.0, 0.3))])
+def test_weighted_rrf_in_the_engine_is_the_domain_rrf(
+    store: ChunkStore, k: int, weights: tuple[float, float]
+) -> None:
+    fused = store.query(
+        dense=QUERY_DENSE, sparse=QUERY_SPARSE, limit=40, prefetch_limit=DEPTH, rrf_k=k, rrf_weights=weights
+    )
+    expected = _ranked(fusion.rrf(_sides(store), weights, k))
+    got = _engine(fused)
+    assert [i for i, _ in got] == [i for i, _ in expected]
+    assert [s for _, s in got] == pytest.approx([s for _, s in expected], rel=1e-4)
+
+
+def test_dbsf_in_the_engine_is_the_domain_dbsf(store: ChunkStore) -> None:
+    fused = store.query(dense=QUERY_DENSE, sparse=QUERY_SPARSE, limit=40, prefetch_limit=DEPTH, fusion="dbsf")
+    expected = _ranked(fusion.dbsf(_sides(store)))
+    got = _engine(fused)
+    assert [i for i, _ in got] == [i for i, _ in expected]
+    assert [s for _, s in got] == pytest.approx([s for _, s in expected], rel=1e-3, abs=1e-4)
