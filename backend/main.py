@@ -65,7 +65,8 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included
     edge = error_responses(400, 413, 414)  # any request can be refused at the edge (guards.py)
     app.include_router(health.router, responses=error_responses(500) | edge)
-    documented = error_responses(401, 500) | edge  # every route but /health can answer these
+    # every route but /health can answer these (403: no API_KEY and a foreign host or page; 503 SERVER_BUSY)
+    documented = error_responses(401, 403, 408, 500, 503) | edge
     for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
     app.router.routes.append(mcp_route(mcp, settings))  # streamable HTTP MCP at /mcp (not in the OpenAPI)
