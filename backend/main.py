@@ -23,7 +23,10 @@ log = logging.getLogger(__name__)
 def open_services(settings: Settings) -> Services:
     """Build and open everything, and start the first indexing or catch-up sync in the background."""
     services = build_services(settings)
+    # Watch first, then scan: a change made while the start-up scan runs is an event the watcher applies,
+    # and one made before it is seen by the scan. The other way round, the window between them was lost.
     try:
+        services.start_watcher()
         services.open()
     except (IndexUnavailableError, StorageFullError) as exc:
         if not settings.qdrant_url and not isinstance(exc, StorageFullError):
@@ -35,7 +38,6 @@ def open_services(settings: Settings) -> Services:
     except Exception:
         services.close()
         raise
-    services.start_watcher()
     return services
 
 
