@@ -45,7 +45,7 @@ class NoteReader:
 
     def record(self, path: str) -> NoteRecord:
         """The indexed note at `path`; SecurityViolationError or NoteNotFoundError otherwise."""
-        vault_path(path)
+        path = vault_path(path)  # checked, and in NFC: the form the index stores
         record = self._index.note_record(path)
         if record is None:
             hint = "" if self._index.complete else " (the first indexing is still running)"
@@ -54,6 +54,7 @@ class NoteReader:
 
     def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> NoteView:
         record = self.record(path)
+        path = record.path
         try:
             text, problems = self._vault.read_text(path)
         except PermissionError as exc:  # the adapter's own wall: the file resolves outside the vault
