@@ -82,7 +82,11 @@ class Settings(BaseSettings):
         description="Largest request body accepted (declared or streamed); larger ones answer 413.",
     )
     max_url_bytes: int = Field(
-        8192, ge=256, le=65536, description="Longest path plus query string accepted; longer ones answer 414."
+        # 16 KiB: the longest note path served (1,024 characters, 12 bytes each percent-encoded) fits
+        16384,
+        ge=256,
+        le=65536,
+        description="Longest path plus query string accepted; longer ones answer 414.",
     )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -104,7 +104,7 @@ _EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
     404: domain.NoteNotFoundError("no indexed note at 'Projects/Nope.md'"),
     409: domain.ReindexInProgressError("a rebuild is already running"),
     413: domain.RequestTooLargeError("request body larger than 1048576 bytes"),
-    414: domain.UrlTooLongError("path and query string longer than 8192 bytes"),
+    414: domain.UrlTooLongError("path and query string longer than 16384 bytes"),
     422: domain.InvalidRequestError("top_k: Input should be less than or equal to 50"),
     500: domain.KnowledgeBridgeError("an unexpected error occurred"),
     503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
