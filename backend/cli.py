@@ -150,6 +150,7 @@ def _cmd_serve(settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),
+        timeout_keep_alive=settings.keep_alive_seconds,  # an idle connection is not kept for ever
     )
 
 
