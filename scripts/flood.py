@@ -89,6 +89,13 @@ def rss_mb(pid: int, field: str = "VmRSS") -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def probe(url: str, until: float | None, count: int) -> tuple[list[float], Counter[str]]:
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
@@ -166,6 +173,7 @@ def main() -> int:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        cpu_before, wall_before = cpu_seconds(service.pid), time.monotonic()
         results: multiprocessing.Queue = multiprocessing.Queue()
         flooder = multiprocessing.Process(
             target=_flood, args=(port, args.clients, args.seconds, args.mb, results), daemon=True
@@ -175,6 +183,7 @@ def main() -> int:
         loaded, loaded_statuses = probe(url, time.monotonic() + args.seconds - 1.0, 0)
         size, flood_statuses = results.get(timeout=args.seconds + 180)
         flooder.join(30)
+        cpu = (cpu_seconds(service.pid) - cpu_before) / (time.monotonic() - wall_before)
         stop.set()
         sampler.join(5)
         print(
@@ -182,7 +191,10 @@ def main() -> int:
             f"{flood_statuses}"
         )
         print(f"probe under the flood: {summary(loaded)} {dict(loaded_statuses)}")
-        print(f"service RSS: {rss_before:.0f} MB before, {max(peak):.0f} MB peak (sampled every 0.2 s)")
+        print(
+            f"service RSS: {rss_before:.0f} MB before, {max(peak):.0f} MB peak (sampled every 0.2 s); "
+            f"CPU {cpu:.2f} cores during the flood"
+        )
         return 0
     finally:
         service.terminate()

@@ -27,7 +27,7 @@ import hashlib
 import hmac
 import ipaddress
 import re
-from asyncio import Future, get_running_loop
+from asyncio import Future, get_running_loop, wait_for
 from collections import deque
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,6 +52,7 @@ from backend.domain.errors import (
 )
 
 OPEN_PATHS = frozenset({"/health"})
+LARGE_WAIT_SECONDS = 1.0  # a large request waits this long for a large slot before 503 (it reads nothing)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 BEARER_SCHEME = "bearerAuth"  # its name in the OpenAPI schema's securitySchemes
 
@@ -82,7 +83,11 @@ def _same(supplied: str, expected: str) -> bool:
 
 
 async def _refuse(exc: KnowledgeBridgeError, scope: Scope, receive: Receive, send: Send) -> None:
-    await domain_error_response(exc)(scope, receive, send)
+    response = domain_error_response(exc)
+    # The body of a refused request is never read: closing the connection spares the server reading (and
+    # parsing) the rest of it just to keep the connection alive. A flood of 1 MB requests costs little.
+    response.headers["Connection"] = "close"
+    await response(scope, receive, send)
 
 
 class ApiKeyMiddleware:
@@ -184,8 +189,9 @@ class _Slots:
         self.busy = 0
         self.waiters: deque[Future[None]] = deque()
 
-    async def acquire(self) -> bool:
-        """True once a slot is held; False at once when the queue is full too."""
+    async def acquire(self, timeout: float | None = None) -> bool:
+        """True once a slot is held; False at once when the queue is full too, or after `timeout` seconds
+        in the queue."""
         if self.busy < self.size and not self.waiters:
             self.busy += 1
             return True
@@ -194,14 +200,20 @@ class _Slots:
         waiter: Future[None] = get_running_loop().create_future()
         self.waiters.append(waiter)
         try:
-            await waiter
+            await wait_for(waiter, timeout)
+        except TimeoutError:
+            self._abandon(waiter)
+            return False
         except BaseException:
-            if waiter in self.waiters:
-                self.waiters.remove(waiter)
-            elif waiter.done() and not waiter.cancelled():
-                self.release()  # the slot was handed to us as we were cancelled: pass it on
+            self._abandon(waiter)
             raise
         return True
+
+    def _abandon(self, waiter: Future[None]) -> None:
+        if waiter in self.waiters:
+            self.waiters.remove(waiter)
+        elif waiter.done() and not waiter.cancelled():
+            self.release()  # the slot was handed to us as we gave up: pass it on
 
     def release(self) -> None:
         while self.waiters:
@@ -214,16 +226,18 @@ class _Slots:
 
 class AdmissionMiddleware:
     """A bounded pool for the work requests cause: at most `max_running` at once (all but /health), at most
-    `max_waiting` more in line, and at most `max_large` with a body over `large_bytes` (or of unknown size)
-    — those never wait. Past that, 503 SERVER_BUSY with Retry-After, decided before any body is read, so a
-    flood of large requests costs the service little and a normal search still finds a slot."""
+    `max_waiting` more in line, and at most `max_large` with a body over `large_bytes` (or of unknown size),
+    which wait for a large slot at most LARGE_WAIT_SECONDS. Past that, 503 SERVER_BUSY with Retry-After,
+    decided before any body is read, so a flood of large requests costs the service little and a normal
+    search still finds a slot. (The short wait paces a flood: a client refused at once comes straight back,
+    and answering it again is what would keep the event loop from the normal requests.)"""
 
     def __init__(
         self, app: ASGIApp, *, max_running: int, max_waiting: int, large_bytes: int, max_large: int
     ) -> None:
         self.app = app
         self.work = _Slots(max_running, max_waiting)
-        self.large = _Slots(max_large, 0)
+        self.large = _Slots(max_large, max_waiting)
         self.large_bytes = large_bytes
 
     def _is_large(self, scope: Scope) -> bool:
@@ -238,7 +252,7 @@ class AdmissionMiddleware:
             await self.app(scope, receive, send)
             return
         large = self._is_large(scope)
-        if large and not await self.large.acquire():
+        if large and not await self.large.acquire(LARGE_WAIT_SECONDS):
             await _refuse(ServerBusyError("too many large requests at once"), scope, receive, send)
             return
         try:
