@@ -121,7 +121,10 @@ class Settings(BaseSettings):
         2, ge=1, le=1024, description="Large-bodied requests at once; more answer 503 SERVER_BUSY at once."
     )
     request_body_timeout_seconds: float = Field(
-        30.0, gt=0, le=3600, description="A request body must arrive within this; else 408 REQUEST_TIMEOUT."
+        30.0,
+        gt=0,
+        le=3600,
+        description="A request's head, then its body, must each arrive within this (a late body: 408).",
     )
     keep_alive_seconds: float = Field(
         5.0, gt=0, le=3600, description="An idle keep-alive connection is closed after this."

@@ -26,6 +26,7 @@ import pytest
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.main import create_app
 from scripts.flood import _one_client, flood_body
+from scripts.service_process import ServiceProcess
 from tests.live_server import indexed, serving, wait_until
 
 PROBE = {"query": "how much do I owe Sreenivas", "top_k": 3}
@@ -135,3 +136,30 @@ def test_a_normal_search_is_answered_during_a_flood_of_huge_filter_lists(tmp_pat
         assert set(probes) == {200}
         assert set(statuses) <= {"413", "503"}, statuses  # refused whole or by the filter caps, never a 5xx
         assert statuses["503"] > 0
+
+
+def test_serve_closes_a_connection_whose_request_head_never_ends(tmp_path: Path) -> None:
+    """Slowloris: a head sent a piece at a time is cut off by `serve` (uvicorn alone waits for ever)."""
+    env = {"EMBEDDING_PROVIDER": "none", "WATCH": "false", "REQUEST_BODY_TIMEOUT_SECONDS": "1"}
+    with ServiceProcess(EXAMPLE_VAULT, tmp_path / "data", env=env) as process:
+        process.wait_ready()
+        with socket.create_connection(("127.0.0.1", process.port), timeout=30) as sock:
+            started = time.monotonic()
+            sock.sendall(b"GET /notes HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            closed = False
+            while time.monotonic() - started < 20:
+                try:
+                    sock.sendall(b"X-Slow: 1\r\n")
+                except OSError:
+                    closed = True
+                    break
+                sock.settimeout(0.3)
+                try:
+                    if sock.recv(1024) == b"":
+                        closed = True
+                        break
+                except TimeoutError:
+                    pass
+            assert closed, "the connection was kept open"
+            assert time.monotonic() - started < 10
+        assert process.get("/health").status_code == 200
