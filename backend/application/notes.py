@@ -18,7 +18,7 @@ from backend.domain.line_ranges import LineWindow, line_window
 from backend.domain.links import NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
 from backend.domain.secrets import MARKER_PREFIX
-from backend.domain.vault_paths import vault_folder, vault_path
+from backend.domain.vault_paths import canonical, vault_folder, vault_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ class NoteReader:
     ) -> NoteListing:
         wanted = NoteListFilter(
             folder=vault_folder(wanted.folder),
-            tag=wanted.tag,
+            tag=canonical(wanted.tag) if wanted.tag else wanted.tag,
             date_from=wanted.date_from,
             date_to=wanted.date_to,
             modified_since=wanted.modified_since,

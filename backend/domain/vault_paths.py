@@ -116,12 +116,13 @@ def vault_folder(folder: str) -> str:
 
 
 def safe_filter(point_filter: PointFilter | None) -> PointFilter | None:
-    """The filter with its note paths and folders checked and in NFC (folders cleaned as `vault_folder`
-    does)."""
+    """The filter with its note paths and folders checked, and they and its tags in NFC (folders cleaned
+    as `vault_folder` does)."""
     if point_filter is None:
         return None
     return replace(
         point_filter,
         note_paths=tuple(vault_path(path) for path in point_filter.note_paths),
         folders=tuple(vault_folder(folder) for folder in point_filter.folders),
+        tags=tuple(canonical(tag) for tag in point_filter.tags),  # notes are read in NFC too
     )

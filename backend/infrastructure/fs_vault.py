@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -156,6 +157,9 @@ class FileSystemVault:
         if "\x00" in text:
             text = text.replace("\x00", "")
             problems.append("binary NUL bytes removed")
+        # NFC like the paths: a tag, a link or a title typed on macOS (decomposed) matches one typed elsewhere
+        if not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
         return text, problems
 
     def _resolve(self, rel_path: str) -> Path:

@@ -4,7 +4,7 @@
   go stale; its target is indexed once, where it lives, and edits and deletes of the target reach it. The
   link is listed in `failed_files` with the reason.
 * Paths match by NFC: a note named in decomposed form on the disk (as synced from macOS) is listed composed,
-  and read, linked to, filtered on and remembered by either spelling.
+  and read, linked to, filtered on and remembered by either spelling; its tags match either spelling too.
 * Every path the service hands out can be read back (`/note`, `/note/.../links`); a file whose name it
   could not take back (tab, newline, backslash, a path over 1,024 characters) is not indexed but listed with
   the reason, also when it appears while the service runs.
@@ -49,7 +49,9 @@ def app(tmp_path: Path) -> Iterator[LiveApp]:
     write(vault, "Real/Inside.md", "# Inside\n\nThe narwhal swims.\n")
     (vault / "Link.md").symlink_to(vault / "Target.md")
     (vault / "Shared").symlink_to(vault / "Real", target_is_directory=True)
-    write(vault, CAFE_NFD, "# Crème brûlée\n\nCaramelised custard with vanilla.\n")
+    write(
+        vault, CAFE_NFD, unicodedata.normalize("NFD", "# Crème brûlée\n\nCaramelised custard. #pâtisserie\n")
+    )
     write(vault, "Menu.md", f"# Menu\n\nDessert: [[{unicodedata.normalize('NFD', 'Crème brûlée')}]].\n")
     for name in UNSERVABLE:
         write(vault, name, "# Odd\n\nThe quokka hides here.\n")
@@ -97,6 +99,10 @@ def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp) -> None:
         assert [b["note_path"] for b in links["backlinks"]] == ["Menu.md"]
         assert paths_found(app, "custard", paths=[spelling]) == [CAFE_NFC]
         assert paths_found(app, "custard", folders=[spelling.split("/")[0]]) == [CAFE_NFC]
+        tag = unicodedata.normalize("NFD" if spelling == CAFE_NFD else "NFC", "pâtisserie")
+        assert paths_found(app, "custard", tags=[tag]) == [CAFE_NFC]
+        tagged = app.client.get("/notes", params={"tag": tag}).json()["notes"]
+        assert [n["note_path"] for n in tagged] == [CAFE_NFC]
         remembered = app.client.post(
             "/memory", json={"key": f"dessert {len(spelling)}", "value": "brûlée", "source": spelling}
         )
