@@ -129,6 +129,11 @@ class Services:
             allow_dirs=self.settings.allow_dirs,
         )
         self.watcher.start()
+        if self._opened and not (self.index.model_mismatch or self.index.corrupted):
+            # the start-up scan ran before anyone watched: what changed in between is seen by one more
+            # comparison, queued behind it (open_services starts the watcher first, so this is for callers
+            # that open before they watch)
+            self.jobs.start_after("sync", self.index.sync)
 
     def apply_changes(self, changes: VaultChanges) -> None:
         """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
@@ -136,16 +141,17 @@ class Services:
         if self.index.model_mismatch or self.index.corrupted:
             return  # nothing can be written until a rebuild; the rebuild reads the whole vault anyway
         if changes.rescan:
-            job = self.jobs.current
-            if job is None or not job.running:  # a running sync or rebuild scans the whole vault itself
-                with contextlib.suppress(ReindexInProgressError):
-                    self.jobs.start("sync", self.index.sync)
+            # events may have been lost: compare the whole vault, after a running job (it may have scanned
+            # before the loss), never instead of it
+            self.jobs.start_after("sync", self.index.sync)
             return
         self.index.refresh(changes.paths, changes.folders)
 
     @property
     def pending_changes(self) -> int:
-        return self.watcher.pending_changes if self.watcher is not None else 0
+        """Changes the watcher waits to apply, plus a full comparison queued behind the running job."""
+        waiting = self.watcher.pending_changes if self.watcher is not None else 0
+        return waiting + int(self.jobs.queued)
 
     @property
     def watcher_running(self) -> bool:

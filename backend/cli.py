@@ -161,6 +161,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _cmd_serve(settings: Settings) -> None:
     import uvicorn
 
+    from backend.api.http_protocol import protocol_with_head_deadline
     from backend.main import create_app, open_services
 
     if not settings.api_key and not _is_loopback(settings.host):
@@ -176,6 +177,8 @@ def _cmd_serve(settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),
+        timeout_keep_alive=settings.keep_alive_seconds,  # an idle connection is not kept for ever
+        http=protocol_with_head_deadline(settings.request_body_timeout_seconds),  # nor a slow request head
     )
 
 

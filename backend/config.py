@@ -82,12 +82,52 @@ class Settings(BaseSettings):
         description="Largest request body accepted (declared or streamed); larger ones answer 413.",
     )
     max_url_bytes: int = Field(
-        8192, ge=256, le=65536, description="Longest path plus query string accepted; longer ones answer 414."
+        # 16 KiB: the longest note path served (1,024 characters, 12 bytes each percent-encoded) fits
+        16384,
+        ge=256,
+        le=65536,
+        description="Longest path plus query string accepted; longer ones answer 414.",
     )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated browser origins (scheme://host[:port]) allowed to call the API, or *; "
         "empty = no CORS headers at all.",
+    )
+    # -- rebinding, forgery and overload (issue 17; backend/api/guards.py) --------------------------
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Without API_KEY: comma-separated host names accepted besides loopback ones "
+        "(localhost, 127.0.0.1, [::1]), e.g. the machine's name on the LAN; * accepts any (not advised).",
+    )
+    max_filter_items: int = Field(
+        1000, ge=1, le=100_000, description="Most entries in one filter list (paths, folders, tags, ...)."
+    )
+    max_filter_bytes: int = Field(
+        64 * 1024, ge=1024, le=16 * 1024 * 1024, description="Most bytes in all filter lists of a request."
+    )
+    max_concurrent_requests: int = Field(
+        16, ge=1, le=1024, description="Requests worked on at once (all but /health); more wait in a queue."
+    )
+    max_queued_requests: int = Field(
+        64, ge=0, le=100_000, description="Requests waiting for a slot; past it they answer 503 SERVER_BUSY."
+    )
+    large_request_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        le=1024 * 1024 * 1024,
+        description="Bodies larger than this (or of unknown size) also need one of MAX_LARGE_REQUESTS slots.",
+    )
+    max_large_requests: int = Field(
+        2, ge=1, le=1024, description="Large-bodied requests at once; more answer 503 SERVER_BUSY at once."
+    )
+    request_body_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="A request's head, then its body, must each arrive within this (a late body: 408).",
+    )
+    keep_alive_seconds: float = Field(
+        5.0, gt=0, le=3600, description="An idle keep-alive connection is closed after this."
     )
     deny_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders never indexed."
@@ -220,6 +260,7 @@ class Settings(BaseSettings):
     )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
+    _split_hosts = field_validator("allowed_hosts", mode="before")(_split_list)
 
     @field_validator("api_key")
     @classmethod

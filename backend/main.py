@@ -25,7 +25,10 @@ log = logging.getLogger(__name__)
 def open_services(settings: Settings) -> Services:
     """Build and open everything, and start the first indexing or catch-up sync in the background."""
     services = build_services(settings)
+    # Watch first, then scan: a change made while the start-up scan runs is an event the watcher applies,
+    # and one made before it is seen by the scan. The other way round, the window between them was lost.
     try:
+        services.start_watcher()
         services.open()
     except (IndexUnavailableError, StorageFullError) as exc:
         if not settings.qdrant_url and not isinstance(exc, StorageFullError):
@@ -38,7 +41,6 @@ def open_services(settings: Settings) -> Services:
         services.close()
         raise
     services.warm_embedder()
-    services.start_watcher()
     return services
 
 
@@ -71,7 +73,9 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included
     edge = error_responses(400, 413, 414)  # any request can be refused at the edge (guards.py)
     app.include_router(health.router, responses=error_responses("INTERNAL_ERROR") | edge)
-    documented = error_responses(401, 500) | edge  # every route but /health can answer these
+    # every route but /health can answer these (403: no API_KEY and a foreign host or page; 408: a body that
+    # does not arrive in time; 503: the admission pool is full)
+    documented = error_responses(401, "FOREIGN_REQUEST", "REQUEST_TIMEOUT", 500, "SERVER_BUSY") | edge
     for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
     app.router.routes.extend(mcp_routes(mcp, settings))  # MCP at /mcp, both transports (not in the OpenAPI)

@@ -25,6 +25,8 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.InvalidRequestError.code: 422,
     domain.SecurityViolationError.code: 400,
     domain.UnauthorizedError.code: 401,
+    domain.ForeignRequestError.code: 403,
+    domain.RequestTimeoutError.code: 408,
     domain.NoteNotFoundError.code: 404,
     domain.MemoryNotFoundError.code: 404,
     domain.RequestTooLargeError.code: 413,
@@ -41,9 +43,14 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.IndexCorruptedError.code: 503,
     domain.EmbedderUnavailableError.code: 503,
     domain.ModelNotFoundError.code: 503,
+    domain.ServerBusyError.code: 503,
     domain.StorageFullError.code: 507,
 }
-_HEADERS_BY_CODE = {domain.UnauthorizedError.code: {"WWW-Authenticate": "Bearer"}}
+RETRY_AFTER_SECONDS = 1  # a busy pool drains in well under a second of normal searches
+_HEADERS_BY_CODE = {
+    domain.UnauthorizedError.code: {"WWW-Authenticate": "Bearer"},
+    domain.ServerBusyError.code: {"Retry-After": str(RETRY_AFTER_SECONDS)},
+}
 
 # Raised by the router itself (no domain error behind them).
 ROUTING_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
@@ -157,10 +164,12 @@ def error_response(status: int, body: ErrorBody, *, headers: dict[str, str] | No
 _EXAMPLES: dict[int, domain.KnowledgeBridgeError] = {
     400: domain.SecurityViolationError("path leaves the vault: '../secrets.md'"),
     401: domain.UnauthorizedError("missing or wrong API key"),
+    403: domain.ForeignRequestError("host 'evil.example' is not a name of this service"),
+    408: domain.RequestTimeoutError("the request body did not arrive within 30 seconds"),
     404: domain.NoteNotFoundError("no indexed note at 'Projects/Nope.md'"),
     409: domain.ReindexInProgressError("a rebuild is already running"),
     413: domain.RequestTooLargeError("request body larger than 1048576 bytes"),
-    414: domain.UrlTooLongError("path and query string longer than 8192 bytes"),
+    414: domain.UrlTooLongError("path and query string longer than 16384 bytes"),
     422: domain.InvalidRequestError("top_k: at most 50"),
     500: domain.KnowledgeBridgeError("an unexpected error occurred"),
     503: domain.IndexNotReadyError("the first indexing of the vault has not indexed any note yet"),
@@ -176,6 +185,7 @@ _CODE_EXAMPLES: dict[str, domain.KnowledgeBridgeError] = {e.code: e for e in _EX
         ),
         domain.MemoryNotFoundError("no remembered fact with the key 'sreenivas-balance'"),
         domain.IndexCorruptedError("the index catalog file data/qdrant/active_generation.json is damaged"),
+        domain.ServerBusyError("16 requests are being answered and 64 wait: try again in a second"),
     )
 }
 

@@ -226,7 +226,7 @@ class IndexService:
             return live.store.count()
 
     def note_links(self, path: str) -> NoteLinks:
-        vault_path(path)
+        path = vault_path(path)
         with self.serving() as live:
             return live.graph.links_of(path)
 
@@ -546,6 +546,8 @@ class IndexService:
             found = self._vault.stat(path)
             if found is not None:
                 observed[path] = found
+            elif (reason := self._vault.problem(path)) is not None:
+                report.failed.append(FileProblem(path, reason))  # e.g. a symlink created meanwhile
         with self._state:
             known = dict(live.notes)
             self._on_disk.update(observed)
@@ -556,6 +558,7 @@ class IndexService:
         report.scanned = len(observed)
         report.unchanged = len(observed) - len(candidates)
         self._apply(live, candidates, gone, report, None, all_pending=False)
+        self._run_failures = _merged_failures(self._run_failures, report.failed, considered, folders)
         if report.indexed or report.removed:
             self.last_indexed = datetime.now(UTC)
         self.last_sync = datetime.now(UTC)
@@ -905,6 +908,16 @@ class IndexService:
         with self._state:
             state = live.notes.get(path)
         return state is not None and not state.dense_ready
+
+
+def _merged_failures(
+    before: list[FileProblem], found: list[FileProblem], paths: set[str], folders: Iterable[str]
+) -> list[FileProblem]:
+    """The last full pass's skipped files, brought up to date for the paths and folders just rechecked."""
+    prefixes = tuple(f"{folder.strip('/')}/" for folder in folders)
+    kept = [f for f in before if f.rel_path not in paths and not f.rel_path.startswith(prefixes)]
+    fresh = {f.rel_path for f in found}
+    return [*(f for f in kept if f.rel_path not in fresh), *found]
 
 
 def _looks_changed(known: IndexedNote | None, file: NoteFile) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -61,6 +62,7 @@ class JobRunner:
         self._current: JobSnapshot | None = None
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
+        self._queued: tuple[str, JobBody] | None = None  # started as soon as the running job finishes
         self.last_error: KnowledgeBridgeError | None = None  # of the last job, when it failed with one
 
     @property
@@ -73,14 +75,35 @@ class JobRunner:
         with self._lock:
             if self._current is not None and self._current.running:
                 raise ReindexInProgressError(f"a {self._current.kind} job ({self._current.id}) is running")
-            job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
-            self._current = job
-            self._cancel.clear()
-            self._thread = threading.Thread(
-                target=self._run, args=(job.id, body), name=f"job-{kind}", daemon=True
-            )
-            self._thread.start()
-            return job
+            return self._start_locked(kind, body)
+
+    def start_after(self, kind: str, body: JobBody) -> None:
+        """Run `body` once the running job has finished, or now when none runs.
+
+        For work that must see the vault as it is *after* the call (the watcher's full comparison once its
+        observer was restarted): the running job may have scanned already. At most one job waits; asking
+        again while one waits changes nothing, since the waiting one has not scanned yet either."""
+        with self._lock:
+            if self._current is not None and self._current.running:
+                if self._queued is None:
+                    self._queued = (kind, body)
+                return
+            self._start_locked(kind, body)
+
+    @property
+    def queued(self) -> bool:
+        """A job waits for the running one to finish."""
+        return self._queued is not None
+
+    def _start_locked(self, kind: str, body: JobBody) -> JobSnapshot:
+        job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
+        self._current = job
+        self._cancel.clear()
+        self._thread = threading.Thread(
+            target=self._run, args=(job.id, body), name=f"job-{kind}", daemon=True
+        )
+        self._thread.start()
+        return job
 
     def run_inline(self, kind: str, body: JobBody) -> JobSnapshot:
         """Run a job in the calling thread (CLI); raises what the body raised."""
@@ -91,14 +114,22 @@ class JobRunner:
         return self.current  # type: ignore[return-value]
 
     def wait(self, timeout: float | None = None) -> bool:
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
+        """Wait for the running job and any job queued behind it."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            thread = self._thread
+            if thread is None:
+                return True
+            thread.join(None if deadline is None else max(deadline - time.monotonic(), 0.0))
+            if thread.is_alive():
+                return False
+            if self._thread is thread:
+                return True
 
     def stop(self, timeout: float = 30.0) -> None:
-        self._cancel.set()
+        with self._lock:
+            self._queued = None
+            self._cancel.set()
         self.wait(timeout)
 
     def _run(self, job_id: str, body: JobBody) -> None:
@@ -141,3 +172,7 @@ class JobRunner:
                 self._current = replace(
                     self._current, phase=phase, error=error, finished_at=datetime.now(UTC)
                 )
+            # under the same lock: nobody sees "no job running" while one is queued
+            queued, self._queued = self._queued, None
+            if queued is not None and not self._cancel.is_set():
+                self._start_locked(*queued)

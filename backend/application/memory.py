@@ -100,7 +100,8 @@ class MemoryService:
     def remember(self, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
         """Store (or replace) the fact; True when the key is new. `source` must be an indexed note."""
         key, value = memory_key(key), memory_value(value)
-        self._notes.record(source)  # SECURITY_VIOLATION or NOTE_NOT_FOUND before anything is written
+        # SECURITY_VIOLATION or NOTE_NOT_FOUND before anything is written; the note's own spelling (NFC)
+        source = self._notes.record(source).path
         with self._lock:
             self._open()
             existing = self._store.get(key)

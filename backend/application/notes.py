@@ -19,7 +19,7 @@ from backend.domain.links import NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
 from backend.domain.note_lookup import lookup_note
 from backend.domain.secrets import MARKER_PREFIX
-from backend.domain.vault_paths import vault_folder, vault_path
+from backend.domain.vault_paths import canonical, vault_folder, vault_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +45,8 @@ class NoteReader:
         self._policy = policy
 
     def record(self, path: str) -> NoteRecord:
-        """The indexed note at exactly `path`; SecurityViolationError or NoteNotFoundError otherwise."""
-        vault_path(path)
+        """The indexed note at `path`; SecurityViolationError or NoteNotFoundError otherwise."""
+        path = vault_path(path)  # checked, and in NFC: the form the index stores
         record = self._index.note_record(path)
         if record is None:
             meant = self.find(path)  # raises with the closest paths as suggestion, unless a name matches
@@ -60,7 +60,7 @@ class NoteReader:
         to it) its title, alias or file name, in any letter case (rules: `domain.note_lookup`). A 404 names
         the closest paths, or the notes an ambiguous name could mean. The one place note names are resolved:
         every way a client names a note goes through here."""
-        vault_path(asked)
+        asked = vault_path(asked)  # checked, and in NFC: the form the index stores
         record = self._index.note_record(asked)
         if record is not None:
             return record  # the common case: a path as search results give it, one point lookup
@@ -113,7 +113,7 @@ class NoteReader:
     ) -> NoteListing:
         wanted = NoteListFilter(
             folder=vault_folder(wanted.folder),
-            tag=wanted.tag,
+            tag=canonical(wanted.tag) if wanted.tag else wanted.tag,
             date_from=wanted.date_from,
             date_to=wanted.date_to,
             modified_since=wanted.modified_since,

@@ -95,6 +95,34 @@ class UrlTooLongError(KnowledgeBridgeError):
     suggestion = "Use a shorter path or fewer query parameters (the limit is MAX_URL_BYTES)."
 
 
+class ForeignRequestError(KnowledgeBridgeError):
+    """Without API_KEY: a request for a host name that is not ours (DNS rebinding), or a state-changing
+    request sent by a page on another origin (cross-site request forgery)."""
+
+    code = "FOREIGN_REQUEST"
+    recoverable = False
+    suggestion = (
+        "Call the service by a loopback name (localhost, 127.0.0.1, [::1]), add the name you use to "
+        "ALLOWED_HOSTS (a browser page's origin to CORS_ORIGINS), or set API_KEY and send it."
+    )
+
+
+class ServerBusyError(KnowledgeBridgeError):
+    """More heavy requests at once than the service takes (MAX_CONCURRENT_REQUESTS and its queue)."""
+
+    code = "SERVER_BUSY"
+    recoverable = True
+    suggestion = "Retry after the number of seconds in the Retry-After header; send fewer requests at once."
+
+
+class RequestTimeoutError(KnowledgeBridgeError):
+    """A client that did not finish sending its request body within REQUEST_BODY_TIMEOUT_SECONDS."""
+
+    code = "REQUEST_TIMEOUT"
+    recoverable = True
+    suggestion = "Send the whole request body at once, promptly (the limit is REQUEST_BODY_TIMEOUT_SECONDS)."
+
+
 class InvalidRequestError(KnowledgeBridgeError):
     """A request that is well-formed but cannot be answered as asked (e.g. a line range past the end)."""
 

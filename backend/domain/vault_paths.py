@@ -5,8 +5,13 @@ empty segment, no backslash, no control character, no drive letter. Anything els
 SECURITY_VIOLATION before it gets near the disk, in every spelling: the check runs on the path as received,
 on its percent-decoded forms (`%2e%2e%2f` and `%252e%252e` are `../`) and on their NFKC forms (fullwidth
 `．．／` is `../` to anything that normalises Unicode), so a path decoded or normalised one more time
-somewhere downstream cannot turn into a traversal. A path that passes is returned unchanged: a note may
-really be called `100% done.md`.
+somewhere downstream cannot turn into a traversal. A path that passes is returned in Unicode NFC
+(`canonical`), the form the index stores whatever form the disk uses (macOS syncs names decomposed, an agent
+retypes them composed), and is otherwise unchanged: a note may really be called `100% done.md`.
+
+The scan applies the same check to every file it finds (`unservable`): a note whose name the service would
+refuse when a client sends it back (a tab, a newline, a backslash, a path over MAX_PATH_CHARS, ...) is not
+indexed but listed with the reason, so every path the service hands out can be read back.
 
 What is not refused, on purpose: Windows device names (`CON`, `aux.md`) and bidi or zero-width characters
 are ordinary file names on the Linux and macOS the service runs on (`Con.md` may be a real note; a
@@ -76,12 +81,26 @@ def _decoded(form: str, path: str) -> str:
         raise SecurityViolationError(f"percent-encoded bytes that are not UTF-8: {path[:200]!r}") from None
 
 
+def canonical(path: str) -> str:
+    """The one spelling of a vault path the index stores and compares: Unicode NFC."""
+    return unicodedata.normalize("NFC", path)
+
+
 def vault_path(path: str) -> str:
-    """`path` when it is a safe vault-relative file path; SecurityViolationError otherwise."""
+    """`path` in NFC when it is a safe vault-relative file path; SecurityViolationError otherwise."""
     if not path:
         raise SecurityViolationError("empty path")
     _check(path, "path")
-    return path
+    return canonical(path)
+
+
+def unservable(path: str) -> str | None:
+    """Why a file found in the vault at `path` could not be served back to a client, or None."""
+    try:
+        vault_path(path)
+    except SecurityViolationError as exc:
+        return f"name the service cannot serve back ({exc.detail}); rename the file to index it"
+    return None
 
 
 def vault_folder(folder: str) -> str:
@@ -93,13 +112,17 @@ def vault_folder(folder: str) -> str:
     cleaned = folder.strip().strip("/")
     if cleaned:
         _check(cleaned, "folder")
-    return cleaned
+    return canonical(cleaned)
 
 
 def safe_filter(point_filter: PointFilter | None) -> PointFilter | None:
-    """The filter with its note paths and folders checked (folders cleaned as `vault_folder` does)."""
+    """The filter with its note paths and folders checked, and they and its tags in NFC (folders cleaned
+    as `vault_folder` does)."""
     if point_filter is None:
         return None
-    for path in point_filter.note_paths:
-        vault_path(path)
-    return replace(point_filter, folders=tuple(vault_folder(folder) for folder in point_filter.folders))
+    return replace(
+        point_filter,
+        note_paths=tuple(vault_path(path) for path in point_filter.note_paths),
+        folders=tuple(vault_folder(folder) for folder in point_filter.folders),
+        tags=tuple(canonical(tag) for tag in point_filter.tags),  # notes are read in NFC too
+    )

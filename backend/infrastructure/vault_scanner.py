@@ -1,7 +1,7 @@
 """Walk an Obsidian vault and list the notes to index (see `backend.domain.vault_rules` for which).
 
 The vault is read-only to us and may change while we walk it, so nothing found inside it raises:
-files that vanish, cannot be read, or are symlinks leading out of the vault are reported as skipped.
+files that vanish or cannot be read, and symlinks (never followed), are reported as skipped.
 """
 
 from __future__ import annotations
@@ -13,6 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from backend.domain.vault_rules import is_indexable, should_descend
+
+# Symlinks are never followed, inside the vault either: a symlinked note or folder would be a second copy of
+# its target under another path, and the watcher (which sees the real path change) could not keep both.
+IN_VAULT_SYMLINK = (
+    "symlink inside the vault: not followed, so every note has one path (its target is indexed where it is)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +75,9 @@ def scan_vault_detailed(
 
 
 def _inside_vault(real_root: Path, rel_dir: str) -> bool:
+    # a real folder of the vault, reached without a symlink (those are not followed: see IN_VAULT_SYMLINK)
     real = Path(os.path.realpath(real_root / rel_dir))
-    return real.is_relative_to(real_root) and real.is_dir()
+    return real == real_root / rel_dir and real.is_dir()
 
 
 def _why(exc: OSError) -> str:
@@ -128,10 +135,8 @@ class _Walker:
             if is_note:
                 self.skipped.append(SkippedPath(rel, f"symlink target missing: {_why(exc)}"))
             return
-        if stat.S_ISDIR(mode):
-            self._queue_dir(real, rel)
-        elif is_note:
-            self._add_file(rel)
+        if stat.S_ISDIR(mode) or is_note:
+            self.skipped.append(SkippedPath(rel, IN_VAULT_SYMLINK))
 
     def _queue_dir(self, path: Path, rel: str) -> None:
         if not should_descend(rel, self.deny_dirs, self.allow_dirs):

@@ -44,6 +44,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.vault_paths import canonical
 from backend.domain.vault_rules import is_indexable, should_descend
 
 log = logging.getLogger(__name__)
@@ -250,7 +251,8 @@ class VaultWatcher:
         if not text or not prefix or not text.startswith(prefix):
             return None
         rel = text[len(prefix) :]
-        return rel.replace(os.sep, "/") if os.sep != "/" else rel
+        # in NFC, as the index names notes (a file synced from macOS is named in NFD on the disk)
+        return canonical(rel.replace(os.sep, "/") if os.sep != "/" else rel)
 
     def _record(self, keys: Iterable[_Key], now: float) -> None:
         with self._cond:

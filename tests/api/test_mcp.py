@@ -288,10 +288,13 @@ def test_a_get_of_mcp_answers_at_once(example: str) -> None:
 
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/messages"])
 def test_a_non_loopback_host_is_refused_without_a_key(example: str, path: str) -> None:
-    """DNS rebinding: with no key, only loopback names (and ALLOWED_HOSTS) may reach MCP."""
+    """DNS rebinding: with no key, only loopback names (and ALLOWED_HOSTS) may reach MCP; the service's host
+    guard answers before the MCP SDK's own check, in our error shape."""
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"accept": "application/json, text/event-stream", "host": "backend:8000"}
-    assert httpx.post(f"{example}{path}", json=request, headers=headers).status_code == 421
+    answer = httpx.post(f"{example}{path}", json=request, headers=headers)
+    assert answer.status_code == 403
+    assert answer.json()["error_code"] == "FOREIGN_REQUEST"
 
 
 def test_with_a_key_a_service_name_host_reaches_mcp(secret: str) -> None:

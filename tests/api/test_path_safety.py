@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import socket
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -203,9 +204,10 @@ TRIED: Counter[str] = Counter()
 
 
 def test_the_site_is_what_the_vectors_assume(site: Site) -> None:
-    # the symlinks out were skipped, the in-vault note link indexed (the folder link leads to a folder
-    # already scanned), and the canaries are where the vectors point
-    assert site.notes == {"Home.md", "Projects/Plan.md", "Con.md", NFD_NAME, "Swap.md", "Alias.md"}
+    # the symlinks were skipped (out of the vault, or inside it: never followed), the decomposed name is
+    # listed composed (NFC), and the canaries are where the vectors point
+    nfc_name = unicodedata.normalize("NFC", NFD_NAME)
+    assert site.notes == {"Home.md", "Projects/Plan.md", "Con.md", nfc_name, "Swap.md"}
     assert (site.vault / "../canary.md").read_text() == CANARY_TEXT
     assert (site.vault / "Leak.md").read_text() == CANARY_TEXT
 
@@ -231,11 +233,13 @@ def test_a_note_that_became_a_symlink_out_is_refused_when_read(site: Site) -> No
     assert TOKEN not in answer.text
 
 
-def test_in_vault_links_read_the_vault_note(site: Site) -> None:
+def test_in_vault_links_are_not_followed_and_any_unicode_form_reads_the_note(site: Site) -> None:
     alias = httpx.get(f"{site.base}/note/Alias.md").json()
-    assert alias["content"].startswith("# Home")
-    nfd = httpx.get(f"{site.base}/note/{quote(NFD_NAME)}")
-    assert nfd.status_code == 200
+    assert alias["error_code"] == "NOTE_NOT_FOUND"
+    for form in ("NFD", "NFC"):
+        answer = httpx.get(f"{site.base}/note/{quote(unicodedata.normalize(form, NFD_NAME))}")
+        assert answer.status_code == 200
+        assert answer.json()["note_path"] == unicodedata.normalize("NFC", NFD_NAME)
     con = httpx.get(f"{site.base}/note/Con.md")
     assert con.json()["content"].startswith("# Con")
 

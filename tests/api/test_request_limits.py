@@ -109,6 +109,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]
         data_dir=tmp_path_factory.mktemp("limits") / "data",
         embedding_provider="none",
         watch=False,
+        max_url_bytes=8192,  # a request line over it still fits uvicorn's 16 KiB for line and headers
     )
     with live_server.serving(create_app(settings)) as base:
         url = urlsplit(base)

@@ -50,3 +50,43 @@ def test_stop_cancels_a_running_job_at_its_next_progress_report() -> None:
     runner.stop(timeout=10)
     assert runner.current is not None
     assert runner.current.phase == "cancelled"
+
+
+def test_a_job_asked_for_after_the_running_one_runs_once_it_is_done() -> None:
+    runner = JobRunner()
+    release = threading.Event()
+    order: list[str] = []
+    runner.start("index", lambda progress: (release.wait(10), order.append("index")))
+    runner.start_after("sync", lambda progress: order.append("sync 1"))
+    runner.start_after("sync", lambda progress: order.append("sync 2"))  # one waits already: nothing more
+    assert runner.queued
+    release.set()
+    assert runner.wait(10)  # the running job and the one queued behind it
+    assert order == ["index", "sync 1"]
+    assert not runner.queued
+    assert runner.current is not None
+    assert (runner.current.kind, runner.current.phase) == ("sync", "done")
+    runner.start_after("sync", lambda progress: order.append("now"))  # nothing runs: at once
+    assert runner.wait(10)
+    assert order[-1] == "now"
+
+
+def test_stop_drops_the_queued_job() -> None:
+    runner = JobRunner()
+    started = threading.Event()
+    ran: list[str] = []
+
+    def until_cancelled(progress: JobProgress) -> None:
+        started.set()
+        while True:
+            progress.update(phase="indexing")  # raises once stop() asks to cancel
+            threading.Event().wait(0.01)
+
+    runner.start("index", until_cancelled)
+    runner.start_after("sync", lambda progress: ran.append("sync"))
+    assert started.wait(10)
+    runner.stop(10)
+    assert runner.current is not None
+    assert (runner.current.kind, runner.current.phase) == ("index", "cancelled")
+    assert ran == []
+    assert not runner.queued

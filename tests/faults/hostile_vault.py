@@ -23,7 +23,7 @@ def write_hostile_vault(root: Path) -> dict[str, str]:
     def note(rel: str, data: bytes | str, word: str | None) -> None:
         _bytes(root, rel, data.encode("utf-8") if isinstance(data, str) else data)
         if word is not None:
-            found[rel] = word
+            found[unicodedata.normalize("NFC", rel)] = word  # the index names notes in NFC
 
     note(
         "Projects/Database migration.md",
@@ -62,7 +62,7 @@ def write_hostile_vault(root: Path) -> dict[str, str]:
     note("Names/\u202eevil.md", "okapi\n", "okapi")
     note("Names/fox 🦊.md", "fennec\n", "fennec")
     note("Names/e\u0301\u0301\u0301 combining.md", "gecko\n", "gecko")
-    note("Names/new\nline.md", "axolotl\n", "axolotl")
+    note("Names/new\nline.md", "axolotl\n", None)  # a name /note could not take back: skipped
     note("Names/" + "long" * 60 + ".md", "dugong\n", "dugong")  # 243 bytes: near the 255-byte limit
     # not notes, or not readable as one
     odd = root / "Not notes"
@@ -80,4 +80,5 @@ SKIPPED = {
     "Not notes/fifo.md": "not a regular file",
     "Not notes/dangling.md": "symlink target missing",
     "Not notes/outside.md": "symlink points outside the vault",
+    "Names/new\nline.md": "name the service cannot serve back",
 }

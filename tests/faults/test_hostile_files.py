@@ -65,7 +65,7 @@ def test_the_service_stays_healthy_and_indexes_every_note_it_can(hostile: tuple[
     "word",
     ["postgresql", "basmati", "lighthouse", "zebra", "armadillo", "wombat", "quokka", "narwhal", "pangolin",
      "ocelot", "mongoose", "capybara", "meerkat", "wolverine", "caracal", "tapir", "okapi", "fennec", "gecko",
-     "axolotl", "dugong"],
+     "dugong"],
 )  # fmt: skip
 def test_each_note_is_found_by_its_own_word(hostile: tuple[TestClient, dict], word: str) -> None:
     client, searchable = hostile

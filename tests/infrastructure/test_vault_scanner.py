@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from backend.domain.vault_rules import is_indexable
-from backend.infrastructure.vault_scanner import scan_vault, scan_vault_detailed
+from backend.infrastructure.vault_scanner import IN_VAULT_SYMLINK, scan_vault, scan_vault_detailed
 
 
 def write(root: Path, rel_path: str, text: str = "note") -> Path:
@@ -154,7 +154,7 @@ def test_never_follows_symlinks_out_of_the_vault(tmp_path: Path) -> None:
     ]
 
 
-def test_follows_symlinks_inside_the_vault_without_looping(tmp_path: Path) -> None:
+def test_does_not_follow_symlinks_inside_the_vault_and_says_why(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     write(root, "real/note.md")
     (root / "alias.md").symlink_to(root / "real" / "note.md")
@@ -162,8 +162,11 @@ def test_follows_symlinks_inside_the_vault_without_looping(tmp_path: Path) -> No
 
     result = scan_vault_detailed(root)
 
-    assert [f.rel_path for f in result.files] == ["alias.md", "real/note.md"]
-    assert result.skipped == []
+    assert [f.rel_path for f in result.files] == ["real/note.md"]  # once, under its real path
+    assert [(s.rel_path, s.reason) for s in result.skipped] == [
+        ("alias.md", IN_VAULT_SYMLINK),
+        ("real/loop", IN_VAULT_SYMLINK),
+    ]
 
 
 def test_skips_files_that_vanished(tmp_path: Path) -> None:

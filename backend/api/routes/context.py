@@ -6,6 +6,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.context_schemas import ContextRequest, ContextResponse, ContextSource
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
+from backend.api.request_caps import check_filter_caps
 from backend.application.context import ContextQuery
 from backend.bootstrap import Services
 
@@ -14,6 +15,7 @@ router = APIRouter(tags=["context"])
 
 def context_response(services: Services, body: ContextRequest) -> ContextResponse:
     """The block as /context and the MCP `build_context` tool answer it."""
+    check_filter_caps(body, services.settings)
     services.open()
     result = services.context.build(
         ContextQuery(

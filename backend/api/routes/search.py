@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.memory_schemas import MemoryOut
+from backend.api.request_caps import check_filter_caps
 from backend.api.routes.memory import memory_out
 from backend.api.schemas import (
     NoteGroupOut,
@@ -49,6 +50,7 @@ def result_out(view: ResultView, vault_name: str) -> SearchResult:
 def search_response(services: Services, body: SearchRequest) -> tuple[SearchResponse, str]:
     """The search as /search and the MCP `search` tool answer it, and its Server-Timing header."""
     started = time.perf_counter()
+    check_filter_caps(body, services.settings)
     services.open()  # no-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now
     by_note = body.group_by == "note"
     outcome = services.search.search(
