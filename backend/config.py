@@ -201,7 +201,7 @@ class Settings(BaseSettings):
         description="A folder with the ONNX graph prepared by `python -m backend prepare-model` (the "
         "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
     )
-    onnx_variant: Literal["fp32", "int8", "fp32-opt", "int8-opt"] = Field(
+    onnx_variant: Literal["fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32"] = Field(
         "int8-opt",
         description="Build of the in-process model: fp32 as exported, -opt after onnxruntime's transformer "
         "optimiser, int8 dynamically quantised. Part of the index identity: changing it needs a rebuild.",

@@ -16,7 +16,9 @@ A rebuild fills a new index generation (see `IndexCatalog`) while this one keeps
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
 import threading
 import time
 from collections import Counter
@@ -48,6 +50,9 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64  # chunks per embedder call: large enough to amortise, small enough for steady progress
 PROGRESS_LOG_SECONDS = 10.0  # long passes say where they are in the log, not only in /index/status
+# Batches waiting between the reader, the embedder and the writer: enough that the embedder never waits for
+# the other two, few enough that memory stays flat whatever the vault's size.
+PIPELINE_DEPTH = 4
 # From this many notes to embed in one pass, every note gets its keyword vectors before any is embedded:
 # a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
 KEYWORD_FIRST_MIN = 32
@@ -870,31 +875,83 @@ class IndexService:
             return sorted(path for path, state in live.notes.items() if not state.dense_ready)
 
     def _embed_pending(self, live: LiveIndex, paths: Sequence[str], progress: JobProgress | None) -> None:
-        """Give notes written by keyword only their dense vectors; stops when the embedder fails again."""
+        """Give notes written by keyword only their dense vectors; stops when the embedder fails again.
+
+        Three stages, so the embedder never waits for the disk or the store: a reader thread reads and chunks
+        the next notes, this thread embeds, a writer thread encodes keyword vectors and writes. Queues of
+        `PIPELINE_DEPTH` batches between them bound the memory. The reader works without the writer lock, so
+        the writer only attaches vectors to a note whose indexed content is still the text that was embedded
+        (a change the watcher applied meanwhile wins; the note stays pending for the next pass).
+        """
         if progress:
             progress.update(phase="embedding", done=0, total=len(paths))
         log.info("embedding %d notes indexed by keyword only", len(paths))
-        queue = iter(self._still_pending(live, paths))
-        started, embedded = time.monotonic(), 0
-        next_log = started + PROGRESS_LOG_SECONDS
-        while True:
-            with self._writer:
-                batch = self._next_batch(live, queue, IndexReport(), {}, progress, force=True)
-                batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
-                if not batch:
-                    break
+        stop = threading.Event()
+        errors: list[BaseException] = []
+        to_embed: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        to_write: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        counts = {"embedded": 0}
+        started = time.monotonic()
+        next_log = [started + PROGRESS_LOG_SECONDS]
+
+        def read() -> None:
+            notes = self._still_pending(live, paths)
+            try:
+                while not stop.is_set():
+                    batch = self._next_batch(live, notes, IndexReport(), {}, progress, force=True)
+                    if not batch:
+                        break
+                    batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
+                    if batch and not _put(to_embed, batch, stop):
+                        return
+            except BaseException as exc:  # handed to the caller's thread, which raises it
+                errors.append(exc)
+                stop.set()
+            finally:
+                _put(to_embed, None, stop)
+
+        def write() -> None:
+            try:
+                while (batch := _get(to_write, stop)) is not None:
+                    with self._writer:
+                        for item in batch:
+                            if self._still_as_embedded(live, item):
+                                self._write_note(live, item)
+                    counts["embedded"] += len(batch)
+                    if progress:
+                        progress.advance(len(batch))
+                    if time.monotonic() >= next_log[0]:
+                        log.info("embedding: %d of %d notes", counts["embedded"], len(paths))
+                        next_log[0] = time.monotonic() + PROGRESS_LOG_SECONDS
+            except BaseException as exc:
+                errors.append(exc)
+                stop.set()
+
+        reader = threading.Thread(target=read, name="index-read", daemon=True)
+        writer = threading.Thread(target=write, name="index-write", daemon=True)
+        reader.start()
+        writer.start()
+        try:
+            while (batch := _get(to_embed, stop)) is not None:
                 self._embed(batch)
                 if all(None in item.vectors for item in batch):
                     log.warning("embedder still unavailable: %d notes stay keyword-only", self.dense_pending)
                     break
-                for item in batch:
-                    self._write_note(live, item)
-            embedded += len(batch)
-            if progress:
-                progress.advance(len(batch))
-            if time.monotonic() >= next_log:
-                log.info("embedding: %d of %d notes", embedded, len(paths))
-                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+                if not _put(to_write, batch, stop):
+                    break
+        finally:
+            _put(to_write, None, stop)
+            writer.join()
+            stop.set()  # the reader stops at its next batch (it may be blocked on a full queue)
+            reader.join()
+        if errors:
+            raise errors[0]
+
+    def _still_as_embedded(self, live: LiveIndex, item: _PendingNote) -> bool:
+        """The index still holds this note keyword-only with the content that was read and embedded."""
+        with self._state:
+            state = live.notes.get(item.file.rel_path)
+        return state is not None and not state.dense_ready and state.content_hash == item.file_hash
 
     def _still_pending(self, live: LiveIndex, paths: Sequence[str]) -> Iterator[NoteFile]:
         for path in paths:
@@ -905,6 +962,33 @@ class IndexService:
         with self._state:
             state = live.notes.get(path)
         return state is not None and not state.dense_ready
+
+
+def _put(
+    channel: queue.Queue[list[_PendingNote] | None], item: list[_PendingNote] | None, stop: threading.Event
+) -> bool:
+    """Put unless the pipeline stops meanwhile (then False); an end marker always goes in."""
+    while True:
+        try:
+            channel.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            if stop.is_set():
+                if item is None:  # make room: whoever reads next must see the end
+                    with contextlib.suppress(queue.Empty):
+                        channel.get_nowait()
+                    continue
+                return False
+
+
+def _get(channel: queue.Queue[list[_PendingNote] | None], stop: threading.Event) -> list[_PendingNote] | None:
+    """The next batch; None at the end, or once the pipeline stops and nothing is left."""
+    while True:
+        try:
+            return channel.get(timeout=0.1)
+        except queue.Empty:
+            if stop.is_set():
+                return None
 
 
 def _looks_changed(known: IndexedNote | None, file: NoteFile) -> bool:
