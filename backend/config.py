@@ -202,9 +202,10 @@ class Settings(BaseSettings):
         "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
     )
     onnx_variant: Literal["fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32"] = Field(
-        "int8-opt",
+        "int8-opt-ffn2fp32",
         description="Build of the in-process model: fp32 as exported, -opt after onnxruntime's transformer "
-        "optimiser, int8 dynamically quantised. Part of the index identity: changing it needs a rebuild.",
+        "optimiser, int8 dynamically quantised (-ffn2fp32: but each layer's feed-forward output). Part of "
+        "the index identity: changing it needs a rebuild (POST /index/rebuild).",
     )
     onnx_threads: int | None = Field(
         None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
