@@ -878,72 +878,80 @@ class IndexService:
         """Give notes written by keyword only their dense vectors; stops when the embedder fails again.
 
         Three stages, so the embedder never waits for the disk or the store: a reader thread reads and chunks
-        the next notes, this thread embeds, a writer thread encodes keyword vectors and writes. Queues of
-        `PIPELINE_DEPTH` batches between them bound the memory. The reader works without the writer lock, so
-        the writer only attaches vectors to a note whose indexed content is still the text that was embedded
-        (a change the watcher applied meanwhile wins; the note stays pending for the next pass).
+        the next notes, an embedder thread embeds, and this thread encodes keyword vectors and writes (here,
+        because a watcher's refresh calls this holding the writer lock). Queues of `PIPELINE_DEPTH` batches
+        between them bound the memory. The reader works without the writer lock, so a note only gets its
+        vectors while its indexed content is still the text that was embedded (a change applied meanwhile
+        wins; the note stays pending for the next pass).
         """
         if progress:
             progress.update(phase="embedding", done=0, total=len(paths))
         log.info("embedding %d notes indexed by keyword only", len(paths))
-        stop = threading.Event()
+        abort = threading.Event()  # something failed: every stage stops
+        reader_halt = threading.Event()  # the embedder is done (or gave up): read no further
         errors: list[BaseException] = []
         to_embed: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
         to_write: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
-        counts = {"embedded": 0}
-        started = time.monotonic()
-        next_log = [started + PROGRESS_LOG_SECONDS]
 
         def read() -> None:
             notes = self._still_pending(live, paths)
             try:
-                while not stop.is_set():
+                while not reader_halt.is_set():
                     batch = self._next_batch(live, notes, IndexReport(), {}, progress, force=True)
                     if not batch:
                         break
                     batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
-                    if batch and not _put(to_embed, batch, stop):
-                        return
-            except BaseException as exc:  # handed to the caller's thread, which raises it
+                    if batch and not _put(to_embed, batch, reader_halt):
+                        break
+            except BaseException as exc:  # handed to the calling thread, which raises it
                 errors.append(exc)
-                stop.set()
+                abort.set()
             finally:
-                _put(to_embed, None, stop)
+                _put(to_embed, None, reader_halt)
 
-        def write() -> None:
+        def embed() -> None:
             try:
-                while (batch := _get(to_write, stop)) is not None:
-                    with self._writer:
-                        for item in batch:
-                            if self._still_as_embedded(live, item):
-                                self._write_note(live, item)
-                    counts["embedded"] += len(batch)
-                    if progress:
-                        progress.advance(len(batch))
-                    if time.monotonic() >= next_log[0]:
-                        log.info("embedding: %d of %d notes", counts["embedded"], len(paths))
-                        next_log[0] = time.monotonic() + PROGRESS_LOG_SECONDS
+                while (batch := _get(to_embed, abort)) is not None:
+                    self._embed(batch)
+                    if all(None in item.vectors for item in batch):
+                        log.warning("embedder still unavailable: notes stay keyword-only until it is back")
+                        break
+                    if not _put(to_write, batch, abort):
+                        break
             except BaseException as exc:
                 errors.append(exc)
-                stop.set()
+                abort.set()
+            finally:
+                reader_halt.set()
+                _put(to_write, None, abort)
 
-        reader = threading.Thread(target=read, name="index-read", daemon=True)
-        writer = threading.Thread(target=write, name="index-write", daemon=True)
-        reader.start()
-        writer.start()
+        threads = [
+            threading.Thread(target=read, name="index-read", daemon=True),
+            threading.Thread(target=embed, name="index-embed", daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
+        embedded = 0
+        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
         try:
-            while (batch := _get(to_embed, stop)) is not None:
-                self._embed(batch)
-                if all(None in item.vectors for item in batch):
-                    log.warning("embedder still unavailable: %d notes stay keyword-only", self.dense_pending)
-                    break
-                if not _put(to_write, batch, stop):
-                    break
+            while (batch := _get(to_write, abort)) is not None:
+                with self._writer:
+                    for item in batch:
+                        if self._still_as_embedded(live, item):
+                            self._write_note(live, item)
+                embedded += len(batch)
+                if progress:
+                    progress.advance(len(batch))
+                if time.monotonic() >= next_log:
+                    log.info("embedding: %d of %d notes", embedded, len(paths))
+                    next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        except BaseException:
+            abort.set()
+            raise
         finally:
-            _put(to_write, None, stop)
-            writer.join()
-            stop.set()  # the reader stops at its next batch (it may be blocked on a full queue)
-            reader.join()
+            reader_halt.set()
+            for thread in threads:
+                thread.join()
         if errors:
             raise errors[0]
 
