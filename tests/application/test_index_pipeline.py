@@ -7,14 +7,18 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from backend.application.indexing import EMBED_BATCH, PIPELINE_DEPTH
+import pytest
+
+from backend.application import indexing
+from backend.application.indexing import PIPELINE_DEPTH
 from backend.domain.models import SearchMode
 from backend.infrastructure.fs_vault import FileSystemVault
 from tests.application.fakes import FakeEmbedder
 from tests.application.test_indexing import Harness
 
 WAIT = 30.0
-NOTES = 600  # one chunk each: about ten embedder calls
+NOTES = 600  # one chunk each
+WINDOW = 32  # chunks per dense call here (the service's is wider), so the bound shows on a small vault
 
 
 class CountingVault(FileSystemVault):
@@ -29,7 +33,7 @@ class CountingVault(FileSystemVault):
     def read_text(self, rel_path: str) -> tuple[str, list[str]]:
         with self.lock:
             self.reads += 1
-            if self.reads > self.first_call_done_at + EMBED_BATCH:
+            if self.reads > self.first_call_done_at + WINDOW:
                 self.read_ahead.set()
         return super().read_text(rel_path)
 
@@ -70,7 +74,10 @@ def _harness(root: Path, data: Path, embedder: FakeEmbedder) -> tuple[Harness, C
     return harness, vault
 
 
-def test_the_next_notes_are_read_while_the_embedder_works_and_reading_stays_bounded(tmp_path: Path) -> None:
+def test_the_next_notes_are_read_while_the_embedder_works_and_reading_stays_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexing, "DENSE_WINDOW", WINDOW)
     embedder = HeldEmbedder()
     harness, vault = _harness(_vault(tmp_path, NOTES), tmp_path / "data", embedder)
     harness.index.open()
@@ -89,7 +96,7 @@ def test_the_next_notes_are_read_while_the_embedder_works_and_reading_stays_boun
         # ... but only a few batches ahead, not the whole vault
         with vault.lock:
             ahead = vault.reads - vault.first_call_done_at
-        assert ahead <= (PIPELINE_DEPTH + 3) * EMBED_BATCH < NOTES
+        assert ahead <= (PIPELINE_DEPTH + 3) * WINDOW < NOTES
     finally:
         embedder.release.set()
         done.join(WAIT)
