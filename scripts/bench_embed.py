@@ -73,8 +73,8 @@ def variants(default_window: int) -> list[Variant]:
         Variant("int8-opt", "int8-opt"),
         Variant(best, best),
         Variant(f"{best}, arrival order", best, window=32),  # one call per batch: nothing is reordered
-        Variant(f"{best}, sorted over {w} (the service now)", best, window=w),
-        Variant(f"{best}, sorted over {w}, batch 16", best, 16, w),
+        Variant(f"{best}, sorted over {w}", best, window=w),
+        Variant(f"{best}, sorted over {w}, batch 16 (the service now)", best, 16, w),
         Variant(f"{best}, sorted over {w}, batch 64", best, 64, w),
         Variant(f"{best}, sorted over {w}, 1 thread", best, 32, w, threads=1),
         Variant(f"{best}, sorted over {w}, 4 threads", best, 32, w, threads=4),
