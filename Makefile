@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test lint format index eval bench bench-index bench-live loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test lint format index eval bench bench-index bench-embed bench-live loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -75,6 +75,11 @@ bench-index: $(STAMP)
 ## copy of the Obsidian help vault, the real embedder); exit 1 on any 5xx; report in docs/loadtest.md.
 loadtest: $(STAMP)
 	$(BIN)/python -m scripts.loadtest --vault $(HELP_VAULT) --seconds 60 --clients 32 $(LOADTEST_FLAGS)
+
+## The in-process embedder's variants (graph, optimiser, int8, batching, threads) against today's path, on
+## SciFact and Zettelkasten chunks plus query latency; its own section of docs/benchmarks.md (~15 min quiet).
+bench-embed: $(STAMP)
+	$(BIN)/python -m scripts.bench_embed --corpora ../shared/corpora
 
 ## The live index on the 13k-note Zettelkasten (a temp copy): time to keyword-searchable and to fully dense,
 ## freshness per kind of change, idle CPU with the watcher, embedding calls of a second rebuild (~40 min).

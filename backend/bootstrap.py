@@ -285,6 +285,7 @@ def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder |
             base_url=settings.ollama_url,
             model=model,
             batch_size=settings.ollama_batch_size,
+            concurrency=settings.ollama_concurrency,
             timeout=httpx.Timeout(
                 settings.ollama_timeout_seconds, connect=settings.ollama_connect_timeout_seconds
             ),
@@ -298,7 +299,12 @@ def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder |
             f"invalid setting EMBEDDING_MODEL: the onnx provider ships all-MiniLM-L6-v2 only "
             f"(got {settings.model_name!r})"
         )
-    return OnnxMiniLMEmbedder(cache_dir=settings.models_dir, prebuilt_dir=settings.onnx_model_dir)
+    return OnnxMiniLMEmbedder(
+        cache_dir=settings.models_dir,
+        prebuilt_dir=settings.onnx_model_dir,
+        variant=settings.onnx_variant,
+        threads=settings.onnx_threads,
+    )
 
 
 def stored_dimension(catalog: IndexCatalog, model: str) -> int | None:

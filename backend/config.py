@@ -230,6 +230,9 @@ class Settings(BaseSettings):
         "may be down at the first start; checked against the model's real answer.",
     )
     ollama_batch_size: int = Field(64, ge=1, le=2048, description="Texts per Ollama /api/embed request.")
+    ollama_concurrency: int = Field(
+        2, ge=1, le=64, description="Ollama /api/embed requests in flight at once while indexing."
+    )
     ollama_timeout_seconds: float = Field(
         120.0, gt=0.0, le=3600.0, description="Read timeout of an Ollama request (a cold model loads slowly)."
     )
@@ -257,6 +260,15 @@ class Settings(BaseSettings):
         None,
         description="A folder with the ONNX graph prepared by `python -m backend prepare-model` (the "
         "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
+    )
+    onnx_variant: Literal["fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32"] = Field(
+        "int8-opt-ffn2fp32",
+        description="Build of the in-process model: fp32 as exported, -opt after onnxruntime's transformer "
+        "optimiser, int8 dynamically quantised (-ffn2fp32: but each layer's feed-forward output). Part of "
+        "the index identity: changing it needs a rebuild (POST /index/rebuild).",
+    )
+    onnx_threads: int | None = Field(
+        None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
     )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
@@ -294,6 +306,7 @@ class Settings(BaseSettings):
         "qdrant_replication_factor",
         "qdrant_write_consistency_factor",
         "onnx_model_dir",
+        "onnx_threads",
         mode="before",
     )
     @classmethod

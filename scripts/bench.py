@@ -317,6 +317,17 @@ def plot(points: list[tuple[int, float, float]], target: Path) -> None:
     plt.close(figure)
 
 
+def kept_sections(output: Path) -> list[str]:
+    """Sections other scripts own in the same file (make bench-embed's), carried over as they are."""
+    from scripts.bench_embed import SECTION_END, SECTION_START
+
+    text = output.read_text(encoding="utf-8") if output.is_file() else ""
+    if SECTION_START not in text or SECTION_END not in text:
+        return []
+    block = SECTION_START + text.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END
+    return ["", block, ""]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one repeat, fewer queries, smaller vaults")
@@ -379,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     if quick:
         header += ["Quick run: smaller samples, one repeat; the figures are indicative only.", ""]
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    sections += kept_sections(args.output)
     args.output.write_text("\n".join(header + sections), encoding="utf-8")
     print("\n".join(header + sections))
     return 0

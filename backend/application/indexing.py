@@ -16,7 +16,9 @@ A rebuild fills a new index generation (see `IndexCatalog`) while this one keeps
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
 import threading
 import time
 from collections import Counter
@@ -48,6 +50,12 @@ log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64  # chunks per embedder call: large enough to amortise, small enough for steady progress
 PROGRESS_LOG_SECONDS = 10.0  # long passes say where they are in the log, not only in /index/status
+# Chunks per embedder call in the dense pass: the embedder sorts each call by token length, and wider calls
+# pad less (Zettelkasten chunks: 2.3x the real tokens computed in calls of 64, 1.2x in calls of 256).
+DENSE_WINDOW = 256
+# Batches waiting between the reader, the embedder and the writer: enough that the embedder never waits for
+# the other two, few enough that memory stays flat whatever the vault's size.
+PIPELINE_DEPTH = 4
 # From this many notes to embed in one pass, every note gets its keyword vectors before any is embedded:
 # a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
 KEYWORD_FIRST_MIN = 32
@@ -698,6 +706,7 @@ class IndexService:
         progress: JobProgress | None,
         *,
         force: bool = False,
+        max_chunks: int = EMBED_BATCH,
     ) -> list[_PendingNote]:
         """Read and chunk notes until a batch is full. Called with the writer lock held, so what is read
         here is what gets written."""
@@ -711,7 +720,7 @@ class IndexService:
                 continue
             batch.append(item)
             chunks += len(item.chunks)
-            if chunks >= EMBED_BATCH:
+            if chunks >= max_chunks:
                 break
         return batch
 
@@ -873,31 +882,93 @@ class IndexService:
             return sorted(path for path, state in live.notes.items() if not state.dense_ready)
 
     def _embed_pending(self, live: LiveIndex, paths: Sequence[str], progress: JobProgress | None) -> None:
-        """Give notes written by keyword only their dense vectors; stops when the embedder fails again."""
+        """Give notes written by keyword only their dense vectors; stops when the embedder fails again.
+
+        Three stages, so the embedder never waits for the disk or the store: a reader thread reads and chunks
+        the next notes, an embedder thread embeds, and this thread encodes keyword vectors and writes (here,
+        because a watcher's refresh calls this holding the writer lock). Queues of `PIPELINE_DEPTH` batches
+        between them bound the memory. The reader works without the writer lock, so a note only gets its
+        vectors while its indexed content is still the text that was embedded (a change applied meanwhile
+        wins; the note stays pending for the next pass).
+        """
         if progress:
             progress.update(phase="embedding", done=0, total=len(paths))
         log.info("embedding %d notes indexed by keyword only", len(paths))
-        queue = iter(self._still_pending(live, paths))
-        started, embedded = time.monotonic(), 0
-        next_log = started + PROGRESS_LOG_SECONDS
-        while True:
-            with self._writer:
-                batch = self._next_batch(live, queue, IndexReport(), {}, progress, force=True)
-                batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
-                if not batch:
-                    break
-                self._embed(batch)
-                if all(None in item.vectors for item in batch):
-                    log.warning("embedder still unavailable: %d notes stay keyword-only", self.dense_pending)
-                    break
-                for item in batch:
-                    self._write_note(live, item)
-            embedded += len(batch)
-            if progress:
-                progress.advance(len(batch))
-            if time.monotonic() >= next_log:
-                log.info("embedding: %d of %d notes", embedded, len(paths))
-                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        abort = threading.Event()  # something failed: every stage stops
+        reader_halt = threading.Event()  # the embedder is done (or gave up): read no further
+        errors: list[BaseException] = []
+        to_embed: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        to_write: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+
+        def read() -> None:
+            notes = self._still_pending(live, paths)
+            try:
+                while not reader_halt.is_set():
+                    batch = self._next_batch(
+                        live, notes, IndexReport(), {}, progress, force=True, max_chunks=DENSE_WINDOW
+                    )
+                    if not batch:
+                        break
+                    batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
+                    if batch and not _put(to_embed, batch, reader_halt):
+                        break
+            except BaseException as exc:  # handed to the calling thread, which raises it
+                errors.append(exc)
+                abort.set()
+            finally:
+                _put(to_embed, None, reader_halt)
+
+        def embed() -> None:
+            try:
+                while (batch := _get(to_embed, abort)) is not None:
+                    self._embed(batch)
+                    if all(None in item.vectors for item in batch):
+                        log.warning("embedder still unavailable: notes stay keyword-only until it is back")
+                        break
+                    if not _put(to_write, batch, abort):
+                        break
+            except BaseException as exc:
+                errors.append(exc)
+                abort.set()
+            finally:
+                reader_halt.set()
+                _put(to_write, None, abort)
+
+        threads = [
+            threading.Thread(target=read, name="index-read", daemon=True),
+            threading.Thread(target=embed, name="index-embed", daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
+        embedded = 0
+        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        try:
+            while (batch := _get(to_write, abort)) is not None:
+                with self._writer:
+                    for item in batch:
+                        if self._still_as_embedded(live, item):
+                            self._write_note(live, item)
+                embedded += len(batch)
+                if progress:
+                    progress.advance(len(batch))
+                if time.monotonic() >= next_log:
+                    log.info("embedding: %d of %d notes", embedded, len(paths))
+                    next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        except BaseException:
+            abort.set()
+            raise
+        finally:
+            reader_halt.set()
+            for thread in threads:
+                thread.join()
+        if errors:
+            raise errors[0]
+
+    def _still_as_embedded(self, live: LiveIndex, item: _PendingNote) -> bool:
+        """The index still holds this note keyword-only with the content that was read and embedded."""
+        with self._state:
+            state = live.notes.get(item.file.rel_path)
+        return state is not None and not state.dense_ready and state.content_hash == item.file_hash
 
     def _still_pending(self, live: LiveIndex, paths: Sequence[str]) -> Iterator[NoteFile]:
         for path in paths:
@@ -918,6 +989,33 @@ def _merged_failures(
     kept = [f for f in before if f.rel_path not in paths and not f.rel_path.startswith(prefixes)]
     fresh = {f.rel_path for f in found}
     return [*(f for f in kept if f.rel_path not in fresh), *found]
+
+
+def _put(
+    channel: queue.Queue[list[_PendingNote] | None], item: list[_PendingNote] | None, stop: threading.Event
+) -> bool:
+    """Put unless the pipeline stops meanwhile (then False); an end marker always goes in."""
+    while True:
+        try:
+            channel.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            if stop.is_set():
+                if item is None:  # make room: whoever reads next must see the end
+                    with contextlib.suppress(queue.Empty):
+                        channel.get_nowait()
+                    continue
+                return False
+
+
+def _get(channel: queue.Queue[list[_PendingNote] | None], stop: threading.Event) -> list[_PendingNote] | None:
+    """The next batch; None at the end, or once the pipeline stops and nothing is left."""
+    while True:
+        try:
+            return channel.get(timeout=0.1)
+        except queue.Empty:
+            if stop.is_set():
+                return None
 
 
 def _looks_changed(known: IndexedNote | None, file: NoteFile) -> bool:

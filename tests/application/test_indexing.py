@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from backend.application import indexing
 from backend.application.embedder_health import EmbedderHealth
-from backend.application.indexing import IndexService
+from backend.application.indexing import EMBED_BATCH, IndexService
 from backend.application.ports import ChunkStore, GraphStore
 from backend.application.search import SearchService
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
@@ -349,8 +350,9 @@ def test_pending_dense_survives_a_restart(vault: Path, tmp_path: Path) -> None:
     ],
 )
 def test_an_embedder_dying_mid_index_leaves_a_complete_keyword_index_and_dense_catches_up(
-    tmp_path: Path, notes: int, paragraphs: int
+    tmp_path: Path, notes: int, paragraphs: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(indexing, "DENSE_WINDOW", EMBED_BATCH)  # the dense pass too embeds 64 chunks a call
     vault = tmp_path / "vault"
     vault.mkdir()
     for n in range(notes):

@@ -12,7 +12,8 @@ import httpx
 import pytest
 import respx
 
-from backend.application.indexing import IndexService
+from backend.application import indexing
+from backend.application.indexing import EMBED_BATCH, IndexService
 from backend.application.search import SearchService
 from backend.domain.errors import ModelNotFoundError
 from backend.domain.models import IndexIdentity, PointFilter, SearchMode
@@ -138,8 +139,9 @@ def title_of(text: str) -> str:
     ids=["keyword-first-then-dense", "dense-with-each-batch"],
 )
 def test_ollama_dropping_mid_index_leaves_no_note_half_dense_and_a_sync_embeds_exactly_the_rest(
-    make_setup, keyword_first_min: int
+    make_setup, keyword_first_min: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(indexing, "DENSE_WINDOW", EMBED_BATCH)  # the dense pass in calls of 64 chunks too
     ollama = FlakyOllama(answer_first=6)  # 6 requests of 16 texts: the second batch of notes fails half way
     setup = make_setup(ollama, keyword_first_min)
     assert setup.index.open() is True

@@ -90,7 +90,7 @@ def test_130_texts_go_out_as_batches_of_64_64_2_and_come_back_in_order(
     route = ollama.post("/api/embed").mock(side_effect=embed_reply())
     texts = [f"note-{i}" for i in range(130)]
 
-    vectors = make_embedder(batch_size=64).embed_documents(texts)
+    vectors = make_embedder(batch_size=64, concurrency=1).embed_documents(texts)
 
     batches = sent_inputs(route)
     assert [len(b) for b in batches] == [64, 64, 2]
@@ -311,7 +311,7 @@ def test_dimension_change_between_batches_becomes_unavailable(
             httpx.Response(200, json={"embeddings": [[1.0, 0.0, 0.0]]}),
         ]
     )
-    embedder = make_embedder(batch_size=1)
+    embedder = make_embedder(batch_size=1, concurrency=1)  # one after the other: the 2-d answer is first
 
     with pytest.raises(EmbedderUnavailableError, match="3-dimensional.*had 2"):
         embedder.embed_documents(["a", "b"])

