@@ -12,7 +12,7 @@ import re
 from datetime import date, datetime
 from typing import Annotated
 
-from pydantic import BeforeValidator, Strict
+from pydantic import BeforeValidator, Field, Strict
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}.*")
@@ -45,6 +45,12 @@ def _moment(value: object) -> object:
 
 JsonBool = Annotated[bool, Strict()]
 JsonInt = Annotated[int, BeforeValidator(_integer)]
+
+# Bounds before the validator: after it, inside an Optional, pydantic writes them into the schema as unknown
+# "ge"/"le" keys that clients (and the fuzzer) do not read.
+ChunksPerNote = Annotated[int, Field(ge=1, le=50), BeforeValidator(_integer)]
+
+
 JsonFloat = Annotated[float, Strict()]  # an integer is still a number
 IsoDay = Annotated[date, BeforeValidator(_day)]
 IsoMoment = Annotated[datetime, BeforeValidator(_moment)]

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from backend.api import examples
-from backend.api.input_types import IsoDay, JsonBool, JsonFloat, JsonInt
+from backend.api.input_types import ChunksPerNote, IsoDay, JsonBool, JsonFloat, JsonInt
 from backend.api.memory_schemas import MemoryOut
 from backend.domain.models import PointFilter, SearchMode
 
@@ -101,10 +101,8 @@ class SearchRequest(SearchFilters):
     memory_top_k: JsonInt = Field(
         3, ge=1, le=20, description="How many remembered facts at most (include_memory)."
     )
-    max_chunks_per_note: JsonInt | None = Field(
+    max_chunks_per_note: ChunksPerNote | None = Field(
         None,
-        ge=1,
-        le=50,
         description="At most this many chunks of one note in results (default: MAX_CHUNKS_PER_NOTE, 2).",
     )
     group_by: Literal["chunk", "note"] = Field(

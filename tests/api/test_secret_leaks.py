@@ -42,7 +42,13 @@ def bodies(client: TestClient) -> Iterator[tuple[str, str]]:
     """(request, response text) for everything an agent can read."""
     for query in QUERIES:
         for mode in ("keyword", "hybrid"):
-            body = {"query": query, "top_k": 50, "include_memory": True, "mode": mode}
+            body = {
+                "query": query,
+                "top_k": 50,
+                "max_chunks_per_note": 50,
+                "include_memory": True,
+                "mode": mode,
+            }
             yield f"search {query}", client.post("/search", json=body).text
         for budget in (300, 32_000):
             body = {"query": query, "max_chars": budget, "max_chunks": 50, "include_memory": True}
@@ -64,7 +70,13 @@ def bodies(client: TestClient) -> Iterator[tuple[str, str]]:
 
 def test_the_key_is_split_across_chunks(client: TestClient) -> None:
     body = client.post(
-        "/search", json={"query": "ssh deploy key", "paths": ["Infra/Servers.md"], "top_k": 50}
+        "/search",
+        json={
+            "query": "ssh deploy key",
+            "paths": ["Infra/Servers.md"],
+            "top_k": 50,
+            "max_chunks_per_note": 50,
+        },
     ).json()
     assert len(body["results"]) >= 3  # so some chunks hold key lines without BEGIN or END
 
