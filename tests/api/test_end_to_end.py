@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
+from backend.infrastructure.embedders.onnx_minilm import DEFAULT_VARIANT
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
 
@@ -34,7 +35,8 @@ def _ranked_notes(client: TestClient, query: str, mode: str) -> list[str]:
 
 def test_the_whole_example_vault_is_indexed_with_the_default_model(client: TestClient) -> None:
     status = client.get("/index/status").json()
-    assert status["embedding_model"] == "all-MiniLM-L6-v2"
+    # the ONNX variant is part of the model's name, so vectors of two variants never share an index
+    assert status["embedding_model"] == f"all-MiniLM-L6-v2-{DEFAULT_VARIANT}"
     assert status["embedding_dimension"] == 384
     on_disk = [p for p in EXAMPLE_VAULT.rglob("*.md") if not any(part.startswith(".") for part in p.parts)]
     assert status["indexed_notes"] == len(on_disk)
