@@ -218,7 +218,8 @@ class Progress:
 
     def _line(self) -> None:
         phase, done, total = self._state
-        print(f"{self._label}: {phase} {done}/{total} {self._unit}s", file=self._stream, flush=True)
+        units = f"{self._unit[:-1]}ies" if self._unit.endswith("y") else f"{self._unit}s"  # queries, notes
+        print(f"{self._label}: {phase} {done}/{total} {units}", file=self._stream, flush=True)
         self._said = self._state
 
     def __enter__(self) -> Progress:
