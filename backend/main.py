@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     documented = error_responses(401, "FOREIGN_REQUEST", "REQUEST_TIMEOUT", 500, "SERVER_BUSY") | edge
     for router in (search.router, context.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
-    app.router.routes.extend(mcp_routes(mcp, settings))  # MCP at /mcp, both transports (not in the OpenAPI)
+    app.router.routes.extend(mcp_routes(mcp))  # MCP at /mcp, both transports (not in the OpenAPI)
     if settings.api_key:
         _with_security(app)
     return app

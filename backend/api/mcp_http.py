@@ -9,9 +9,10 @@
 - Any other `GET /mcp` (a browser, `curl`, a streamable HTTP client asking for a server-to-client stream a
   stateless server never sends) answers `405` at once with our error envelope: it never hangs.
 
-Host checks (DNS rebinding): with `API_KEY` set every request carries the key, which a page rebound to our
-address cannot know, so any Host is accepted (a Compose service name, `backend:8000`). Without a key only
-loopback names pass, plus the names in `ALLOWED_HOSTS` when that setting exists.
+Host and Origin checks (DNS rebinding) are not the SDK's here: `guards.HostGuardMiddleware` wraps every route,
+`/mcp` included, so one rule decides for the whole service (with `API_KEY` the key; without it loopback names,
+`ALLOWED_HOSTS` and same-site pages). The SDK's own list would be a second, narrower copy of that rule that
+refused names the guard lets in (`127.0.0.2`, `*.localhost`, `ALLOWED_HOSTS=*`).
 """
 
 from __future__ import annotations
@@ -27,11 +28,9 @@ from starlette.types import Receive, Scope, Send
 
 from backend.api.errors import error_response
 from backend.api.schemas import ErrorBody
-from backend.config import Settings
 
 MCP_PATH = "/mcp"
 MESSAGES_PATH = "/mcp/messages"  # where a legacy SSE client POSTs (named by the stream's `endpoint` event)
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 NOT_AN_EVENT_STREAM = ErrorBody(
     error_code="NOT_ACCEPTABLE",
     detail="GET /mcp opens the legacy MCP SSE transport, for `Accept: text/event-stream` only; "
@@ -48,21 +47,8 @@ NO_SERVER_STREAM = ErrorBody(
 )
 
 
-def transport_security(settings: Settings) -> TransportSecuritySettings:
-    if settings.api_key:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    extra = [str(host) for host in getattr(settings, "allowed_hosts", None) or []]
-    hosts = [*LOOPBACK_HOSTS, *extra]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[*hosts, *(f"{host}:*" for host in hosts)],
-        allowed_origins=[
-            f"{scheme}://{host}{port}"
-            for scheme in ("http", "https")
-            for host in hosts
-            for port in ("", ":*")
-        ],
-    )
+# the service's HostGuardMiddleware checks Host and Origin for every route (see the module's docstring)
+NO_SDK_HOST_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -72,16 +58,15 @@ def _headers(scope: Scope) -> dict[str, str]:
 class McpEndpoint:
     """`/mcp`: POST (and DELETE) to the SDK's stateless streamable HTTP app, GET as described above."""
 
-    def __init__(self, mcp: MCPServer, settings: Settings) -> None:
-        security = transport_security(settings)
+    def __init__(self, mcp: MCPServer) -> None:
         mcp.streamable_http_app(
             streamable_http_path=MCP_PATH,
             stateless_http=True,  # every request stands alone: nothing lost on a restart, any worker answers
             json_response=True,
-            transport_security=security,
+            transport_security=NO_SDK_HOST_CHECK,
         )
         self._streamable = StreamableHTTPASGIApp(mcp.session_manager)
-        self.sse = SseServerTransport(MESSAGES_PATH, security_settings=security)
+        self.sse = SseServerTransport(MESSAGES_PATH, security_settings=NO_SDK_HOST_CHECK)
         self._server = mcp._lowlevel_server  # what the SDK's own sse_app runs on each stream
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -119,9 +104,9 @@ class _Asgi:
         await self._app(scope, receive, send)
 
 
-def mcp_routes(mcp: MCPServer, settings: Settings) -> list[Route]:
+def mcp_routes(mcp: MCPServer) -> list[Route]:
     """`/mcp` and `/mcp/messages` (exact paths: no redirect, and unknown paths keep our 404 envelope)."""
-    endpoint = McpEndpoint(mcp, settings)
+    endpoint = McpEndpoint(mcp)
     return [
         Route(MCP_PATH, endpoint=endpoint),
         Route(MESSAGES_PATH, endpoint=_Asgi(endpoint.sse.handle_post_message), methods=["POST"]),
