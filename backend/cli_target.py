@@ -85,7 +85,7 @@ def settings_url(settings: Settings) -> str:
 def find_service(settings: Settings, url: str | None) -> RemoteService | None:
     """The service answering at `url` (or at HOST:PORT); None when nothing does and no --url was given."""
     base = (url or settings_url(settings)).rstrip("/")
-    if _answers(base):
+    if service_answers(base):
         return RemoteService(base, settings.api_key)
     if url is not None:  # asked for this one: working on DATA_DIR instead would answer another question
         raise ServiceUnreachableError(
@@ -96,7 +96,8 @@ def find_service(settings: Settings, url: str | None) -> RemoteService | None:
     return None
 
 
-def _answers(base: str) -> bool:
+def service_answers(base: str) -> bool:
+    """A Knowledge Bridge service (its /health, not just any server) answers at `base`."""
     try:
         response = httpx.get(f"{base}/health", timeout=HEALTH_TIMEOUT_SECONDS)
         return response.status_code == 200 and response.json().get("status") == "ok"

@@ -19,23 +19,12 @@ from typing import IO, Any
 import anyio
 import httpx
 
+from backend.cli_target import service_answers, settings_url
 from backend.config import Settings
 
 log = logging.getLogger(__name__)
 
 ACCEPT = "application/json, text/event-stream"
-
-
-def service_url(settings: Settings) -> str:
-    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-    return f"http://{host}:{settings.port}"
-
-
-def service_answers(base: str, timeout: float = 2.0) -> bool:
-    try:
-        return httpx.get(f"{base}/health", timeout=timeout).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def _rpc_error(message_id: Any, code: int, text: str, data: Any = None) -> dict[str, Any]:
@@ -102,7 +91,7 @@ def serve_local(settings: Settings) -> None:
 
 
 def run(settings: Settings) -> int:
-    base = service_url(settings)
+    base = settings_url(settings)
     if service_answers(base):
         log.info("relaying MCP over stdio to the service at %s", base)
         relay(base, settings, sys.stdin, sys.stdout)
