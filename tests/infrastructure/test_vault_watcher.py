@@ -235,20 +235,24 @@ def test_notes_saved_together_share_one_batch(vault: Path, watch: WatcherFactory
 def test_a_note_written_continuously_is_dispatched_after_the_max_delay(
     vault: Path, watch: WatcherFactory
 ) -> None:
-    _, recorder = watch(debounce_seconds=0.3, max_delay_seconds=0.8)
+    debounce, max_delay = 1.0, 2.0
+    _, recorder = watch(debounce_seconds=debounce, max_delay_seconds=max_delay)
     started = time.monotonic()
-    writes = 0
+    written_at = [started]
 
     # an autosave every 50 ms: never quiet for the debounce, yet the note must reach the index
     while not recorder.wait_for(lambda: bool(recorder.batches), timeout=0.05):
-        write(vault, "existing.md", f"autosave {writes}")
-        writes += 1
-        assert time.monotonic() - started < WAIT, "a note written continuously was never dispatched"
+        write(vault, "existing.md", f"autosave {len(written_at)}")
+        written_at.append(time.monotonic())
+        assert written_at[-1] - started < WAIT, "a note written continuously was never dispatched"
 
     elapsed = time.monotonic() - started
     assert recorder.snapshot()[0].paths == {"existing.md"}
-    assert 0.7 <= elapsed < 5.0
-    assert writes >= 10
+    # the case under test holds only if the writer never paused for a whole debounce window (a loaded CI
+    # machine may stall the loop for a few hundred ms, so the window is wide)
+    longest_pause = max(b - a for a, b in zip(written_at, written_at[1:], strict=False))
+    assert longest_pause < debounce, f"the writer paused {longest_pause:.2f} s: the debounce alone could fire"
+    assert max_delay - 0.1 <= elapsed < max_delay + 3.0
 
 
 def test_a_failing_callback_is_retried_and_reported(vault: Path, watch: WatcherFactory) -> None:
