@@ -6,7 +6,7 @@ import contextlib
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from backend.application.context import ContextService
@@ -389,6 +389,7 @@ def build_services(
         embedding_model=embedder.model_name if embedder else "none",
         dimension=dimension,
         keyword_encoding=encoder.fingerprint,
+        dense_windows=settings.dense_window_words if dimension is not None else 0,
     )
     index = IndexService(
         catalog=catalog,
@@ -418,7 +419,7 @@ def build_services(
         store=build_memory_store(settings),
         embedder=embedder,
         encoder=encoder,
-        identity=identity,
+        identity=replace(identity, dense_windows=0),  # a remembered fact is one short text: no windows
         index=index,
         notes=notes,
         policy=policy,

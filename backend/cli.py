@@ -205,7 +205,8 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
         eval_settings = _eval_settings(args, eval_set) if args.sets else settings
         services = open_local(eval_settings, replace=args.data_dir is None)
         try:
-            run_job(services, "index")
+            # an evaluation index is a cache: one built another way (model, windows) is simply built again
+            run_job(services, "rebuild" if services.index.model_mismatch else "index")
             with Progress(f"eval {eval_set.name}", unit="query") as progress:
                 progress.update("searching", 0, len(queries) * len(modes))
                 reports.append(

@@ -152,6 +152,14 @@ class Settings(BaseSettings):
     )
     chunk_max_tokens: int = Field(200, ge=32, le=2000, description="Chunk size cap in words.")
     chunk_overlap_tokens: int = Field(30, ge=0, le=500, description="Words repeated between chunks.")
+    dense_window_words: int = Field(
+        0,
+        ge=0,
+        le=2000,
+        description="Words in a dense window: a chunk of several blocks (chat messages, entries) also gets "
+        "one vector per window of blocks and is scored by its best one (MAX_SIM); 0 = one vector a chunk. "
+        "Part of the index identity: changing it needs a rebuild (POST /index/rebuild).",
+    )
     search_prefetch_limit: int = Field(
         100, ge=10, le=1000, description="Candidates each side (dense, keyword) hands to fusion."
     )

@@ -33,6 +33,7 @@ from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.chunking import chunk_note
+from backend.domain.dense_windows import chunk_windows
 from backend.domain.errors import (
     EmbeddingModelMismatchError,
     IndexCorruptedError,
@@ -87,6 +88,15 @@ def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
     return f"{context}\n\n{chunk.text}"
 
 
+def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
+    """What is embedded for each window of a chunk (none for a one-block chunk, or with windows off): the
+    window under the same title and heading path as the chunk."""
+    if max_words <= 0:
+        return []
+    context = HEADING_SEPARATOR.join((note.title, *chunk.heading_path))
+    return [f"{context}\n\n{window}" for window in chunk_windows(chunk.text, max_words)]
+
+
 def keyword_fields(note: ParsedNote, chunk: Chunk) -> DocumentFields:
     """What is keyword-encoded, by field: the note's names weigh more than its text (BM25F)."""
     return DocumentFields(
@@ -120,6 +130,15 @@ class _PendingNote:
     problems: tuple[str, ...]
     twin: str | None = None  # an indexed note with the same content that is gone from the disk: a move
     vectors: list[list[float] | None] = field(default_factory=list)
+    window_texts: list[list[str]] = field(default_factory=list)  # per chunk; empty lists without windows
+    window_vectors: list[list[list[float] | None]] = field(default_factory=list)
+
+    def dense_missing(self) -> bool:
+        return None in self.vectors or any(None in windows for windows in self.window_vectors)
+
+    def forget_dense(self) -> None:
+        self.vectors = [None] * len(self.vectors)
+        self.window_vectors = [[None] * len(windows) for windows in self.window_texts]
 
 
 class IndexService:
@@ -321,6 +340,12 @@ class IndexService:
                 f"the index was built with {stored.embedding_model} ({stored.dimension}-d) but the service "
                 f"is configured for {self._identity.embedding_model} ({self._identity.dimension}-d); "
                 "it will not mix models"
+            )
+        if stored.dense_windows != self._identity.dense_windows:
+            return (
+                f"the index's dense vectors were built {_layout(stored.dense_windows)} but the service is "
+                f"configured for {_layout(self._identity.dense_windows)} (DENSE_WINDOW_WORDS); it will not "
+                "mix them"
             )
         return (
             f"the index's keyword vectors were built with [{stored.keyword_encoding or 'an older encoder'}] "
@@ -669,7 +694,7 @@ class IndexService:
                 if not batch:
                     break
                 self._write(live, batch, report, embed=embed_now)
-            keyword_only.extend(item.file.rel_path for item in batch if None in item.vectors)
+            keyword_only.extend(item.file.rel_path for item in batch if item.dense_missing())
             if progress:
                 progress.advance(len(batch))
             if time.monotonic() >= next_log:
@@ -765,6 +790,8 @@ class IndexService:
         twin = None
         if known is None and twins.get(file_hash):
             twin = twins[file_hash].pop(0)
+        max_words = self._identity.dense_windows if self._embedder is not None else 0
+        windows = [window_texts(note, chunk, max_words) for chunk in chunks]
         return _PendingNote(
             file=file,
             note=note,
@@ -774,6 +801,8 @@ class IndexService:
             problems=(*problems, *note.problems),  # kept with the note; status lists them
             twin=twin,
             vectors=[None] * len(chunks),
+            window_texts=windows,
+            window_vectors=[[None] * len(texts) for texts in windows],
         )
 
     def _write(
@@ -809,14 +838,25 @@ class IndexService:
         """Fill in the batch's missing dense vectors: all of them, or (embedder failing) none, so a note is
         never written half dense."""
         assert self._health is not None
-        missing = [(item, i) for item in batch for i, vector in enumerate(item.vectors) if vector is None]
+        missing: list[tuple[_PendingNote, int, int | None]] = [
+            (item, i, None) for item in batch for i, vector in enumerate(item.vectors) if vector is None
+        ]
+        missing += [
+            (item, i, j)
+            for item in batch
+            for i, windows in enumerate(item.window_vectors)
+            for j, vector in enumerate(windows)
+            if vector is None
+        ]
         if not missing:
             return
-        vectors = self._health.documents([item.texts[i] for item, i in missing])
+        vectors = self._health.documents(
+            [item.texts[i] if j is None else item.window_texts[i][j] for item, i, j in missing]
+        )
         if vectors is None:
             for item in batch:  # vectors reused from a moved note's points wait with the rest of the note
-                if None in item.vectors:
-                    item.vectors = [None] * len(item.vectors)
+                if item.dense_missing():
+                    item.forget_dense()
             # keyword first: the notes become searchable now, their dense vectors on a later pass
             problem = self._health.problem
             log.warning(
@@ -825,20 +865,25 @@ class IndexService:
                 f"{problem.code}: {problem.detail}" if problem else "unknown failure",
             )
             return
-        for (item, i), vector in zip(missing, vectors, strict=True):
-            item.vectors[i] = vector
+        for (item, i, j), vector in zip(missing, vectors, strict=True):
+            if j is None:
+                item.vectors[i] = vector
+            else:
+                item.window_vectors[i][j] = vector
 
     def _write_note(self, live: LiveIndex, item: _PendingNote) -> None:
         note = item.note
-        dense_ready = self._embedder is None or None not in item.vectors
+        dense_ready = self._embedder is None or not item.dense_missing()
+        with_dense = dense_ready and self._embedder is not None
         points = [
             PointRecord(
                 id=chunk_point_id(note.path, chunk.chunk_index),
                 sparse=self._encoder.encode_document(keyword_fields(note, chunk)),
                 payload=chunk_payload(note, chunk, mtime=item.file.mtime, content_hash=item.file_hash),
-                dense=tuple(vector) if vector is not None and self._embedder is not None else None,
+                dense=tuple(vector) if with_dense and vector is not None else None,
+                windows=tuple(tuple(w) for w in windows if w is not None) if with_dense else (),
             )
-            for chunk, vector in zip(item.chunks, item.vectors, strict=True)
+            for chunk, vector, windows in zip(item.chunks, item.vectors, item.window_vectors, strict=True)
         ]
         with self._state:
             had_points = not live.fresh or note.path in live.notes
@@ -922,7 +967,7 @@ class IndexService:
             try:
                 while (batch := _get(to_embed, abort)) is not None:
                     self._embed(batch)
-                    if all(None in item.vectors for item in batch):
+                    if all(item.dense_missing() for item in batch):
                         log.warning("embedder still unavailable: notes stay keyword-only until it is back")
                         break
                     if not _put(to_write, batch, abort):
@@ -979,6 +1024,10 @@ class IndexService:
         with self._state:
             state = live.notes.get(path)
         return state is not None and not state.dense_ready
+
+
+def _layout(window_words: int) -> str:
+    return f"with windows of up to {window_words} words" if window_words else "one vector a chunk"
 
 
 def _merged_failures(

@@ -85,6 +85,8 @@ class PointRecord:
     sparse: SparseVector
     payload: dict[str, Any]
     dense: tuple[float, ...] | None = None
+    # the chunk's window vectors, compared with the chunk's own by MAX_SIM (an index with dense_windows)
+    windows: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,12 +122,15 @@ class IndexIdentity:
     embedding_model: str  # "none" when keyword-only
     dimension: int | None
     keyword_encoding: str = ""  # SparseEncoder.fingerprint; "" for indexes built before it was recorded
+    # words in a dense window of a chunk (backend.domain.dense_windows); 0: one dense vector per chunk
+    dense_windows: int = 0
 
     def matches(self, other: IndexIdentity) -> bool:
         return (
             self.embedding_model == other.embedding_model
             and self.dimension == other.dimension
             and self.keyword_encoding == other.keyword_encoding
+            and self.dense_windows == other.dense_windows
         )
 
 

@@ -43,11 +43,15 @@ from backend.infrastructure.qdrant_common import (
     check_dense,
     check_query_vectors,
     chunk_entry,
+    dense_query,
     describe_error,
     identity_from_record,
     identity_record,
+    is_multivector,
     normalise_filter,
     point_record,
+    split_dense,
+    stored_dense,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
 
@@ -128,8 +132,16 @@ class ClientChunkStore:
             on_disk = self._options.on_disk_vectors
             vectors: dict[str, qm.VectorParams] = {}
             if identity.dimension is not None:
+                windows = (
+                    qm.MultiVectorConfig(comparator=qm.MultiVectorComparator.MAX_SIM)
+                    if is_multivector(identity)
+                    else None
+                )
                 vectors[DENSE] = qm.VectorParams(
-                    size=identity.dimension, distance=qm.Distance.COSINE, on_disk=on_disk or None
+                    size=identity.dimension,
+                    distance=qm.Distance.COSINE,
+                    on_disk=on_disk or None,
+                    multivector_config=windows,
                 )
             sparse_index = qm.SparseIndexParams(on_disk=on_disk)
             sparse = qm.SparseVectorParams(modifier=qm.Modifier.IDF, index=sparse_index)
@@ -171,7 +183,7 @@ class ClientChunkStore:
                 if point.dense is not None:
                     check_dense(identity, len(point.dense))
             for start in range(0, len(points), _UPSERT_BATCH):
-                batch = [_point_struct(p) for p in points[start : start + _UPSERT_BATCH]]
+                batch = [_point_struct(p, identity) for p in points[start : start + _UPSERT_BATCH]]
                 self._client.upsert(self._collection, points=batch, wait=True)
 
     def delete_by_note(self, note_path: str) -> None:
@@ -239,9 +251,9 @@ class ClientChunkStore:
                     )
                     for record in records:
                         vectors = record.vector if isinstance(record.vector, dict) else {}
-                        dense = vectors.get(DENSE)
-                        if isinstance(dense, list):
-                            found.append((dict(record.payload or {}), [float(x) for x in dense]))
+                        dense, _ = split_dense(vectors.get(DENSE))  # windows are cheap to redo
+                        if dense is not None:
+                            found.append((dict(record.payload or {}), list(dense)))
                     if offset is None:
                         return found
         except IndexNotReadyError:
@@ -269,10 +281,12 @@ class ClientChunkStore:
         with self._lifecycle.read(), self._mapped("search"):
             check_query_vectors(self._identity, dense, sparse)
             args: dict[str, Any] = {"limit": limit, "query_filter": flt, "with_payload": True}
+            # the layout of the dense side (one vector or windows) is needed to phrase the query
+            layout = self._known_identity() if dense is not None else None
             if dense is not None and sparse is not None:
                 size = max(prefetch_limit, 1)
                 args["prefetch"] = [
-                    qm.Prefetch(query=_dense(dense), using=DENSE, limit=size, filter=flt),
+                    qm.Prefetch(query=dense_query(dense, layout), using=DENSE, limit=size, filter=flt),
                     qm.Prefetch(query=_sparse(sparse), using=SPARSE, limit=size, filter=flt),
                 ]
                 args["query"] = (
@@ -281,7 +295,7 @@ class ClientChunkStore:
                     else qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(rrf_weights)))
                 )
             elif dense is not None:
-                args.update(query=_dense(dense), using=DENSE)
+                args.update(query=dense_query(dense, layout), using=DENSE)
             else:
                 args.update(query=_sparse(sparse), using=SPARSE)  # type: ignore[arg-type]
             try:
@@ -359,18 +373,14 @@ class ClientChunkStore:
 # -- translation -----------------------------------------------------------------------------------
 
 
-def _dense(dense: Sequence[float]) -> list[float]:
-    return [float(x) for x in dense]
-
-
 def _sparse(sparse: SparseVector) -> qm.SparseVector:
     return qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
 
 
-def _point_struct(point: PointRecord) -> qm.PointStruct:
+def _point_struct(point: PointRecord, identity: IndexIdentity | None) -> qm.PointStruct:
     vector: dict[str, Any] = {SPARSE: _sparse(point.sparse)}
     if point.dense is not None:
-        vector[DENSE] = _dense(point.dense)
+        vector[DENSE] = stored_dense(point, identity)
     return qm.PointStruct(id=point.id, vector=vector, payload=dict(point.payload))
 
 

@@ -38,6 +38,7 @@ SPARSE = "sparse"
 IDENTITY_MODEL = "embedding_model"
 IDENTITY_DIMENSION = "dimension"
 IDENTITY_KEYWORDS = "keyword_encoding"
+IDENTITY_WINDOWS = "dense_windows"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,7 @@ def identity_record(identity: IndexIdentity) -> dict[str, Any]:
         IDENTITY_MODEL: identity.embedding_model,
         IDENTITY_DIMENSION: identity.dimension,
         IDENTITY_KEYWORDS: identity.keyword_encoding,
+        IDENTITY_WINDOWS: identity.dense_windows,
     }
 
 
@@ -120,10 +122,12 @@ def identity_from_record(record: object) -> IndexIdentity | None:
     if dimension is not None and (isinstance(dimension, bool) or not isinstance(dimension, int)):
         return None
     keywords = record.get(IDENTITY_KEYWORDS)
+    windows = record.get(IDENTITY_WINDOWS)  # absent before windows existed: one vector per chunk
     return IndexIdentity(
         embedding_model=model,
         dimension=dimension,
         keyword_encoding=keywords if isinstance(keywords, str) else "",
+        dense_windows=windows if isinstance(windows, int) and not isinstance(windows, bool) else 0,
     )
 
 
@@ -423,12 +427,44 @@ def point_record(point_id: Any, vector: Any, payload: dict[str, Any] | None) -> 
     vector's parts `indices` and `values`)."""
     vectors = vector if isinstance(vector, dict) else {}
     sparse = vectors.get(SPARSE)
-    dense = vectors.get(DENSE)
+    dense, windows = split_dense(vectors.get(DENSE))
     return PointRecord(
         id=str(point_id),
         sparse=SparseVector(tuple(sparse.indices), tuple(float(v) for v in sparse.values))
         if sparse is not None
         else SparseVector((), ()),
         payload=dict(payload or {}),
-        dense=tuple(float(x) for x in dense) if dense is not None else None,
+        dense=dense,
+        windows=windows,
     )
+
+
+def is_multivector(identity: IndexIdentity | None) -> bool:
+    """An index with dense windows stores each chunk's dense side as a multivector compared by MAX_SIM:
+    the chunk's own vector first, then its windows' (a one-block chunk: its own vector alone)."""
+    return identity is not None and identity.dimension is not None and identity.dense_windows > 0
+
+
+def stored_dense(point: PointRecord, identity: IndexIdentity | None) -> list[float] | list[list[float]]:
+    """The value of a point's dense vector as the index lays it out."""
+    assert point.dense is not None
+    if is_multivector(identity):
+        return [list(point.dense), *(list(window) for window in point.windows)]
+    return list(point.dense)
+
+
+def dense_query(vector: Sequence[float], identity: IndexIdentity | None) -> list[float] | list[list[float]]:
+    """A query vector as the index compares it: a one-vector multivector under MAX_SIM, so a chunk scores
+    the cosine of its best window."""
+    query = [float(x) for x in vector]
+    return [query] if is_multivector(identity) else query
+
+
+def split_dense(value: Any) -> tuple[tuple[float, ...] | None, tuple[tuple[float, ...], ...]]:
+    """A stored dense value back into the chunk's own vector and its windows' (either layout)."""
+    if value is None or len(value) == 0:
+        return None, ()
+    if isinstance(value[0], (int, float)):
+        return tuple(float(x) for x in value), ()
+    rows = [tuple(float(x) for x in row) for row in value]
+    return rows[0], tuple(rows[1:])

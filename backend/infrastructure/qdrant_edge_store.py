@@ -40,13 +40,17 @@ from backend.infrastructure.qdrant_common import (
     check_dense,
     check_query_vectors,
     chunk_entry,
+    dense_query,
     edge_errors_mapped,
     edge_load_error,
     ensure_edge_shard_free,
     identity_from_record,
     identity_record,
+    is_multivector,
     normalise_filter,
     point_record,
+    split_dense,
+    stored_dense,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
 
@@ -165,7 +169,8 @@ class EdgeChunkStore:
             for point in points:
                 if point.dense is not None:
                     check_dense(self._identity, len(point.dense))
-            shard.update(qe.UpdateOperation.upsert_points([_edge_point(p) for p in points]))
+            layout = self._identity
+            shard.update(qe.UpdateOperation.upsert_points([_edge_point(p, layout) for p in points]))
 
     def delete_by_note(self, note_path: str) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("delete points"):
@@ -237,9 +242,10 @@ class EdgeChunkStore:
                 )
                 records, offset = self._open().scroll(request)
                 for record in records:
-                    dense = (record.vector or {}).get(DENSE) if isinstance(record.vector, dict) else None
+                    stored = (record.vector or {}).get(DENSE) if isinstance(record.vector, dict) else None
+                    dense, _ = split_dense(stored)  # the chunk's own vector (windows are cheap to redo)
                     if dense is not None:
-                        found.append((dict(record.payload or {}), [float(x) for x in dense]))
+                        found.append((dict(record.payload or {}), list(dense)))
                 if offset is None:
                     return found
 
@@ -271,7 +277,7 @@ class EdgeChunkStore:
                 request = qe.QueryRequest(
                     limit=limit,
                     prefetches=[
-                        qe.Prefetch(limit=size, query=_nearest_dense(dense), filter=flt),
+                        qe.Prefetch(limit=size, query=_nearest_dense(dense, self._identity), filter=flt),
                         qe.Prefetch(limit=size, query=_nearest_sparse(sparse), filter=flt),
                     ],
                     query=qe.Fusion.Dbsf()
@@ -282,7 +288,9 @@ class EdgeChunkStore:
                     with_vector=False,
                 )
             else:
-                nearest = _nearest_dense(dense) if dense is not None else _nearest_sparse(sparse)
+                nearest = (
+                    _nearest_dense(dense, self._identity) if dense is not None else _nearest_sparse(sparse)
+                )
                 request = qe.QueryRequest(
                     limit=limit, query=nearest, filter=flt, with_payload=True, with_vector=False
                 )
@@ -330,21 +338,24 @@ class EdgeChunkStore:
 def _edge_config(identity: IndexIdentity) -> qe.EdgeConfig:
     vectors: dict[str, qe.EdgeVectorParams] = {}
     if identity.dimension is not None:
-        vectors[DENSE] = qe.EdgeVectorParams(size=identity.dimension, distance=qe.Distance.Cosine)
+        windows = qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim) if is_multivector(identity) else None
+        vectors[DENSE] = qe.EdgeVectorParams(
+            size=identity.dimension, distance=qe.Distance.Cosine, multivector_config=windows
+        )
     return qe.EdgeConfig(
         vectors=vectors, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
     )
 
 
-def _edge_point(point: PointRecord) -> qe.Point:
+def _edge_point(point: PointRecord, identity: IndexIdentity | None) -> qe.Point:
     vector: dict[str, Any] = {SPARSE: qe.SparseVector(list(point.sparse.indices), list(point.sparse.values))}
     if point.dense is not None:
-        vector[DENSE] = list(point.dense)
+        vector[DENSE] = stored_dense(point, identity)
     return qe.Point(point.id, vector, dict(point.payload))
 
 
-def _nearest_dense(dense: Sequence[float]) -> qe.Query:
-    return qe.Query.Nearest([float(x) for x in dense], using=DENSE)
+def _nearest_dense(dense: Sequence[float], identity: IndexIdentity | None) -> qe.Query:
+    return qe.Query.Nearest(dense_query(dense, identity), using=DENSE)
 
 
 def _nearest_sparse(sparse: SparseVector) -> qe.Query:

@@ -48,7 +48,13 @@ def vault(tmp_path: Path) -> Path:
 
 class Harness:
     def __init__(
-        self, vault: Path, data: Path, embedder: FakeEmbedder | None, encoder: SparseEncoder | None = None
+        self,
+        vault: Path,
+        data: Path,
+        embedder: FakeEmbedder | None,
+        encoder: SparseEncoder | None = None,
+        *,
+        dense_windows: int = 0,
     ) -> None:
         self.embedder = embedder
         encoder = encoder or SparseEncoder()
@@ -58,6 +64,7 @@ class Harness:
             embedder.model_name if embedder else "none",
             embedder.dimension if embedder else None,
             encoder.fingerprint,
+            dense_windows,
         )
         self.index = IndexService(
             catalog=self.catalog,
