@@ -45,11 +45,14 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
     queries = [q for q in eval_set.read_queries() if qrels.get(q.id)]
     data_dir = data_root / eval_set.name
     digest = hashlib.sha1("\n".join(q.text for q in queries).encode()).hexdigest()[:10]
-    cache = data_dir / f"fusion-candidates-{DENSE_DEPTH}-{DEPTH}-{digest}.json"
+    settings = load_settings(vault_path=eval_set.vault, data_dir=data_dir)
+    # the lists depend on how the index lays out its dense side (one vector a chunk, or windows)
+    layout = f"-w{settings.dense_window_words}" if settings.dense_window_words else ""
+    cache = data_dir / f"fusion-candidates-{DENSE_DEPTH}-{DEPTH}{layout}-{digest}.json"
     if cache.exists():
         raw = json.loads(cache.read_text())
         return [QueryLists(**r) for r in raw], qrels
-    services = build_services(load_settings(vault_path=eval_set.vault, data_dir=data_dir))
+    services = build_services(settings)
     services.index.open()
     encoder = services.search._encoder  # noqa: SLF001 - the same encoder the service uses
     out: list[QueryLists] = []

@@ -13,7 +13,8 @@ from backend.application.indexing import IndexService
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
-from backend.domain.models import PointFilter, ScoredPoint, SearchMode
+from backend.domain import fusion
+from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.result_rules import (
     LineSpan,
     apply_threshold,
@@ -57,8 +58,8 @@ class SearchOutcome:
 class SearchOptions:
     prefetch_limit: int = 100
     rrf_k: int = 2
-    rrf_weights: tuple[float, float] = (0.2, 1.0)  # dense, keyword
-    fusion: str = "rrf"  # or "dbsf" (distribution-based score fusion; no weights, no k)
+    rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (fusion weights, whichever fusion)
+    fusion: str = "score"  # or "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
     time_boost: float = 1.0
@@ -174,15 +175,12 @@ class SearchService:
         embed_ms = (time.perf_counter() - started) * 1000
         limit = max(top_k, candidates or 0, self._options.prefetch_limit)
         started = time.perf_counter()
-        points = live.store.query(
-            dense=dense,
-            sparse=sparse if sparse is not None and not sparse.is_empty else None,
-            limit=limit,
-            prefetch_limit=limit,  # never below the configured depth: limit includes it
-            point_filter=point_filter if point_filter is not None and not point_filter.is_empty else None,
-            rrf_k=self._options.rrf_k,
-            rrf_weights=self._options.rrf_weights,
-            fusion=self._options.fusion,
+        points = self._query(
+            live,
+            dense,
+            sparse if sparse is not None and not sparse.is_empty else None,
+            limit,
+            point_filter if point_filter is not None and not point_filter.is_empty else None,
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
@@ -210,6 +208,46 @@ class SearchService:
             store_ms=store_ms,
             time_intent=span,
         )
+
+    def _query(
+        self,
+        live: LiveIndex,
+        dense: list[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        point_filter: PointFilter | None,
+    ) -> list[ScoredPoint]:
+        """The fused candidates: RRF or DBSF inside one store query; score fusion (which the engines do not
+        offer) over one query a side, fused by the domain's rule, so both engines rank alike."""
+        if self._options.fusion != "score" or dense is None or sparse is None:
+            return live.store.query(
+                dense=dense,
+                sparse=sparse,
+                limit=limit,
+                prefetch_limit=limit,  # never below the configured depth: limit includes it
+                point_filter=point_filter,
+                rrf_k=self._options.rrf_k,
+                rrf_weights=self._options.rrf_weights,
+                fusion=self._options.fusion,
+            )
+        sides = [
+            live.store.query(
+                dense=side_dense,
+                sparse=side_sparse,
+                limit=limit,
+                prefetch_limit=limit,
+                point_filter=point_filter,
+            )
+            for side_dense, side_sparse in ((dense, None), (None, sparse))
+        ]
+        found = {p.id: p for side in sides for p in side}
+        fused = fusion.top_scaled(
+            [[(p.id, p.score) for p in side] for side in sides], self._options.rrf_weights
+        )
+        best = sorted(
+            fused, key=lambda point_id: _best_first(replace(found[point_id], score=fused[point_id]))
+        )
+        return [replace(found[point_id], score=fused[point_id]) for point_id in best[:limit]]
 
     def _entity_hits(self, live: LiveIndex, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
         """The first chunk of each note whose title, alias or file name is the query, in path order.

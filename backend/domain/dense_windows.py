@@ -43,21 +43,3 @@ def chunk_windows(text: str, max_words: int) -> list[str]:
         if end >= len(parts):
             return windows
         start = max(start + 1, (start + end) // 2)
-
-
-def chunk_windows_flat(text: str, max_words: int) -> list[str]:
-    """Like `chunk_windows` without the overlap (experiment)."""
-    parts = blocks(text)
-    sizes = [len(part.split()) for part in parts]
-    if len(parts) < 2 or sum(sizes) <= max_words:
-        return []
-    windows: list[str] = []
-    start = 0
-    while start < len(parts):
-        end, words = start, 0
-        while end < len(parts) and (end == start or words + sizes[end] <= max_words):
-            words += sizes[end]
-            end += 1
-        windows.append("\n\n".join(parts[start:end]))
-        start = end
-    return windows

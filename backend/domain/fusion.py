@@ -47,6 +47,23 @@ def dbsf(lists: Sequence[Ranked[K]], weights: Sequence[float] | None = None) -> 
     return fused
 
 
+def top_scaled(lists: Sequence[Ranked[K]], weights: Sequence[float]) -> dict[K, float]:
+    """Score fusion: each list's scores divided by its own top score (so its best candidate counts 1), then
+    summed with the weights. Unlike RRF it keeps how far apart a side's candidates are: a dense list whose
+    top few stand out from the rest moves them, one whose scores lie close together barely does. A list
+    with no positive top score is left out."""
+    fused: dict[K, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        if not ranked or weight <= 0:
+            continue
+        top = max(score for _, score in ranked)
+        if top <= 0:
+            continue
+        for key, score in ranked:
+            fused[key] = fused.get(key, 0.0) + weight * max(score, 0.0) / top
+    return fused
+
+
 def _three_sigma(scores: object) -> tuple[float, float]:
     values = list(scores)  # type: ignore[call-overload]
     mean = sum(values) / len(values)
