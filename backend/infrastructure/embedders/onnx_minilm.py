@@ -24,7 +24,8 @@ Queries run in a session of their own over the same graph file (so query and doc
 the same variant): one text of ~20 tokens is dominated by per-operator dispatch, not arithmetic, so its
 thread pool is set apart (`query_threads`, and no spin-waiting by default: on this shared 2-core machine a
 spinning pool fought whatever else ran, indexing included; docs/benchmarks.md), and a search made while the
-indexer embeds does not queue inside the indexer's pool. It costs one more copy of the weights (~40 MB).
+indexer embeds does not queue inside the indexer's pool. It costs one more copy of the weights (~40 MB),
+opened by the first query.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -262,7 +263,6 @@ def _remove_stale(cache_dir: Path, current: Path) -> None:
 @dataclass(frozen=True, slots=True)
 class _Runtime:
     session: ort.InferenceSession
-    query_session: ort.InferenceSession
     tokenizer: Tokenizer
 
 
@@ -296,6 +296,7 @@ class OnnxMiniLMEmbedder:
         self._variant = variant
         self._lock = threading.Lock()
         self._runtime: _Runtime | None = None
+        self._query_session: ort.InferenceSession | None = None  # opened by the first query (or load())
 
     @property
     def model_name(self) -> str:
@@ -317,7 +318,7 @@ class OnnxMiniLMEmbedder:
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
-        self._ensure_runtime()
+        self._ensure_query_session()
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -339,11 +340,11 @@ class OnnxMiniLMEmbedder:
         """One text, no batch: no padding, sorting or batch arrays, in the query session."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
-        runtime = self._ensure_runtime()
+        runtime, session = self._ensure_runtime(), self._ensure_query_session()
         input_ids = np.array([runtime.tokenizer.encode(text).ids], dtype=np.int64)
         feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: np.ones_like(input_ids)}
         try:
-            (output,) = runtime.query_session.run([onnx_graph.OUTPUT], feeds)
+            (output,) = session.run([onnx_graph.OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
             raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
         return output[0].tolist()
@@ -355,6 +356,7 @@ class OnnxMiniLMEmbedder:
         """Release the session. Calls already running keep their reference; a later call loads again."""
         with self._lock:
             self._runtime = None
+            self._query_session = None
 
     # --- internals ---------------------------------------------------------------------------------------
 
@@ -378,11 +380,20 @@ class OnnxMiniLMEmbedder:
             return runtime
         with self._lock:
             if self._runtime is None:
-                session = self._load_session()
-                assert self.loaded_from is not None
-                query_session = self._open_session(self.loaded_from, query=True)  # the very same graph file
-                self._runtime = _Runtime(session, query_session, self._load_tokenizer())
+                self._runtime = _Runtime(session=self._load_session(), tokenizer=self._load_tokenizer())
             return self._runtime
+
+    def _ensure_query_session(self) -> ort.InferenceSession:
+        # apart from the runtime: a process that only indexes (bench_index, prepare-model) never opens it
+        session = self._query_session
+        if session is not None:
+            return session
+        self._ensure_runtime()
+        with self._lock:
+            if self._query_session is None:
+                assert self.loaded_from is not None
+                self._query_session = self._open_session(self.loaded_from, query=True)  # the same graph file
+            return self._query_session
 
     def _load_tokenizer(self) -> Tokenizer:
         tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
