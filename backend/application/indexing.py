@@ -7,7 +7,7 @@ skipped without reading them, and it follows three rules:
 * never pay twice for a vector: a note that moved (same content under a new path) takes its dense vectors
   from its old points, and the embedder sits behind a persistent cache for everything else;
 * keyword first: a pass with many notes to embed writes every note's keyword vectors first (searchable in
-  seconds), then fills in dense vectors behind it;
+  seconds), and fills in dense vectors behind it, from the first notes written on (the embedder never idles);
 * one writer at a time, per batch: the watcher's small changes interleave with a long job instead of waiting
   for it, and each batch re-reads the files it writes, so the last write of a note is its latest text.
 
