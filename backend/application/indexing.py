@@ -57,8 +57,8 @@ DENSE_WINDOW = 256
 # Batches waiting between the reader, the embedder and the writer: enough that the embedder never waits for
 # the other two, few enough that memory stays flat whatever the vault's size.
 PIPELINE_DEPTH = 4
-# From this many notes to embed in one pass, every note gets its keyword vectors before any is embedded:
-# a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
+# From this many notes to embed in one pass, the keyword pass never waits for the embedder (which follows
+# it): a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
 KEYWORD_FIRST_MIN = 32
 
 
