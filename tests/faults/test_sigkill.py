@@ -63,7 +63,9 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
     data = tmp_path / "data"
     # the dimension probe, then one batch of the indexer (64 + a few chunks: two requests), then it holds
     with FakeOllama(hold_after=3) as ollama:
-        service = ServiceProcess(vault, data, env=ollama.env() | {"WATCH": "false"})
+        # one text a chunk (no dense windows), so the requests fall where the counts above say
+        env = ollama.env() | {"WATCH": "false", "DENSE_WINDOW_WORDS": "0"}
+        service = ServiceProcess(vault, data, env=env)
         try:
             assert ollama.holding.wait(timeout=120), service.log()
             status = service.get("/index/status").json()
@@ -79,14 +81,14 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
         assert service.process.returncode == -9
 
         ollama.release()
-        with ServiceProcess(vault, data, env=ollama.env() | {"WATCH": "false"}) as restarted:
+        with ServiceProcess(vault, data, env=env) as restarted:
             status = restarted.wait_idle(timeout=300)
             assert status["job"]["phase"] == "done", status["job"]
             assert (status["indexed_notes"], status["dense_pending"]) == (notes, 0)
             assert restarted.get("/index/verify").json()["consistent"] is True
 
         fresh = tmp_path / "fresh"
-        with ServiceProcess(vault, fresh, env=ollama.env() | {"WATCH": "false"}) as reference:
+        with ServiceProcess(vault, fresh, env=env) as reference:
             assert reference.wait_idle(timeout=300)["job"]["phase"] == "done"
 
     after_restart, reference_index = contents(data), contents(fresh)
