@@ -1,4 +1,4 @@
-"""The refactor of issue 19 must not change what clients see: the OpenAPI schema equals the one taken before it.
+"""The refactor of issue 19 must not change what clients see: the OpenAPI schema equals the one before it.
 
 After a deliberate API change, write the snapshot again with
 `python -m tests.api.test_openapi_snapshot` and review its diff like code.
