@@ -17,6 +17,29 @@ import pytest  # noqa: E402 - after the environment above, which the app reads w
 from tests.application.fakes import FakeEmbedder  # noqa: E402
 from tests.harness import Harness  # noqa: E402
 
+# Whole-service tests: each starts the app (TestClient or a loopback server), a child process or the CLI, and
+# takes seconds. They are `slow`, so `make test-fast` (everything else: the rules, on fakes and the embedded
+# store) stays a quick loop; `make test`, which CI runs, runs them all.
+WHOLE_SERVICE = (
+    "api/",
+    "faults/",
+    "scripts/",
+    "test_admin_cli.py",
+    "test_cli.py",
+    "test_deployment_files.py",
+    "test_eval_cli.py",
+    "test_openclaw.py",
+    "test_serve_bind.py",
+)
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.path.resolve().relative_to(TESTS).as_posix()
+        if where.startswith(WHOLE_SERVICE):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture
 def make_harness(tmp_path: Path) -> Iterator[Callable[..., Harness]]:

@@ -35,6 +35,7 @@ from backend.domain.models import (
 )
 from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TAGS
 from backend.infrastructure.qdrant_common import (
+    CHUNKS_COLLECTION,
     DENSE,
     INVENTORY_FIELDS,
     INVENTORY_PAGE,
@@ -50,6 +51,7 @@ from backend.infrastructure.qdrant_common import (
     point_record,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
+from backend.infrastructure.vector_query import VectorQuery, vector_query
 
 _CLOSING = "close the index"
 _UPSERT_BATCH = 256  # keeps each request far below the server's 32 MB body limit at 1024-d
@@ -97,7 +99,7 @@ class ClientChunkStore:
     def __init__(
         self,
         client: QdrantClient,
-        collection: str = "obsidian_chunks",
+        collection: str = CHUNKS_COLLECTION,
         *,
         options: CollectionOptions | None = None,
         close_client: bool = True,
@@ -259,31 +261,21 @@ class ClientChunkStore:
         rrf_weights: tuple[float, float] = (1.0, 1.0),
         fusion: str = "rrf",
     ) -> list[ScoredPoint]:
-        if sparse is not None and sparse.is_empty:
-            sparse = None  # no terms: nothing can match on the keyword side
-            if dense is None:
-                return []
-        if limit <= 0:
+        plan = vector_query(
+            dense=dense,
+            sparse=sparse,
+            limit=limit,
+            prefetch_limit=prefetch_limit,
+            fusion=fusion,
+            rrf_k=rrf_k,
+            rrf_weights=rrf_weights,
+        )
+        if plan is None:
             return []
         flt = _client_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), self._mapped("search"):
-            check_query_vectors(self._identity, dense, sparse)
-            args: dict[str, Any] = {"limit": limit, "query_filter": flt, "with_payload": True}
-            if dense is not None and sparse is not None:
-                size = max(prefetch_limit, 1)
-                args["prefetch"] = [
-                    qm.Prefetch(query=_dense(dense), using=DENSE, limit=size, filter=flt),
-                    qm.Prefetch(query=_sparse(sparse), using=SPARSE, limit=size, filter=flt),
-                ]
-                args["query"] = (
-                    qm.FusionQuery(fusion=qm.Fusion.DBSF)
-                    if fusion == "dbsf"
-                    else qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(rrf_weights)))
-                )
-            elif dense is not None:
-                args.update(query=_dense(dense), using=DENSE)
-            else:
-                args.update(query=_sparse(sparse), using=SPARSE)  # type: ignore[arg-type]
+            check_query_vectors(self._identity, plan.dense, plan.sparse)
+            args = client_query_args(plan, flt)
             try:
                 response = self._client.query_points(self._collection, **args)
             except Exception as exc:
@@ -357,6 +349,28 @@ class ClientChunkStore:
 
 
 # -- translation -----------------------------------------------------------------------------------
+
+
+def client_query_args(query: VectorQuery, flt: qm.Filter | None) -> dict[str, Any]:
+    """`query_points` arguments for a `VectorQuery` (the k of RRF always sent: see the module's doc)."""
+    args: dict[str, Any] = {"limit": query.limit, "query_filter": flt, "with_payload": True}
+    floor = {} if query.dense_floor is None else {"score_threshold": query.dense_floor}
+    if query.dense is not None and query.sparse is not None:
+        size = query.prefetch_limit
+        args["prefetch"] = [
+            qm.Prefetch(query=_dense(query.dense), using=DENSE, limit=size, filter=flt, **floor),
+            qm.Prefetch(query=_sparse(query.sparse), using=SPARSE, limit=size, filter=flt),
+        ]
+        args["query"] = (
+            qm.FusionQuery(fusion=qm.Fusion.DBSF)
+            if query.fusion == "dbsf"
+            else qm.RrfQuery(rrf=qm.Rrf(k=query.rrf_k, weights=list(query.rrf_weights)))
+        )
+    elif query.dense is not None:
+        args.update(query=_dense(query.dense), using=DENSE, **floor)
+    elif query.sparse is not None:
+        args.update(query=_sparse(query.sparse), using=SPARSE)
+    return args
 
 
 def _dense(dense: Sequence[float]) -> list[float]:

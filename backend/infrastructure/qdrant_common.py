@@ -34,6 +34,11 @@ from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, NOTE_PATH, date_nu
 DENSE = "dense"
 SPARSE = "sparse"
 
+# The collections of one index (a generation adds its suffix or folder: index_catalog.py), named once here.
+CHUNKS_COLLECTION = "obsidian_chunks"
+NOTES_COLLECTION = "obsidian_notes"
+LINKS_COLLECTION = "obsidian_links"
+
 # Keys of the identity record (collection metadata for qdrant-client, a JSON file for qdrant-edge).
 IDENTITY_MODEL = "embedding_model"
 IDENTITY_DIMENSION = "dimension"
@@ -256,8 +261,6 @@ def ensure_edge_shard_free(shard_dir: Path) -> None:
 
 # -- the note graph: two payload-only collections ------------------------------------------------
 
-NOTES_COLLECTION = "obsidian_notes"
-LINKS_COLLECTION = "obsidian_links"
 GRAPH_PAGE = 4096  # records per scroll call; a related-notes lookup fits one page in any real vault
 
 # Payload keys of a link point.

@@ -32,6 +32,7 @@ from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TA
 from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
+    CHUNKS_COLLECTION,
     DENSE,
     INVENTORY_FIELDS,
     INVENTORY_PAGE,
@@ -49,6 +50,7 @@ from backend.infrastructure.qdrant_common import (
     point_record,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
+from backend.infrastructure.vector_query import VectorQuery, vector_query
 
 IDENTITY_FILE = "kb_identity.json"
 _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
@@ -56,7 +58,7 @@ _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
 
 class EdgeChunkStore:
     def __init__(
-        self, path: Path, collection: str = "obsidian_chunks", *, guard: DiskGuard = NO_GUARD
+        self, path: Path, collection: str = CHUNKS_COLLECTION, *, guard: DiskGuard = NO_GUARD
     ) -> None:
         self._root = Path(path)
         self._guard = guard
@@ -255,37 +257,22 @@ class EdgeChunkStore:
         rrf_weights: tuple[float, float] = (1.0, 1.0),
         fusion: str = "rrf",
     ) -> list[ScoredPoint]:
-        if sparse is not None and sparse.is_empty:
-            sparse = None  # no terms: nothing can match on the keyword side
-            if dense is None:
-                return []
-        if limit <= 0:
+        plan = vector_query(
+            dense=dense,
+            sparse=sparse,
+            limit=limit,
+            prefetch_limit=prefetch_limit,
+            fusion=fusion,
+            rrf_k=rrf_k,
+            rrf_weights=rrf_weights,
+        )
+        if plan is None:
             return []
         spec = normalise_filter(point_filter)
         with self._lifecycle.read(), edge_errors_mapped("search"):
             shard = self._open()
-            check_query_vectors(self._identity, dense, sparse)
-            flt = _edge_filter(spec)
-            if dense is not None and sparse is not None:
-                size = max(prefetch_limit, 1)
-                request = qe.QueryRequest(
-                    limit=limit,
-                    prefetches=[
-                        qe.Prefetch(limit=size, query=_nearest_dense(dense), filter=flt),
-                        qe.Prefetch(limit=size, query=_nearest_sparse(sparse), filter=flt),
-                    ],
-                    query=qe.Fusion.Dbsf()
-                    if fusion == "dbsf"
-                    else qe.Fusion.Rrf(k=rrf_k, weights=list(rrf_weights)),
-                    filter=flt,
-                    with_payload=True,
-                    with_vector=False,
-                )
-            else:
-                nearest = _nearest_dense(dense) if dense is not None else _nearest_sparse(sparse)
-                request = qe.QueryRequest(
-                    limit=limit, query=nearest, filter=flt, with_payload=True, with_vector=False
-                )
+            check_query_vectors(self._identity, plan.dense, plan.sparse)
+            request = edge_request(plan, _edge_filter(spec))
             hits = shard.query(request)
         return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
@@ -341,6 +328,34 @@ def _edge_point(point: PointRecord) -> qe.Point:
     if point.dense is not None:
         vector[DENSE] = list(point.dense)
     return qe.Point(point.id, vector, dict(point.payload))
+
+
+def edge_request(query: VectorQuery, flt: qe.Filter | None) -> qe.QueryRequest:
+    """The shard's `QueryRequest` for a `VectorQuery`."""
+    floor = {} if query.dense_floor is None else {"score_threshold": query.dense_floor}
+    if query.dense is not None and query.sparse is not None:
+        size = query.prefetch_limit
+        return qe.QueryRequest(
+            limit=query.limit,
+            prefetches=[
+                qe.Prefetch(limit=size, query=_nearest_dense(query.dense), filter=flt, **floor),
+                qe.Prefetch(limit=size, query=_nearest_sparse(query.sparse), filter=flt),
+            ],
+            query=qe.Fusion.Dbsf()
+            if query.fusion == "dbsf"
+            else qe.Fusion.Rrf(k=query.rrf_k, weights=list(query.rrf_weights)),
+            filter=flt,
+            with_payload=True,
+            with_vector=False,
+        )
+    if query.dense is not None:
+        nearest = _nearest_dense(query.dense)
+    else:
+        assert query.sparse is not None  # vector_query gives no query without a vector
+        nearest, floor = _nearest_sparse(query.sparse), {}
+    return qe.QueryRequest(
+        limit=query.limit, query=nearest, filter=flt, with_payload=True, with_vector=False, **floor
+    )
 
 
 def _nearest_dense(dense: Sequence[float]) -> qe.Query:
