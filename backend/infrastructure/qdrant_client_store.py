@@ -40,10 +40,12 @@ from backend.infrastructure.qdrant_common import (
     INVENTORY_FIELDS,
     INVENTORY_PAGE,
     SPARSE,
-    FilterSpec,
+    FieldMatch,
+    PayloadFilter,
     check_dense,
     check_query_vectors,
     chunk_entry,
+    chunk_filter,
     describe_error,
     identity_from_record,
     identity_record,
@@ -272,7 +274,7 @@ class ClientChunkStore:
         )
         if plan is None:
             return []
-        flt = _client_filter(normalise_filter(point_filter))
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         with self._lifecycle.read(), self._mapped("search"):
             check_query_vectors(self._identity, plan.dense, plan.sparse)
             args = client_query_args(plan, flt)
@@ -287,7 +289,7 @@ class ClientChunkStore:
         return [_scored(p.id, p.score, p.payload) for p in response.points]
 
     def count(self, point_filter: PointFilter | None = None) -> int:
-        flt = _client_filter(normalise_filter(point_filter))
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         try:
             with self._lifecycle.read(), self._mapped("count points"):
                 return int(self._client.count(self._collection, count_filter=flt, exact=True).count)
@@ -297,7 +299,7 @@ class ClientChunkStore:
     def scroll(
         self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
     ) -> tuple[list[ScoredPoint], str | None]:
-        flt = _client_filter(normalise_filter(point_filter))
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         try:
             with self._lifecycle.read(), self._mapped("list points"):
                 records, next_offset = self._client.scroll(
@@ -388,17 +390,18 @@ def _point_struct(point: PointRecord) -> qm.PointStruct:
     return qm.PointStruct(id=point.id, vector=vector, payload=dict(point.payload))
 
 
-def _client_filter(spec: FilterSpec | None) -> qm.Filter | None:
-    if spec is None:
+def client_filter(flt: PayloadFilter | None) -> qm.Filter | None:
+    if flt is None:
         return None
-    must: list[qm.Condition] = []
-    for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags)):
-        if values:
-            must.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values))))
-    if spec.date_num_from is not None or spec.date_num_to is not None:
-        date_range = qm.Range(gte=spec.date_num_from, lte=spec.date_num_to)
-        must.append(qm.FieldCondition(key=DATE_NUM, range=date_range))
-    return qm.Filter(must=must)
+    must: list[qm.Condition] = [_condition(match) for match in flt.must]
+    should: list[qm.Condition] = [_condition(match) for match in flt.should]
+    return qm.Filter(must=must or None, should=should or None)
+
+
+def _condition(match: FieldMatch) -> qm.FieldCondition:
+    if match.is_range:
+        return qm.FieldCondition(key=match.key, range=qm.Range(gte=match.at_least, lte=match.at_most))
+    return qm.FieldCondition(key=match.key, match=qm.MatchAny(any=list(match.values)))  # type: ignore[arg-type]
 
 
 def _scored(point_id: Any, score: float, payload: dict[str, Any] | None) -> ScoredPoint:

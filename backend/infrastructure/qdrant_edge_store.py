@@ -37,10 +37,12 @@ from backend.infrastructure.qdrant_common import (
     INVENTORY_FIELDS,
     INVENTORY_PAGE,
     SPARSE,
-    FilterSpec,
+    FieldMatch,
+    PayloadFilter,
     check_dense,
     check_query_vectors,
     chunk_entry,
+    chunk_filter,
     edge_errors_mapped,
     edge_load_error,
     ensure_edge_shard_free,
@@ -268,30 +270,30 @@ class EdgeChunkStore:
         )
         if plan is None:
             return []
-        spec = normalise_filter(point_filter)
+        wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("search"):
             shard = self._open()
             check_query_vectors(self._identity, plan.dense, plan.sparse)
-            request = edge_request(plan, _edge_filter(spec))
+            request = edge_request(plan, edge_filter(wanted))
             hits = shard.query(request)
         return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
     def count(self, point_filter: PointFilter | None = None) -> int:
-        spec = normalise_filter(point_filter)
+        wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("count points"):
             if self._missing():
                 return 0
-            flt = _edge_filter(spec)
+            flt = edge_filter(wanted)
             return int(self._open().count(qe.CountRequest(exact=True, filter=flt)))
 
     def scroll(
         self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
     ) -> tuple[list[ScoredPoint], str | None]:
-        spec = normalise_filter(point_filter)
+        wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("list points"):
             if self._missing():
                 return [], None
-            flt = _edge_filter(spec)
+            flt = edge_filter(wanted)
             request = qe.ScrollRequest(
                 offset=offset, limit=limit, filter=flt, with_payload=True, with_vector=False
             )
@@ -366,14 +368,15 @@ def _nearest_sparse(sparse: SparseVector) -> qe.Query:
     return qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
 
 
-def _edge_filter(spec: FilterSpec | None) -> qe.Filter | None:
-    if spec is None:
+def edge_filter(flt: PayloadFilter | None) -> qe.Filter | None:
+    if flt is None:
         return None
-    must: list[Any] = []
-    for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags)):
-        if values:
-            must.append(qe.FieldCondition(key=key, match=qe.MatchAny(list(values))))
-    if spec.date_num_from is not None or spec.date_num_to is not None:
-        date_range = qe.RangeFloat(gte=spec.date_num_from, lte=spec.date_num_to)
-        must.append(qe.FieldCondition(key=DATE_NUM, range=date_range))
-    return qe.Filter(must=must)
+    must = [_condition(match) for match in flt.must]
+    should = [_condition(match) for match in flt.should]
+    return qe.Filter(must=must or None, should=should or None)
+
+
+def _condition(match: FieldMatch) -> qe.FieldCondition:
+    if match.is_range:
+        return qe.FieldCondition(key=match.key, range=qe.RangeFloat(gte=match.at_least, lte=match.at_most))
+    return qe.FieldCondition(key=match.key, match=qe.MatchAny(list(match.values)))
