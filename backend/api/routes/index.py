@@ -67,8 +67,5 @@ async def sync(services: ServicesDep) -> JobAccepted:
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;
     searches keep answering from the old index until then. Follow it at /index/status."""
-    # after a start with Qdrant down: open first (503 INDEX_UNAVAILABLE while it still is), but leave the
-    # indexing to this rebuild
-    await run_in_threadpool(services.open, start_indexing=False)
-    job = services.jobs.start("rebuild", services.index.rebuild)
+    job = await run_in_threadpool(services.rebuild_now)
     return JobAccepted(job_id=job.id)
