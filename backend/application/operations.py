@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from backend.application.context import ContextQuery, ContextResult, ContextService
-from backend.application.indexing import IndexService
 from backend.application.memory import MemoryService, MemoryView
 from backend.application.note_graph import NoteLinks
 from backend.application.notes import NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
+from backend.application.serving_index import ServingIndex
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import PointFilter, SearchMode
@@ -26,7 +26,7 @@ from backend.domain.models import PointFilter, SearchMode
 class Handles(Protocol):
     """The services the use cases run on, and the one rule for opening the index before use."""
 
-    index: IndexService
+    index: ServingIndex
     search: SearchService
     policy: ContentPolicy
     notes: NoteReader
