@@ -263,6 +263,8 @@ def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder |
         prebuilt_dir=settings.onnx_model_dir,
         variant=settings.onnx_variant,
         threads=settings.onnx_threads,
+        query_threads=settings.onnx_query_threads,
+        query_spinning=settings.onnx_query_spinning,
     )
 
 

@@ -270,6 +270,18 @@ class Settings(BaseSettings):
     onnx_threads: int | None = Field(
         None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
     )
+    onnx_query_threads: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description="Threads onnxruntime uses to embed one search query (a session of its own over the same "
+        "graph); unset = one per core.",
+    )
+    onnx_query_spinning: bool = Field(
+        False,
+        description="Let the query session's threads spin-wait between operators: lower latency on an idle "
+        "machine, slower when the cores are busy (indexing, other programs).",
+    )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
     _split_hosts = field_validator("allowed_hosts", mode="before")(_split_list)
@@ -307,6 +319,7 @@ class Settings(BaseSettings):
         "qdrant_write_consistency_factor",
         "onnx_model_dir",
         "onnx_threads",
+        "onnx_query_threads",
         mode="before",
     )
     @classmethod

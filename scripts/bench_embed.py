@@ -8,7 +8,8 @@ of `window` chunks, or taken in arrival order), by batch size and by onnxruntime
 variant embeds the same fixed samples of SciFact and Zettelkasten chunks (the texts the indexer embeds: title,
 heading path and chunk). Variants run round-robin, `--repeats` times, so drift of a shared machine spreads
 over all of them; figures are medians, and ratios are against today's path in the same run. Query latency is
-`embed_query` on SciFact claims, one at a time, also interleaved.
+one SciFact claim at a time, also interleaved: today's graph through the batch path, each graph's query
+session, and the default variant under other query thread settings.
 
 Writes its own section of docs/benchmarks.md (between the bench-embed markers, which `make bench` keeps) and
 docs/embedder_variants.png.
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar
 
 import numpy as np
 import onnxruntime as ort
@@ -41,6 +43,7 @@ from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 from backend.infrastructure.markdown_parser import parse_note
 from scripts.bench_common import machine, percentile
 
+K = TypeVar("K")  # what is measured round-robin: a variant, or a query path's label
 CORPORA = Path("../shared/corpora")
 # The last commit before issue 18: its graph and its embedding path (fp32, batch 32, the indexer handing
 # 64 chunks per call, each call sorted by length) are "today".
@@ -158,13 +161,44 @@ def chunks_per_second(embedder: OnnxMiniLMEmbedder, texts: list[str], window: in
     return len(texts) / (time.perf_counter() - started)
 
 
-def query_latencies(embedder: OnnxMiniLMEmbedder, queries: list[str]) -> list[float]:
+def query_latencies(embed: Callable[[str], list[float]], queries: list[str]) -> list[float]:
     timings = []
     for query in queries:
         started = time.perf_counter()
-        embedder.embed_query(query)
+        embed(query)
         timings.append((time.perf_counter() - started) * 1000)
     return timings
+
+
+QUERY_EMBEDDERS: list[OnnxMiniLMEmbedder] = []  # made for the query settings only, closed at the end
+
+
+def query_paths(
+    today: OnnxMiniLMEmbedder,
+    graphs: list[Variant],
+    built: dict[Variant, OnnxMiniLMEmbedder],
+    cache: Path,
+) -> dict[str, Callable[[str], list[float]]]:
+    """How a query can be embedded: today's graph through the batch path (as before the query session),
+    each graph's `embed_query` (the query session, service defaults), and the default variant's batch path
+    and query session under other thread settings."""
+    best = onnx_minilm.DEFAULT_VARIANT
+    paths: dict[str, Callable[[str], list[float]]] = {
+        f"{graphs[0].label}, batch path": lambda q: today.embed_documents([q])[0],
+    }
+    for v in graphs[1:]:
+        paths[f"{v.label}, query session"] = built[v].embed_query
+    default = next(built[v] for v in graphs if v.graph == best)
+    paths[f"{best}, batch path (before the query session)"] = lambda q: default.embed_documents([q])[0]
+    for threads, spinning in ((None, True), (1, False), (1, True)):
+        embedder = OnnxMiniLMEmbedder(
+            cache_dir=cache, variant=best, query_threads=threads, query_spinning=spinning
+        )
+        embedder.load()
+        QUERY_EMBEDDERS.append(embedder)
+        setting = f"{threads or 'default'} thread(s), {'spinning' if spinning else 'no spin'}"
+        paths[f"{best}, query session, {setting}"] = embedder.embed_query
+    return paths
 
 
 def cosine_to(reference: list[list[float]], vectors: list[list[float]]) -> float:
@@ -177,9 +211,9 @@ def load_average() -> str:
 
 
 def interleaved(
-    chosen: list[Variant], repeats: int, measure: Callable[[Variant], float | list[float]], what: str
-) -> dict[Variant, list]:
-    results: dict[Variant, list] = {variant: [] for variant in chosen}
+    chosen: list[K], repeats: int, measure: Callable[[K], float | list[float]], what: str
+) -> dict[K, list]:
+    results: dict[K, list] = {variant: [] for variant in chosen}
     for rep in range(repeats):
         for variant in chosen:
             results[variant].append(measure(variant))
@@ -233,10 +267,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         loads.append(load_average())
         graphs = [v for v in chosen if v.batch_size == 32 and v.window == 64 and v.threads is None]
+        paths = query_paths(built[graphs[0]], graphs, built, args.models_cache)
         print("query latency ...")
-        lat = interleaved(graphs, args.repeats, lambda v: query_latencies(built[v], queries), "queries")
+        lat = interleaved(list(paths), args.repeats, lambda p: query_latencies(paths[p], queries), "queries")
         loads.append(load_average())
-        for embedder in built.values():
+        for embedder in [*built.values(), *QUERY_EMBEDDERS]:
             embedder.close()
     minutes = (time.monotonic() - started) / 60
 
@@ -274,13 +309,14 @@ def main(argv: list[str] | None = None) -> int:
         f"Query embedding (`embed_query`, one claim at a time, {len(queries)} claims x {args.repeats} "
         "rounds), milliseconds; median over rounds of each round's p50 and p95:",
         "",
-        "| graph | p50 | p95 | p50 x |",
+        "| graph, query path | p50 | p95 | p50 x |",
         "|---|---|---|---|",
     ]
-    p50 = {v: statistics.median(percentile(run, 0.5) for run in lat[v]) for v in graphs}
-    for v in graphs:
-        p95 = statistics.median(percentile(run, 0.95) for run in lat[v])
-        lines.append(f"| {v.label} | {p50[v]:.2f} | {p95:.2f} | {p50[today] / p50[v]:.2f} |")
+    p50 = {p: statistics.median(percentile(run, 0.5) for run in lat[p]) for p in paths}
+    first = next(iter(paths))
+    for p in paths:
+        p95 = statistics.median(percentile(run, 0.95) for run in lat[p])
+        lines.append(f"| {p} | {p50[p]:.2f} | {p95:.2f} | {p50[first] / p50[p]:.2f} |")
     lines += ["", f"Plot: `{args.plot.as_posix()}`.", "", SECTION_END]
     write_section(args.output, lines)
     plot(chosen, sci_med, zet_med, args.plot)

@@ -7,7 +7,7 @@ skipped without reading them, and it follows three rules:
 * never pay twice for a vector: a note that moved (same content under a new path) takes its dense vectors
   from its old points, and the embedder sits behind a persistent cache for everything else;
 * keyword first: a pass with many notes to embed writes every note's keyword vectors first (searchable in
-  seconds), then fills in dense vectors behind it;
+  seconds), and fills in dense vectors behind it, from the first notes written on (the embedder never idles);
 * one writer at a time, per batch: the watcher's small changes interleave with a long job instead of waiting
   for it, and each batch re-reads the files it writes, so the last write of a note is its latest text.
 
@@ -16,7 +16,6 @@ A rebuild fills a new index generation (see `IndexCatalog`) while this one keeps
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import queue
 import threading
@@ -27,10 +26,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from backend.application import pipeline_channels as channels
 from backend.application.embedder_health import EmbedderHealth
 from backend.application.jobs import JobProgress
 from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
+from backend.application.pipeline_channels import PathFeed
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.change_plan import ChangePlan, KnownNote, ObservedFile, looks_unchanged, plan_changes
 from backend.domain.chunking import chunk_note
@@ -57,8 +58,8 @@ DENSE_WINDOW = 256
 # Batches waiting between the reader, the embedder and the writer: enough that the embedder never waits for
 # the other two, few enough that memory stays flat whatever the vault's size.
 PIPELINE_DEPTH = 4
-# From this many notes to embed in one pass, every note gets its keyword vectors before any is embedded:
-# a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
+# From this many notes to embed in one pass, the keyword pass never waits for the embedder (which follows
+# it): a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
 KEYWORD_FIRST_MIN = 32
 
 
@@ -661,9 +662,48 @@ class IndexService:
         # small changes skip it while it is known to be down, instead of waiting through its retries.
         use_embedder = self._health is not None and (all_pending or self._health.worth_trying())
         embed_now = use_embedder and len(candidates) < self._keyword_first_min
+        dense: _DensePass | None = None
+        if use_embedder and not embed_now:
+            # keyword first, dense alongside: the dense pass starts on the first notes written by keyword and
+            # follows the keyword pass, so the embedder is busy from the start instead of after it
+            changing = {f.rel_path for f in candidates}
+            earlier = [p for p in self._pending_dense(live) if p not in changing] if all_pending else []
+            dense = _DensePass(self, live, PathFeed(earlier))
+        try:
+            keyword_only = self._write_changes(
+                live, candidates, gone, report, progress, known_before, twins, embed_now, dense
+            )
+            if dense is None and use_embedder:  # embedded batch by batch: what the embedder left undone
+                pending = self._pending_dense(live) if all_pending else keyword_only
+                if pending:
+                    dense = _DensePass(self, live, PathFeed(pending))
+            if dense is not None:
+                if all_pending:  # e.g. touched notes still waiting from an earlier pass
+                    dense.feed.add(self._pending_dense(live))
+                dense.feed.close()
+                dense.finish(progress)
+        finally:
+            if dense is not None:
+                dense.stop()
+
+    def _write_changes(
+        self,
+        live: LiveIndex,
+        candidates: Sequence[NoteFile],
+        gone: Sequence[str],
+        report: IndexReport,
+        progress: JobProgress | None,
+        known_before: set[str],
+        twins: dict[str, list[str]],
+        embed_now: bool,
+        dense: _DensePass | None,
+    ) -> list[str]:
+        """The keyword pass (or, with `embed_now`, the whole pass): write the changed notes, remove the gone
+        ones. Notes written by keyword only go to `dense`, whose embedded batches are written in between;
+        without it they are returned."""
+        keyword_only: list[str] = []
         if progress:
             progress.update(phase="indexing", done=0, total=len(candidates))
-        keyword_only: list[str] = []
         queue = iter(candidates)
         next_log = time.monotonic() + PROGRESS_LOG_SECONDS
         while True:
@@ -672,7 +712,12 @@ class IndexService:
                 if not batch:
                     break
                 self._write(live, batch, report, embed=embed_now)
-            keyword_only.extend(item.file.rel_path for item in batch if None in item.vectors)
+            written = [item.file.rel_path for item in batch if None in item.vectors]
+            if dense is None:
+                keyword_only.extend(written)
+            else:
+                dense.feed.add(written)
+                dense.write_ready()
             if progress:
                 progress.advance(len(batch))
             if time.monotonic() >= next_log:
@@ -694,11 +739,7 @@ class IndexService:
             appeared = [f.rel_path for f in candidates if f.rel_path not in known_before]
             live.graph.reresolve([*appeared, *gone])
         live.fresh = False
-
-        if use_embedder:
-            pending = self._pending_dense(live) if all_pending else keyword_only
-            if pending:
-                self._embed_pending(live, pending, progress)
+        return keyword_only
 
     def _next_batch(
         self,
@@ -884,104 +925,140 @@ class IndexService:
         with self._state:
             return sorted(path for path, state in live.notes.items() if not state.dense_ready)
 
-    def _embed_pending(self, live: LiveIndex, paths: Sequence[str], progress: JobProgress | None) -> None:
-        """Give notes written by keyword only their dense vectors; stops when the embedder fails again.
-
-        Three stages, so the embedder never waits for the disk or the store: a reader thread reads and chunks
-        the next notes, an embedder thread embeds, and this thread encodes keyword vectors and writes (here,
-        because a watcher's refresh calls this holding the writer lock). Queues of `PIPELINE_DEPTH` batches
-        between them bound the memory. The reader works without the writer lock, so a note only gets its
-        vectors while its indexed content is still the text that was embedded (a change applied meanwhile
-        wins; the note stays pending for the next pass).
-        """
-        if progress:
-            progress.update(phase="embedding", done=0, total=len(paths))
-        log.info("embedding %d notes indexed by keyword only", len(paths))
-        abort = threading.Event()  # something failed: every stage stops
-        reader_halt = threading.Event()  # the embedder is done (or gave up): read no further
-        errors: list[BaseException] = []
-        to_embed: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
-        to_write: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
-
-        def read() -> None:
-            notes = self._still_pending(live, paths)
-            try:
-                while not reader_halt.is_set():
-                    batch = self._next_batch(
-                        live, notes, IndexReport(), {}, progress, force=True, max_chunks=DENSE_WINDOW
-                    )
-                    if not batch:
-                        break
-                    batch = [item for item in batch if self._is_pending(live, item.file.rel_path)]
-                    if batch and not _put(to_embed, batch, reader_halt):
-                        break
-            except BaseException as exc:  # handed to the calling thread, which raises it
-                errors.append(exc)
-                abort.set()
-            finally:
-                _put(to_embed, None, reader_halt)
-
-        def embed() -> None:
-            try:
-                while (batch := _get(to_embed, abort)) is not None:
-                    self._embed(batch)
-                    if all(None in item.vectors for item in batch):
-                        log.warning("embedder still unavailable: notes stay keyword-only until it is back")
-                        break
-                    if not _put(to_write, batch, abort):
-                        break
-            except BaseException as exc:
-                errors.append(exc)
-                abort.set()
-            finally:
-                reader_halt.set()
-                _put(to_write, None, abort)
-
-        threads = [
-            threading.Thread(target=read, name="index-read", daemon=True),
-            threading.Thread(target=embed, name="index-embed", daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        embedded = 0
-        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
-        try:
-            while (batch := _get(to_write, abort)) is not None:
-                with self._writer:
-                    for item in batch:
-                        if self._still_as_embedded(live, item):
-                            self._write_note(live, item)
-                embedded += len(batch)
-                if progress:
-                    progress.advance(len(batch))
-                if time.monotonic() >= next_log:
-                    log.info("embedding: %d of %d notes", embedded, len(paths))
-                    next_log = time.monotonic() + PROGRESS_LOG_SECONDS
-        except BaseException:
-            abort.set()
-            raise
-        finally:
-            reader_halt.set()
-            for thread in threads:
-                thread.join()
-        if errors:
-            raise errors[0]
-
     def _still_as_embedded(self, live: LiveIndex, item: _PendingNote) -> bool:
         """The index still holds this note keyword-only with the content that was read and embedded."""
         with self._state:
             state = live.notes.get(item.file.rel_path)
         return state is not None and not state.dense_ready and state.content_hash == item.file_hash
 
-    def _still_pending(self, live: LiveIndex, paths: Sequence[str]) -> Iterator[NoteFile]:
-        for path in paths:
-            if self._is_pending(live, path):
-                yield NoteFile(path, 0, 0.0)  # re-read in _prepare (force) with its current size and mtime
-
     def _is_pending(self, live: LiveIndex, path: str) -> bool:
         with self._state:
             state = live.notes.get(path)
         return state is not None and not state.dense_ready
+
+
+class _DensePass:
+    """Gives notes written by keyword only their dense vectors, in three stages so the embedder never waits
+    for the disk or the store: a reader thread reads and chunks the notes of the feed (as the keyword pass
+    adds them), an embedder thread embeds, and the thread that runs the pass encodes keyword vectors and
+    writes (there, because a watcher's refresh runs it holding the writer lock, and the keyword pass writes
+    from there too). Queues of `PIPELINE_DEPTH` batches between the stages bound the memory.
+
+    The reader works without the writer lock, so a note only gets its vectors while its indexed content is
+    still the text that was embedded (a change applied meanwhile wins; the note stays pending for the next
+    pass). The pass stops when the embedder fails; the keyword pass goes on without it.
+    """
+
+    def __init__(self, service: IndexService, live: LiveIndex, feed: PathFeed) -> None:
+        self.feed = feed
+        self._service = service
+        self._live = live
+        self._abort = threading.Event()  # something failed: every stage stops
+        self._reader_halt = threading.Event()  # the embedder is done (or gave up): read no further
+        self._errors: list[BaseException] = []
+        self._to_embed: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        self._to_write: queue.Queue[list[_PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        self._ended = False  # the embedder thread's end marker was taken
+        self.embedded = 0  # notes whose dense batch was written (or skipped: changed meanwhile)
+        self._threads = [
+            threading.Thread(target=self._read, name="index-read", daemon=True),
+            threading.Thread(target=self._embed, name="index-embed", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read(self) -> None:
+        service, live = self._service, self._live
+        notes = (
+            NoteFile(path, 0, 0.0)  # re-read in _prepare (force) with its current size and mtime
+            for path in self.feed.take(self._reader_halt)
+            if service._is_pending(live, path)
+        )
+        try:
+            while not self._reader_halt.is_set():
+                batch = service._next_batch(
+                    live, notes, IndexReport(), {}, None, force=True, max_chunks=DENSE_WINDOW
+                )
+                if not batch:
+                    break
+                batch = [item for item in batch if service._is_pending(live, item.file.rel_path)]
+                if batch and not channels.put(self._to_embed, batch, self._reader_halt):
+                    break
+        except BaseException as exc:  # handed to the thread that runs the pass, which raises it
+            self._errors.append(exc)
+            self._abort.set()
+        finally:
+            channels.put(self._to_embed, None, self._reader_halt)
+
+    def _embed(self) -> None:
+        try:
+            while (batch := channels.get(self._to_embed, self._abort)) is not None:
+                self._service._embed(batch)
+                if all(None in item.vectors for item in batch):
+                    log.warning("embedder still unavailable: notes stay keyword-only until it is back")
+                    break
+                if not channels.put(self._to_write, batch, self._abort):
+                    break
+        except BaseException as exc:
+            self._errors.append(exc)
+            self._abort.set()
+        finally:
+            self._reader_halt.set()
+            channels.put(self._to_write, None, self._abort)
+
+    def write_ready(self) -> None:
+        """Write the batches already embedded, without waiting for more (between keyword batches)."""
+        while not self._ended:
+            try:
+                batch = self._to_write.get_nowait()
+            except queue.Empty:
+                break
+            self._write(batch)
+        self._raise_failure()
+
+    def finish(self, progress: JobProgress | None) -> None:
+        """Write the rest as it is embedded, until the feed (closed by now) is done or the embedder fails."""
+        total = self.feed.added
+        if progress:
+            progress.update(phase="embedding", done=min(self.embedded, total), total=total)
+        log.info("embedding %d notes indexed by keyword only (%d done alongside)", total, self.embedded)
+        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        while not self._ended:
+            batch = channels.get(self._to_write, self._abort)
+            if batch is None:
+                break
+            self._write(batch)
+            if progress:
+                progress.advance(len(batch))
+            if time.monotonic() >= next_log:
+                log.info("embedding: %d of %d notes", self.embedded, total)
+                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        self.stop()
+        self._raise_failure()
+
+    def stop(self) -> None:
+        """Stop every stage (idempotent); called however the pass ends."""
+        self._abort.set()  # after the end marker, only threads that are done see it
+        self._reader_halt.set()
+        self.feed.close()
+        for thread in self._threads:
+            thread.join()
+
+    def _write(self, batch: list[_PendingNote] | None) -> None:
+        if batch is None:
+            self._ended = True
+            return
+        service, live = self._service, self._live
+        with service._writer:
+            for item in batch:
+                if service._still_as_embedded(live, item):
+                    service._write_note(live, item)
+        self.embedded += len(batch)
+
+    def _raise_failure(self) -> None:
+        if self._errors:
+            self.stop()
+            raise self._errors[0]
 
 
 def _merged_failures(
@@ -992,33 +1069,6 @@ def _merged_failures(
     kept = [f for f in before if f.rel_path not in paths and not f.rel_path.startswith(prefixes)]
     fresh = {f.rel_path for f in found}
     return [*(f for f in kept if f.rel_path not in fresh), *found]
-
-
-def _put(
-    channel: queue.Queue[list[_PendingNote] | None], item: list[_PendingNote] | None, stop: threading.Event
-) -> bool:
-    """Put unless the pipeline stops meanwhile (then False); an end marker always goes in."""
-    while True:
-        try:
-            channel.put(item, timeout=0.1)
-            return True
-        except queue.Full:
-            if stop.is_set():
-                if item is None:  # make room: whoever reads next must see the end
-                    with contextlib.suppress(queue.Empty):
-                        channel.get_nowait()
-                    continue
-                return False
-
-
-def _get(channel: queue.Queue[list[_PendingNote] | None], stop: threading.Event) -> list[_PendingNote] | None:
-    """The next batch; None at the end, or once the pipeline stops and nothing is left."""
-    while True:
-        try:
-            return channel.get(timeout=0.1)
-        except queue.Empty:
-            if stop.is_set():
-                return None
 
 
 def _plan(

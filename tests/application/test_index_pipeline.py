@@ -128,3 +128,62 @@ def test_a_note_changed_while_its_old_text_is_embedded_keeps_the_new_vectors(tmp
     # its dense vector is the new text's, not the old one the pipeline was embedding
     assert harness.top_note("volcano submarine", mode=SearchMode.DENSE) == "note 0000.md"
     harness.close()
+
+
+class KeywordPassProgress:
+    """A sync job's progress that, after the keyword pass's first batch, waits for the embedder to start:
+    a dense pass that only begins once every note is written by keyword never gets there."""
+
+    def __init__(self, embedder: HeldEmbedder) -> None:
+        self._embedder = embedder
+        self._phase: str | None = None
+        self.dense_started_early = False
+        self.keyword_pass_done = threading.Event()
+
+    def update(self, *, phase: str | None = None, done: int | None = None, total: int | None = None) -> None:
+        if phase == "embedding":
+            self.keyword_pass_done.set()
+        self._phase = phase or self._phase
+
+    def advance(self, n: int = 1) -> None:
+        if self._phase == "indexing" and not self.dense_started_early:
+            self.dense_started_early = self._embedder.holding.wait(WAIT)
+            assert self.dense_started_early, "the embedder waited for the keyword pass"
+
+
+def test_the_dense_pass_embeds_the_first_notes_while_the_keyword_pass_writes_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexing, "DENSE_WINDOW", WINDOW)
+    embedder = HeldEmbedder()
+    embedder.hold_next = True
+    harness, _ = _harness(_vault(tmp_path, NOTES), tmp_path / "data", embedder)
+    harness.index.open()
+    progress = KeywordPassProgress(embedder)
+    failures: list[BaseException] = []
+
+    def first_index() -> None:
+        try:
+            harness.index.sync(progress)  # type: ignore[arg-type]  # the job's progress, watched
+        except BaseException as exc:
+            failures.append(exc)
+
+    done = threading.Thread(target=first_index)
+    done.start()
+    try:
+        # the embedder holds its first call, made while the keyword pass had written only its first batch
+        assert embedder.holding.wait(WAIT)
+        # the keyword pass does not wait for it: every note becomes keyword-searchable
+        assert progress.keyword_pass_done.wait(WAIT), failures
+        assert progress.dense_started_early
+        assert harness.index.indexed_notes == NOTES
+        assert harness.index.dense_pending > 0
+        assert harness.top_note("number599", mode=SearchMode.KEYWORD) == "note 0599.md"
+    finally:
+        embedder.release.set()
+        done.join(WAIT)
+    assert not failures
+    assert harness.index.dense_pending == 0
+    ((_, vector),) = harness.store.note_vectors("note 0599.md")  # the last note written got its vector too
+    assert len(vector) == embedder.dimension
+    harness.close()

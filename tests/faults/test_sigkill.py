@@ -51,7 +51,7 @@ def contents(data: Path) -> dict[str, set[tuple]]:
     [
         # few notes: each batch is embedded, then written; the kill falls between written batches
         pytest.param(20, 10, "indexing", id="killed while writing notes"),
-        # many notes: all written by keyword first, then embedded; the kill falls in the embedding pass
+        # many notes: written by keyword first, embedded behind; the kill falls in the embedding pass
         pytest.param(40, 5, "embedding", id="killed while embedding"),
     ],
 )

@@ -161,3 +161,19 @@ def test_every_variant_has_its_own_model_name_and_an_unknown_one_is_refused(cach
     assert len(names) == len(VARIANTS)
     with pytest.raises(ValueError, match="unknown ONNX variant"):
         OnnxMiniLMEmbedder(cache_dir=cache_dir, variant="int4")
+
+
+@pytest.mark.parametrize(("threads", "spinning"), [(1, False), (2, True)])
+def test_a_query_gets_the_vector_its_text_gets_as_a_document_in_the_default_variant(
+    cache_dir: Path, threads: int, spinning: bool
+) -> None:
+    # queries run in a session of their own: it must be the same variant's graph, whatever its threads
+    embedder = OnnxMiniLMEmbedder(cache_dir=cache_dir, query_threads=threads, query_spinning=spinning)
+    try:
+        for text in ("how much money do I owe my friend", LONG_TEXT):
+            (as_document,) = embedder.embed_documents([text])
+            np.testing.assert_allclose(embedder.embed_query(text), as_document, atol=1e-5)
+        with pytest.raises(TypeError):
+            embedder.embed_query(b"bytes")  # type: ignore[arg-type]
+    finally:
+        embedder.close()

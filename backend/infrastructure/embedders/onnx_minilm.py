@@ -20,6 +20,13 @@ there is none (other weights, other code) the graph is built into `cache_dir` as
 Dynamic int8 quantises each call's activations with one scale for the whole batch, so an int8 vector depends
 slightly on the texts embedded with it (cosine to the same text alone > 0.99); fp32 vectors do not.
 
+Queries run in a session of their own over the same graph file (so query and document vectors come from
+the same variant): one text of ~20 tokens is dominated by per-operator dispatch, not arithmetic, so its
+thread pool is set apart (`query_threads`, and no spin-waiting by default: on this shared 2-core machine a
+spinning pool fought whatever else ran, indexing included; docs/benchmarks.md), and a search made while the
+indexer embeds does not queue inside the indexer's pool. It costs one more copy of the weights (~40 MB),
+opened by the first query.
+
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
 and the tokenizer is only read (its padding/truncation are configured once, before it is published).
@@ -268,6 +275,8 @@ class OnnxMiniLMEmbedder:
         cache_dir: Path,
         batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
+        query_threads: int | None = None,
+        query_spinning: bool = False,
         variant: str = DEFAULT_VARIANT,
         model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
@@ -281,10 +290,13 @@ class OnnxMiniLMEmbedder:
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
+        self._query_threads = query_threads
+        self._query_spinning = query_spinning
         check_variant(variant)
         self._variant = variant
         self._lock = threading.Lock()
         self._runtime: _Runtime | None = None
+        self._query_session: ort.InferenceSession | None = None  # opened by the first query (or load())
 
     @property
     def model_name(self) -> str:
@@ -306,7 +318,7 @@ class OnnxMiniLMEmbedder:
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
-        self._ensure_runtime()
+        self._ensure_query_session()
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -325,7 +337,17 @@ class OnnxMiniLMEmbedder:
         return vectors.tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed_documents([text])[0]
+        """One text, no batch: no padding, sorting or batch arrays, in the query session."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        runtime, session = self._ensure_runtime(), self._ensure_query_session()
+        input_ids = np.array([runtime.tokenizer.encode(text).ids], dtype=np.int64)
+        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: np.ones_like(input_ids)}
+        try:
+            (output,) = session.run([onnx_graph.OUTPUT], feeds)
+        except Exception as exc:  # onnxruntime's errors share no base class besides Exception
+            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+        return output[0].tolist()
 
     def health(self) -> bool:
         return self._runtime is not None
@@ -334,6 +356,7 @@ class OnnxMiniLMEmbedder:
         """Release the session. Calls already running keep their reference; a later call loads again."""
         with self._lock:
             self._runtime = None
+            self._query_session = None
 
     # --- internals ---------------------------------------------------------------------------------------
 
@@ -359,6 +382,18 @@ class OnnxMiniLMEmbedder:
             if self._runtime is None:
                 self._runtime = _Runtime(session=self._load_session(), tokenizer=self._load_tokenizer())
             return self._runtime
+
+    def _ensure_query_session(self) -> ort.InferenceSession:
+        # apart from the runtime: a process that only indexes (bench_index, prepare-model) never opens it
+        session = self._query_session
+        if session is not None:
+            return session
+        self._ensure_runtime()
+        with self._lock:
+            if self._query_session is None:
+                assert self.loaded_from is not None
+                self._query_session = self._open_session(self.loaded_from, query=True)  # the same graph file
+            return self._query_session
 
     def _load_tokenizer(self) -> Tokenizer:
         tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
@@ -422,13 +457,16 @@ class OnnxMiniLMEmbedder:
             else:
                 os.replace(current, target)
 
-    def _open_session(self, path: Path) -> ort.InferenceSession:
+    def _open_session(self, path: Path, *, query: bool = False) -> ort.InferenceSession:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.inter_op_num_threads = 1
-        if self._threads is not None:
-            options.intra_op_num_threads = self._threads
+        threads = self._query_threads if query else self._threads
+        if threads is not None:
+            options.intra_op_num_threads = threads
+        if query and not self._query_spinning:
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         names = {i.name for i in session.get_inputs()}
         out = session.get_outputs()[0]
