@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test lint format index eval bench bench-index bench-embed bench-live loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval bench bench-index bench-embed bench-live loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
 		|| echo "could not install chromium: the browser test of /docs will skip"; \
 	else echo "chromium is not installed (needs root and apt-get): the browser test of /docs will skip"; fi
+
+## The quick loop: lint and every test not marked `slow` (no real model, no large corpus, no whole service).
+test-fast: $(STAMP)
+	$(BIN)/ruff check backend tests scripts
+	$(BIN)/ruff format --check backend tests scripts
+	$(BIN)/pytest -q -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check backend tests scripts

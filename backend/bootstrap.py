@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
-import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from backend.application.context import ContextService
 from backend.application.embedder_health import EMBEDDER_FAILURES
+from backend.application.index_supervisor import ChangeBatch, ChangeFeed, IndexSupervisor
 from backend.application.indexing import ChunkingOptions, IndexService
 from backend.application.jobs import JobRunner, JobSnapshot
 from backend.application.memory import MemoryService
 from backend.application.notes import NoteReader
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, MemoryStore
 from backend.application.search import SearchOptions, SearchService
-from backend.application.vault_claim import claim_index
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
-from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
+from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import IndexIdentity
 from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
@@ -30,15 +28,14 @@ from backend.infrastructure.markdown_parser import parse_note
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
-    from backend.infrastructure.vault_watcher import VaultChanges, VaultWatcher
-
 log = logging.getLogger(__name__)
-
-CATCH_UP_SECONDS = 30.0
 
 
 @dataclass
 class Services:
+    """What the composition root wires: the use cases' services, and the supervisor that decides when the
+    index is opened, written and healed (backend/application/index_supervisor.py)."""
+
     settings: Settings
     catalog: IndexCatalog
     embedder: Embedder | None
@@ -49,19 +46,42 @@ class Services:
     notes: NoteReader
     memory: MemoryService
     context: ContextService
-    _opened: bool = field(default=False, init=False)
-    catch_up_interval: float = field(default=CATCH_UP_SECONDS, init=False)
-    _next_catch_up: float = field(default=0.0, init=False)
-    _open_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
-    watcher: VaultWatcher | None = field(default=None, init=False)
+    supervisor: IndexSupervisor = field(init=False)
     embedder_warming: bool = field(default=False, init=False)  # the model is being loaded (or built) now
-    # `index --replace`: take over an index another vault built in this DATA_DIR / VAULT_NAME
-    replace_vault: bool = field(default=False, init=False)
 
+    def __post_init__(self) -> None:
+        self.supervisor = IndexSupervisor(
+            index=self.index,
+            jobs=self.jobs,
+            catalog=self.catalog,
+            embedder=self.embedder,
+            vault_path=str(self.settings.vault_path),
+        )
+
+    # the supervisor's rules, under the names every door has used
     @property
     def opened(self) -> bool:
-        """True once the index has been opened against the store."""
-        return self._opened
+        return self.supervisor.opened
+
+    @property
+    def replace_vault(self) -> bool:
+        return self.supervisor.replace_vault
+
+    @replace_vault.setter
+    def replace_vault(self, value: bool) -> None:
+        self.supervisor.replace_vault = value
+
+    @property
+    def catch_up_interval(self) -> float:
+        return self.supervisor.catch_up_interval
+
+    @catch_up_interval.setter
+    def catch_up_interval(self, seconds: float) -> None:
+        self.supervisor.catch_up_interval = seconds
+
+    @property
+    def watcher(self) -> ChangeFeed | None:
+        return self.supervisor.watcher
 
     @property
     def store(self) -> ChunkStore:
@@ -69,31 +89,27 @@ class Services:
         return self.index.store
 
     def open(self, *, start_indexing: bool = True) -> None:
-        """Open the index and start the first indexing (or the catch-up sync) in the background.
+        self.supervisor.open(start_indexing=start_indexing)
 
-        Idempotent: after one success it returns at once. Raises IndexUnavailableError while the store
-        cannot be reached, and the routes call it again, so a service started while Qdrant was down opens
-        its index (and indexes) by itself once Qdrant answers.
-        """
-        with self._open_lock:
-            if self._opened:
-                return
-            # never open (and so sync away) an index another vault built here
-            replaced = claim_index(self.catalog, str(self.settings.vault_path), replace=self.replace_vault)
-            needs_full_index = self.index.open()
-            self._opened = True
-        if replaced and start_indexing:
-            self.jobs.start("rebuild", self.index.rebuild)
-            return
-        if not start_indexing or self.index.model_mismatch or self.index.corrupted:
-            return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
-        if needs_full_index:
-            log.info("index is empty: indexing %s in the background", self.settings.vault_path)
-        try:
-            # an empty index needs the first pass; a full one catches up with edits made while we were down
-            self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
-        except ReindexInProgressError:
-            pass  # a rebuild asked for meanwhile does all of it
+    def apply_changes(self, changes: ChangeBatch) -> None:
+        self.supervisor.apply_changes(changes)
+
+    @property
+    def pending_changes(self) -> int:
+        return self.supervisor.pending_changes
+
+    @property
+    def watcher_running(self) -> bool:
+        return self.supervisor.watcher_running
+
+    def sync_now(self) -> JobSnapshot:
+        return self.supervisor.sync_now()
+
+    def rebuild_now(self) -> JobSnapshot:
+        return self.supervisor.rebuild_now()
+
+    def catch_up_dense(self) -> None:
+        self.supervisor.catch_up_dense()
 
     def warm_embedder(self) -> None:
         """Load the in-process model in the background (the ONNX graph may take a minute to build on a first
@@ -117,79 +133,22 @@ class Services:
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""
-        if self.watcher is not None or not self.settings.watch:
+        if self.supervisor.watcher is not None or not self.settings.watch:
             return
         from backend.infrastructure.vault_watcher import VaultWatcher
 
-        self.watcher = VaultWatcher(
+        watcher = VaultWatcher(
             self.settings.vault_path,
-            self.apply_changes,
+            self.supervisor.apply_changes,
             debounce_seconds=self.settings.debounce_seconds,
             deny_dirs=self.settings.deny_dirs,
             allow_dirs=self.settings.allow_dirs,
         )
-        self.watcher.start()
-        if self._opened and not (self.index.model_mismatch or self.index.corrupted):
-            # the start-up scan ran before anyone watched: what changed in between is seen by one more
-            # comparison, queued behind it (open_services starts the watcher first, so this is for callers
-            # that open before they watch)
-            self.jobs.start_after("sync", self.index.sync)
-
-    def apply_changes(self, changes: VaultChanges) -> None:
-        """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
-        self.open(start_indexing=True)  # after a start with Qdrant down, the first change opens the index
-        if self.index.model_mismatch or self.index.corrupted:
-            return  # nothing can be written until a rebuild; the rebuild reads the whole vault anyway
-        if changes.rescan:
-            # events may have been lost: compare the whole vault, after a running job (it may have scanned
-            # before the loss), never instead of it
-            self.jobs.start_after("sync", self.index.sync)
-            return
-        self.index.refresh(changes.paths, changes.folders)
-
-    @property
-    def pending_changes(self) -> int:
-        """Changes the watcher waits to apply, plus a full comparison queued behind the running job."""
-        waiting = self.watcher.pending_changes if self.watcher is not None else 0
-        return waiting + int(self.jobs.queued)
-
-    @property
-    def watcher_running(self) -> bool:
-        return self.watcher is not None and self.watcher.running
-
-    def sync_now(self) -> JobSnapshot:
-        """`POST /index/sync`: compare the whole vault with the index in the background."""
-        self.open(start_indexing=False)
-        self.index.check_writable()  # 409 now rather than a failed job later
-        return self.jobs.start("sync", self.index.sync)
-
-    def catch_up_dense(self) -> None:
-        """Start a sync when notes wait for dense vectors and the embedder answers again.
-
-        Called after searches, so a degraded index heals without a watcher or an operator; the health probe
-        runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
-        """
-        if (
-            self.embedder is None
-            or self.index.model_mismatch
-            or self.index.corrupted
-            or not self.index.dense_pending
-        ):
-            return
-        now = time.monotonic()
-        job = self.jobs.current
-        if now < self._next_catch_up or (job is not None and job.running):
-            return
-        self._next_catch_up = now + self.catch_up_interval
-        if self.embedder.health():
-            log.info("embedder is back: embedding %d notes indexed by keyword only", self.index.dense_pending)
-            with contextlib.suppress(ReindexInProgressError):
-                self.jobs.start("sync", self.index.sync)
+        watcher.start()
+        self.supervisor.watching(watcher)
 
     def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-        self.jobs.stop()
+        self.supervisor.stop()
         self.memory.close()
         self.index.close()
         self.catalog.close()

@@ -81,8 +81,8 @@ def _request(model: type[BaseModel], **fields: Any) -> Any:
 
 
 def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.routes.search import search_response
     from backend.api.schemas import SearchRequest
+    from backend.api.search_answer import search_answer
 
     body = _request(
         SearchRequest,
@@ -99,7 +99,7 @@ def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
         args,
         "POST",
         "/search",
-        lambda services: search_response(services, body)[0],
+        lambda services: search_answer(services, body)[0],
         body=body.model_dump(mode="json", exclude_unset=True),
     )
     print_json(found) if args.json else show_search(found)
@@ -107,23 +107,23 @@ def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.routes.index import status_response
+    from backend.api.status_answer import status_answer
 
-    status = answer(settings, args, "GET", "/index/status", status_response)
+    status = answer(settings, args, "GET", "/index/status", status_answer)
     print_json(status) if args.json else show_status(status)
     return 0
 
 
 def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.routes.index import verify_response
+    from backend.api.status_answer import verify_answer
 
-    report = answer(settings, args, "GET", "/index/verify", verify_response)
+    report = answer(settings, args, "GET", "/index/verify", verify_answer)
     print_json(report) if args.json else show_verify(report)
     return 0 if report["consistent"] else DRIFT_EXIT
 
 
 def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.routes.notes import note_response
+    from backend.api.answers import note_answer
 
     params = {"start_line": args.start_line, "end_line": args.end_line}
     note = answer(
@@ -131,7 +131,7 @@ def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
         args,
         "GET",
         f"/note/{quote(args.path, safe='/')}",
-        lambda services: note_response(services, args.path, args.start_line, args.end_line),
+        lambda services: note_answer(services, args.path, args.start_line, args.end_line),
         params={k: v for k, v in params.items() if v is not None},
     )
     print_json(note) if args.json else show_note(note)
@@ -139,27 +139,27 @@ def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.routes.notes import note_links_response
+    from backend.api.answers import links_answer
 
     links = answer(
         settings,
         args,
         "GET",
         f"/note/{quote(args.path, safe='/')}/links",
-        lambda services: note_links_response(services, args.path),
+        lambda services: links_answer(services, args.path),
     )
     print_json(links) if args.json else show_links(links)
     return 0
 
 
 def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.memory_schemas import MemoryIn
-    from backend.api.routes.memory import memory_out, remember_response
+    from backend.api.answers import remember_answer
+    from backend.api.memory_schemas import MemoryIn, memory_out
 
     if args.action == "remember":
         body = _request(MemoryIn, key=args.key, value=args.value, source=args.source)
         stored = answer(
-            settings, args, "POST", "/memory", lambda s: remember_response(s, body), body=body.model_dump()
+            settings, args, "POST", "/memory", lambda s: remember_answer(s, body), body=body.model_dump()
         )
         print_json(stored) if args.json else print(
             f"{'remembered' if stored['created'] else 'replaced'} {stored['fact']['key']}"
@@ -168,8 +168,9 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
     if args.action == "forget":
 
         def forget(services: Services) -> dict[str, Any]:
-            services.open()
-            services.memory.forget(args.key)
+            from backend.application.operations import forget as forget_fact
+
+            forget_fact(services, args.key)
             return {"key": args.key.strip(), "deleted": True}
 
         gone = answer(settings, args, "DELETE", f"/memory/{quote(args.key, safe='')}", forget)
@@ -235,12 +236,12 @@ def _remote_job(service: RemoteService, kind: str) -> dict[str, Any]:
 
 
 def _local_job(settings: Settings, kind: str, *, replace: bool, asked: str) -> dict[str, Any]:
-    from backend.api.routes.index import status_response
+    from backend.api.status_answer import status_answer
 
     services = open_local(settings, replace=replace, asked=asked)
     try:
         run_job(services, kind)
-        return status_response(services).model_dump(mode="json")
+        return status_answer(services).model_dump(mode="json")
     finally:
         services.close()
 

@@ -3,8 +3,55 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 # Starlette's TestClient calls the app as `http://testserver`: without API_KEY the service answers only
 # loopback host names and ALLOWED_HOSTS (backend/api/guards.py), so the suite names its test host here.
 # tests/api/test_rebinding.py checks the rule itself with raw Host and Origin headers.
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+
+import pytest  # noqa: E402 - after the environment above, which the app reads when imported
+
+from tests.application.fakes import FakeEmbedder  # noqa: E402
+from tests.harness import Harness  # noqa: E402
+
+# Whole-service tests: each starts the app (TestClient or a loopback server), a child process or the CLI, and
+# takes seconds. They are `slow`, so `make test-fast` (everything else: the rules, on fakes and the embedded
+# store) stays a quick loop; `make test`, which CI runs, runs them all.
+WHOLE_SERVICE = (
+    "api/",
+    "faults/",
+    "scripts/",
+    "test_admin_cli.py",
+    "test_cli.py",
+    "test_deployment_files.py",
+    "test_eval_cli.py",
+    "test_openclaw.py",
+    "test_serve_bind.py",
+)
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.path.resolve().relative_to(TESTS).as_posix()
+        if where.startswith(WHOLE_SERVICE):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def make_harness(tmp_path: Path) -> Iterator[Callable[..., Harness]]:
+    """Harness(vault, data, embedder, ...) that is closed after the test; data defaults to tmp_path/data."""
+    made: list[Harness] = []
+
+    def factory(vault: Path, embedder: FakeEmbedder | None = None, **options: Any) -> Harness:
+        data = options.pop("data", tmp_path / "data")
+        harness = Harness(vault, data, embedder, **options)
+        made.append(harness)
+        return harness
+
+    yield factory
+    for harness in reversed(made):
+        harness.close()

@@ -20,6 +20,8 @@ FORBIDDEN = {
         "qdrant_client", "qdrant_edge", "httpx", "onnxruntime",
     ),
     "infrastructure": ("backend.api", "backend.main", "backend.bootstrap", "fastapi"),
+    # the API reaches adapters only through the composition root (bootstrap), never by importing them
+    "api": ("backend.infrastructure",),
 }  # fmt: skip
 
 
@@ -40,5 +42,19 @@ def test_layer_does_not_import_outward(layer: str) -> None:
         for path in sorted((BACKEND / layer).rglob("*.py"))
         for name in _imports(path)
         if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN[layer])
+    ]
+    assert offences == []
+
+
+def test_no_route_and_no_other_door_imports_a_route() -> None:
+    """A route only translates: what two doors share (the use case and its translation) lives outside the
+    route modules, so no route imports another, and the MCP tools and the CLI import none."""
+    routes = BACKEND / "api" / "routes"
+    doors = [*routes.glob("*.py"), BACKEND / "api" / "mcp_server.py", *BACKEND.glob("cli*.py")]
+    offences = [
+        f"{path.relative_to(BACKEND)} imports {name}"
+        for path in sorted(doors)
+        for name in _imports(path)
+        if name.startswith("backend.api.routes.")
     ]
     assert offences == []

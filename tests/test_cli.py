@@ -13,12 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from backend import cli as backend_cli_module
 from backend.cli import main
+from backend.config import load_settings
+from backend.main import create_app
 from scripts.service_process import ServiceProcess
+from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
 from tests.ports import refused_url
+from tests.secret_vault import QUERIES, leaks, write_secret_vault
 
 
 @pytest.fixture
@@ -111,6 +116,33 @@ def test_index_search_status_note_links_without_a_service(
     assert "obsidian://open?vault=vault&file=Projects%2FDatabase%20migration.md" in note.stdout
     links = run("links", "Projects/Database migration", *v, tmp_path=tmp_path, cli=cli)
     assert "  Shopping list.md  (line 9)" in links.stdout
+
+
+def test_search_redacts_and_flags_exactly_as_the_service(tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    """The in-process search is the use case /search runs: the same redacted chunks, highlights and
+    sensitivity flags, and no secret in either the JSON or the text a person reads."""
+    vault = write_secret_vault(tmp_path / "vault")
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    printed = {}
+    for query in QUERIES:
+        shown = run("search", query, "--mode", "keyword", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+        as_json = run(
+            "search", query, "--mode", "keyword", "--json", "--vault", str(vault), tmp_path=tmp_path, cli=cli
+        )
+        assert leaks(shown.stdout + as_json.stdout) == []
+        printed[query] = json.loads(as_json.stdout)
+    assert any(answer["sensitive_detected"] for answer in printed.values())
+    assert any(r["redactions"] for answer in printed.values() for r in answer["results"])
+
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    with TestClient(create_app(settings)) as client:
+        wait_for_job(client)
+        for query, answer in printed.items():
+            served = client.post("/search", json={"query": query, "mode": "keyword"}).json()
+            assert served["results"] == answer["results"], query
+            assert served["sensitive_detected"] == answer["sensitive_detected"], query
 
 
 def test_rebuild_starts_over_and_keeps_no_removed_note(

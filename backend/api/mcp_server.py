@@ -2,7 +2,7 @@
 
 Built on the official `mcp` SDK (v2: `MCPServer`, stateless streamable HTTP with JSON responses, so any
 worker can answer any request and no session outlives a call). Each tool calls the same function as its
-HTTP route (`search_response`, `note_response`, ...), so both transports answer alike, validate alike
+HTTP route (`search_answer`, `note_answer`, ...), so both transports answer alike, validate alike
 (our request models) and fail alike: a failure is a tool error (`isError`) whose text and structured
 content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
 
@@ -26,17 +26,15 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
+from backend.api.answers import context_answer, links_answer, note_answer, remember_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, describe_validation, envelope
 from backend.api.errors import validation_envelope as invalid
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
-from backend.api.routes.context import context_response
-from backend.api.routes.index import status_response
-from backend.api.routes.memory import remember_response
-from backend.api.routes.notes import note_links_response, note_response
-from backend.api.routes.search import search_response
 from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
+from backend.api.search_answer import search_answer
+from backend.api.status_answer import status_answer
 from backend.bootstrap import Services
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError
@@ -184,7 +182,7 @@ def build_mcp_server(
                 include_related=include_related,
                 include_memory=include_memory,
             )
-            return search_response(services(), body)[0]
+            return search_answer(services(), body)[0]
 
         return await _call(work)  # type: ignore[no-any-return]
 
@@ -200,7 +198,7 @@ def build_mcp_server(
     ) -> NoteOut:
         """Read a note: metadata and text, or only lines start_line..end_line (expand a search hit by asking
         a few lines around its start_line/end_line). Secrets are redacted."""
-        return await _call(lambda: note_response(services(), path, start_line, end_line))  # type: ignore[no-any-return]
+        return await _call(lambda: note_answer(services(), path, start_line, end_line))  # type: ignore[no-any-return]
 
     @tool("note_links", "Links of a note")
     async def note_links(
@@ -208,13 +206,13 @@ def build_mcp_server(
     ) -> NoteLinksOut:
         """The notes this note links to (outlinks), the notes linking to it (backlinks), and links to notes
         not created yet."""
-        return await _call(lambda: note_links_response(services(), path))  # type: ignore[no-any-return]
+        return await _call(lambda: links_answer(services(), path))  # type: ignore[no-any-return]
 
     @tool("index_status", "Index status")
     async def index_status() -> IndexStatus:
         """What is indexed (notes, chunks, links), with which embedding model, whether the watcher and the
         embedder are up, and the progress of the running or last indexing job."""
-        return await _call(lambda: status_response(services()))  # type: ignore[no-any-return]
+        return await _call(lambda: status_answer(services()))  # type: ignore[no-any-return]
 
     @tool("build_context", "Context block for a question")
     async def build_context(
@@ -244,7 +242,7 @@ def build_mcp_server(
                 include_memory=include_memory,
                 exclude_categories=exclude_categories or [],
             )
-            return context_response(services(), body)
+            return context_answer(services(), body)
 
         return await _call(work)  # type: ignore[no-any-return]
 
@@ -260,7 +258,7 @@ def build_mcp_server(
         """Remember a fact the user wants kept, tied to the vault note it comes from (an indexed note).
         Facts survive restarts and index rebuilds; search and build_context find them with include_memory."""
         return await _call(  # type: ignore[no-any-return]
-            lambda: remember_response(services(), MemoryIn(key=key, value=value, source=source))
+            lambda: remember_answer(services(), MemoryIn(key=key, value=value, source=source))
         )
 
     return mcp

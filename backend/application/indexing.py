@@ -33,6 +33,7 @@ from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
 from backend.application.pipeline_channels import PathFeed
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, NoteParser, Vault
+from backend.domain.change_plan import ChangePlan, KnownNote, ObservedFile, looks_unchanged, plan_changes
 from backend.domain.chunking import chunk_note
 from backend.domain.dense_windows import chunk_windows
 from backend.domain.errors import (
@@ -534,9 +535,10 @@ class IndexService:
         with self._state:
             self._on_disk = set(present)
             known = dict(live.notes)
-        candidates = [f for f in files if _looks_changed(known.get(f.rel_path), f)]
-        report.unchanged = len(files) - len(candidates)
-        gone = sorted(path for path in known if path not in present)
+        plan = _plan(known, present)
+        candidates = [present[path] for path in plan.to_write]
+        report.unchanged = len(plan.unchanged)
+        gone = list(plan.gone)
         self._apply(live, candidates, gone, report, progress, all_pending=True)
         self._run_failures = report.failed
         self._complete = True
@@ -586,11 +588,12 @@ class IndexService:
             known = dict(live.notes)
             self._on_disk.update(observed)
             self._on_disk.difference_update(considered - observed.keys())
-        gone = sorted(path for path in considered if path in known and path not in observed)
+        plan = _plan(known, observed, scope=considered)
+        gone = list(plan.gone)
         live.graph.update_files(present=observed, absent=gone)
-        candidates = [observed[p] for p in sorted(observed) if _looks_changed(known.get(p), observed[p])]
+        candidates = [observed[path] for path in plan.to_write]
         report.scanned = len(observed)
-        report.unchanged = len(observed) - len(candidates)
+        report.unchanged = len(plan.unchanged)
         self._apply(live, candidates, gone, report, None, all_pending=False)
         self._run_failures = _merged_failures(self._run_failures, report.failed, considered, folders)
         if report.indexed or report.removed:
@@ -1117,5 +1120,21 @@ def _merged_failures(
     return [*(f for f in kept if f.rel_path not in fresh), *found]
 
 
+def _plan(
+    known: dict[str, IndexedNote], observed: dict[str, NoteFile], scope: Iterable[str] | None = None
+) -> ChangePlan:
+    """What a pass must look at, by size and mtime (no file is read here). A note gone and a new file with
+    its content are paired when the new file is read (`_prepare`), so the plan lists both sides as gone and
+    new; the removal skips a note a move already replaced."""
+    return plan_changes(
+        {path: KnownNote(note.content_hash, note.mtime, note.size) for path, note in known.items()},
+        {path: ObservedFile(file.mtime, file.size) for path, file in observed.items()},
+        scope,
+    )
+
+
 def _looks_changed(known: IndexedNote | None, file: NoteFile) -> bool:
-    return known is None or known.mtime != file.mtime or known.size != file.size
+    return not looks_unchanged(
+        KnownNote(known.content_hash, known.mtime, known.size) if known else None,
+        ObservedFile(file.mtime, file.size),
+    )

@@ -16,9 +16,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from backend.application.indexing import IndexService, file_stem
+from backend.application.indexing import file_stem
 from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, MemoryStore
+from backend.application.serving_index import ServingIndex
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import (
     IndexNotReadyError,
@@ -73,7 +74,7 @@ class MemoryService:
         embedder: Embedder | None,
         encoder: SparseEncoder,
         identity: IndexIdentity,
-        index: IndexService,
+        index: ServingIndex,
         notes: NoteReader,
         policy: ContentPolicy,
         min_similarity: float = 0.4,

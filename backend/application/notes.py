@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from backend.application.indexing import IndexService
 from backend.application.ports import Vault
+from backend.application.serving_index import ServingIndex
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import NoteNotFoundError, SecurityViolationError
 from backend.domain.line_ranges import LineWindow, line_window
@@ -39,7 +39,7 @@ class NoteListing:
 
 
 class NoteReader:
-    def __init__(self, *, index: IndexService, vault: Vault, policy: ContentPolicy) -> None:
+    def __init__(self, *, index: ServingIndex, vault: Vault, policy: ContentPolicy) -> None:
         self._index = index
         self._vault = vault
         self._policy = policy

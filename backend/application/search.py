@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from backend.application.indexing import IndexService
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
+from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.result_rules import (
@@ -72,7 +72,7 @@ class SearchService:
         *,
         embedder: Embedder | None,
         encoder: SparseEncoder,
-        index: IndexService,
+        index: ServingIndex,
         options: SearchOptions | None = None,
     ) -> None:
         self._embedder = embedder

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from backend.application.indexing import IndexService
 from backend.application.ports import Vault
+from backend.application.serving_index import ServingIndex
 from backend.domain.ids import content_hash
 from backend.domain.index_consistency import StoreDrift
 from backend.domain.models import FileProblem
@@ -58,7 +58,7 @@ class VerifyReport:
         return [(what, paths) for what, paths in found if paths]
 
 
-def verify_index(index: IndexService, vault: Vault) -> VerifyReport:
+def verify_index(index: ServingIndex, vault: Vault) -> VerifyReport:
     """Compare the serving index with the vault as it is now (raises what the index raises when it cannot
     be read, e.g. IndexCorruptedError)."""
     drift, records, links = index.consistency()

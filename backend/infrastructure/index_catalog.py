@@ -60,6 +60,7 @@ from backend.domain.errors import IndexCorruptedError, StoreError
 from backend.infrastructure.disk_space import DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
+    CHUNKS_COLLECTION,
     LINKS_COLLECTION,
     NOTES_COLLECTION,
     edge_errors_mapped,
@@ -75,7 +76,6 @@ if TYPE_CHECKING:
 
 DEFAULT_BASE = "obsidian"
 LEGACY = "g0"
-CHUNKS_COLLECTION = "obsidian_chunks"
 POINTER_FILE = "active_generation.json"
 COUNTER_FILE = "generation_counter.json"
 OWNER_FILE = "vault.json"  # which vault the index belongs to: {"vault": "/abs/path"}

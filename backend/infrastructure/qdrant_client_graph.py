@@ -20,15 +20,19 @@ from qdrant_client import models as qm
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.links import LinkRecord, NoteRecord
-from backend.infrastructure.qdrant_client_store import CollectionOptions, client_errors_mapped, is_local_mode
+from backend.infrastructure.qdrant_client_store import (
+    CollectionOptions,
+    client_errors_mapped,
+    client_filter,
+    is_local_mode,
+)
 from backend.infrastructure.qdrant_common import (
     GRAPH_PAGE,
     LINK_INTEGER_FIELDS,
     LINK_KEYWORD_FIELDS,
     LINKS_COLLECTION,
     NOTES_COLLECTION,
-    FieldMatch,
-    GraphFilter,
+    PayloadFilter,
     link_payload,
     links_beyond,
     links_counted,
@@ -114,7 +118,7 @@ class ClientGraphStore:
             for start in range(0, len(points), _UPSERT_BATCH):
                 self._client.upsert(self._links, points=points[start : start + _UPSERT_BATCH], wait=True)
             # After the upsert, so a reader never sees the note with fewer links than either version has.
-            stale = qm.FilterSelector(filter=_client_filter(links_beyond(note.path, len(links))))
+            stale = qm.FilterSelector(filter=client_filter(links_beyond(note.path, len(links))))
             self._client.delete(self._links, points_selector=stale, wait=True)
             self._client.upsert(self._notes, points=[_note_point(note)], wait=True)
 
@@ -122,7 +126,7 @@ class ClientGraphStore:
         with self._writing(), self._mapped("delete a note"):
             note_id = qm.PointIdsList(points=[note_point_id(path)])
             self._client.delete(self._notes, points_selector=note_id, wait=True)
-            outgoing = qm.FilterSelector(filter=_client_filter(links_from(path)))
+            outgoing = qm.FilterSelector(filter=client_filter(links_from(path)))
             self._client.delete(self._links, points_selector=outgoing, wait=True)
 
     def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
@@ -181,16 +185,16 @@ class ClientGraphStore:
         return sorted_links(self._scroll(self._links, links_named(names), "read links"))
 
     def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int:
-        flt = _client_filter(links_counted(resolved, kind))
+        flt = client_filter(links_counted(resolved, kind))
         try:
             with self._lifecycle.read(), self._mapped("count links"):
                 return int(self._client.count(self._links, count_filter=flt, exact=True).count)
         except IndexNotReadyError:
             return 0
 
-    def _scroll(self, name: str, flt: GraphFilter | None, action: str) -> list[dict[str, Any]]:
+    def _scroll(self, name: str, flt: PayloadFilter | None, action: str) -> list[dict[str, Any]]:
         """Every matching payload, one scroll call per `page_size` records."""
-        client_filter = _client_filter(flt)
+        engine_filter = client_filter(flt)
         found: list[dict[str, Any]] = []
         offset: Any = None
         try:
@@ -198,7 +202,7 @@ class ClientGraphStore:
                 while True:
                     records, offset = self._client.scroll(
                         name,
-                        scroll_filter=client_filter,
+                        scroll_filter=engine_filter,
                         limit=self._page,
                         offset=offset,
                         with_payload=True,
@@ -244,17 +248,3 @@ def _set_payload(payload: dict[str, Any], ids: list[str]) -> qm.SetPayloadOperat
     # By filter, not by ids: a link deleted meanwhile is skipped instead of failing the batch.
     only = qm.Filter(must=[qm.HasIdCondition(has_id=list(ids))])
     return qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, filter=only))
-
-
-def _client_filter(flt: GraphFilter | None) -> qm.Filter | None:
-    if flt is None:
-        return None
-    must: list[qm.Condition] = [_condition(match) for match in flt.must]
-    should: list[qm.Condition] = [_condition(match) for match in flt.should]
-    return qm.Filter(must=must or None, should=should or None)
-
-
-def _condition(match: FieldMatch) -> qm.FieldCondition:
-    if match.at_least is not None:
-        return qm.FieldCondition(key=match.key, range=qm.Range(gte=match.at_least))
-    return qm.FieldCondition(key=match.key, match=qm.MatchAny(any=list(match.values)))  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from backend.domain.ids import memory_point_id
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import IndexIdentity, SparseVector
 from backend.infrastructure.memory_common import memory_from_payload, memory_payload
-from backend.infrastructure.qdrant_client_store import client_errors_mapped
+from backend.infrastructure.qdrant_client_store import client_errors_mapped, client_query_args
 from backend.infrastructure.qdrant_common import (
     DENSE,
     SPARSE,
@@ -25,6 +25,7 @@ from backend.infrastructure.qdrant_common import (
     identity_from_record,
     identity_record,
 )
+from backend.infrastructure.vector_query import memory_query
 
 _PAGE = 256
 
@@ -117,25 +118,12 @@ class ClientMemoryStore:
         min_similarity: float = 0.0,
         rrf_k: int = 60,
     ) -> list[tuple[MemoryRecord, float]]:
-        if sparse is not None and sparse.is_empty:
-            sparse = None
-        if (dense is None and sparse is None) or limit <= 0:
-            return []
-        args: dict[str, Any] = {"limit": limit, "with_payload": True}
-        dense_query = [float(x) for x in dense] if dense is not None else None
-        sparse_query = (
-            qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values)) if sparse else None
+        plan = memory_query(
+            dense=dense, sparse=sparse, limit=limit, min_similarity=min_similarity, rrf_k=rrf_k
         )
-        if dense_query is not None and sparse_query is not None:
-            args["prefetch"] = [
-                qm.Prefetch(query=dense_query, using=DENSE, limit=limit * 4, score_threshold=min_similarity),
-                qm.Prefetch(query=sparse_query, using=SPARSE, limit=limit * 4),
-            ]
-            args["query"] = qm.RrfQuery(rrf=qm.Rrf(k=rrf_k))
-        elif dense_query is not None:
-            args.update(query=dense_query, using=DENSE, score_threshold=min_similarity)
-        else:
-            args.update(query=sparse_query, using=SPARSE)
+        if plan is None:
+            return []
+        args = client_query_args(plan, None)
         try:
             with self._mapped("search facts"):
                 if dense is not None:

@@ -35,14 +35,17 @@ from backend.domain.models import (
 )
 from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TAGS
 from backend.infrastructure.qdrant_common import (
+    CHUNKS_COLLECTION,
     DENSE,
     INVENTORY_FIELDS,
     INVENTORY_PAGE,
     SPARSE,
-    FilterSpec,
+    FieldMatch,
+    PayloadFilter,
     check_dense,
     check_query_vectors,
     chunk_entry,
+    chunk_filter,
     dense_query,
     describe_error,
     identity_from_record,
@@ -54,6 +57,7 @@ from backend.infrastructure.qdrant_common import (
     stored_dense,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
+from backend.infrastructure.vector_query import VectorQuery, vector_query
 
 _CLOSING = "close the index"
 _UPSERT_BATCH = 256  # keeps each request far below the server's 32 MB body limit at 1024-d
@@ -101,7 +105,7 @@ class ClientChunkStore:
     def __init__(
         self,
         client: QdrantClient,
-        collection: str = "obsidian_chunks",
+        collection: str = CHUNKS_COLLECTION,
         *,
         options: CollectionOptions | None = None,
         close_client: bool = True,
@@ -271,33 +275,23 @@ class ClientChunkStore:
         rrf_weights: tuple[float, float] = (1.0, 1.0),
         fusion: str = "rrf",
     ) -> list[ScoredPoint]:
-        if sparse is not None and sparse.is_empty:
-            sparse = None  # no terms: nothing can match on the keyword side
-            if dense is None:
-                return []
-        if limit <= 0:
+        plan = vector_query(
+            dense=dense,
+            sparse=sparse,
+            limit=limit,
+            prefetch_limit=prefetch_limit,
+            fusion=fusion,
+            rrf_k=rrf_k,
+            rrf_weights=rrf_weights,
+        )
+        if plan is None:
             return []
-        flt = _client_filter(normalise_filter(point_filter))
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         with self._lifecycle.read(), self._mapped("search"):
-            check_query_vectors(self._identity, dense, sparse)
-            args: dict[str, Any] = {"limit": limit, "query_filter": flt, "with_payload": True}
+            check_query_vectors(self._identity, plan.dense, plan.sparse)
             # the layout of the dense side (one vector or windows) is needed to phrase the query
-            layout = self._known_identity() if dense is not None else None
-            if dense is not None and sparse is not None:
-                size = max(prefetch_limit, 1)
-                args["prefetch"] = [
-                    qm.Prefetch(query=dense_query(dense, layout), using=DENSE, limit=size, filter=flt),
-                    qm.Prefetch(query=_sparse(sparse), using=SPARSE, limit=size, filter=flt),
-                ]
-                args["query"] = (
-                    qm.FusionQuery(fusion=qm.Fusion.DBSF)
-                    if fusion == "dbsf"
-                    else qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(rrf_weights)))
-                )
-            elif dense is not None:
-                args.update(query=dense_query(dense, layout), using=DENSE)
-            else:
-                args.update(query=_sparse(sparse), using=SPARSE)  # type: ignore[arg-type]
+            layout = self._known_identity() if plan.dense is not None else None
+            args = client_query_args(plan, flt, layout)
             try:
                 response = self._client.query_points(self._collection, **args)
             except Exception as exc:
@@ -309,7 +303,7 @@ class ClientChunkStore:
         return [_scored(p.id, p.score, p.payload) for p in response.points]
 
     def count(self, point_filter: PointFilter | None = None) -> int:
-        flt = _client_filter(normalise_filter(point_filter))
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         try:
             with self._lifecycle.read(), self._mapped("count points"):
                 return int(self._client.count(self._collection, count_filter=flt, exact=True).count)
@@ -319,7 +313,7 @@ class ClientChunkStore:
     def scroll(
         self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
     ) -> tuple[list[ScoredPoint], str | None]:
-        flt = _client_filter(normalise_filter(point_filter))
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         try:
             with self._lifecycle.read(), self._mapped("list points"):
                 records, next_offset = self._client.scroll(
@@ -373,6 +367,31 @@ class ClientChunkStore:
 # -- translation -----------------------------------------------------------------------------------
 
 
+def client_query_args(
+    query: VectorQuery, flt: qm.Filter | None, layout: IndexIdentity | None = None
+) -> dict[str, Any]:
+    """`query_points` arguments for a `VectorQuery` (the k of RRF always sent: see the module's doc); `layout`
+    is the index's identity when it may hold dense windows (a multivector)."""
+    args: dict[str, Any] = {"limit": query.limit, "query_filter": flt, "with_payload": True}
+    floor = {} if query.dense_floor is None else {"score_threshold": query.dense_floor}
+    if query.dense is not None and query.sparse is not None:
+        size = query.prefetch_limit
+        args["prefetch"] = [
+            qm.Prefetch(query=dense_query(query.dense, layout), using=DENSE, limit=size, filter=flt, **floor),
+            qm.Prefetch(query=_sparse(query.sparse), using=SPARSE, limit=size, filter=flt),
+        ]
+        args["query"] = (
+            qm.FusionQuery(fusion=qm.Fusion.DBSF)
+            if query.fusion == "dbsf"
+            else qm.RrfQuery(rrf=qm.Rrf(k=query.rrf_k, weights=list(query.rrf_weights)))
+        )
+    elif query.dense is not None:
+        args.update(query=dense_query(query.dense, layout), using=DENSE, **floor)
+    elif query.sparse is not None:
+        args.update(query=_sparse(query.sparse), using=SPARSE)
+    return args
+
+
 def _sparse(sparse: SparseVector) -> qm.SparseVector:
     return qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
 
@@ -384,17 +403,18 @@ def _point_struct(point: PointRecord, identity: IndexIdentity | None) -> qm.Poin
     return qm.PointStruct(id=point.id, vector=vector, payload=dict(point.payload))
 
 
-def _client_filter(spec: FilterSpec | None) -> qm.Filter | None:
-    if spec is None:
+def client_filter(flt: PayloadFilter | None) -> qm.Filter | None:
+    if flt is None:
         return None
-    must: list[qm.Condition] = []
-    for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags)):
-        if values:
-            must.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values))))
-    if spec.date_num_from is not None or spec.date_num_to is not None:
-        date_range = qm.Range(gte=spec.date_num_from, lte=spec.date_num_to)
-        must.append(qm.FieldCondition(key=DATE_NUM, range=date_range))
-    return qm.Filter(must=must)
+    must: list[qm.Condition] = [_condition(match) for match in flt.must]
+    should: list[qm.Condition] = [_condition(match) for match in flt.should]
+    return qm.Filter(must=must or None, should=should or None)
+
+
+def _condition(match: FieldMatch) -> qm.FieldCondition:
+    if match.is_range:
+        return qm.FieldCondition(key=match.key, range=qm.Range(gte=match.at_least, lte=match.at_most))
+    return qm.FieldCondition(key=match.key, match=qm.MatchAny(any=list(match.values)))  # type: ignore[arg-type]
 
 
 def _scored(point_id: Any, score: float, payload: dict[str, Any] | None) -> ScoredPoint:

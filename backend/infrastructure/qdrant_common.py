@@ -2,7 +2,7 @@
 of the note graph, and the error mapping of qdrant-edge.
 
 The two libraries (qdrant-client and qdrant-edge) have different model classes, so each adapter turns a
-`FilterSpec` (chunks) or `GraphFilter` (notes and links) into its own conditions; everything that decides
+`FilterSpec` (chunks) or `PayloadFilter` (notes and links) into its own conditions; everything that decides
 *what* is matched and stored lives here, once. qdrant-client is not imported here: it takes most of a second
 to import, and the embedded (qdrant-edge) set-up never needs it.
 """
@@ -29,10 +29,15 @@ from backend.domain.ids import link_point_id
 from backend.domain.link_resolution import name_key
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import ChunkEntry, IndexIdentity, PointFilter, PointRecord, SparseVector
-from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, NOTE_PATH, date_num
+from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE_NUM, FOLDERS, NOTE_PATH, TAGS, date_num
 
 DENSE = "dense"
 SPARSE = "sparse"
+
+# The collections of one index (a generation adds its suffix or folder: index_catalog.py), named once here.
+CHUNKS_COLLECTION = "obsidian_chunks"
+NOTES_COLLECTION = "obsidian_notes"
+LINKS_COLLECTION = "obsidian_links"
 
 # Keys of the identity record (collection metadata for qdrant-client, a JSON file for qdrant-edge).
 IDENTITY_MODEL = "embedding_model"
@@ -50,6 +55,42 @@ class FilterSpec:
     tags: tuple[str, ...] = ()
     date_num_from: int | None = None  # inclusive YYYYMMDD
     date_num_to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldMatch:
+    """A payload field equal to any of `values`, or (with `at_least`/`at_most`) a number in that range."""
+
+    key: str
+    values: tuple[str | int, ...] = ()
+    at_least: int | None = None
+    at_most: int | None = None
+
+    @property
+    def is_range(self) -> bool:
+        return self.at_least is not None or self.at_most is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadFilter:
+    """The one engine-neutral filter of every collection: all of `must`, and (when given) at least one of
+    `should`. Each engine translates it in one function (`client_filter`, `edge_filter`)."""
+
+    must: tuple[FieldMatch, ...] = ()
+    should: tuple[FieldMatch, ...] = ()
+
+
+def chunk_filter(spec: FilterSpec | None) -> PayloadFilter | None:
+    if spec is None:
+        return None
+    must = [
+        FieldMatch(key, values)
+        for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags))
+        if values
+    ]
+    if spec.date_num_from is not None or spec.date_num_to is not None:
+        must.append(FieldMatch(DATE_NUM, at_least=spec.date_num_from, at_most=spec.date_num_to))
+    return PayloadFilter(must=tuple(must))
 
 
 def normalise_filter(point_filter: PointFilter | None) -> FilterSpec | None:
@@ -260,8 +301,6 @@ def ensure_edge_shard_free(shard_dir: Path) -> None:
 
 # -- the note graph: two payload-only collections ------------------------------------------------
 
-NOTES_COLLECTION = "obsidian_notes"
-LINKS_COLLECTION = "obsidian_links"
 GRAPH_PAGE = 4096  # records per scroll call; a related-notes lookup fits one page in any real vault
 
 # Payload keys of a link point.
@@ -282,52 +321,35 @@ LINK_KEYWORD_FIELDS = (LINK_SOURCE, LINK_RESOLVED_PATH, LINK_TARGET_KEY, LINK_KI
 LINK_INTEGER_FIELDS = (LINK_RESOLVED, LINK_POSITION)
 
 
-@dataclass(frozen=True, slots=True)
-class FieldMatch:
-    """A payload field equal to any of `values`, or (with `at_least`) a number not below it."""
-
-    key: str
-    values: tuple[str | int, ...] = ()
-    at_least: int | None = None
+def links_from(source: str) -> PayloadFilter:
+    return PayloadFilter(must=(FieldMatch(LINK_SOURCE, (source,)),))
 
 
-@dataclass(frozen=True, slots=True)
-class GraphFilter:
-    """All of `must`, and (when given) at least one of `should`."""
-
-    must: tuple[FieldMatch, ...] = ()
-    should: tuple[FieldMatch, ...] = ()
+def links_to(target_path: str) -> PayloadFilter:
+    return PayloadFilter(must=(FieldMatch(LINK_RESOLVED_PATH, (target_path,)),))
 
 
-def links_from(source: str) -> GraphFilter:
-    return GraphFilter(must=(FieldMatch(LINK_SOURCE, (source,)),))
-
-
-def links_to(target_path: str) -> GraphFilter:
-    return GraphFilter(must=(FieldMatch(LINK_RESOLVED_PATH, (target_path,)),))
-
-
-def links_touching(paths: Iterable[str]) -> GraphFilter:
+def links_touching(paths: Iterable[str]) -> PayloadFilter:
     unique = tuple(dict.fromkeys(paths))
-    return GraphFilter(should=(FieldMatch(LINK_SOURCE, unique), FieldMatch(LINK_RESOLVED_PATH, unique)))
+    return PayloadFilter(should=(FieldMatch(LINK_SOURCE, unique), FieldMatch(LINK_RESOLVED_PATH, unique)))
 
 
-def links_named(names: Iterable[str]) -> GraphFilter:
-    return GraphFilter(must=(FieldMatch(LINK_TARGET_KEY, tuple(dict.fromkeys(names))),))
+def links_named(names: Iterable[str]) -> PayloadFilter:
+    return PayloadFilter(must=(FieldMatch(LINK_TARGET_KEY, tuple(dict.fromkeys(names))),))
 
 
-def links_beyond(source: str, keep: int) -> GraphFilter:
+def links_beyond(source: str, keep: int) -> PayloadFilter:
     """The source's links from position `keep` on: what is stale once it has `keep` links."""
-    return GraphFilter(must=(FieldMatch(LINK_SOURCE, (source,)), FieldMatch(LINK_POSITION, at_least=keep)))
+    return PayloadFilter(must=(FieldMatch(LINK_SOURCE, (source,)), FieldMatch(LINK_POSITION, at_least=keep)))
 
 
-def links_counted(resolved: bool | None, kind: str | None) -> GraphFilter | None:
+def links_counted(resolved: bool | None, kind: str | None) -> PayloadFilter | None:
     must: list[FieldMatch] = []
     if resolved is not None:
         must.append(FieldMatch(LINK_RESOLVED, (int(resolved),)))
     if kind is not None:
         must.append(FieldMatch(LINK_KIND, (str(LinkKind(kind).value),)))
-    return GraphFilter(must=tuple(must)) if must else None
+    return PayloadFilter(must=tuple(must)) if must else None
 
 
 def note_payload(note: NoteRecord) -> dict[str, Any]:

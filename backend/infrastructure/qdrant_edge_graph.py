@@ -28,8 +28,7 @@ from backend.infrastructure.qdrant_common import (
     LINK_KEYWORD_FIELDS,
     LINKS_COLLECTION,
     NOTES_COLLECTION,
-    FieldMatch,
-    GraphFilter,
+    PayloadFilter,
     edge_errors_mapped,
     edge_load_error,
     ensure_edge_shard_free,
@@ -45,6 +44,7 @@ from backend.infrastructure.qdrant_common import (
     resolution_groups,
     sorted_links,
 )
+from backend.infrastructure.qdrant_edge_store import edge_filter
 from backend.infrastructure.rwlock import ReadWriteLock
 
 _PLACEHOLDER_VECTOR = "unused"
@@ -159,7 +159,7 @@ class EdgeGraphStore:
                 link_shard.update(qe.UpdateOperation.upsert_points([_link_point(link) for link in links]))
             # After the upsert, so a reader never sees the note with fewer links than either version has.
             stale = links_beyond(note.path, len(links))
-            link_shard.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(stale)))
+            link_shard.update(qe.UpdateOperation.delete_points_by_filter(edge_filter(stale)))
             note_shard.update(qe.UpdateOperation.upsert_points([_note_point(note)]))
 
     def delete_note(self, path: str) -> None:
@@ -168,7 +168,7 @@ class EdgeGraphStore:
             note_shard = self._writable(NOTES_COLLECTION)
             link_shard = self._writable(LINKS_COLLECTION)
             note_shard.update(qe.UpdateOperation.delete_points([note_point_id(path)]))
-            link_shard.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(links_from(path))))
+            link_shard.update(qe.UpdateOperation.delete_points_by_filter(edge_filter(links_from(path))))
 
     def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
         with self._lifecycle.read(), self._write_lock, edge_errors_mapped("store notes"):
@@ -233,18 +233,22 @@ class EdgeGraphStore:
             shard = self._shard(LINKS_COLLECTION)
             if shard is None:
                 return 0
-            return int(shard.count(qe.CountRequest(exact=True, filter=_edge_filter(flt))))
+            return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(flt))))
 
-    def _scroll(self, name: str, flt: GraphFilter | None, action: str) -> list[dict[str, Any]]:
+    def _scroll(self, name: str, flt: PayloadFilter | None, action: str) -> list[dict[str, Any]]:
         """Every matching payload, one scroll call per `page_size` records."""
-        edge_filter = _edge_filter(flt)
+        engine_filter = edge_filter(flt)
         found: list[dict[str, Any]] = []
         with self._lifecycle.read(), edge_errors_mapped(action):
             shard = self._shard(name)
             offset: Any = None
             while shard is not None:
                 request = qe.ScrollRequest(
-                    offset=offset, limit=self._page, filter=edge_filter, with_payload=True, with_vector=False
+                    offset=offset,
+                    limit=self._page,
+                    filter=engine_filter,
+                    with_payload=True,
+                    with_vector=False,
                 )
                 records, offset = shard.scroll(request)
                 found.extend(r.payload for r in records if r.payload)
@@ -271,17 +275,3 @@ def _note_point(note: NoteRecord) -> qe.Point:
 
 def _link_point(link: LinkRecord) -> qe.Point:
     return qe.Point(link_point_id(link.source, link.position), {}, link_payload(link))
-
-
-def _edge_filter(flt: GraphFilter | None) -> qe.Filter | None:
-    if flt is None:
-        return None
-    must = [_condition(match) for match in flt.must]
-    should = [_condition(match) for match in flt.should]
-    return qe.Filter(must=must or None, should=should or None)
-
-
-def _condition(match: FieldMatch) -> qe.FieldCondition:
-    if match.at_least is not None:
-        return qe.FieldCondition(key=match.key, range=qe.RangeFloat(gte=match.at_least))
-    return qe.FieldCondition(key=match.key, match=qe.MatchAny(list(match.values)))

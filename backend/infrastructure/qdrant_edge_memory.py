@@ -28,7 +28,8 @@ from backend.infrastructure.qdrant_common import (
     identity_from_record,
     identity_record,
 )
-from backend.infrastructure.qdrant_edge_store import IDENTITY_FILE
+from backend.infrastructure.qdrant_edge_store import IDENTITY_FILE, edge_request
+from backend.infrastructure.vector_query import memory_query
 
 _PAGE = 256
 
@@ -122,9 +123,10 @@ class EdgeMemoryStore:
         min_similarity: float = 0.0,
         rrf_k: int = 60,
     ) -> list[tuple[MemoryRecord, float]]:
-        if sparse is not None and sparse.is_empty:
-            sparse = None
-        if (dense is None and sparse is None) or limit <= 0:
+        plan = memory_query(
+            dense=dense, sparse=sparse, limit=limit, min_similarity=min_similarity, rrf_k=rrf_k
+        )
+        if plan is None:
             return []
         with self._lock, edge_errors_mapped("search facts"):
             if not self._exists():
@@ -132,37 +134,7 @@ class EdgeMemoryStore:
             shard = self._open()
             if dense is not None:
                 check_dense(self._identity, len(dense))
-            near_dense = (
-                qe.Query.Nearest([float(x) for x in dense], using=DENSE) if dense is not None else None
-            )
-            near_sparse = (
-                qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
-                if sparse is not None
-                else None
-            )
-            if near_dense is not None and near_sparse is not None:
-                request = qe.QueryRequest(
-                    limit=limit,
-                    prefetches=[
-                        qe.Prefetch(limit=limit * 4, query=near_dense, score_threshold=min_similarity),
-                        qe.Prefetch(limit=limit * 4, query=near_sparse),
-                    ],
-                    query=qe.Fusion.Rrf(k=rrf_k, weights=[1.0, 1.0]),
-                    with_payload=True,
-                    with_vector=False,
-                )
-            elif near_dense is not None:
-                request = qe.QueryRequest(
-                    limit=limit,
-                    query=near_dense,
-                    score_threshold=min_similarity,
-                    with_payload=True,
-                    with_vector=False,
-                )
-            else:
-                request = qe.QueryRequest(
-                    limit=limit, query=near_sparse, with_payload=True, with_vector=False
-                )
+            request = edge_request(plan, None)
             hits = shard.query(request)
         return [(memory_from_payload(dict(h.payload or {})), float(h.score)) for h in hits]
 

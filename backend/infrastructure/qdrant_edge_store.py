@@ -32,14 +32,17 @@ from backend.domain.payload import CHUNK_INDEX, DATE_NUM, FOLDERS, NOTE_PATH, TA
 from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_common import (
+    CHUNKS_COLLECTION,
     DENSE,
     INVENTORY_FIELDS,
     INVENTORY_PAGE,
     SPARSE,
-    FilterSpec,
+    FieldMatch,
+    PayloadFilter,
     check_dense,
     check_query_vectors,
     chunk_entry,
+    chunk_filter,
     dense_query,
     edge_errors_mapped,
     edge_load_error,
@@ -53,6 +56,7 @@ from backend.infrastructure.qdrant_common import (
     stored_dense,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
+from backend.infrastructure.vector_query import VectorQuery, vector_query
 
 IDENTITY_FILE = "kb_identity.json"
 _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
@@ -60,7 +64,7 @@ _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
 
 class EdgeChunkStore:
     def __init__(
-        self, path: Path, collection: str = "obsidian_chunks", *, guard: DiskGuard = NO_GUARD
+        self, path: Path, collection: str = CHUNKS_COLLECTION, *, guard: DiskGuard = NO_GUARD
     ) -> None:
         self._root = Path(path)
         self._guard = guard
@@ -261,58 +265,41 @@ class EdgeChunkStore:
         rrf_weights: tuple[float, float] = (1.0, 1.0),
         fusion: str = "rrf",
     ) -> list[ScoredPoint]:
-        if sparse is not None and sparse.is_empty:
-            sparse = None  # no terms: nothing can match on the keyword side
-            if dense is None:
-                return []
-        if limit <= 0:
+        plan = vector_query(
+            dense=dense,
+            sparse=sparse,
+            limit=limit,
+            prefetch_limit=prefetch_limit,
+            fusion=fusion,
+            rrf_k=rrf_k,
+            rrf_weights=rrf_weights,
+        )
+        if plan is None:
             return []
-        spec = normalise_filter(point_filter)
+        wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("search"):
             shard = self._open()
-            check_query_vectors(self._identity, dense, sparse)
-            flt = _edge_filter(spec)
-            if dense is not None and sparse is not None:
-                size = max(prefetch_limit, 1)
-                request = qe.QueryRequest(
-                    limit=limit,
-                    prefetches=[
-                        qe.Prefetch(limit=size, query=_nearest_dense(dense, self._identity), filter=flt),
-                        qe.Prefetch(limit=size, query=_nearest_sparse(sparse), filter=flt),
-                    ],
-                    query=qe.Fusion.Dbsf()
-                    if fusion == "dbsf"
-                    else qe.Fusion.Rrf(k=rrf_k, weights=list(rrf_weights)),
-                    filter=flt,
-                    with_payload=True,
-                    with_vector=False,
-                )
-            else:
-                nearest = (
-                    _nearest_dense(dense, self._identity) if dense is not None else _nearest_sparse(sparse)
-                )
-                request = qe.QueryRequest(
-                    limit=limit, query=nearest, filter=flt, with_payload=True, with_vector=False
-                )
+            check_query_vectors(self._identity, plan.dense, plan.sparse)
+            request = edge_request(plan, edge_filter(wanted), self._identity)
             hits = shard.query(request)
         return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
     def count(self, point_filter: PointFilter | None = None) -> int:
-        spec = normalise_filter(point_filter)
+        wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("count points"):
             if self._missing():
                 return 0
-            flt = _edge_filter(spec)
+            flt = edge_filter(wanted)
             return int(self._open().count(qe.CountRequest(exact=True, filter=flt)))
 
     def scroll(
         self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
     ) -> tuple[list[ScoredPoint], str | None]:
-        spec = normalise_filter(point_filter)
+        wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("list points"):
             if self._missing():
                 return [], None
-            flt = _edge_filter(spec)
+            flt = edge_filter(wanted)
             request = qe.ScrollRequest(
                 offset=offset, limit=limit, filter=flt, with_payload=True, with_vector=False
             )
@@ -354,6 +341,37 @@ def _edge_point(point: PointRecord, identity: IndexIdentity | None) -> qe.Point:
     return qe.Point(point.id, vector, dict(point.payload))
 
 
+def edge_request(
+    query: VectorQuery, flt: qe.Filter | None, layout: IndexIdentity | None = None
+) -> qe.QueryRequest:
+    """The shard's `QueryRequest` for a `VectorQuery`; `layout` is the index's identity when it may hold dense
+    windows (a multivector)."""
+    floor = {} if query.dense_floor is None else {"score_threshold": query.dense_floor}
+    if query.dense is not None and query.sparse is not None:
+        size = query.prefetch_limit
+        return qe.QueryRequest(
+            limit=query.limit,
+            prefetches=[
+                qe.Prefetch(limit=size, query=_nearest_dense(query.dense, layout), filter=flt, **floor),
+                qe.Prefetch(limit=size, query=_nearest_sparse(query.sparse), filter=flt),
+            ],
+            query=qe.Fusion.Dbsf()
+            if query.fusion == "dbsf"
+            else qe.Fusion.Rrf(k=query.rrf_k, weights=list(query.rrf_weights)),
+            filter=flt,
+            with_payload=True,
+            with_vector=False,
+        )
+    if query.dense is not None:
+        nearest = _nearest_dense(query.dense, layout)
+    else:
+        assert query.sparse is not None  # vector_query gives no query without a vector
+        nearest, floor = _nearest_sparse(query.sparse), {}
+    return qe.QueryRequest(
+        limit=query.limit, query=nearest, filter=flt, with_payload=True, with_vector=False, **floor
+    )
+
+
 def _nearest_dense(dense: Sequence[float], identity: IndexIdentity | None) -> qe.Query:
     return qe.Query.Nearest(dense_query(dense, identity), using=DENSE)
 
@@ -362,14 +380,15 @@ def _nearest_sparse(sparse: SparseVector) -> qe.Query:
     return qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
 
 
-def _edge_filter(spec: FilterSpec | None) -> qe.Filter | None:
-    if spec is None:
+def edge_filter(flt: PayloadFilter | None) -> qe.Filter | None:
+    if flt is None:
         return None
-    must: list[Any] = []
-    for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags)):
-        if values:
-            must.append(qe.FieldCondition(key=key, match=qe.MatchAny(list(values))))
-    if spec.date_num_from is not None or spec.date_num_to is not None:
-        date_range = qe.RangeFloat(gte=spec.date_num_from, lte=spec.date_num_to)
-        must.append(qe.FieldCondition(key=DATE_NUM, range=date_range))
-    return qe.Filter(must=must)
+    must = [_condition(match) for match in flt.must]
+    should = [_condition(match) for match in flt.should]
+    return qe.Filter(must=must or None, should=should or None)
+
+
+def _condition(match: FieldMatch) -> qe.FieldCondition:
+    if match.is_range:
+        return qe.FieldCondition(key=match.key, range=qe.RangeFloat(gte=match.at_least, lte=match.at_most))
+    return qe.FieldCondition(key=match.key, match=qe.MatchAny(list(match.values)))

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from backend.api.routes.index import status_response
+from backend.api.status_answer import status_answer
 from backend.application.indexing import IndexService
 from backend.application.search import SearchService
 from backend.bootstrap import build_services
@@ -61,11 +61,11 @@ def test_the_embedder_is_loading_then_ready(tmp_path: Path) -> None:
     services = _services(tmp_path, embedder)
     try:
         services.warm_embedder()
-        loading = status_response(services).embedder
+        loading = status_answer(services).embedder
         assert (loading.state, loading.healthy, loading.error) == ("loading", False, None)
         embedder.loaded.set()
         wait_until(lambda: not services.embedder_warming, "the warm-up to finish")
-        ready = status_response(services).embedder
+        ready = status_answer(services).embedder
         assert (ready.state, ready.healthy, ready.error) == ("ready", True, None)
     finally:
         embedder.loaded.set()
@@ -80,7 +80,7 @@ def test_an_embedder_that_cannot_load_is_failed_with_its_error(tmp_path: Path) -
     try:
         services.warm_embedder()
         wait_until(lambda: not services.embedder_warming, "the warm-up to finish")
-        failed = status_response(services).embedder
+        failed = status_answer(services).embedder
         assert failed.state == "failed"
         assert failed.error is not None
         assert failed.error.error_code == "MODEL_NOT_FOUND"

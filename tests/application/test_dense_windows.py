@@ -7,7 +7,7 @@ from pathlib import Path
 
 from backend.domain.models import SearchMode
 from tests.application.fakes import FakeEmbedder
-from tests.application.test_indexing import Harness
+from tests.harness import Harness
 
 FILLER = [
     "How was the weekend? We went hiking up the ridge and the weather held.",

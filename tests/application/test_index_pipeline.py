@@ -14,7 +14,7 @@ from backend.application.indexing import PIPELINE_DEPTH
 from backend.domain.models import SearchMode
 from backend.infrastructure.fs_vault import FileSystemVault
 from tests.application.fakes import FakeEmbedder
-from tests.application.test_indexing import Harness
+from tests.harness import Harness
 
 WAIT = 30.0
 NOTES = 600  # one chunk each
@@ -68,10 +68,8 @@ def _vault(tmp_path: Path, count: int) -> Path:
 
 
 def _harness(root: Path, data: Path, embedder: FakeEmbedder) -> tuple[Harness, CountingVault]:
-    harness = Harness(root, data, embedder)
-    vault = CountingVault(root)
-    harness.index._vault = vault  # noqa: SLF001 - the same real files, counted
-    return harness, vault
+    vault = CountingVault(root)  # the same real files, counted
+    return Harness(root, data, embedder, vault_reader=vault), vault
 
 
 def test_the_next_notes_are_read_while_the_embedder_works_and_reading_stays_bounded(

@@ -3,107 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from backend.application import indexing
-from backend.application.embedder_health import EmbedderHealth
-from backend.application.indexing import EMBED_BATCH, IndexService
-from backend.application.ports import ChunkStore, GraphStore
-from backend.application.search import SearchService
+from backend.application.indexing import EMBED_BATCH
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
-from backend.domain.models import IndexIdentity, PointFilter, SearchMode
+from backend.domain.models import PointFilter, SearchMode
 from backend.domain.sparse import SparseEncoder
-from backend.infrastructure.fs_vault import FileSystemVault
-from backend.infrastructure.index_catalog import EdgeIndexCatalog
-from backend.infrastructure.markdown_parser import parse_note
 from tests.application.fakes import DyingEmbedder, FakeEmbedder
-
-NOTES = {
-    "Projects/Database migration.md": (
-        "---\ntags: [work, project]\ndate: 2026-02-01\n---\n# Database migration\n\n"
-        "## Decision\n\nWe move from MySQL to PostgreSQL in March.\n\n"
-        "## Risks\n\nDowntime during the cutover.\n"
-    ),
-    "Finance/Sreenivas.md": (
-        "---\ntags: [finance]\n---\n# Sreenivas\n\nI owe Sreenivas 1200 rupees for the concert tickets.\n"
-    ),
-    "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n",
-}
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / ".obsidian").mkdir()
-    (root / ".obsidian" / "ignored.md").write_text("# ignored\n\nMySQL PostgreSQL\n")
-    return root
-
-
-class Harness:
-    def __init__(
-        self,
-        vault: Path,
-        data: Path,
-        embedder: FakeEmbedder | None,
-        encoder: SparseEncoder | None = None,
-        *,
-        dense_windows: int = 0,
-    ) -> None:
-        self.embedder = embedder
-        encoder = encoder or SparseEncoder()
-        self.catalog = EdgeIndexCatalog(data)
-        vault_reader = FileSystemVault(vault)
-        identity = IndexIdentity(
-            embedder.model_name if embedder else "none",
-            embedder.dimension if embedder else None,
-            encoder.fingerprint,
-            dense_windows,
-        )
-        self.index = IndexService(
-            catalog=self.catalog,
-            embedder=embedder,
-            vault=vault_reader,
-            parser=parse_note,
-            encoder=encoder,
-            identity=identity,
-        )
-        self.search = SearchService(embedder=embedder, encoder=encoder, index=self.index)
-
-    @property
-    def store(self) -> ChunkStore:
-        return self.index.store
-
-    @property
-    def graph_store(self) -> GraphStore:
-        return self.index._live.graph_store  # type: ignore[union-attr]  # noqa: SLF001 - the real store, watched
-
-    def swap_embedder(self, embedder: FakeEmbedder) -> None:
-        """The same model behaving differently from now on (slow, failing): indexing uses it at once."""
-        self.index._embedder = embedder  # noqa: SLF001
-        self.index._health = EmbedderHealth(embedder, dimension=self.index.identity.dimension)  # noqa: SLF001
-
-    def top_note(self, query: str, mode: SearchMode = SearchMode.HYBRID, **kw: object) -> str | None:
-        hits = self.search.search(query, top_k=3, mode=mode, **kw).hits  # type: ignore[arg-type]
-        return hits[0].payload["note_path"] if hits else None
-
-    def close(self) -> None:
-        self.index.close()
-        self.catalog.close()
-
-
-@pytest.fixture
-def harness(vault: Path, tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(vault, tmp_path / "data", FakeEmbedder())
-    assert h.index.open() is True  # new index: a full pass is needed
-    yield h
-    h.close()
+from tests.harness import NOTES, Harness
 
 
 def test_search_before_the_first_pass_says_the_index_is_not_ready(harness: Harness) -> None:

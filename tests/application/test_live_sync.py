@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ import pytest
 from backend.domain.models import SearchMode
 from backend.infrastructure.embedders.cache import CachedEmbedder
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
-from tests.application.test_indexing import NOTES, Harness
+from tests.harness import NOTES, Harness
 from tests.vault_files import write
 
 LONG_NOTE = "Projects/Long plan.md"
@@ -31,12 +31,12 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def harness(vault: Path, tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(vault, tmp_path / "data", FakeEmbedder())
+def harness(vault: Path, make_harness: Callable[..., Harness]) -> Harness:
+    # every pass here embeds as it writes (no keyword-first pass), unless a test asks for one
+    h = make_harness(vault, FakeEmbedder(), keyword_first_min=1000)
     h.index.open()
     h.index.sync()
-    yield h
-    h.close()
+    return h
 
 
 def paths_in_index(h: Harness) -> list[str]:
@@ -150,8 +150,8 @@ def test_only_the_changed_chunk_of_an_edited_note_is_embedded(vault: Path, tmp_p
 
 def test_many_notes_are_searchable_by_keyword_before_their_dense_vectors(vault: Path, tmp_path: Path) -> None:
     gated = GatedEmbedder()
-    h = Harness(vault, tmp_path / "data", gated)  # type: ignore[arg-type]
-    h.index._keyword_first_min = 2  # noqa: SLF001 - this small vault stands for a large one
+    # this small vault stands for a large one
+    h = Harness(vault, tmp_path / "data", gated, keyword_first_min=2)  # type: ignore[arg-type]
     try:
         h.index.open()
         job = threading.Thread(target=h.index.sync)
@@ -178,7 +178,6 @@ def test_a_rebuild_serves_the_old_index_until_it_switches(
     old_generation = harness.index.generation
     gated = GatedEmbedder()
     harness.swap_embedder(gated)  # the same model, now slow: the rebuild waits at the gate
-    harness.index._keyword_first_min = 1000  # noqa: SLF001
     rebuild = threading.Thread(target=harness.index.rebuild)
     rebuild.start()
     try:
@@ -202,7 +201,6 @@ def test_a_failed_rebuild_leaves_the_serving_index_as_it_was(harness: Harness) -
     gated.fail_with = RuntimeError("disk full")
     gated.gate.set()
     harness.swap_embedder(gated)
-    harness.index._keyword_first_min = 1000  # noqa: SLF001
     with pytest.raises(RuntimeError):
         harness.index.rebuild()
     assert harness.index.generation == old_generation

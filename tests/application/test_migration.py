@@ -84,11 +84,11 @@ class Index:
             )
 
     def graph_picture(self) -> dict[str, Any]:
-        live = self.index._live  # noqa: SLF001 - the stores themselves, to compare everything they hold
-        assert live is not None
+        with self.index.serving() as live:  # the stores themselves, to compare everything they hold
+            notes, links = live.graph_store.all_notes(), live.graph_store.all_links()
         return {
-            "notes": live.graph_store.all_notes(),
-            "links": live.graph_store.all_links(),
+            "notes": notes,
+            "links": links,
             "counts": self.index.link_counts(),
             "ledger links": self.index.note_links("Finance/Money with Sreenivas.md"),
             "dense_pending": self.index.dense_pending,

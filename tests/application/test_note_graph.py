@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from backend.domain.errors import NoteNotFoundError
-from tests.application.test_indexing import Harness
+from tests.harness import Harness
 
 NOTES = {
     "Projects/Migration.md": (

@@ -102,7 +102,8 @@ class Setup:
     def dense_state(self) -> dict[str, tuple[int, int, bool]]:
         """Per note: (chunks, chunks with a dense vector, the note record's dense_ready)."""
         store = self.index.store
-        records = {note.path: note for note in self.index._live.graph_store.all_notes()}  # type: ignore[union-attr]  # noqa: SLF001
+        with self.index.serving() as live:
+            records = {note.path: note for note in live.graph_store.all_notes()}
         state = {}
         for path, record in records.items():
             chunks = store.count(PointFilter(note_paths=(path,)))

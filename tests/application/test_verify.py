@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,7 @@ from backend.domain.ids import note_point_id
 from backend.domain.models import PointRecord
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.qdrant_common import NOTES_COLLECTION
-from tests.application.fakes import FakeEmbedder
-from tests.application.test_indexing import NOTES, Harness
+from tests.harness import NOTES, Harness
 from tests.vault_files import write
 
 
@@ -29,12 +27,8 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def harness(vault: Path, tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(vault, tmp_path / "data", FakeEmbedder())
-    h.index.open()
-    h.index.sync()
-    yield h
-    h.close()
+def harness(synced_harness: Harness) -> Harness:
+    return synced_harness
 
 
 def test_an_index_that_matches_the_vault_is_consistent(harness: Harness, vault: Path) -> None:
@@ -98,4 +92,4 @@ def test_missing_dense_vectors_are_drift_and_get_embedded_again(harness: Harness
 
 
 def _any_sparse(harness: Harness):  # type: ignore[no-untyped-def]
-    return harness.index._encoder.encode_query("anything")  # noqa: SLF001
+    return harness.encoder.encode_query("anything")

@@ -9,7 +9,7 @@ import pytest
 
 from backend.infrastructure.embedders.cache import CachedEmbedder
 from tests.application.fakes import FakeEmbedder
-from tests.application.test_indexing import NOTES, Harness
+from tests.harness import NOTES, Harness
 
 
 def test_a_text_is_embedded_once_and_read_back_the_same(tmp_path: Path) -> None:

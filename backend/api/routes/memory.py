@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
+from backend.api.answers import remember_answer
 from backend.api.deps import ServicesDep
 from backend.api.errors import error_responses
 from backend.api.memory_schemas import (
@@ -13,35 +13,13 @@ from backend.api.memory_schemas import (
     MemoryDeleted,
     MemoryIn,
     MemoryListOut,
-    MemoryOut,
     MemoryStored,
+    memory_out,
 )
-from backend.application.memory import MemoryView
-from backend.bootstrap import Services
 
 router = APIRouter(prefix="/memory", tags=["memory"])
 
 MAX_PAGE = 500
-
-
-def memory_out(view: MemoryView) -> MemoryOut:
-    return MemoryOut(
-        key=view.key,
-        value=view.value,
-        source=view.source,
-        source_exists=view.source_exists,
-        created_at=datetime.fromtimestamp(view.created_at, tz=UTC),
-        updated_at=datetime.fromtimestamp(view.updated_at, tz=UTC),
-        sensitive_categories=view.sensitive_categories,
-        redactions=view.redactions,
-        score=view.score,
-    )
-
-
-def remember_response(services: Services, body: MemoryIn) -> MemoryStored:
-    services.open()  # the source must be an indexed note: the index has to be open to tell
-    view, created = services.memory.remember(body.key, body.value, body.source)
-    return MemoryStored(fact=memory_out(view), created=created)
 
 
 @router.post(
@@ -57,7 +35,7 @@ async def remember(body: MemoryIn, services: ServicesDep, response: Response) ->
     indexed note). Facts are kept in their own collection, never in the vault, and survive restarts and index
     rebuilds; `/search` and `/context` with `include_memory: true` find them. The same key again replaces
     the fact (200 instead of 201)."""
-    stored = await run_in_threadpool(remember_response, services, body)
+    stored = await run_in_threadpool(remember_answer, services, body)
     response.status_code = 201 if stored.created else 200
     return stored
 

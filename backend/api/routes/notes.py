@@ -6,17 +6,15 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
+from backend.api.answers import links_answer, modified_at, note_answer
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
-from backend.api.schemas import LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
-from backend.application.note_graph import LinkedNote
+from backend.api.schemas import NoteLinksOut
 from backend.bootstrap import Services
 from backend.domain.errors import InvalidRequestError
-from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.note_listing import NoteListFilter, NoteOrder
-from backend.domain.obsidian_uri import obsidian_uri
 
 router = APIRouter(tags=["notes"])
 
@@ -29,66 +27,6 @@ NotePath = Annotated[
 ]
 
 MAX_PAGE = 500
-
-
-def _linked(note: LinkedNote) -> LinkedNoteOut:
-    return LinkedNoteOut(
-        note_path=note.path,
-        note_title=note.title,
-        kind=note.kind,
-        anchor=note.anchor,
-        text=note.text,
-        line=note.line,
-    )
-
-
-def _raw(link: LinkRecord) -> UnresolvedLinkOut:
-    return UnresolvedLinkOut(
-        target=link.target, kind=str(link.kind), anchor=link.anchor, text=link.text, line=link.line
-    )
-
-
-def _modified(record: NoteRecord) -> datetime:
-    return datetime.fromtimestamp(record.mtime, tz=UTC)
-
-
-def note_links_response(services: Services, note_path: str) -> NoteLinksOut:
-    services.open()
-    links = services.index.note_links(services.notes.find(note_path).path)
-    return NoteLinksOut(
-        note_path=links.path,
-        note_title=links.title,
-        outlinks=[_linked(n) for n in links.outlinks],
-        backlinks=[_linked(n) for n in links.backlinks],
-        unresolved=[_raw(link) for link in links.unresolved],
-        attachments=[_raw(link) for link in links.attachments],
-    )
-
-
-def note_response(
-    services: Services, note_path: str, start_line: int | None = None, end_line: int | None = None
-) -> NoteOut:
-    services.open()
-    view = services.notes.read(note_path, start_line=start_line, end_line=end_line)
-    record = view.record
-    return NoteOut(
-        note_path=record.path,
-        note_title=record.title,
-        aliases=list(record.aliases),
-        tags=list(record.tags),
-        date=record.date,
-        modified=_modified(record),
-        size_bytes=record.size,
-        total_lines=view.window.total_lines,
-        start_line=view.window.start_line,
-        end_line=view.window.end_line,
-        content=view.window.text,
-        redactions=view.redactions,
-        sensitive_categories=view.sensitive_categories,
-        status="degraded" if view.warnings else "healthy",
-        warnings=view.warnings,
-        obsidian_uri=obsidian_uri(services.settings.obsidian_vault, record.path),
-    )
 
 
 def notes_response(
@@ -129,7 +67,7 @@ def notes_response(
                 aliases=list(r.aliases),
                 tags=list(r.tags),
                 date=r.date,
-                modified=_modified(r),
+                modified=modified_at(r),
                 size_bytes=r.size,
                 sensitive_categories=listing.sensitive.get(r.path, []),
             )
@@ -152,7 +90,7 @@ def notes_response(
 )
 async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
-    return await run_in_threadpool(note_links_response, services, note_path)
+    return await run_in_threadpool(links_answer, services, note_path)
 
 
 @router.get(
@@ -177,7 +115,7 @@ async def get_note(
     1-based, inclusive: the `start_line`/`end_line` of a search result read back that hit, a wider range reads
     around it). The text is read from the vault as it is now, with secrets redacted. A path that is not an
     indexed note is 404 NOTE_NOT_FOUND; a path that tries to leave the vault is 400 SECURITY_VIOLATION."""
-    return await run_in_threadpool(note_response, services, note_path, start_line, end_line)
+    return await run_in_threadpool(note_answer, services, note_path, start_line, end_line)
 
 
 @router.get(

@@ -1,0 +1,139 @@
+"""What /index/status and /index/verify answer, and the MCP `index_status` tool and the CLI's `status` and
+`verify` with them: the index's state, translated into the API's schemas."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+
+from backend.api.schemas import (
+    DriftFinding,
+    EmbedderInfo,
+    EmbedderProblemOut,
+    FailedFile,
+    IndexStatus,
+    JobInfo,
+    LinkCountsOut,
+    VerifyResult,
+)
+from backend.application.verify import LIST_LIMIT, verify_index
+from backend.bootstrap import Services
+from backend.domain.errors import (
+    EmbedderUnavailableError,
+    IndexCorruptedError,
+    IndexNotReadyError,
+    IndexUnavailableError,
+)
+
+log = logging.getLogger(__name__)
+
+
+def status_answer(services: Services) -> IndexStatus:
+    """The status as /index/status, the MCP `index_status` tool and `python -m backend status` show it."""
+    try:
+        services.open()  # no-op once open; after a start with Qdrant down, this is where it recovers
+        chunks = services.index.chunk_count()
+        links = LinkCountsOut(**asdict(services.index.link_counts()))
+        store_healthy = True
+    except (IndexUnavailableError, IndexNotReadyError) as exc:
+        log.warning("index status without the store: %s", exc.detail)
+        chunks, links = 0, LinkCountsOut(total=0, resolved=0, unresolved=0, embeds=0)
+        store_healthy = not isinstance(exc, IndexUnavailableError)
+    except IndexCorruptedError as exc:
+        job = services.jobs.current
+        if job is not None and job.running:  # the rebuild that repairs it stays visible
+            raise IndexCorruptedError(
+                f"{exc.detail}; a {job.kind} job ({job.id}) is running: {job.phase} {job.done}/{job.total}"
+            ) from exc
+        raise
+    job = services.jobs.current
+    settings = services.settings
+    index = services.index
+    return IndexStatus(
+        indexed_notes=index.indexed_notes,
+        dense_pending=index.dense_pending,
+        unindexed_files=index.unindexed_files,
+        pending_changes=services.pending_changes,
+        watcher_running=services.watcher_running,
+        watcher_restarts=services.watcher.restarts if services.watcher else 0,
+        watcher_error=services.watcher.last_error if services.watcher else None,
+        indexed_chunks=chunks,
+        links=links,
+        last_indexed=index.last_indexed,
+        last_sync=index.last_sync,
+        generation=index.generation,
+        embedding_model=index.identity.embedding_model,
+        embedding_dimension=index.identity.dimension,
+        embedder=_embedder_info(services),
+        vault_path=str(settings.vault_path),
+        store=settings.qdrant_url or "embedded",
+        store_healthy=store_healthy,
+        job=JobInfo(
+            id=job.id,
+            kind=job.kind,
+            phase=job.phase,
+            done=job.done,
+            total=job.total,
+            started_at=job.started_at,
+            finished_at=job.finished_at,
+            error=job.error,
+        )
+        if job
+        else None,
+        failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in index.failed_files],
+    )
+
+
+def _embedder_info(services: Services) -> EmbedderInfo:
+    health = services.index.embedder_health
+    problem = health.problem if health is not None else None
+    healthy = services.embedder is not None and services.embedder.health()  # the probe, asked now
+    error = None
+    if problem is not None:
+        error = EmbedderProblemOut(
+            error_code=problem.code, detail=problem.detail, suggestion=problem.suggestion
+        )
+    provider = services.settings.embedding_provider
+    if services.embedder is None:
+        state = "off"
+    elif problem is not None:
+        state = "failed"
+    elif healthy:
+        state = "ready"
+    elif services.embedder_warming:
+        state = "loading"
+    elif provider == "onnx":  # not asked to load (the CLI without a service): it loads on first use
+        state = "idle"
+    else:  # Ollama's probe says no before any call failed: say so rather than leave it unexplained
+        state = "failed"
+        error = EmbedderProblemOut(
+            error_code=EmbedderUnavailableError.code,
+            detail=f"the {provider} embedder does not answer its health check "
+            f"({services.settings.ollama_url} lists no {services.settings.model_name})",
+            suggestion=f"Start Ollama and pull the model: `ollama pull {services.settings.model_name}`.",
+        )
+    return EmbedderInfo(
+        provider=provider,
+        model=services.index.identity.embedding_model,
+        state=state,
+        healthy=healthy,
+        error=error,
+    )
+
+
+def verify_answer(services: Services) -> VerifyResult:
+    services.open(start_indexing=False)
+    report = verify_index(services.index, services.index.vault)
+    return VerifyResult(
+        consistent=not report.drifted,
+        notes_on_disk=report.notes_on_disk,
+        notes_indexed=report.notes_indexed,
+        indexed_chunks=report.chunks,
+        dense_pending=report.dense_pending,
+        pending_changes=services.pending_changes,
+        drift=[
+            DriftFinding(kind=kind, count=len(paths), paths=paths[:LIST_LIMIT])
+            for kind, paths in report.findings()
+        ],
+        skipped=[FailedFile(path=f.rel_path, reason=f.reason) for f in report.skipped],
+    )

@@ -1,0 +1,181 @@
+"""When the index is opened, written and healed: the rules that used to sit in the composition root.
+
+One object owns them, so every door (HTTP routes, MCP tools, CLI, the watcher) goes through the same path:
+open once (and again after a start with the store down), index or catch up in the background, apply the
+watcher's batches, start a sync or a rebuild on request, and start the dense catch-up when the embedder
+answers again. `bootstrap.py` only builds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from typing import Protocol
+
+from backend.application.indexing import IndexService
+from backend.application.jobs import JobRunner, JobSnapshot
+from backend.application.ports import Embedder, IndexCatalog
+from backend.application.vault_claim import claim_index
+from backend.domain.errors import ReindexInProgressError
+
+log = logging.getLogger(__name__)
+
+CATCH_UP_SECONDS = 30.0
+
+
+class ChangeBatch(Protocol):
+    """What the watcher hands over: the paths and folders an event touched, or `rescan` when events may
+    have been lost."""
+
+    @property
+    def paths(self) -> Iterable[str]: ...
+
+    @property
+    def folders(self) -> Iterable[str]: ...
+
+    @property
+    def rescan(self) -> bool: ...
+
+
+class ChangeFeed(Protocol):
+    """The running watcher, as the supervisor and the status see it."""
+
+    @property
+    def pending_changes(self) -> int: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def restarts(self) -> int: ...
+
+    @property
+    def last_error(self) -> str | None: ...
+
+    def stop(self) -> None: ...
+
+
+class IndexSupervisor:
+    def __init__(
+        self,
+        *,
+        index: IndexService,
+        jobs: JobRunner,
+        catalog: IndexCatalog,
+        embedder: Embedder | None,
+        vault_path: str,
+    ) -> None:
+        self.index = index
+        self.jobs = jobs
+        self._catalog = catalog
+        self._embedder = embedder
+        self._vault_path = vault_path
+        self._open_lock = threading.Lock()
+        self._opened = False
+        self._next_catch_up = 0.0
+        self.catch_up_interval = CATCH_UP_SECONDS
+        self.replace_vault = False  # `index --replace`: take over an index another vault built here
+        self.watcher: ChangeFeed | None = None
+
+    @property
+    def opened(self) -> bool:
+        """True once the index has been opened against the store."""
+        return self._opened
+
+    def _writable(self) -> bool:
+        return not (self.index.model_mismatch or self.index.corrupted)
+
+    def open(self, *, start_indexing: bool = True) -> None:
+        """Open the index and start the first indexing (or the catch-up sync) in the background.
+
+        Idempotent: after one success it returns at once. Raises IndexUnavailableError while the store
+        cannot be reached, and every use case calls it again, so a service started while Qdrant was down
+        opens its index (and indexes) by itself once Qdrant answers.
+        """
+        with self._open_lock:
+            if self._opened:
+                return
+            # never open (and so sync away) an index another vault built here
+            replaced = claim_index(self._catalog, self._vault_path, replace=self.replace_vault)
+            needs_full_index = self.index.open()
+            self._opened = True
+        if replaced and start_indexing:
+            self.jobs.start("rebuild", self.index.rebuild)
+            return
+        if not start_indexing or not self._writable():
+            return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
+        if needs_full_index:
+            log.info("index is empty: indexing %s in the background", self._vault_path)
+        try:
+            # an empty index needs the first pass; a full one catches up with edits made while we were down
+            self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
+        except ReindexInProgressError:
+            pass  # a rebuild asked for meanwhile does all of it
+
+    def watching(self, watcher: ChangeFeed) -> None:
+        """The watcher now follows the vault. The start-up scan ran before anyone watched: what changed in
+        between is seen by one more comparison, queued behind it."""
+        self.watcher = watcher
+        if self._opened and self._writable():
+            self.jobs.start_after("sync", self.index.sync)
+
+    def apply_changes(self, changes: ChangeBatch) -> None:
+        """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
+        self.open(start_indexing=True)  # after a start with Qdrant down, the first change opens the index
+        if not self._writable():
+            return  # nothing can be written until a rebuild; the rebuild reads the whole vault anyway
+        if changes.rescan:
+            # events may have been lost: compare the whole vault, after a running job (it may have scanned
+            # before the loss), never instead of it
+            self.jobs.start_after("sync", self.index.sync)
+            return
+        self.index.refresh(changes.paths, changes.folders)
+
+    @property
+    def pending_changes(self) -> int:
+        """Changes the watcher waits to apply, plus a full comparison queued behind the running job."""
+        waiting = self.watcher.pending_changes if self.watcher is not None else 0
+        return waiting + int(self.jobs.queued)
+
+    @property
+    def watcher_running(self) -> bool:
+        return self.watcher is not None and self.watcher.running
+
+    def sync_now(self) -> JobSnapshot:
+        """`POST /index/sync`: compare the whole vault with the index in the background."""
+        self.open(start_indexing=False)
+        self.index.check_writable()  # 409 now rather than a failed job later
+        return self.jobs.start("sync", self.index.sync)
+
+    def rebuild_now(self) -> JobSnapshot:
+        """`POST /index/rebuild`: after a start with the store down, open first (INDEX_UNAVAILABLE while it
+        still is), but leave the indexing to this rebuild."""
+        self.open(start_indexing=False)
+        return self.jobs.start("rebuild", self.index.rebuild)
+
+    def catch_up_dense(self) -> None:
+        """Start a sync when notes wait for dense vectors and the embedder answers again.
+
+        Called after searches, so a degraded index heals without a watcher or an operator; the health probe
+        runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
+        """
+        if self._embedder is None or not self._writable() or not self.index.dense_pending:
+            return
+        now = time.monotonic()
+        job = self.jobs.current
+        if now < self._next_catch_up or (job is not None and job.running):
+            return
+        self._next_catch_up = now + self.catch_up_interval
+        if self._embedder.health():
+            log.info("embedder is back: embedding %d notes indexed by keyword only", self.index.dense_pending)
+            with contextlib.suppress(ReindexInProgressError):
+                self.jobs.start("sync", self.index.sync)
+
+    def stop(self) -> None:
+        """Stop feeding the index: the watcher first, then the jobs."""
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.jobs.stop()

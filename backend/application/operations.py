@@ -1,0 +1,130 @@
+"""One use case per operation an agent or a person can ask for: search, context, note read, links, memory.
+
+The HTTP routes, the MCP tools and the CLI call these alike and only translate what they return, so every
+door applies the same rules (the index opened first, secrets redacted, sensitivity flagged, the dense
+catch-up nudged after a search). They take `Handles`, what the composition root wires.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from backend.application.context import ContextQuery, ContextResult, ContextService
+from backend.application.memory import MemoryService, MemoryView
+from backend.application.note_graph import NoteLinks
+from backend.application.notes import NoteReader, NoteView
+from backend.application.presenting import ResultView, group_by_note, present_hits
+from backend.application.search import SearchOutcome, SearchService
+from backend.application.serving_index import ServingIndex
+from backend.domain.content_policy import ContentPolicy
+from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.models import PointFilter, SearchMode
+
+
+class Handles(Protocol):
+    """The services the use cases run on, and the one rule for opening the index before use."""
+
+    index: ServingIndex
+    search: SearchService
+    policy: ContentPolicy
+    notes: NoteReader
+    memory: MemoryService
+    context: ContextService
+
+    def open(self) -> None:
+        """No-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now."""
+
+    def catch_up_dense(self) -> None:
+        """A no-op unless notes wait for dense vectors; then it may start the catch-up sync."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    query: str
+    top_k: int = 5
+    mode: SearchMode = SearchMode.HYBRID
+    point_filter: PointFilter | None = None
+    include_related: bool = True
+    threshold: float | None = None
+    max_chunks_per_note: int | None = None
+    by_note: bool = False  # top_k counts notes, each with its matched chunks
+    include_memory: bool = False
+    memory_top_k: int = 3
+    candidates: int | None = None  # how deep the store query goes when grouping by note
+    stemming: bool = True  # as the index's keyword encoder: highlights match the same word forms
+
+
+@dataclass(slots=True)
+class SearchAnswer:
+    """A search as every door shows it: hits presented (secrets redacted, sensitivity flagged)."""
+
+    outcome: SearchOutcome
+    views: list[ResultView]
+    memories: list[MemoryView] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    total_ms: float = 0.0
+
+    @property
+    def sensitive_detected(self) -> bool:
+        return any(v.sensitive_categories for v in self.views) or any(
+            m.sensitive_categories for m in self.memories
+        )
+
+
+def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
+    started = time.perf_counter()
+    handles.open()
+    outcome = handles.search.search(
+        request.query,
+        top_k=request.top_k,
+        mode=request.mode,
+        point_filter=request.point_filter,
+        include_related=request.include_related,
+        threshold=request.threshold,
+        max_chunks_per_note=request.max_chunks_per_note,
+        # grouped: top_k counts notes, so every matched chunk is a candidate (no deeper store query)
+        candidates=request.candidates if request.by_note else None,
+    )
+    handles.catch_up_dense()
+    hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
+    views = present_hits(hits, request.query, handles.policy, stemming=request.stemming)
+    answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
+    if request.include_memory:
+        try:
+            found = handles.memory.search(request.query, limit=request.memory_top_k)
+        except KnowledgeBridgeError as exc:  # the notes still answer: say what is missing
+            answer.warnings.append(f"remembered facts are unavailable: {exc.detail}")
+        else:
+            answer.warnings += found.warnings
+            answer.memories = list(found.hits)
+    answer.total_ms = (time.perf_counter() - started) * 1000
+    return answer
+
+
+def build_context(handles: Handles, query: ContextQuery) -> ContextResult:
+    handles.open()
+    return handles.context.build(query)
+
+
+def read_note(
+    handles: Handles, path: str, start_line: int | None = None, end_line: int | None = None
+) -> NoteView:
+    handles.open()
+    return handles.notes.read(path, start_line=start_line, end_line=end_line)
+
+
+def note_links(handles: Handles, path: str) -> NoteLinks:
+    handles.open()
+    return handles.index.note_links(handles.notes.find(path).path)
+
+
+def remember(handles: Handles, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
+    handles.open()  # the source must be an indexed note: the index has to be open to tell
+    return handles.memory.remember(key, value, source)
+
+
+def forget(handles: Handles, key: str) -> None:
+    handles.open()
+    handles.memory.forget(key)
