@@ -96,7 +96,8 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
     sources = []
     for source in result.sources:
         passage = source.passage.passage
-        entry_chars = len(passage.entry())
+        # what every source says of its passage, whichever kind it comes from
+        shown = {"attribution": passage.label, "chars": len(passage.entry()), "truncated": source.passage.cut}
         if source.memory is not None:
             fact = source.memory
             sources.append(
@@ -108,11 +109,9 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
                     start_line=0,
                     end_line=0,
                     memory_key=fact.key,
-                    attribution=passage.label,
                     score=fact.score or 0.0,
-                    chars=entry_chars,
-                    truncated=source.passage.cut,
                     sensitive_categories=fact.sensitive_categories,
+                    **shown,
                 )
             )
         elif source.result is not None:
@@ -126,11 +125,9 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
                     start_line=passage.start_line,
                     end_line=passage.end_line,
                     memory_key=None,
-                    attribution=passage.label,
                     score=hit.score,
-                    chars=entry_chars,
-                    truncated=source.passage.cut,
                     sensitive_categories=hit.sensitive_categories,
+                    **shown,
                 )
             )
     return ContextResponse(
