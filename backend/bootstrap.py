@@ -55,7 +55,7 @@ class Services:
             jobs=self.jobs,
             catalog=self.catalog,
             embedder=self.embedder,
-            vault_path=str(self.settings.vault_path),
+            vault_path=str(self.settings.vault_path.expanduser().resolve()),  # one spelling per vault
         )
 
     # the supervisor's rules, under the names every door has used

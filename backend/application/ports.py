@@ -100,6 +100,24 @@ class ChunkStore(Protocol):
         """
         ...
 
+    def rank_sides(
+        self,
+        *,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        limit: int,
+        point_filter: PointFilter | None = None,
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The dense side's and the keyword side's best `limit` point ids, each with its own side's score,
+        best first, in one store call and without payloads: what a fusion done outside the engine ranks
+        before it reads the payloads of the few it keeps (`payloads`). An empty `sparse` gives an empty
+        keyword side."""
+        ...
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The payload of each of these points by id; an id no longer stored is left out."""
+        ...
+
     def count(self, point_filter: PointFilter | None = None) -> int: ...
 
     def scroll(

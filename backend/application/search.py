@@ -230,24 +230,20 @@ class SearchService:
                 rrf_weights=self._options.rrf_weights,
                 fusion=self._options.fusion,
             )
-        sides = [
-            live.store.query(
-                dense=side_dense,
-                sparse=side_sparse,
-                limit=limit,
-                prefetch_limit=limit,
-                point_filter=point_filter,
-            )
-            for side_dense, side_sparse in ((dense, None), (None, sparse))
+        sides = live.store.rank_sides(dense=dense, sparse=sparse, limit=limit, point_filter=point_filter)
+        fused = fusion.top_scaled(sides, self._options.rrf_weights)
+        ranked = sorted(fused.items(), key=lambda item: -item[1])
+        # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
+        cut = len(ranked) if len(ranked) <= limit else limit
+        while cut < len(ranked) and ranked[cut][1] == ranked[limit - 1][1]:
+            cut += 1
+        payloads = live.store.payloads([point_id for point_id, _ in ranked[:cut]])
+        points = [
+            ScoredPoint(id=point_id, score=score, payload=payloads[point_id])
+            for point_id, score in ranked[:cut]
+            if point_id in payloads  # deleted meanwhile by the writer
         ]
-        found = {p.id: p for side in sides for p in side}
-        fused = fusion.top_scaled(
-            [[(p.id, p.score) for p in side] for side in sides], self._options.rrf_weights
-        )
-        best = sorted(
-            fused, key=lambda point_id: _best_first(replace(found[point_id], score=fused[point_id]))
-        )
-        return [replace(found[point_id], score=fused[point_id]) for point_id in best[:limit]]
+        return sorted(points, key=_best_first)[:limit]
 
     def _entity_hits(self, live: LiveIndex, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
         """The first chunk of each note whose title, alias or file name is the query, in path order.

@@ -57,7 +57,7 @@ from backend.infrastructure.qdrant_common import (
     stored_dense,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
-from backend.infrastructure.vector_query import VectorQuery, vector_query
+from backend.infrastructure.vector_query import VectorQuery, side_queries, vector_query
 
 _CLOSING = "close the index"
 _UPSERT_BATCH = 256  # keeps each request far below the server's 32 MB body limit at 1024-d
@@ -302,6 +302,45 @@ class ClientChunkStore:
                 raise
         return [_scored(p.id, p.score, p.payload) for p in response.points]
 
+    def rank_sides(
+        self,
+        *,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        limit: int,
+        point_filter: PointFilter | None = None,
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        plans = side_queries(dense=dense, sparse=sparse, limit=limit)
+        if not plans:
+            return [], []
+        flt = client_filter(chunk_filter(normalise_filter(point_filter)))
+        with self._lifecycle.read(), self._mapped("search"):
+            check_query_vectors(self._identity, plans[0].dense, plans[-1].sparse)
+            layout = self._known_identity()
+            requests = [
+                qm.QueryRequest(**_batch_args(client_query_args(plan, flt, layout, with_payload=False)))
+                for plan in plans
+            ]
+            try:
+                answers = self._client.query_batch_points(self._collection, requests=requests)
+            except Exception as exc:
+                if not is_unavailable(exc):
+                    # The collection may have been rebuilt elsewhere; explain in index terms if so.
+                    self._identity = self._fetch_identity()
+                    check_dense(self._identity, len(dense))
+                raise
+        ranked = [[(str(p.id), float(p.score)) for p in answer.points] for answer in answers]
+        return ranked[0], ranked[1] if len(ranked) > 1 else []
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        with self._lifecycle.read(), self._mapped("read payloads"):
+            records = self._client.retrieve(
+                self._collection, ids=list(ids), with_payload=True, with_vectors=False
+            )
+        return {str(r.id): dict(r.payload or {}) for r in records}
+
     def count(self, point_filter: PointFilter | None = None) -> int:
         flt = client_filter(chunk_filter(normalise_filter(point_filter)))
         try:
@@ -368,11 +407,15 @@ class ClientChunkStore:
 
 
 def client_query_args(
-    query: VectorQuery, flt: qm.Filter | None, layout: IndexIdentity | None = None
+    query: VectorQuery,
+    flt: qm.Filter | None,
+    layout: IndexIdentity | None = None,
+    *,
+    with_payload: bool = True,
 ) -> dict[str, Any]:
     """`query_points` arguments for a `VectorQuery` (the k of RRF always sent: see the module's doc); `layout`
     is the index's identity when it may hold dense windows (a multivector)."""
-    args: dict[str, Any] = {"limit": query.limit, "query_filter": flt, "with_payload": True}
+    args: dict[str, Any] = {"limit": query.limit, "query_filter": flt, "with_payload": with_payload}
     floor = {} if query.dense_floor is None else {"score_threshold": query.dense_floor}
     if query.dense is not None and query.sparse is not None:
         size = query.prefetch_limit
@@ -390,6 +433,11 @@ def client_query_args(
     elif query.sparse is not None:
         args.update(query=_sparse(query.sparse), using=SPARSE)
     return args
+
+
+def _batch_args(args: dict[str, Any]) -> dict[str, Any]:
+    """`query_points` arguments as a batch's `QueryRequest` fields (its filter is called `filter`)."""
+    return {("filter" if key == "query_filter" else key): value for key, value in args.items()}
 
 
 def _sparse(sparse: SparseVector) -> qm.SparseVector:

@@ -56,7 +56,7 @@ from backend.infrastructure.qdrant_common import (
     stored_dense,
 )
 from backend.infrastructure.rwlock import ReadWriteLock
-from backend.infrastructure.vector_query import VectorQuery, vector_query
+from backend.infrastructure.vector_query import VectorQuery, side_queries, vector_query
 
 IDENTITY_FILE = "kb_identity.json"
 _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
@@ -284,6 +284,33 @@ class EdgeChunkStore:
             hits = shard.query(request)
         return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
+    def rank_sides(
+        self,
+        *,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        limit: int,
+        point_filter: PointFilter | None = None,
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        plans = side_queries(dense=dense, sparse=sparse, limit=limit)
+        if not plans:
+            return [], []
+        wanted = edge_filter(chunk_filter(normalise_filter(point_filter)))
+        with self._lifecycle.read(), edge_errors_mapped("search"):
+            shard = self._open()
+            check_query_vectors(self._identity, plans[0].dense, plans[-1].sparse)
+            requests = [edge_request(plan, wanted, self._identity, with_payload=False) for plan in plans]
+            answers = shard.query_batch(qe.QueryBatchRequest(requests))
+        ranked = [[(str(h.id), float(h.score)) for h in hits] for hits in answers]
+        return ranked[0], ranked[1] if len(ranked) > 1 else []
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        with self._lifecycle.read(), edge_errors_mapped("read payloads"):
+            records = self._open().retrieve(list(ids), with_payload=True, with_vector=False)
+        return {str(r.id): dict(r.payload or {}) for r in records}
+
     def count(self, point_filter: PointFilter | None = None) -> int:
         wanted = chunk_filter(normalise_filter(point_filter))
         with self._lifecycle.read(), edge_errors_mapped("count points"):
@@ -342,7 +369,11 @@ def _edge_point(point: PointRecord, identity: IndexIdentity | None) -> qe.Point:
 
 
 def edge_request(
-    query: VectorQuery, flt: qe.Filter | None, layout: IndexIdentity | None = None
+    query: VectorQuery,
+    flt: qe.Filter | None,
+    layout: IndexIdentity | None = None,
+    *,
+    with_payload: bool = True,
 ) -> qe.QueryRequest:
     """The shard's `QueryRequest` for a `VectorQuery`; `layout` is the index's identity when it may hold dense
     windows (a multivector)."""
@@ -359,7 +390,7 @@ def edge_request(
             if query.fusion == "dbsf"
             else qe.Fusion.Rrf(k=query.rrf_k, weights=list(query.rrf_weights)),
             filter=flt,
-            with_payload=True,
+            with_payload=with_payload,
             with_vector=False,
         )
     if query.dense is not None:
@@ -368,7 +399,7 @@ def edge_request(
         assert query.sparse is not None  # vector_query gives no query without a vector
         nearest, floor = _nearest_sparse(query.sparse), {}
     return qe.QueryRequest(
-        limit=query.limit, query=nearest, filter=flt, with_payload=True, with_vector=False, **floor
+        limit=query.limit, query=nearest, filter=flt, with_payload=with_payload, with_vector=False, **floor
     )
 
 

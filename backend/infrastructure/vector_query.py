@@ -83,3 +83,13 @@ def memory_query(
         rrf_k=rrf_k,
         dense_floor=min_similarity,
     )
+
+
+def side_queries(*, dense: Sequence[float], sparse: SparseVector, limit: int) -> list[VectorQuery]:
+    """The two sides of a fusion done outside the engine, dense first, each `limit` deep: the keyword side is
+    left out when the query has no terms, and both when there is no room for a hit."""
+    plans = [
+        vector_query(dense=dense, sparse=None, limit=limit, prefetch_limit=limit),
+        vector_query(dense=None, sparse=sparse, limit=limit, prefetch_limit=limit),
+    ]
+    return [plan for plan in plans if plan is not None]

@@ -10,7 +10,7 @@ from qdrant_client import QdrantClient
 
 from backend.application.vault_claim import claim_index
 from backend.bootstrap import Services, build_services
-from backend.config import load_settings
+from backend.config import Settings, load_settings
 from backend.domain.errors import VaultMismatchError
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
 
@@ -56,6 +56,23 @@ def test_another_vault_is_refused_and_the_index_stays_whole(tmp_path: Path) -> N
         assert again.index.indexed_notes == 2  # nothing was wiped
     finally:
         again.close()
+
+
+def test_one_vault_spelt_two_ways_is_one_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = _vault(tmp_path / "vault", "Alpha")
+    (tmp_path / "link").symlink_to(vault)
+    data = tmp_path / "data"
+    _opened(vault, data).close()
+    monkeypatch.chdir(tmp_path)
+    for spelling in (Path("vault"), Path("link"), Path("vault/../vault")):
+        settings = Settings(vault_path=spelling, data_dir=data, embedding_provider="none", watch=False)
+        services = build_services(settings)  # settings built in code are not resolved as load_settings does
+        try:
+            services.open()
+            services.jobs.wait(timeout=120)
+            assert services.index.indexed_notes == 1
+        finally:
+            services.close()
 
 
 def test_replace_hands_the_index_to_the_other_vault(tmp_path: Path) -> None:

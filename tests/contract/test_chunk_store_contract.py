@@ -388,6 +388,48 @@ def test_hybrid_with_an_empty_sparse_vector_still_ranks_by_dense(store: ChunkSto
     assert notes(hits) == ["dense-only.md", "both.md"]
 
 
+def test_rank_sides_gives_each_sides_ids_and_own_scores_as_the_single_side_queries(store: ChunkStore) -> None:
+    _fusion_corpus(store)
+    dense, keyword = (1.0, 0.0, 0.0, 0.0), sparse({ZEBRA: 1.0})
+    dense_side, keyword_side = store.rank_sides(dense=dense, sparse=keyword, limit=3)
+    alone = [
+        [(p.id, p.score) for p in store.query(dense=d, sparse=s, limit=3, prefetch_limit=3)]
+        for d, s in ((dense, None), (None, keyword))
+    ]
+    assert [pid for pid, _ in dense_side] == [pid for pid, _ in alone[0]]
+    assert [pid for pid, _ in keyword_side] == [pid for pid, _ in alone[1]]
+    assert [s for _, s in dense_side] == pytest.approx([s for _, s in alone[0]], rel=1e-5)
+    assert [s for _, s in keyword_side] == pytest.approx([s for _, s in alone[1]], rel=1e-5)
+    by_id = store.payloads([pid for pid, _ in dense_side[:2]])  # the third place is a tie at 0
+    assert [by_id[pid]["note_path"] for pid, _ in dense_side[:2]] == ["dense-only.md", "both.md"]
+
+
+def test_rank_sides_respects_the_filter_and_an_empty_keyword_side(store: ChunkStore) -> None:
+    _fusion_corpus(store)
+    only = PointFilter(note_paths=("both.md", "sparse-only.md"))
+    dense_side, keyword_side = store.rank_sides(
+        dense=(1.0, 0.0, 0.0, 0.0), sparse=sparse({ZEBRA: 1.0}), limit=10, point_filter=only
+    )
+    names = store.payloads([pid for pid, _ in dense_side + keyword_side])
+    assert {names[pid]["note_path"] for pid, _ in dense_side} == {"both.md", "sparse-only.md"}
+    assert {names[pid]["note_path"] for pid, _ in keyword_side} == {"both.md", "sparse-only.md"}
+    dense_side, keyword_side = store.rank_sides(
+        dense=(1.0, 0.0, 0.0, 0.0), sparse=SparseVector((), ()), limit=2
+    )
+    assert len(dense_side) == 2
+    assert keyword_side == []
+
+
+def test_payloads_leave_out_ids_no_longer_stored(store: ChunkStore) -> None:
+    store.upsert([make_point("kept.md"), make_point("gone.md")])
+    ids = {p.payload["note_path"]: p.id for p in scroll_all(store)}
+    store.delete_by_note("gone.md")
+    found = store.payloads([ids["kept.md"], ids["gone.md"]])
+    assert list(found) == [ids["kept.md"]]
+    assert found[ids["kept.md"]]["note_path"] == "kept.md"
+    assert store.payloads([]) == {}
+
+
 def test_dense_query_on_a_keyword_only_collection_explains_itself(backend: Backend) -> None:
     store = backend.store()
     store.create(KEYWORD_ONLY)
