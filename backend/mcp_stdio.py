@@ -56,11 +56,13 @@ def relay(base: str, settings: Settings, stdin: IO[str], stdout: IO[str]) -> Non
 
 def _forward(client: httpx.Client, message: Any) -> Any:
     message_id = message.get("id") if isinstance(message, dict) else None
+    # a request has an id, a notification none; 0 is an id (OpenClaw's TypeScript SDK numbers requests from 0)
+    is_request = message_id is not None
     try:
         response = client.post("/mcp", json=message)
     except httpx.HTTPError as exc:
         return (
-            _rpc_error(message_id, -32000, f"Knowledge Bridge did not answer: {exc}") if message_id else None
+            _rpc_error(message_id, -32000, f"Knowledge Bridge did not answer: {exc}") if is_request else None
         )
     if response.status_code == 202 or not response.content:
         return None  # a notification or a response from us: nothing comes back
@@ -70,7 +72,7 @@ def _forward(client: httpx.Client, message: Any) -> Any:
     # refused before MCP (401 without the right API_KEY, 413, ...): the envelope as the error's data
     return (
         _rpc_error(message_id, -32001, body.get("detail", response.reason_phrase), body)
-        if message_id
+        if is_request
         else None
     )
 

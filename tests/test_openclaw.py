@@ -27,6 +27,7 @@ import pytest
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.main import create_app
+from scripts.node import OPENCLAW_DIR
 from tests import live_server
 from tests.openclaw_cli import OpenClaw, Result, require_openclaw
 
@@ -49,12 +50,33 @@ PLUGIN_TOOLS = {
 }
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 LEDGER = "Finance/Money with Sreenivas.md"
+README = REPO_ROOT / "README.md"
+PLUGIN_INSTALL = "plugins install ./integrations/openclaw --force --accept-capabilities"
 
 
 def record(result: Result, shown: str) -> Result:
     """Append `$ openclaw ...` and its output to OPENCLAW_TRANSCRIPT, when set."""
     note(f"openclaw {shown}", result.output)
     return result
+
+
+def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
+    """README "Connect OpenClaw" shows `$ openclaw <shown>` and then exactly what OpenClaw printed, with its
+    temp folder and the checkout shortened to `...`."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert f"$ openclaw {shown}" in lines, f"README does not show `openclaw {shown}`"
+    start = lines.index(f"$ openclaw {shown}") + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith(("$ ", "```")))
+    output = result.output.strip()
+    node_modules = OPENCLAW_DIR / "node_modules"  # a symlink in a worktree: OpenClaw prints where it points
+    for path, short in (
+        (node_modules.resolve(), ".../node_modules"),
+        (node_modules, ".../node_modules"),
+        (openclaw.root, "..."),
+        (REPO_ROOT, "..."),
+    ):
+        output = output.replace(str(path), short)
+    assert lines[start:end] == output.splitlines(), f"README's output of `openclaw {shown}` is not today's"
 
 
 def note(shown: str, output: str) -> None:
@@ -148,9 +170,9 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str) -> OpenClaw
 @pytest.fixture(scope="module")
 def installed(openclaw: OpenClaw) -> Result:
     """`openclaw plugins install <folder>`, as the README says."""
-    shown = "plugins install ./integrations/openclaw --force --accept-capabilities"
     return record(
-        openclaw.run("plugins", "install", str(PLUGIN_DIR), "--force", "--accept-capabilities"), shown
+        openclaw.run("plugins", "install", str(PLUGIN_DIR), "--force", "--accept-capabilities"),
+        PLUGIN_INSTALL,
     )
 
 
@@ -174,7 +196,8 @@ def gateway(openclaw: OpenClaw, installed: Result, service: str) -> Iterator[Gat
     path = "plugins.entries.knowledge-bridge.config"
     shown = f'config set {path} \'{{"baseUrl": "http://127.0.0.1:8000", "apiKey": "\'$API_KEY\'"}}\''
     shown += " --strict-json"
-    record(openclaw.run("config", "set", path, json.dumps(config), "--strict-json"), shown)
+    configured = record(openclaw.run("config", "set", path, json.dumps(config), "--strict-json"), shown)
+    shown_in_readme(openclaw, configured, shown)
     assert openclaw.config()["plugins"]["entries"]["knowledge-bridge"]["config"] == config
     started = Gateway(openclaw, port)
     try:
@@ -192,7 +215,9 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     added = openclaw.run(
         "mcp", "add", "kb", "--url", f"{service}/mcp", "--header", f"Authorization=Bearer {KEY}"
     )
-    record(added, 'mcp add kb --url http://127.0.0.1:8000/mcp --header "Authorization=Bearer $API_KEY"')
+    shown = 'mcp add kb --url http://127.0.0.1:8000/mcp --header "Authorization=Bearer $API_KEY"'
+    record(added, shown)
+    shown_in_readme(openclaw, added, shown)
     assert 'Saved MCP server "kb"' in added.output
     saved = openclaw.config()["mcp"]["servers"]["kb"]
     assert "transport" not in saved  # OpenClaw's default: the legacy SSE transport
@@ -216,6 +241,7 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     )
     shown = 'mcp add kb-stdio --command .venv/bin/python --arg -m --arg backend --arg mcp --cwd "$PWD" '
     record(spawned, shown + '--env "API_KEY=$API_KEY"')
+    shown_in_readme(openclaw, spawned, shown + '--env "API_KEY=$API_KEY"')
     assert 'Saved MCP server "kb-stdio"' in spawned.output
 
     probe = record(openclaw.run("mcp", "probe", "--json"), "mcp probe --json")
@@ -238,6 +264,7 @@ def test_the_skill_installs_and_is_ready_with_its_key_from_the_skill_config(
     openclaw: OpenClaw, installed: Result
 ) -> None:
     installed = record(openclaw.run("skills", "install", str(SKILL_DIR)), "skills install ./docs/agents")
+    shown_in_readme(openclaw, installed, "skills install ./docs/agents")
     assert "Installed knowledge-bridge" in installed.output
     entry = {"apiKey": KEY, "env": {"KB_URL": "http://127.0.0.1:8000"}}
     shown = (
@@ -248,6 +275,7 @@ def test_the_skill_installs_and_is_ready_with_its_key_from_the_skill_config(
         "config", "set", "skills.entries.knowledge-bridge", json.dumps(entry), "--strict-json"
     )
     record(configured, shown)
+    shown_in_readme(openclaw, configured, shown)
     assert openclaw.config()["skills"]["entries"]["knowledge-bridge"] == entry
 
     check = record(openclaw.run("skills", "check"), "skills check")
@@ -265,6 +293,7 @@ def test_the_skill_installs_and_is_ready_with_its_key_from_the_skill_config(
 
 def test_the_plugin_installs_with_openclaws_own_command(installed: Result, openclaw: OpenClaw) -> None:
     assert "Installed plugin: knowledge-bridge" in installed.output
+    shown_in_readme(openclaw, installed, PLUGIN_INSTALL)
     assert (openclaw.state / "extensions" / "knowledge-bridge" / "openclaw.plugin.json").is_file()
     assert openclaw.config()["plugins"]["entries"]["knowledge-bridge"]["enabled"] is True
 

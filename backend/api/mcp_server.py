@@ -53,12 +53,13 @@ INSTRUCTIONS = (
 
 # Every tool says what it does to the world, so clients (OpenClaw's approval postures) need not ask the user
 # before each search: all tools read our own index only (closed world); `remember` writes a fact, and writing
-# the same fact again changes nothing (idempotent), nor does it ever delete anything.
+# the same fact again changes nothing (idempotent), but a new value under a key already kept replaces the old
+# one, which is gone: not an additive update, so destructive (OpenClaw's "auto" approval mode asks first).
 READS = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 WRITES = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 # The SDK answers resources/* and prompts/* (empty lists) and advertises both; we serve neither, and a client
 # such as OpenClaw would turn them into four tools that list nothing.

@@ -262,8 +262,9 @@ def test_every_tool_says_what_it_does_to_the_world_and_only_tools_are_advertised
         assert tool.title, tool.name
         assert annotations is not None, tool.name
         assert annotations.open_world_hint is False
-        assert annotations.destructive_hint is False
         assert annotations.read_only_hint is (tool.name != "remember"), tool.name
+        # remember replaces the value of a key already kept: the old value is lost
+        assert annotations.destructive_hint is (tool.name == "remember"), tool.name
         assert annotations.idempotent_hint is True
 
 

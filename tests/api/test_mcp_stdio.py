@@ -4,6 +4,7 @@ itself, read-only."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.main import create_app
+from backend.mcp_stdio import relay
 from tests import live_server
 
 KEY = "stdio-test-key"
@@ -130,3 +132,44 @@ def test_a_wrong_key_is_an_error_naming_it(indexed: tuple[Path, Path], wrong_key
     assert refused.group_contains(MCPError, match="wrong API key", depth=2)
     error = refused.value.exceptions[0].exceptions[0]
     assert error.error.data["error_code"] == "UNAUTHORIZED"
+
+
+def relayed(base: str, api_key: str | None, *messages: dict[str, Any]) -> list[dict[str, Any]]:
+    """What `python -m backend mcp` writes back when it relays `messages` (one a line) to `base`."""
+    settings = load_settings(embedding_provider="none", api_key=api_key)
+    stdin = io.StringIO("".join(json.dumps(message) + "\n" for message in messages))
+    stdout = io.StringIO()
+    relay(base, settings, stdin, stdout)
+    return [json.loads(line) for line in stdout.getvalue().splitlines()]
+
+
+# OpenClaw's client (the TypeScript MCP SDK) numbers its requests from 0: its `initialize` is request 0
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "openclaw", "version": "2026.9.6"},
+    },
+}
+
+
+def test_request_zero_refused_by_the_service_gets_its_error(wrong_key_service: int) -> None:
+    """Otherwise OpenClaw waits out its 5 s initialize timeout instead of reading "wrong API key"."""
+    [reply] = relayed(f"http://127.0.0.1:{wrong_key_service}", KEY, INITIALIZE)
+    assert reply["id"] == 0
+    assert reply["error"]["data"]["error_code"] == "UNAUTHORIZED"
+    assert "wrong API key" in reply["error"]["message"]
+
+
+def test_request_zero_to_a_service_gone_gets_an_error() -> None:
+    [reply] = relayed(f"http://127.0.0.1:{closed_port()}", KEY, INITIALIZE)
+    assert reply["id"] == 0
+    assert "did not answer" in reply["error"]["message"]
+
+
+def test_notifications_get_no_reply_even_when_refused(wrong_key_service: int) -> None:
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert relayed(f"http://127.0.0.1:{wrong_key_service}", KEY, initialized) == []
