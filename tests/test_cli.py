@@ -4,10 +4,15 @@ the embedded store is locked by the service)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import struct
 import subprocess
 import sys
+import termios
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,6 +243,58 @@ def test_ctrl_c_prints_no_traceback(
     stopped = cli("status", "--vault", str(vault))
     assert stopped.returncode == 130
     assert stopped.stderr.strip() == "interrupted"
+
+
+def test_ctrl_c_while_the_cli_still_loads_prints_no_traceback() -> None:
+    """Ctrl+C in the first second or two, before `main` runs: `python -m backend` is still importing. The
+    interrupt arrives at one import, made certain here instead of left to the timing of a signal."""
+    ctrl_c_at_import = (
+        "import runpy, sys\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'backend.cli_commands':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        "sys.argv = ['backend', 'status']\n"
+        "runpy.run_module('backend', run_name='__main__', alter_sys=True)\n"
+    )
+    stopped = subprocess.run(
+        [sys.executable, "-c", ctrl_c_at_import], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert stopped.returncode == 130
+    assert stopped.stderr.strip() == "interrupted"
+
+
+def test_long_work_shows_a_bar_on_a_terminal(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
+) -> None:
+    main_side, terminal_side = pty.openpty()
+    fcntl.ioctl(terminal_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))  # 100 columns
+    drawn: list[bytes] = []
+
+    def read_the_screen() -> None:
+        while chunk := _read_or_end(main_side):
+            drawn.append(chunk)
+
+    reader = threading.Thread(target=read_the_screen)
+    reader.start()
+    with open(terminal_side, "w", encoding="utf-8") as terminal, monkeypatch.context() as patch:
+        patch.setattr(sys, "stderr", terminal)
+        indexed = run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    reader.join(timeout=60)
+    os.close(main_side)
+    screen = b"".join(drawn).decode("utf-8", "replace")
+    assert indexed.returncode == 0
+    assert "index: 100%|" in screen  # tqdm's bar, redrawn in place
+    assert "2/2" in screen
+    assert "index: done 2/2 notes" not in screen  # not the plain lines a log gets
+
+
+def _read_or_end(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # the terminal side closed (EIO on Linux)
+        return b""
 
 
 def test_another_vault_in_the_same_data_dir_is_refused_then_replaced(
