@@ -110,7 +110,10 @@ def show_status(status: dict[str, Any]) -> None:
         error = f": {job['error']}" if job.get("error") else ""
         rows.append(("job", f"{job['kind']} {job['phase']} {job['done']}/{job['total']}{finished}{error}"))
     failed = status.get("failed_files") or []
-    rows.append(("problems", f"{len(failed)} files" if failed else "none"))
+    files = len({problem["path"] for problem in failed})  # one file may have several problems
+    rows.append(
+        ("problems", f"{len(failed)} in {files} file{'s' if files > 1 else ''}" if failed else "none")
+    )
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")

@@ -123,6 +123,20 @@ def test_index_search_status_note_links_without_a_service(
     assert "  Shopping list.md  (line 9)" in links.stdout
 
 
+def test_status_lists_the_problems_with_their_reasons(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    (vault / "Broken.md").write_bytes(b"# Broken\n\n\xff\xfe\x00 half a file\n")  # two problems, one file
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    status = run("status", "--vault", str(vault), tmp_path=tmp_path, cli=cli).stdout.splitlines()
+    problems = next(i for i, line in enumerate(status) if line.startswith("problems "))
+    assert status[problems].split(maxsplit=1)[1] == "2 in 1 file"
+    assert status[problems + 1 :] == [
+        "  Broken.md: invalid UTF-8: undecodable bytes replaced",
+        "  Broken.md: binary NUL bytes removed",
+    ]
+
+
 def test_search_redacts_and_flags_exactly_as_the_service(tmp_path: Path, cli: Callable[..., Ran]) -> None:
     """The in-process search is the use case /search runs: the same redacted chunks, highlights and
     sensitivity flags, and no secret in either the JSON or the text a person reads."""
@@ -366,6 +380,10 @@ def test_every_command_asks_the_running_service(served: Served, ask: Callable[..
     assert synced.returncode == 0, synced.stderr
     assert f"chunks by the service at http://127.0.0.1:{service.port} in" in synced.stdout
     assert synced.stdout.startswith("synced 2 notes, ")
+    rebuilt = ask("rebuild")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert f"asking the service at http://127.0.0.1:{service.port} to rebuild" in rebuilt.stderr
+    assert rebuilt.stdout.startswith("rebuilt 2 notes, ")
     remembered = ask(
         "memory",
         "remember",
