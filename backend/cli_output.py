@@ -31,6 +31,10 @@ CLI_ADVICE = {
     "VALIDATION_ERROR": f"Check the command's options: `{PROGRAM} <command> --help`.",
     "UNAUTHORIZED": "Set API_KEY (environment or .env) to the key the service was started with.",
     "MEMORY_NOT_FOUND": f"List the remembered facts with `{PROGRAM} memory list`.",
+    "SERVER_BUSY": "The service is answering as many requests as it may: run the command again in a few "
+    "seconds.",
+    "EMBEDDER_UNAVAILABLE": f"Check the embedding service (`{PROGRAM} status` says why), or search with "
+    "`--mode keyword` meanwhile.",
 }
 NOTE_ADVICE = f'Check the path, or find the note with `{PROGRAM} search "..."`.'
 

@@ -22,7 +22,10 @@ from fastapi.testclient import TestClient
 
 from backend import cli as backend_cli_module
 from backend.cli import main
+from backend.cli_output import cli_advice
 from backend.config import load_settings
+from backend.domain import errors as domain_errors
+from backend.domain.errors import KnowledgeBridgeError
 from backend.main import create_app
 from scripts.service_process import ServiceProcess
 from tests.api.conftest import wait_for_job
@@ -228,6 +231,17 @@ def test_errors_give_cli_advice_not_http_advice(vault: Path, tmp_path: Path, cli
     gone = run("status", "--url", refused_url(), tmp_path=tmp_path, cli=cli)
     assert gone.returncode == 1
     assert "error (SERVICE_UNREACHABLE): no Knowledge Bridge service answers at" in gone.stderr
+
+
+@pytest.mark.parametrize(
+    "error",
+    [e for e in vars(domain_errors).values() if isinstance(e, type) and issubclass(e, KnowledgeBridgeError)],
+)
+def test_no_error_gives_http_advice_at_the_terminal(error: type[KnowledgeBridgeError]) -> None:
+    """Whatever code the service answers with, the CLI's advice names commands and options, not requests."""
+    advice = cli_advice(error.code, error.suggestion)
+    for http in ("POST ", "GET ", "DELETE ", "/docs", "header", "Authorization", "mode="):
+        assert http not in advice, (error.code, advice)
 
 
 def test_a_closed_pipe_prints_no_traceback(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
