@@ -426,6 +426,21 @@ def test_url_reaches_a_service_the_settings_do_not_point_at(served: Served, ask:
     assert json.loads(reached.stdout)["indexed_notes"] == 2
 
 
+def test_another_vault_than_the_service_serves_is_refused(
+    served: Served, ask: Callable[..., Ran], tmp_path: Path
+) -> None:
+    """`--vault` naming another vault than the running service's: its answers (and its sync) would be about
+    the service's vault, so the CLI stops and names both."""
+    other = tmp_path / "other"
+    other.mkdir()
+    for command in ("sync", "status"):
+        refused = ask(command, "--vault", str(other))
+        assert refused.returncode == 1, command
+        assert "error (VAULT_MISMATCH)" in refused.stderr
+        assert f"serves the vault {served[1]}, not --vault {other}" in refused.stderr
+        assert refused.stdout == ""
+
+
 def test_verify_reports_drift_from_the_service(served: Served, ask: Callable[..., Ran]) -> None:
     _, vault, _ = served
     (vault / "Shopping list.md").unlink()  # the watcher is off: the index keeps the note
