@@ -1,5 +1,9 @@
 import sys
 
-from backend.cli import main
+try:
+    from backend.cli import main
+except KeyboardInterrupt:  # Ctrl+C while the CLI still loads its libraries (a second or more): no traceback
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)
 
 sys.exit(main())

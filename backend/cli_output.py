@@ -31,6 +31,10 @@ CLI_ADVICE = {
     "VALIDATION_ERROR": f"Check the command's options: `{PROGRAM} <command> --help`.",
     "UNAUTHORIZED": "Set API_KEY (environment or .env) to the key the service was started with.",
     "MEMORY_NOT_FOUND": f"List the remembered facts with `{PROGRAM} memory list`.",
+    "SERVER_BUSY": "The service is answering as many requests as it may: run the command again in a few "
+    "seconds.",
+    "EMBEDDER_UNAVAILABLE": f"Check the embedding service (`{PROGRAM} status` says why), or search with "
+    "`--mode keyword` meanwhile.",
 }
 NOTE_ADVICE = f'Check the path, or find the note with `{PROGRAM} search "..."`.'
 
@@ -110,7 +114,10 @@ def show_status(status: dict[str, Any]) -> None:
         error = f": {job['error']}" if job.get("error") else ""
         rows.append(("job", f"{job['kind']} {job['phase']} {job['done']}/{job['total']}{finished}{error}"))
     failed = status.get("failed_files") or []
-    rows.append(("problems", f"{len(failed)} files" if failed else "none"))
+    files = len({problem["path"] for problem in failed})  # one file may have several problems
+    rows.append(
+        ("problems", f"{len(failed)} in {files} file{'s' if files > 1 else ''}" if failed else "none")
+    )
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")

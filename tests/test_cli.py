@@ -4,10 +4,15 @@ the embedded store is locked by the service)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import struct
 import subprocess
 import sys
+import termios
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +22,10 @@ from fastapi.testclient import TestClient
 
 from backend import cli as backend_cli_module
 from backend.cli import main
+from backend.cli_output import cli_advice
 from backend.config import load_settings
+from backend.domain import errors as domain_errors
+from backend.domain.errors import KnowledgeBridgeError
 from backend.main import create_app
 from scripts.service_process import ServiceProcess
 from tests.api.conftest import wait_for_job
@@ -118,6 +126,20 @@ def test_index_search_status_note_links_without_a_service(
     assert "  Shopping list.md  (line 9)" in links.stdout
 
 
+def test_status_lists_the_problems_with_their_reasons(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    (vault / "Broken.md").write_bytes(b"# Broken\n\n\xff\xfe\x00 half a file\n")  # two problems, one file
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    status = run("status", "--vault", str(vault), tmp_path=tmp_path, cli=cli).stdout.splitlines()
+    problems = next(i for i, line in enumerate(status) if line.startswith("problems "))
+    assert status[problems].split(maxsplit=1)[1] == "2 in 1 file"
+    assert status[problems + 1 :] == [
+        "  Broken.md: invalid UTF-8: undecodable bytes replaced",
+        "  Broken.md: binary NUL bytes removed",
+    ]
+
+
 def test_search_redacts_and_flags_exactly_as_the_service(tmp_path: Path, cli: Callable[..., Ran]) -> None:
     """The in-process search is the use case /search runs: the same redacted chunks, highlights and
     sensitivity flags, and no secret in either the JSON or the text a person reads."""
@@ -211,6 +233,17 @@ def test_errors_give_cli_advice_not_http_advice(vault: Path, tmp_path: Path, cli
     assert "error (SERVICE_UNREACHABLE): no Knowledge Bridge service answers at" in gone.stderr
 
 
+@pytest.mark.parametrize(
+    "error",
+    [e for e in vars(domain_errors).values() if isinstance(e, type) and issubclass(e, KnowledgeBridgeError)],
+)
+def test_no_error_gives_http_advice_at_the_terminal(error: type[KnowledgeBridgeError]) -> None:
+    """Whatever code the service answers with, the CLI's advice names commands and options, not requests."""
+    advice = cli_advice(error.code, error.suggestion)
+    for http in ("POST ", "GET ", "DELETE ", "/docs", "header", "Authorization", "mode="):
+        assert http not in advice, (error.code, advice)
+
+
 def test_a_closed_pipe_prints_no_traceback(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
     assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
     command = [sys.executable, "-m", "backend", "status", "--json", "--vault", str(vault)]
@@ -238,6 +271,58 @@ def test_ctrl_c_prints_no_traceback(
     stopped = cli("status", "--vault", str(vault))
     assert stopped.returncode == 130
     assert stopped.stderr.strip() == "interrupted"
+
+
+def test_ctrl_c_while_the_cli_still_loads_prints_no_traceback() -> None:
+    """Ctrl+C in the first second or two, before `main` runs: `python -m backend` is still importing. The
+    interrupt arrives at one import, made certain here instead of left to the timing of a signal."""
+    ctrl_c_at_import = (
+        "import runpy, sys\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'backend.cli_commands':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        "sys.argv = ['backend', 'status']\n"
+        "runpy.run_module('backend', run_name='__main__', alter_sys=True)\n"
+    )
+    stopped = subprocess.run(
+        [sys.executable, "-c", ctrl_c_at_import], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert stopped.returncode == 130
+    assert stopped.stderr.strip() == "interrupted"
+
+
+def test_long_work_shows_a_bar_on_a_terminal(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
+) -> None:
+    main_side, terminal_side = pty.openpty()
+    fcntl.ioctl(terminal_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))  # 100 columns
+    drawn: list[bytes] = []
+
+    def read_the_screen() -> None:
+        while chunk := _read_or_end(main_side):
+            drawn.append(chunk)
+
+    reader = threading.Thread(target=read_the_screen)
+    reader.start()
+    with open(terminal_side, "w", encoding="utf-8") as terminal, monkeypatch.context() as patch:
+        patch.setattr(sys, "stderr", terminal)
+        indexed = run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    reader.join(timeout=60)
+    os.close(main_side)
+    screen = b"".join(drawn).decode("utf-8", "replace")
+    assert indexed.returncode == 0
+    assert "index: 100%|" in screen  # tqdm's bar, redrawn in place
+    assert "2/2" in screen
+    assert "index: done 2/2 notes" not in screen  # not the plain lines a log gets
+
+
+def _read_or_end(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # the terminal side closed (EIO on Linux)
+        return b""
 
 
 def test_another_vault_in_the_same_data_dir_is_refused_then_replaced(
@@ -309,6 +394,10 @@ def test_every_command_asks_the_running_service(served: Served, ask: Callable[..
     assert synced.returncode == 0, synced.stderr
     assert f"chunks by the service at http://127.0.0.1:{service.port} in" in synced.stdout
     assert synced.stdout.startswith("synced 2 notes, ")
+    rebuilt = ask("rebuild")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert f"asking the service at http://127.0.0.1:{service.port} to rebuild" in rebuilt.stderr
+    assert rebuilt.stdout.startswith("rebuilt 2 notes, ")
     remembered = ask(
         "memory",
         "remember",
@@ -335,6 +424,21 @@ def test_url_reaches_a_service_the_settings_do_not_point_at(served: Served, ask:
     reached = ask("status", "--json", "--url", f"http://127.0.0.1:{service.port}", port=False)
     assert reached.returncode == 0, reached.stderr
     assert json.loads(reached.stdout)["indexed_notes"] == 2
+
+
+def test_another_vault_than_the_service_serves_is_refused(
+    served: Served, ask: Callable[..., Ran], tmp_path: Path
+) -> None:
+    """`--vault` naming another vault than the running service's: its answers (and its sync) would be about
+    the service's vault, so the CLI stops and names both."""
+    other = tmp_path / "other"
+    other.mkdir()
+    for command in ("sync", "status"):
+        refused = ask(command, "--vault", str(other))
+        assert refused.returncode == 1, command
+        assert "error (VAULT_MISMATCH)" in refused.stderr
+        assert f"serves the vault {served[1]}, not --vault {other}" in refused.stderr
+        assert refused.stdout == ""
 
 
 def test_verify_reports_drift_from_the_service(served: Served, ask: Callable[..., Ran]) -> None:
