@@ -96,7 +96,7 @@ def test_symlinks_inside_the_vault_index_the_target_once_and_follow_its_changes(
     assert app.client.get("/index/verify").json()["consistent"] is True
 
 
-def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp) -> None:
+def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp, tmp_path: Path) -> None:
     assert paths_found(app, "custard") == [CAFE_NFC]
     for spelling in (CAFE_NFC, CAFE_NFD):
         note = app.client.get(f"/note/{quote(spelling)}")
@@ -118,6 +118,20 @@ def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp) -> None:
         assert remembered.json()["fact"]["source_exists"] is True
     listed = app.client.get("/notes", params={"folder": unicodedata.normalize("NFD", "Café")}).json()
     assert [n["note_path"] for n in listed["notes"]] == [CAFE_NFC]
+    assert app.client.get("/index/verify").json()["consistent"] is True
+
+    # the watcher reports the disk's (decomposed) names: its edits, renames and deletes reach the one entry
+    vault = tmp_path / "vault"
+    with (vault / CAFE_NFD).open("a", encoding="utf-8") as fh:
+        fh.write("\nServed with raspberries.\n")
+    app.wait_until(lambda: paths_found(app, "raspberries") == [CAFE_NFC], "the edit of the decomposed note")
+    moved = unicodedata.normalize("NFD", "Café/Crème caramel.md")
+    (vault / CAFE_NFD).rename(vault / moved)
+    moved_nfc = unicodedata.normalize("NFC", moved)
+    app.wait_until(lambda: paths_found(app, "custard") == [moved_nfc], "the rename of the decomposed note")
+    assert app.client.get(f"/note/{quote(moved_nfc)}").status_code == 200
+    (vault / moved).unlink()
+    app.wait_until(lambda: paths_found(app, "custard") == [], "the delete of the decomposed note")
     assert app.client.get("/index/verify").json()["consistent"] is True
 
 
