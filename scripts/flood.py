@@ -2,6 +2,7 @@
 
     python -m scripts.flood --clients 200 --seconds 20
     python -m scripts.flood --repo /tmp/before   # the same against another checkout (the code before)
+    python -m scripts.flood --port 19650         # on a port of your own (a machine shared by several people)
 
 Serves the example vault with `python -m backend serve` from `--repo` on a loopback port. Once indexed, a
 probe sends normal searches one after another, first alone and then while `--clients` asyncio clients (in a
@@ -128,9 +129,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--mb", type=float, default=1.0, help="size of each flood request's filter lists")
     parser.add_argument("--provider", default="none", help="EMBEDDING_PROVIDER of the service")
+    parser.add_argument("--port", type=int, default=0, help="the service's port (default: any free one)")
     args = parser.parse_args()
 
-    port = free_port()
+    port = args.port or free_port()
     url = f"http://127.0.0.1:{port}"
     data = Path(tempfile.mkdtemp(prefix="flood-"))
     env = {**os.environ, "EMBEDDING_PROVIDER": args.provider, "WATCH": "false", "LOG_LEVEL": "WARNING"}

@@ -44,7 +44,15 @@ from backend.domain.errors import (
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
 from backend.domain.links import LinkRecord, NoteRecord
-from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
+from backend.domain.models import (
+    Chunk,
+    FileProblem,
+    IndexIdentity,
+    NoteFile,
+    ParsedNote,
+    PointRecord,
+    shown_name,
+)
 from backend.domain.payload import HEADING_SEPARATOR, chunk_payload
 from backend.domain.sparse import DocumentFields, SparseEncoder
 from backend.domain.vault_paths import vault_path
@@ -1114,7 +1122,8 @@ def _merged_failures(
     before: list[FileProblem], found: list[FileProblem], paths: set[str], folders: Iterable[str]
 ) -> list[FileProblem]:
     """The last full pass's skipped files, brought up to date for the paths and folders just rechecked."""
-    prefixes = tuple(f"{folder.strip('/')}/" for folder in folders)
+    paths = {shown_name(path) for path in paths}  # as FileProblem holds them
+    prefixes = tuple(f"{shown_name(folder.strip('/'))}/" for folder in folders)
     kept = [f for f in before if f.rel_path not in paths and not f.rel_path.startswith(prefixes)]
     fresh = {f.rel_path for f in found}
     return [*(f for f in kept if f.rel_path not in fresh), *found]

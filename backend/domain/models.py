@@ -143,9 +143,19 @@ class NoteFile:
     mtime: float
 
 
+def shown_name(path: str) -> str:
+    """`path` as it can be shown and sent as JSON: bytes of a file name that are not UTF-8 (which Python
+    keeps as lone surrogates, `\\udce9`) as `\\xe9`. Any other name is returned unchanged."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True, slots=True)
 class FileProblem:
-    """A file that could not be indexed (or only partly), and why."""
+    """A file that could not be indexed (or only partly), and why. The path is `shown_name`'s: status and
+    verify answer it as JSON, which cannot carry a name that is not UTF-8."""
 
     rel_path: str
     reason: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rel_path", shown_name(self.rel_path))

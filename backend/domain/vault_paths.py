@@ -10,8 +10,9 @@ somewhere downstream cannot turn into a traversal. A path that passes is returne
 retypes them composed), and is otherwise unchanged: a note may really be called `100% done.md`.
 
 The scan applies the same check to every file it finds (`unservable`): a note whose name the service would
-refuse when a client sends it back (a tab, a newline, a backslash, a path over MAX_PATH_CHARS, ...) is not
-indexed but listed with the reason, so every path the service hands out can be read back.
+refuse when a client sends it back (a tab, a newline, a backslash, bytes that are not UTF-8, a path over
+MAX_PATH_CHARS, ...) is not indexed but listed with the reason, so every path the service hands out can be
+read back.
 
 What is not refused, on purpose: Windows device names (`CON`, `aux.md`) and bidi or zero-width characters
 are ordinary file names on the Linux and macOS the service runs on (`Con.md` may be a real note; a
@@ -36,9 +37,13 @@ MAX_PATH_CHARS = 1024
 _DECODE_ROUNDS = 3  # enough for double and triple encoding; more rounds change nothing in practice
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (NEL splits lines in some tools)
+# lone surrogates: the bytes of a file name that is not UTF-8 (os.fsdecode keeps them so), or a JSON "\udce9"
+_NOT_UTF8 = re.compile("[\ud800-\udfff]")
 
 
 def _problem(path: str) -> str | None:
+    if _NOT_UTF8.search(path):
+        return "bytes that are not UTF-8 in the name"
     if _CONTROL.search(path):
         return "control character in path"
     if "\\" in path:

@@ -61,6 +61,7 @@ def test_vault_relative_paths_pass_unchanged(path: str) -> None:
         ("Projects\uff3c..\uff3csecret.md", "backslash"),  # fullwidth reverse solidus
         ("%c0%ae%c0%ae/secret.md", "not UTF-8"),  # overlong '.'
         ("%e0%80%ae%e0%80%ae/secret.md", "not UTF-8"),  # 3-byte overlong '.'
+        ("caf\udce9.md", "not UTF-8"),  # a Latin-1 file name as os.fsdecode keeps it (or JSON's "\udce9")
         ("./Home.md", "'.' segment"),
         ("Projects//Home.md", "empty"),
         ("Projects/", "empty"),

@@ -6,8 +6,9 @@
 * Paths match by NFC: a note named in decomposed form on the disk (as synced from macOS) is listed composed,
   and read, linked to, filtered on and remembered by either spelling; its tags match either spelling too.
 * Every path the service hands out can be read back (`/note`, `/note/.../links`); a file whose name it
-  could not take back (tab, newline, backslash, a path over 1,024 characters) is not indexed but listed with
-  the reason, also when it appears while the service runs.
+  could not take back (tab, newline, backslash, bytes that are not UTF-8, a path over 1,024 characters) is
+  not indexed but listed with the reason (such bytes shown as `\\xNN`), also when it appears while the
+  service runs.
 """
 
 from __future__ import annotations
@@ -28,7 +29,13 @@ from tests.vault_files import write
 CAFE_NFC = unicodedata.normalize("NFC", "Café/Crème brûlée.md")
 CAFE_NFD = unicodedata.normalize("NFD", CAFE_NFC)
 LONG = "/".join(["l" * 200] * 5) + "/" + "x" * 20 + "/over the limit.md"  # 1,043 characters
-UNSERVABLE = ["Odd/tab\there.md", "Odd/new\nline.md", "Odd/back\\slash.md", LONG]
+LATIN1 = os.fsdecode(b"Odd/caf\xe9 in Latin-1.md")  # not UTF-8: Python keeps the byte as \udce9
+UNSERVABLE = ["Odd/tab\there.md", "Odd/new\nline.md", "Odd/back\\slash.md", LONG, LATIN1]
+
+
+def shown(name: str) -> str:
+    """A file name as status shows it: bytes that are not UTF-8 as `\\xNN`."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def failed(app: LiveApp) -> dict[str, str]:
@@ -89,7 +96,7 @@ def test_symlinks_inside_the_vault_index_the_target_once_and_follow_its_changes(
     assert app.client.get("/index/verify").json()["consistent"] is True
 
 
-def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp) -> None:
+def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp, tmp_path: Path) -> None:
     assert paths_found(app, "custard") == [CAFE_NFC]
     for spelling in (CAFE_NFC, CAFE_NFD):
         note = app.client.get(f"/note/{quote(spelling)}")
@@ -113,6 +120,20 @@ def test_paths_match_by_nfc_whatever_the_disk_uses(app: LiveApp) -> None:
     assert [n["note_path"] for n in listed["notes"]] == [CAFE_NFC]
     assert app.client.get("/index/verify").json()["consistent"] is True
 
+    # the watcher reports the disk's (decomposed) names: its edits, renames and deletes reach the one entry
+    vault = tmp_path / "vault"
+    with (vault / CAFE_NFD).open("a", encoding="utf-8") as fh:
+        fh.write("\nServed with raspberries.\n")
+    app.wait_until(lambda: paths_found(app, "raspberries") == [CAFE_NFC], "the edit of the decomposed note")
+    moved = unicodedata.normalize("NFD", "Café/Crème caramel.md")
+    (vault / CAFE_NFD).rename(vault / moved)
+    moved_nfc = unicodedata.normalize("NFC", moved)
+    app.wait_until(lambda: paths_found(app, "custard") == [moved_nfc], "the rename of the decomposed note")
+    assert app.client.get(f"/note/{quote(moved_nfc)}").status_code == 200
+    (vault / moved).unlink()
+    app.wait_until(lambda: paths_found(app, "custard") == [], "the delete of the decomposed note")
+    assert app.client.get("/index/verify").json()["consistent"] is True
+
 
 def test_every_path_handed_out_reads_back_and_the_rest_is_reported(app: LiveApp, tmp_path: Path) -> None:
     listed = [n["note_path"] for n in app.client.get("/notes", params={"limit": 500}).json()["notes"]]
@@ -123,16 +144,22 @@ def test_every_path_handed_out_reads_back_and_the_rest_is_reported(app: LiveApp,
     assert paths_found(app, "quokka") == []
     reasons = failed(app)
     for name in UNSERVABLE:
-        assert "cannot serve back" in reasons[name], name
+        assert "cannot serve back" in reasons[shown(name)], name
+    assert reasons["Odd/caf\\xe9 in Latin-1.md"].startswith("name the service cannot serve back (bytes")
 
     # one made while the service runs is reported too, and a served one beside it is indexed
     vault = tmp_path / "vault"
+    late_latin1 = os.fsdecode(b"Odd/late \xe9t\xe9.md")
     write(vault, "Odd/late\ttab.md", "# Late\n\nThe quokka again.\n")
+    write(vault, late_latin1, "# Late\n\nThe quokka once more.\n")
     write(vault, "Odd/Fine.md", "# Fine\n\nThe tapir is fine.\n")
     app.wait_until(lambda: "Odd/late\ttab.md" in failed(app), "the unservable note in status")
+    app.wait_until(lambda: shown(late_latin1) in failed(app), "the note named in Latin-1 in status")
     app.wait_until(lambda: paths_found(app, "tapir") == ["Odd/Fine.md"], "the servable note")
     assert paths_found(app, "quokka") == []
     report = app.client.get("/index/verify").json()
     assert report["consistent"] is True
-    assert set(UNSERVABLE) <= {f["path"] for f in report["skipped"]}
+    assert {shown(name) for name in UNSERVABLE} <= {f["path"] for f in report["skipped"]}
     os.unlink(vault / "Odd/late\ttab.md")
+    os.unlink(vault / late_latin1)
+    app.wait_until(lambda: shown(late_latin1) not in failed(app), "the deleted note gone from status")
