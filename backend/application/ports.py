@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from backend.domain.links import LinkRecord, NoteRecord
@@ -107,15 +107,17 @@ class ChunkStore(Protocol):
         sparse: SparseVector,
         limit: int,
         point_filter: PointFilter | None = None,
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    ) -> tuple[list[tuple[Hashable, float]], list[tuple[Hashable, float]]]:
         """The dense side's and the keyword side's best `limit` point ids, each with its own side's score,
         best first, in one store call and without payloads: what a fusion done outside the engine ranks
         before it reads the payloads of the few it keeps (`payloads`). An empty `sparse` gives an empty
-        keyword side."""
+        keyword side. The ids are the engine's own objects (`str(id)` is the point's id): converting
+        hundreds of them a query costs more than the rest of the fusion."""
         ...
 
-    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The payload of each of these points by id; an id no longer stored is left out."""
+    def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
+        """The payload of each of these points (ids as `rank_sides` gave them, or their strings), keyed by
+        the ids given; an id no longer stored is left out."""
         ...
 
     def count(self, point_filter: PointFilter | None = None) -> int: ...

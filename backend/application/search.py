@@ -239,7 +239,7 @@ class SearchService:
             cut += 1
         payloads = live.store.payloads([point_id for point_id, _ in ranked[:cut]])
         points = [
-            ScoredPoint(id=point_id, score=score, payload=payloads[point_id])
+            ScoredPoint(id=str(point_id), score=score, payload=payloads[point_id])
             for point_id, score in ranked[:cut]
             if point_id in payloads  # deleted meanwhile by the writer
         ]

@@ -13,7 +13,7 @@ numpy arrays, so there every write is exclusive too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -309,7 +309,7 @@ class ClientChunkStore:
         sparse: SparseVector,
         limit: int,
         point_filter: PointFilter | None = None,
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    ) -> tuple[list[tuple[Hashable, float]], list[tuple[Hashable, float]]]:
         plans = side_queries(dense=dense, sparse=sparse, limit=limit)
         if not plans:
             return [], []
@@ -332,14 +332,15 @@ class ClientChunkStore:
         ranked = [[(str(p.id), float(p.score)) for p in answer.points] for answer in answers]
         return ranked[0], ranked[1] if len(ranked) > 1 else []
 
-    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         if not ids:
             return {}
+        given = {str(i): i for i in ids}
         with self._lifecycle.read(), self._mapped("read payloads"):
             records = self._client.retrieve(
-                self._collection, ids=list(ids), with_payload=True, with_vectors=False
+                self._collection, ids=list(given), with_payload=True, with_vectors=False
             )
-        return {str(r.id): dict(r.payload or {}) for r in records}
+        return {given[str(r.id)]: dict(r.payload or {}) for r in records}
 
     def count(self, point_filter: PointFilter | None = None) -> int:
         flt = client_filter(chunk_filter(normalise_filter(point_filter)))

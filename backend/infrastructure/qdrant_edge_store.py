@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from collections.abc import Sequence
+import uuid
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -282,7 +283,9 @@ class EdgeChunkStore:
             check_query_vectors(self._identity, plan.dense, plan.sparse)
             request = edge_request(plan, edge_filter(wanted), self._identity)
             hits = shard.query(request)
-        return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
+        return [
+            ScoredPoint(id=str(h.id), score=h.score, payload=h.payload or {}) for h in hits
+        ]  # fresh dicts
 
     def rank_sides(
         self,
@@ -291,7 +294,7 @@ class EdgeChunkStore:
         sparse: SparseVector,
         limit: int,
         point_filter: PointFilter | None = None,
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    ) -> tuple[list[tuple[Hashable, float]], list[tuple[Hashable, float]]]:
         plans = side_queries(dense=dense, sparse=sparse, limit=limit)
         if not plans:
             return [], []
@@ -301,15 +304,17 @@ class EdgeChunkStore:
             check_query_vectors(self._identity, plans[0].dense, plans[-1].sparse)
             requests = [edge_request(plan, wanted, self._identity, with_payload=False) for plan in plans]
             answers = shard.query_batch(qe.QueryBatchRequest(requests))
-        ranked = [[(str(h.id), float(h.score)) for h in hits] for hits in answers]
+        # the shard's own id objects: a search turns only the few it keeps into strings
+        ranked = [[(h.id, h.score) for h in hits] for hits in answers]
         return ranked[0], ranked[1] if len(ranked) > 1 else []
 
-    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         if not ids:
             return {}
+        given = {i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)): i for i in ids}
         with self._lifecycle.read(), edge_errors_mapped("read payloads"):
-            records = self._open().retrieve(list(ids), with_payload=True, with_vector=False)
-        return {str(r.id): dict(r.payload or {}) for r in records}
+            records = self._open().retrieve(list(given), with_payload=True, with_vector=False)
+        return {given[r.id]: r.payload or {} for r in records}  # each read of .payload is a new dict
 
     def count(self, point_filter: PointFilter | None = None) -> int:
         wanted = chunk_filter(normalise_filter(point_filter))
