@@ -91,3 +91,25 @@ def test_dbsf_in_the_engine_is_the_domain_dbsf(store: ChunkStore) -> None:
     got = _engine(fused)
     assert [i for i, _ in got] == [i for i, _ in expected]
     assert [s for _, s in got] == pytest.approx([s for _, s in expected], rel=1e-3, abs=1e-4)
+
+
+def test_score_fusion_ranks_alike_on_both_engines(tmp_path: Path) -> None:
+    """`FUSION=score` fuses each side's list outside the engine (`rank_sides`): both engines hand the same
+    lists, so the same fused ranking, whatever they store the ids as."""
+    rankings = []
+    for built in (EdgeChunkStore(tmp_path / "edge"), ClientChunkStore(QdrantClient(":memory:"))):
+        built.create(IndexIdentity(embedding_model="test-model", dimension=DIM))
+        built.upsert(_corpus())
+        try:
+            sides = built.rank_sides(dense=QUERY_DENSE, sparse=QUERY_SPARSE, limit=DEPTH)
+            fused = fusion.top_scaled(sides, (0.3, 0.7))
+            paths = built.payloads(list(fused))
+            rankings.append(
+                [(paths[i]["note_path"], s) for i, s in sorted(fused.items(), key=lambda x: -x[1])]
+            )
+        finally:
+            built.close()
+    edge, client = rankings
+    assert len(edge) > DEPTH  # the two sides differ, so the union is longer than either
+    assert [p for p, _ in edge] == [p for p, _ in client]
+    assert [s for _, s in edge] == pytest.approx([s for _, s in client], rel=1e-5)
