@@ -298,20 +298,6 @@ def test_multiline_setext_heading_text_is_joined() -> None:
     assert note.headings == (Heading(2, "First line second line", 1),)
 
 
-# --- real corpora --------------------------------------------------------------------------------------
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("vault", ["obsidian-help", "zettelkasten"])
-def test_every_corpus_note_parses(vault: str) -> None:
-    root = CORPORA / vault / "vault"
-    if not root.is_dir():
-        pytest.skip(f"corpus not available at {root}")
-    for path in sorted(root.rglob("*.md")):
-        note = parse_note(path.relative_to(root).as_posix(), path.read_text(errors="replace"))
-        json.dumps(note.metadata)
-
-
 # --- links ---------------------------------------------------------------------------------------------
 
 W, E, M = LinkKind.WIKILINK, LinkKind.EMBED, LinkKind.MARKDOWN
