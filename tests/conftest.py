@@ -41,6 +41,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def prepared_model(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Whole-service tests start the real embedder on a fresh DATA_DIR, which builds the in-process model
+    (about 8 s) each time. They share one model prepared once, as the Docker image prepares it
+    (ONNX_MODEL_DIR; child processes inherit it). A test of the first-start build unsets it itself."""
+    wanted = any(item.get_closest_marker("slow") for item in request.session.items)
+    if not wanted or "ONNX_MODEL_DIR" in os.environ:
+        yield
+        return
+    from backend.infrastructure.embedders.onnx_minilm import prepare_model
+
+    folder = tmp_path_factory.mktemp("onnx-model")
+    prepare_model(folder)
+    os.environ["ONNX_MODEL_DIR"] = str(folder)
+    try:
+        yield
+    finally:
+        os.environ.pop("ONNX_MODEL_DIR", None)
+
+
 @pytest.fixture
 def make_harness(tmp_path: Path) -> Iterator[Callable[..., Harness]]:
     """Harness(vault, data, embedder, ...) that is closed after the test; data defaults to tmp_path/data."""
