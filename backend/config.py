@@ -180,7 +180,7 @@ class Settings(BaseSettings):
     fusion: Literal["score", "rrf", "dbsf"] = Field(
         "score",
         description="How the dense and keyword lists are joined: score (each side's scores over its top "
-        "score, weighted; one store query a side), rrf (weighted ranks) or dbsf (Qdrant's, in one query).",
+        "score, weighted; both sides in one batched store query), rrf (weighted ranks) or dbsf (Qdrant's).",
     )
     max_chunks_per_note: int = Field(
         2,

@@ -218,7 +218,8 @@ class SearchService:
         point_filter: PointFilter | None,
     ) -> list[ScoredPoint]:
         """The fused candidates: RRF or DBSF inside one store query; score fusion (which the engines do not
-        offer) over one query a side, fused by the domain's rule, so both engines rank alike."""
+        offer) over both sides' ids and scores, fused by the domain's rule so both engines rank alike, then
+        the payloads of the candidates kept (reading them for both whole sides cost ~18% of p95)."""
         if self._options.fusion != "score" or dense is None or sparse is None:
             return live.store.query(
                 dense=dense,
