@@ -235,7 +235,7 @@ class SearchService:
         fused = fusion.top_scaled(sides, self._options.rrf_weights)
         ranked = sorted(fused.items(), key=lambda item: -item[1])
         # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
-        cut = len(ranked) if len(ranked) <= limit else limit
+        cut = min(len(ranked), limit)
         while cut < len(ranked) and ranked[cut][1] == ranked[limit - 1][1]:
             cut += 1
         payloads = live.store.payloads([point_id for point_id, _ in ranked[:cut]])
