@@ -166,16 +166,17 @@ def build_policy(settings: Settings) -> ContentPolicy:
 
 def build_memory_store(settings: Settings) -> MemoryStore:
     """The remembered facts' own collection: beside the index generations, never inside one."""
-    from backend.infrastructure.memory_common import memory_collection
+    from backend.infrastructure.qdrant_memory_store import QdrantMemoryStore, memory_collection
 
     name = memory_collection(settings.vault_name)
     if settings.qdrant_url:
-        from backend.infrastructure.qdrant_client_memory import ClientMemoryStore
+        from backend.infrastructure.qdrant_client_engine import ClientEngine
 
-        return ClientMemoryStore(qdrant_client(settings, settings.qdrant_url, settings.qdrant_api_key), name)
-    from backend.infrastructure.qdrant_edge_memory import EdgeMemoryStore
+        client = qdrant_client(settings, settings.qdrant_url, settings.qdrant_api_key)
+        return QdrantMemoryStore(ClientEngine(client), name)
+    from backend.infrastructure.qdrant_edge_engine import EdgeEngine
 
-    return EdgeMemoryStore(settings.data_dir / "memory" / name)
+    return QdrantMemoryStore(EdgeEngine(settings.data_dir / "memory"), name)
 
 
 def build_catalog(settings: Settings) -> IndexCatalog:
@@ -202,7 +203,7 @@ def qdrant_client(settings: Settings, url: str, api_key: str | None) -> QdrantCl
 def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> IndexCatalog:
     """This vault's collections on the Qdrant server at `url`, laid out as the QDRANT_* settings say."""
     from backend.infrastructure.index_catalog import ClientIndexCatalog
-    from backend.infrastructure.qdrant_client_store import CollectionOptions
+    from backend.infrastructure.qdrant_client_engine import CollectionOptions
 
     client = qdrant_client(settings, url, api_key)
     options = CollectionOptions(

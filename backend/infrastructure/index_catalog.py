@@ -18,7 +18,7 @@ Edge (`EdgeIndexCatalog`: qdrant-edge shards under one root directory, default b
 
   Both files are replaced atomically (temp file, fsync, os.replace, fsync of the directory), so after a crash
   the pointer names the old or the new generation. Without a pointer the legacy directories, when present,
-  make "g0" the active generation. `EdgeGraphStore` has fixed shard names, so for another base the shards
+  make "g0" the active generation. The graph store's shards have fixed names, so for another base the shards
   inside a generation keep their names and the base names the directory and the files instead:
   `root/<base>-gN/`, `root/<base>-active_generation.json`, `root/<base>-generation_counter.json`. Only the
   default base has a legacy g0. `drop` refuses (IndexUnavailableError) while any shard of the generation is
@@ -59,22 +59,22 @@ from backend.application.ports import ChunkStore, GraphStore
 from backend.domain.errors import IndexCorruptedError, StoreError
 from backend.infrastructure.disk_space import DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
-from backend.infrastructure.qdrant_common import (
+from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant_edge_engine import EdgeEngine, edge_errors_mapped, ensure_edge_shard_free
+from backend.infrastructure.qdrant_engine import (
     CHUNKS_COLLECTION,
+    DEFAULT_BASE,
     LINKS_COLLECTION,
     NOTES_COLLECTION,
-    edge_errors_mapped,
-    ensure_edge_shard_free,
+    collection_name,
 )
-from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
-from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
-    from backend.infrastructure.qdrant_client_store import CollectionOptions
+    from backend.infrastructure.qdrant_client_engine import CollectionOptions
 
-DEFAULT_BASE = "obsidian"
 LEGACY = "g0"
 POINTER_FILE = "active_generation.json"
 COUNTER_FILE = "generation_counter.json"
@@ -246,11 +246,11 @@ class EdgeIndexCatalog(_Catalog):
     def _any_shard(self, generation: str) -> bool:
         return any(path.is_dir() for path in self._shard_dirs(generation))
 
-    def _stores(self, generation: str) -> tuple[EdgeChunkStore, EdgeGraphStore]:
+    def _stores(self, generation: str) -> tuple[QdrantChunkStore, QdrantGraphStore]:
         directory = self.generation_dir(generation)
         return (
-            EdgeChunkStore(directory, CHUNKS_COLLECTION, guard=self._guard),
-            EdgeGraphStore(directory, guard=self._guard),
+            QdrantChunkStore(EdgeEngine(directory, guard=self._guard), CHUNKS_COLLECTION),
+            QdrantGraphStore(EdgeEngine(directory, guard=self._guard)),
         )
 
     def _present(self) -> set[int]:
@@ -351,8 +351,8 @@ class ClientIndexCatalog(_Catalog):
         self._client = client
         self._options = options
         self._base = _checked_base(base)
-        self._aliases = tuple(f"{base}_{kind}" for kind in _KINDS)
-        self._catalog = f"{base}_catalog"
+        self._aliases = tuple(collection_name(kind, base) for kind in _KINDS)
+        self._catalog = collection_name("catalog", base)
         self._generation_collection = re.compile(re.escape(base) + r"_(?:chunks|notes|links)_g([1-9][0-9]*)")
         self._closed = False
 
@@ -381,15 +381,14 @@ class ClientIndexCatalog(_Catalog):
         """Close the client shared by every store this catalog opened; safe to call twice."""
         if self._closed:
             return
-        from backend.infrastructure.qdrant_client_store import client_errors_mapped
+        from backend.infrastructure.qdrant_client_engine import client_errors_mapped
 
         self._closed = True
         with client_errors_mapped(self._client, "close the index catalog", ()):
             self._client.close()
 
     def _stores(self, generation: str) -> tuple[ChunkStore, GraphStore]:
-        from backend.infrastructure.qdrant_client_graph import ClientGraphStore
-        from backend.infrastructure.qdrant_client_store import ClientChunkStore
+        from backend.infrastructure.qdrant_client_engine import ClientEngine
 
         if generation == LEGACY:
             with self._mapped("open the index"):
@@ -397,13 +396,13 @@ class ClientIndexCatalog(_Catalog):
             if replaced:  # its names are aliases of a newer generation now; writing there would hit that
                 raise ValueError(f"the legacy index generation {LEGACY!r} has been replaced")
         chunks, notes, links = self.collections(generation)
-        store = ClientChunkStore(self._client, chunks, options=self._options, close_client=False)
-        graph = ClientGraphStore(
-            self._client,
+        store = QdrantChunkStore(
+            ClientEngine(self._client, options=self._options, close_client=False), chunks
+        )
+        graph = QdrantGraphStore(
+            ClientEngine(self._client, options=self._options, close_client=False),
             notes_collection=notes,
             links_collection=links,
-            options=self._options,
-            close_client=False,
         )
         return store, graph
 
@@ -497,7 +496,7 @@ class ClientIndexCatalog(_Catalog):
         return any(name in names for name in self._aliases)
 
     def _mapped(self, action: str) -> AbstractContextManager[None]:
-        from backend.infrastructure.qdrant_client_store import client_errors_mapped
+        from backend.infrastructure.qdrant_client_engine import client_errors_mapped
 
         if self._closed:
             raise StoreError("the index catalog has been closed")

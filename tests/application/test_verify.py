@@ -6,13 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
-import qdrant_edge as qe
 
 from backend.application.verify import verify_index
 from backend.domain.ids import note_point_id
 from backend.domain.models import PointRecord
 from backend.infrastructure.fs_vault import FileSystemVault
-from backend.infrastructure.qdrant_common import NOTES_COLLECTION
+from backend.infrastructure.qdrant_engine import NOTES_COLLECTION, Collection
 from tests.harness import NOTES, Harness
 from tests.vault_files import write
 
@@ -57,7 +56,7 @@ def test_every_kind_of_drift_is_found_and_a_sync_repairs_it(harness: Harness, va
         [PointRecord(id="00000000-0000-0000-0000-0000000000aa", sparse=_any_sparse(harness), payload=orphan)]
     )
     # a note record lost while its links stayed (the edge shard is edited directly: no port can do it)
-    graph._shard(NOTES_COLLECTION).update(qe.UpdateOperation.delete_points([note_point_id("Links.md")]))  # type: ignore[attr-defined]  # noqa: SLF001
+    graph.engine.delete_ids(Collection(NOTES_COLLECTION, vectors=False), [note_point_id("Links.md")])  # type: ignore[attr-defined]
 
     report = verify_index(harness.index, FileSystemVault(vault))
     assert report.drifted

@@ -1,14 +1,10 @@
-"""One behaviour contract for every `ChunkStore` adapter, run against real stores.
-
-edge: `EdgeChunkStore` on a temp directory. client: `ClientChunkStore` on `QdrantClient(":memory:")`, and on
-`QdrantClient(path=...)` where a case needs to reopen the same data.
-"""
+"""One behaviour contract for `QdrantChunkStore`, run on both engines against real stores (conftest.py)."""
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,8 +22,10 @@ from backend.domain.models import (
     SparseVector,
 )
 from backend.domain.payload import chunk_payload
-from backend.infrastructure.qdrant_client_store import ClientChunkStore
-from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant_client_engine import ClientEngine
+from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from tests.contract.conftest import Backend
 
 DIM = 4
 IDENTITY = IndexIdentity(embedding_model="test-model", dimension=DIM)
@@ -36,44 +34,9 @@ KEYWORD_ONLY = IndexIdentity(embedding_model="none", dimension=None)
 COMMON, APPLE, RARE, ZEBRA = 1, 2, 3, 4  # sparse term ids
 
 
-class Backend:
-    """Builds stores of one adapter kind; `reopenable` ones can be opened again on the same data."""
-
-    def __init__(self, kind: str, tmp_path: Path) -> None:
-        self.kind = kind
-        self._tmp = tmp_path
-        self._opened: list[ChunkStore] = []
-
-    def store(self) -> ChunkStore:
-        if self.kind == "edge":
-            return self._keep(EdgeChunkStore(self._tmp / "edge"))
-        return self._keep(ClientChunkStore(QdrantClient(":memory:")))
-
-    def other(self) -> ChunkStore:
-        """A store on other data than `store()`'s."""
-        if self.kind == "edge":
-            return self._keep(EdgeChunkStore(self._tmp / "other"))
-        return self._keep(ClientChunkStore(QdrantClient(":memory:")))
-
-    def reopenable(self) -> ChunkStore:
-        if self.kind == "edge":
-            return self._keep(EdgeChunkStore(self._tmp / "edge"))
-        return self._keep(ClientChunkStore(QdrantClient(path=str(self._tmp / "local"))))
-
-    def _keep(self, store: ChunkStore) -> ChunkStore:
-        self._opened.append(store)
-        return store
-
-    def close_all(self) -> None:
-        for store in self._opened:
-            store.close()
-
-
-@pytest.fixture(params=["edge", "client"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    built = Backend(request.param, tmp_path)
-    yield built
-    built.close_all()
+@pytest.fixture
+def backend(make_backend: Callable[..., Backend[ChunkStore]]) -> Backend[ChunkStore]:
+    return make_backend(QdrantChunkStore)
 
 
 @pytest.fixture
@@ -629,9 +592,9 @@ def test_export_of_a_missing_collection_is_empty(backend: Backend) -> None:
 
 
 def test_edge_store_held_by_another_owner_is_unavailable(tmp_path: Path) -> None:
-    owner = EdgeChunkStore(tmp_path)
+    owner = QdrantChunkStore(EdgeEngine(tmp_path))
     owner.create(IDENTITY)
-    intruder = EdgeChunkStore(tmp_path)
+    intruder = QdrantChunkStore(EdgeEngine(tmp_path))
     try:
         assert intruder.identity() == IDENTITY  # reading the record needs no lock
         with pytest.raises(IndexUnavailableError):
@@ -647,7 +610,7 @@ def test_edge_store_held_by_another_owner_is_unavailable(tmp_path: Path) -> None
 def test_client_store_without_a_server_is_unavailable() -> None:
     # Port 1 on loopback refuses at once: a real connection failure, no mock.
     client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
-    store = ClientChunkStore(client)
+    store = QdrantChunkStore(ClientEngine(client))
     try:
         with pytest.raises(IndexUnavailableError):
             store.identity()

@@ -1,30 +1,29 @@
 """Dense windows (an index whose identity has `dense_windows`): both adapters score a chunk by its best
 vector, its own or one of its windows', keep the windows through export, and record the layout.
 
-edge: `EdgeChunkStore` on a temp directory; client: `ClientChunkStore` on `QdrantClient(":memory:")`.
+Run on both engines (conftest.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from backend.application.ports import ChunkStore
 from backend.domain.models import IndexIdentity, PointRecord
-from tests.contract.test_chunk_store_contract import COMMON, Backend, make_point, notes, sparse
+from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from tests.contract.conftest import Backend
+from tests.contract.test_chunk_store_contract import COMMON, make_point, notes, sparse
 
 WINDOWED = IndexIdentity(embedding_model="test-model", dimension=4, dense_windows=64)
 QUERY = (1.0, 0.0, 0.0, 0.0)
 
 
-@pytest.fixture(params=["edge", "client"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    built = Backend(request.param, tmp_path)
-    yield built
-    built.close_all()
+@pytest.fixture
+def backend(make_backend: Callable[..., Backend[ChunkStore]]) -> Backend[ChunkStore]:
+    return make_backend(QdrantChunkStore)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,8 +15,10 @@ from backend.application.ports import ChunkStore
 from backend.domain import fusion
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, ScoredPoint, SparseVector
 from backend.domain.payload import chunk_payload
-from backend.infrastructure.qdrant_client_store import ClientChunkStore
-from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant_client_engine import ClientEngine
+from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from tests.contract.conftest import Backend
 
 DIM = 8
 TERMS = 12
@@ -40,17 +42,12 @@ def _corpus(seed: int = 7, size: int = 60) -> list[PointRecord]:
     return points
 
 
-@pytest.fixture(params=["edge", "client"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChunkStore]:
-    built: ChunkStore = (
-        EdgeChunkStore(tmp_path / "edge")
-        if request.param == "edge"
-        else ClientChunkStore(QdrantClient(":memory:"))
-    )
+@pytest.fixture
+def store(make_backend: Callable[..., Backend[ChunkStore]]) -> ChunkStore:
+    built = make_backend(QdrantChunkStore).store()
     built.create(IndexIdentity(embedding_model="test-model", dimension=DIM))
     built.upsert(_corpus())
-    yield built
-    built.close()
+    return built
 
 
 QUERY_DENSE = (0.9, -0.2, 0.4, 0.1, -0.5, 0.3, 0.0, 0.2)
@@ -97,7 +94,10 @@ def test_score_fusion_ranks_alike_on_both_engines(tmp_path: Path) -> None:
     """`FUSION=score` fuses each side's list outside the engine (`rank_sides`): both engines hand the same
     lists, so the same fused ranking, whatever they store the ids as."""
     rankings = []
-    for built in (EdgeChunkStore(tmp_path / "edge"), ClientChunkStore(QdrantClient(":memory:"))):
+    for built in (
+        QdrantChunkStore(EdgeEngine(tmp_path / "edge")),
+        QdrantChunkStore(ClientEngine(QdrantClient(":memory:"))),
+    ):
         built.create(IndexIdentity(embedding_model="test-model", dimension=DIM))
         built.upsert(_corpus())
         try:

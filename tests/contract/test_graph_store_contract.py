@@ -1,8 +1,4 @@
-"""One behaviour contract for every `GraphStore` adapter, run against real stores.
-
-edge: `EdgeGraphStore` on a temp directory. client: `ClientGraphStore` on `QdrantClient(":memory:")`, and on
-`QdrantClient(path=...)` where a case needs to reopen the same data.
-"""
+"""One behaviour contract for `QdrantGraphStore`, run on both engines against real stores (conftest.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +13,10 @@ from qdrant_client import QdrantClient
 from backend.application.ports import GraphStore
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
-from backend.infrastructure.qdrant_client_graph import ClientGraphStore
-from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
+from backend.infrastructure.qdrant_client_engine import ClientEngine
+from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
+from tests.contract.conftest import Backend
 
 
 class CallSpy:
@@ -40,65 +38,32 @@ class CallSpy:
         return recorded
 
 
-class Backend:
-    """Builds stores of one adapter kind; `reopenable` ones can be opened again on the same data."""
-
-    def __init__(self, kind: str, tmp_path: Path) -> None:
-        self.kind = kind
-        self._tmp = tmp_path
-        self._opened: list[GraphStore] = []
-
-    def store(self, *, page_size: int | None = None) -> GraphStore:
-        options = {} if page_size is None else {"page_size": page_size}
-        if self.kind == "edge":
-            return self._keep(EdgeGraphStore(self._tmp / "edge", **options))
-        return self._keep(ClientGraphStore(QdrantClient(":memory:"), **options))
-
-    def other(self) -> GraphStore:
-        """A store on other data than `store()`'s."""
-        if self.kind == "edge":
-            return self._keep(EdgeGraphStore(self._tmp / "other"))
-        return self._keep(ClientGraphStore(QdrantClient(":memory:")))
-
-    def reopenable(self) -> GraphStore:
-        if self.kind == "edge":
-            return self._keep(EdgeGraphStore(self._tmp / "edge"))
-        return self._keep(ClientGraphStore(QdrantClient(path=str(self._tmp / "local"))))
-
+class GraphBackend(Backend[GraphStore]):
     def spied(self) -> tuple[GraphStore, list[str]]:
         """An ensured store whose every call into the Qdrant library is recorded (after `ensure`)."""
         calls: list[str] = []
         if self.kind == "client":
-            store = self._keep(ClientGraphStore(CallSpy(QdrantClient(":memory:"), calls)))
+            store = self.keep(QdrantGraphStore(ClientEngine(CallSpy(QdrantClient(":memory:"), calls))))  # type: ignore[arg-type]
             store.ensure()
         else:
-            edge = EdgeGraphStore(self._tmp / "edge")
-            self._keep(edge)
-            edge.ensure()
-            # The shards are opened inside the adapter; wrapping them is the only way to watch them.
-            edge._shards = {name: CallSpy(shard, calls) for name, shard in edge._shards.items()}
-            store = edge
+            engine = EdgeEngine(self._tmp / "edge")
+            store = self.keep(QdrantGraphStore(engine))
+            store.ensure()
+            # The shards are opened inside the engine; wrapping them is the only way to watch them.
+            engine._shards = {name: CallSpy(shard, calls) for name, shard in engine._shards.items()}  # type: ignore[misc]  # noqa: SLF001
         calls.clear()
         return store, calls
 
-    def _keep(self, store: GraphStore) -> GraphStore:
-        self._opened.append(store)
-        return store
 
-    def close_all(self) -> None:
-        for store in self._opened:
-            store.close()
-
-
-@pytest.fixture(params=["edge", "client"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    built = Backend(request.param, tmp_path)
+@pytest.fixture
+def backend(engine_kind: str, tmp_path: Path) -> Iterator[GraphBackend]:
+    built = GraphBackend(engine_kind, tmp_path, QdrantGraphStore)
     yield built
     built.close_all()
 
 
 @pytest.fixture
-def graph(backend: Backend) -> GraphStore:
+def graph(backend: GraphBackend) -> GraphStore:
     store = backend.store()
     store.ensure()
     return store
@@ -170,7 +135,7 @@ def test_reset_empties_both_collections(graph: GraphStore) -> None:
     assert [n.path for n in graph.all_notes()] == ["c.md"]
 
 
-def test_close_then_reopen_keeps_notes_and_links(backend: Backend) -> None:
+def test_close_then_reopen_keeps_notes_and_links(backend: GraphBackend) -> None:
     first = backend.reopenable()
     first.ensure()
     first.put_note(note("a.md", tags=("t",)), [link("a.md", 0, "b", "b.md"), link("a.md", 1, "nowhere")])
@@ -195,7 +160,7 @@ def test_a_closed_store_refuses_work(graph: GraphStore) -> None:
         put(graph, "a.md")
 
 
-def test_before_ensure_reads_find_nothing_and_writes_refuse(backend: Backend) -> None:
+def test_before_ensure_reads_find_nothing_and_writes_refuse(backend: GraphBackend) -> None:
     store = backend.store()
     assert store.all_notes() == []
     assert store.get_notes(["a.md"]) == {}
@@ -243,7 +208,7 @@ def test_get_notes_of_nothing_is_empty(graph: GraphStore) -> None:
     assert graph.get_notes([]) == {}
 
 
-def test_all_notes_pages_through_every_note(backend: Backend) -> None:
+def test_all_notes_pages_through_every_note(backend: GraphBackend) -> None:
     store = backend.store(page_size=3)
     store.ensure()
     for i in range(10):
@@ -414,7 +379,7 @@ def test_unicode_paths_and_names(graph: GraphStore) -> None:
 
 
 @pytest.mark.parametrize("how_many", [1, 50])
-def test_links_touching_is_one_store_call(backend: Backend, how_many: int) -> None:
+def test_links_touching_is_one_store_call(backend: GraphBackend, how_many: int) -> None:
     store, calls = backend.spied()
     paths = [f"n{i:03}.md" for i in range(60)]
     written = [wikilinks(path, f"n{(i + 1) % 60:03}", f"n{(i + 7) % 60:03}") for i, path in enumerate(paths)]
@@ -431,7 +396,7 @@ def test_links_touching_is_one_store_call(backend: Backend, how_many: int) -> No
     assert len(touching) == {1: 4, 50: 108}[how_many]  # n000: 2 out, 2 in; n000-n049: 100 out, 8 in
 
 
-def test_get_notes_is_one_store_call(backend: Backend) -> None:
+def test_get_notes_is_one_store_call(backend: GraphBackend) -> None:
     store, calls = backend.spied()
     paths = [f"n{i:03}.md" for i in range(30)]
     for path in paths:
@@ -459,7 +424,7 @@ def test_all_links_lists_every_link_by_source_and_position(graph: GraphStore) ->
     assert everything[4].is_attachment is True
 
 
-def test_put_many_stores_what_put_note_would(backend: Backend) -> None:
+def test_put_many_stores_what_put_note_would(backend: GraphBackend) -> None:
     one_by_one, bulk = backend.store(), backend.other()
     one_by_one.ensure()
     bulk.ensure()
@@ -518,10 +483,10 @@ def test_reads_keep_working_while_one_writer_updates(graph: GraphStore) -> None:
 
 
 def test_edge_graph_held_by_another_owner_is_unavailable(tmp_path: Path) -> None:
-    owner = EdgeGraphStore(tmp_path)
+    owner = QdrantGraphStore(EdgeEngine(tmp_path))
     owner.ensure()
     put(owner, "a.md", "b")
-    intruder = EdgeGraphStore(tmp_path)
+    intruder = QdrantGraphStore(EdgeEngine(tmp_path))
     try:
         with pytest.raises(IndexUnavailableError):
             intruder.all_notes()
@@ -536,7 +501,7 @@ def test_edge_graph_held_by_another_owner_is_unavailable(tmp_path: Path) -> None
 
 
 def test_edge_graph_lays_out_one_shard_per_collection(tmp_path: Path) -> None:
-    store = EdgeGraphStore(tmp_path)
+    store = QdrantGraphStore(EdgeEngine(tmp_path))
     try:
         store.ensure()
         assert (tmp_path / "obsidian_notes").is_dir()
@@ -548,7 +513,7 @@ def test_edge_graph_lays_out_one_shard_per_collection(tmp_path: Path) -> None:
 def test_client_graph_without_a_server_is_unavailable() -> None:
     # Port 1 on loopback refuses at once: a real connection failure, no mock.
     client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
-    store = ClientGraphStore(client)
+    store = QdrantGraphStore(ClientEngine(client))
     try:
         with pytest.raises(IndexUnavailableError):
             store.ensure()

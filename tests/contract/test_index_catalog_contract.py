@@ -19,10 +19,10 @@ from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, SparseVector
 from backend.domain.payload import chunk_payload
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
-from backend.infrastructure.qdrant_client_graph import ClientGraphStore
-from backend.infrastructure.qdrant_client_store import ClientChunkStore
-from backend.infrastructure.qdrant_edge_graph import EdgeGraphStore
-from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant_client_engine import ClientEngine
+from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
 
 Catalog = EdgeIndexCatalog | ClientIndexCatalog
 
@@ -61,9 +61,14 @@ class Backend:
     def legacy_stores(self) -> tuple[ChunkStore, GraphStore]:
         """Stores built as the service built them before catalogs existed, on the reopenable data."""
         if self.kind == "edge":
-            return self.track(EdgeChunkStore(self._root, "obsidian_chunks"), EdgeGraphStore(self._root))
+            return self.track(
+                QdrantChunkStore(EdgeEngine(self._root), "obsidian_chunks"),
+                QdrantGraphStore(EdgeEngine(self._root)),
+            )
         client = QdrantClient(path=str(self._local))  # one client: local mode locks its folder
-        return self.track(ClientChunkStore(client, "obsidian_chunks"), ClientGraphStore(client))
+        return self.track(
+            QdrantChunkStore(ClientEngine(client), "obsidian_chunks"), QdrantGraphStore(ClientEngine(client))
+        )
 
     def track(self, store: ChunkStore, graph: GraphStore) -> tuple[ChunkStore, GraphStore]:
         self._stores += [store, graph]
@@ -424,7 +429,8 @@ def test_client_plain_names_follow_the_active_generation(tmp_path: Path) -> None
 
     # a tool (or an older version of the service) addressing the collections by their plain names
     client = QdrantClient(path=str(tmp_path))
-    plain_store, plain_graph = ClientChunkStore(client, "obsidian_chunks"), ClientGraphStore(client)
+    plain_store = QdrantChunkStore(ClientEngine(client), "obsidian_chunks")
+    plain_graph = QdrantGraphStore(ClientEngine(client))
     try:
         assert searched(plain_store) == ["a.md", "b.md"]
         assert graph_notes(plain_graph) == ["a.md", "b.md"]

@@ -1,25 +1,18 @@
-"""One behaviour contract for every `MemoryStore` adapter, run against real stores.
-
-edge: `EdgeMemoryStore` on a temp directory. client: `ClientMemoryStore` on `QdrantClient(":memory:")`, and on
-`QdrantClient(path=...)` where a case needs to reopen the same data.
-"""
+"""One behaviour contract for `QdrantMemoryStore`, run on both engines against real stores (conftest.py)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from qdrant_client import QdrantClient
 
 from backend.application.ports import MemoryStore
 from backend.domain.errors import StoreError
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import IndexIdentity, SparseVector
-from backend.infrastructure.memory_common import memory_collection
-from backend.infrastructure.qdrant_client_memory import ClientMemoryStore
-from backend.infrastructure.qdrant_edge_memory import EdgeMemoryStore
+from backend.infrastructure.qdrant_memory_store import QdrantMemoryStore, memory_collection
+from tests.contract.conftest import Backend
 
 DIM = 4
 IDENTITY = IndexIdentity("fake-4d", DIM, "kw-1")
@@ -39,33 +32,9 @@ def words(*indices: int) -> SparseVector:
     return SparseVector(tuple(sorted(indices)), tuple(1.0 for _ in indices))
 
 
-class Backend:
-    def __init__(self, kind: str, tmp_path: Path) -> None:
-        self.kind = kind
-        self._tmp = tmp_path
-        self.opened: list[MemoryStore] = []
-
-    def store(self) -> MemoryStore:
-        if self.kind == "edge":
-            return self._keep(EdgeMemoryStore(self._tmp / "memory" / memory_collection()))
-        return self._keep(ClientMemoryStore(QdrantClient(":memory:"), memory_collection()))
-
-    def reopenable(self) -> MemoryStore:
-        if self.kind == "edge":
-            return self._keep(EdgeMemoryStore(self._tmp / "memory" / memory_collection()))
-        return self._keep(ClientMemoryStore(QdrantClient(path=str(self._tmp / "local")), memory_collection()))
-
-    def _keep(self, store: MemoryStore) -> MemoryStore:
-        self.opened.append(store)
-        return store
-
-
-@pytest.fixture(params=["edge", "client"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    b = Backend(request.param, tmp_path)
-    yield b
-    for store in b.opened:
-        store.close()
+@pytest.fixture
+def backend(make_backend: Callable[..., Backend[MemoryStore]]) -> Backend[MemoryStore]:
+    return make_backend(QdrantMemoryStore)
 
 
 @pytest.fixture

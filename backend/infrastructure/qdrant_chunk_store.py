@@ -1,0 +1,311 @@
+"""`ChunkStore` over a `QdrantEngine`: the chunks of one index generation, one collection with the named
+vectors `dense` (one vector, or a multivector of windows) and `sparse`, and the payload of `domain.payload`.
+
+Written once for both engines: what is stored, filtered and asked is decided here; the engine (qdrant-edge
+shards or qdrant-client) does it. A chunk filter (`PointFilter`) is reduced to exact payload matches once
+(`normalise_filter`, `chunk_filter`); every field it reads has a payload index (`CHUNK_PAYLOAD_INDEXES`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from backend.domain.errors import IndexNotReadyError
+from backend.domain.models import (
+    ChunkEntry,
+    IndexIdentity,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
+from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE_NUM, FOLDERS, NOTE_PATH, TAGS, date_num
+from backend.infrastructure.qdrant_engine import (
+    CHUNKS_COLLECTION,
+    DENSE,
+    Collection,
+    FieldMatch,
+    PayloadFilter,
+    QdrantEngine,
+    StoredPoint,
+    check_dense,
+    check_query_vectors,
+    point_record,
+    split_dense,
+    stored_dense,
+)
+from backend.infrastructure.vector_query import side_queries, vector_query
+
+_KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
+_INTEGER_FIELDS = (DATE_NUM,)
+# Every payload field a chunk filter reads (see `chunk_filter`), with the index type it needs.
+CHUNK_PAYLOAD_INDEXES = {
+    **dict.fromkeys(_KEYWORD_FIELDS, "keyword"),
+    **dict.fromkeys(_INTEGER_FIELDS, "integer"),
+}
+INVENTORY_FIELDS = [NOTE_PATH, CHUNK_INDEX, CONTENT_HASH]  # the payload an inventory reads
+INVENTORY_PAGE = 4096
+_VECTOR_PAGE = 256
+
+
+def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
+    return Collection(name, _KEYWORD_FIELDS, _INTEGER_FIELDS, vectors=True, windows=True, batch=256)
+
+
+class QdrantChunkStore:
+    def __init__(self, engine: QdrantEngine, collection: str = CHUNKS_COLLECTION) -> None:
+        self._engine = engine
+        self._col = chunk_collection(collection)
+        engine.declare(self._col)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def identity(self) -> IndexIdentity | None:
+        with self._engine.reading("read the index identity"):
+            return self._engine.identity(self._col)
+
+    def create(self, identity: IndexIdentity) -> None:
+        with self._engine.managing("create the index"):
+            self._engine.create([self._col], identity)
+
+    def close(self) -> None:
+        self._engine.close()
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def upsert(self, points: Sequence[PointRecord]) -> None:
+        if not points:
+            return
+        with self._engine.writing("write points"):
+            layout = self._engine.layout(self._col)
+            for point in points:
+                if point.dense is not None:
+                    check_dense(layout, len(point.dense))
+            multivector = self._col.multivector(layout)
+            stored = [
+                StoredPoint(
+                    p.id, p.payload, p.sparse, stored_dense(p, multivector) if p.dense is not None else None
+                )
+                for p in points
+            ]
+            self._engine.upsert(self._col, stored)
+
+    def delete_by_note(self, note_path: str) -> None:
+        with self._engine.writing("delete points"):
+            self._engine.delete_where(self._col, PayloadFilter(must=(FieldMatch(NOTE_PATH, (note_path,)),)))
+
+    def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
+        stale = PayloadFilter(
+            must=(FieldMatch(NOTE_PATH, (note_path,)), FieldMatch(CHUNK_INDEX, at_least=first_stale))
+        )
+        with self._engine.writing("delete points"):
+            self._engine.delete_where(self._col, stale)
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def inventory(self) -> list[ChunkEntry]:
+        try:
+            with self._engine.reading("list the index"):
+                identity = self._engine.layout(self._col)
+                lacking: set[str] = set()
+                if identity is not None and identity.dimension is not None:
+                    # a keyword-only index has no dense vectors to lack
+                    without = PayloadFilter(lacking=DENSE)
+                    lacking = {str(r.id) for r in self._scroll_all(without, payload=False)}
+                records = self._scroll_all(None, payload=INVENTORY_FIELDS)
+        except IndexNotReadyError:
+            return []
+        return [chunk_entry(r.id, r.payload, str(r.id) not in lacking) for r in records]
+
+    def _scroll_all(self, flt: PayloadFilter | None, *, payload: bool | list[str]) -> list[Any]:
+        found: list[Any] = []
+        offset: Any = None
+        while True:
+            records, offset = self._engine.scroll(
+                self._col, flt=flt, limit=INVENTORY_PAGE, offset=offset, payload=payload
+            )
+            found += records
+            if offset is None:
+                return found
+
+    def note_vectors(self, note_path: str) -> list[tuple[dict[str, Any], list[float]]]:
+        flt = PayloadFilter(must=(FieldMatch(NOTE_PATH, (note_path,)),))
+        found: list[tuple[dict[str, Any], list[float]]] = []
+        offset: Any = None
+        try:
+            with self._engine.reading("read vectors"):
+                identity = self._engine.layout(self._col)
+                if identity is not None and identity.dimension is None:
+                    return []  # a keyword-only index keeps no dense vectors (asking for one is an error)
+                while True:
+                    records, offset = self._engine.scroll(
+                        self._col, flt=flt, limit=_VECTOR_PAGE, offset=offset, vectors=[DENSE]
+                    )
+                    for record in records:
+                        vectors = record.vector if isinstance(record.vector, dict) else {}
+                        dense, _ = split_dense(vectors.get(DENSE))  # windows are cheap to redo
+                        if dense is not None:
+                            found.append((dict(record.payload or {}), list(dense)))
+                    if offset is None:
+                        return found
+        except IndexNotReadyError:
+            return []
+
+    def query(
+        self,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        limit: int,
+        prefetch_limit: int,
+        point_filter: PointFilter | None = None,
+        rrf_k: int = 60,
+        rrf_weights: tuple[float, float] = (1.0, 1.0),
+        fusion: str = "rrf",
+    ) -> list[ScoredPoint]:
+        plan = vector_query(
+            dense=dense,
+            sparse=sparse,
+            limit=limit,
+            prefetch_limit=prefetch_limit,
+            fusion=fusion,
+            rrf_k=rrf_k,
+            rrf_weights=rrf_weights,
+        )
+        if plan is None:
+            return []
+        wanted = chunk_filter(normalise_filter(point_filter))
+        with self._engine.reading("search"):
+            check_query_vectors(self._engine.layout(self._col), plan.dense, plan.sparse)
+            hits = self._engine.query(self._col, plan, wanted)
+        return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
+
+    def rank_sides(
+        self,
+        *,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        limit: int,
+        point_filter: PointFilter | None = None,
+    ) -> tuple[list[tuple[Hashable, float]], list[tuple[Hashable, float]]]:
+        plans = side_queries(dense=dense, sparse=sparse, limit=limit)
+        if not plans:
+            return [], []
+        wanted = chunk_filter(normalise_filter(point_filter))
+        with self._engine.reading("search"):
+            check_query_vectors(self._engine.layout(self._col), plans[0].dense, plans[-1].sparse)
+            ranked = self._engine.query_batch(self._col, plans, wanted)
+        return ranked[0], ranked[1] if len(ranked) > 1 else []
+
+    def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
+        if not ids:
+            return {}
+        with self._engine.reading("read payloads"):
+            return self._engine.retrieve(self._col, ids)
+
+    def count(self, point_filter: PointFilter | None = None) -> int:
+        wanted = chunk_filter(normalise_filter(point_filter))
+        try:
+            with self._engine.reading("count points"):
+                return self._engine.count(self._col, wanted)
+        except IndexNotReadyError:
+            return 0  # no collection yet (or mid-rebuild): nothing to count
+
+    def scroll(
+        self, *, point_filter: PointFilter | None = None, limit: int = 256, offset: str | None = None
+    ) -> tuple[list[ScoredPoint], str | None]:
+        wanted = chunk_filter(normalise_filter(point_filter))
+        try:
+            with self._engine.reading("list points"):
+                records, next_offset = self._engine.scroll(self._col, flt=wanted, limit=limit, offset=offset)
+        except IndexNotReadyError:
+            return [], None  # no collection yet (or mid-rebuild): nothing to list
+        page = [ScoredPoint(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records]
+        return page, None if next_offset is None else str(next_offset)
+
+    def export(self, *, limit: int = 256, offset: str | None = None) -> tuple[list[PointRecord], str | None]:
+        try:
+            with self._engine.reading("export points"):
+                records, next_offset = self._engine.scroll(
+                    self._col, limit=limit, offset=offset, vectors=True
+                )
+        except IndexNotReadyError:
+            return [], None
+        page = [point_record(r.id, r.vector, r.payload) for r in records]
+        return page, None if next_offset is None else str(next_offset)
+
+
+# -- chunk filters and entries ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FilterSpec:
+    """A `PointFilter` reduced to the exact payload matches Qdrant evaluates (all AND-ed)."""
+
+    note_paths: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()  # exact values of the payload `folders` list
+    tags: tuple[str, ...] = ()
+    date_num_from: int | None = None  # inclusive YYYYMMDD
+    date_num_to: int | None = None
+
+
+def chunk_filter(spec: FilterSpec | None) -> PayloadFilter | None:
+    if spec is None:
+        return None
+    must = [
+        FieldMatch(key, values)
+        for key, values in ((NOTE_PATH, spec.note_paths), (FOLDERS, spec.folders), (TAGS, spec.tags))
+        if values
+    ]
+    if spec.date_num_from is not None or spec.date_num_to is not None:
+        must.append(FieldMatch(DATE_NUM, at_least=spec.date_num_from, at_most=spec.date_num_to))
+    return PayloadFilter(must=tuple(must))
+
+
+def normalise_filter(point_filter: PointFilter | None) -> FilterSpec | None:
+    """None when nothing restricts the result.
+
+    Folders: the payload lists every ancestor folder, so "notes under `a/b`" is an exact match on `a/b`;
+    surrounding slashes are dropped, and asking for the vault root (`/` or ``) removes the folder condition.
+    Raises ValueError for a date that is not an ISO day.
+    """
+    if point_filter is None or point_filter.is_empty:
+        return None
+    folders = tuple(dict.fromkeys(folder.strip().strip("/") for folder in point_filter.folders))
+    if "" in folders:
+        folders = ()
+    spec = FilterSpec(
+        note_paths=tuple(dict.fromkeys(point_filter.note_paths)),
+        folders=folders,
+        tags=tuple(dict.fromkeys(point_filter.tags)),
+        date_num_from=_day_num(point_filter.date_from),
+        date_num_to=_day_num(point_filter.date_to),
+    )
+    if spec == FilterSpec():
+        return None
+    return spec
+
+
+def _day_num(day: str | None) -> int | None:
+    if not day:
+        return None
+    try:
+        dt.date.fromisoformat(day[:10])
+    except ValueError as exc:
+        raise ValueError(f"not an ISO day (YYYY-MM-DD): {day!r}") from exc
+    return date_num(day)
+
+
+def chunk_entry(point_id: object, payload: dict[str, Any] | None, has_dense: bool) -> ChunkEntry:
+    payload = payload or {}
+    index = payload.get(CHUNK_INDEX)
+    return ChunkEntry(
+        id=str(point_id),
+        note_path=str(payload.get(NOTE_PATH, "")),
+        chunk_index=index if isinstance(index, int) and not isinstance(index, bool) else -1,
+        content_hash=str(payload.get(CONTENT_HASH, "")),
+        has_dense=has_dense,
+    )

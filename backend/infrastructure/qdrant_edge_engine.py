@@ -1,0 +1,458 @@
+"""`QdrantEngine` on qdrant-edge: the Rust Qdrant engine in-process, one shard directory per collection.
+
+Layout: `<root>/<collection>/` is the shard; `<root>/<collection>/kb_identity.json` records the identity the
+shard was built with, so dropping the directory drops both together. qdrant-edge refuses a shard without
+any vector, so a payload-only collection declares one sparse vector that no point carries.
+
+Thread safety: the engine serves concurrent queries while one writer updates (checked with 3 readers and
+a writer on one shard). A readers-writer lock therefore only guards the shards' lifecycle (open, create,
+close: exclusive; everything else: shared), and a mutex keeps writers one at a time. Shards are loaded on
+first use; loading replays the log, so it writes and is guarded against a full disk like every write.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from backend.domain.errors import (
+    IndexCorruptedError,
+    IndexNotReadyError,
+    IndexUnavailableError,
+    KnowledgeBridgeError,
+    StorageFullError,
+    StoreError,
+)
+from backend.domain.models import IndexIdentity, SparseVector
+from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
+from backend.infrastructure.durable_files import write_json_durably
+from backend.infrastructure.qdrant_engine import (
+    DENSE,
+    SPARSE,
+    Collection,
+    FieldMatch,
+    Hit,
+    PayloadFilter,
+    Record,
+    StoredPoint,
+    dense_query,
+    describe_error,
+    identity_from_record,
+    identity_record,
+)
+from backend.infrastructure.rwlock import ReadWriteLock
+from backend.infrastructure.vector_query import VectorQuery
+
+IDENTITY_FILE = "kb_identity.json"
+_PLACEHOLDER_VECTOR = "unused"
+
+
+class EdgeEngine:
+    def __init__(self, root: Path, *, guard: DiskGuard = NO_GUARD) -> None:
+        self._root = Path(root)
+        self._guard = guard
+        self._lifecycle = ReadWriteLock()
+        self._open_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._identities: dict[str, IndexIdentity | None] = {}
+        self._closed = False
+
+    def declare(self, *collections: Collection) -> None:
+        """Nothing to do: a missing shard is seen on the disk."""
+
+    def shard_dir(self, collection: Collection) -> Path:
+        return self._root / collection.name
+
+    # -- contexts --------------------------------------------------------------------------------
+
+    @contextmanager
+    def reading(self, action: str) -> Iterator[None]:
+        with self._lifecycle.read(), edge_errors_mapped(action):
+            self._check_open()
+            yield
+
+    @contextmanager
+    def writing(self, action: str, *, check_disk: bool = True) -> Iterator[None]:
+        with self._lifecycle.read(), self._write_lock, edge_errors_mapped(action):
+            self._check_open()
+            if check_disk:
+                self._guard.check(action)  # deletions are written to the log too
+            yield
+
+    @contextmanager
+    def managing(self, action: str) -> Iterator[None]:
+        with self._lifecycle.write(), edge_errors_mapped(action):
+            self._check_open()
+            yield
+
+    def close(self) -> None:
+        with self._lifecycle.write(), edge_errors_mapped("close the index"):
+            self._closed = True
+            shards, self._shards = self._shards, {}
+            for shard in shards.values():
+                _close_shard(shard)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the index store has been closed")
+
+    # -- lifecycle (inside `managing`) -----------------------------------------------------------
+
+    def create(self, collections: Sequence[Collection], identity: IndexIdentity | None = None) -> None:
+        self._guard.check("create the index")
+        for collection in collections:
+            self._identities.pop(collection.name, None)
+            shard = self._shards.pop(collection.name, None)
+            if shard is not None:
+                _close_shard(shard)
+        existing = [self.shard_dir(c) for c in collections if self.shard_dir(c).exists()]
+        for directory in existing:  # all checked before any is deleted
+            ensure_edge_shard_free(directory)
+        for directory in existing:
+            shutil.rmtree(directory)
+        for collection in collections:
+            self._shards[collection.name] = self._make(collection, identity)
+            self._identities[collection.name] = identity
+
+    def ensure(self, collection: Collection) -> None:
+        if collection.name in self._shards:
+            return
+        if self.shard_dir(collection).is_dir():
+            self._shard(collection)
+        else:
+            self._guard.check("create the index")
+            self._shards[collection.name] = self._make(collection, None)
+            self._identities[collection.name] = None
+
+    def _make(self, collection: Collection, identity: IndexIdentity | None) -> qe.EdgeShard:
+        directory = self.shard_dir(collection)
+        self._root.mkdir(parents=True, exist_ok=True)
+        shard = qe.EdgeShard.create(str(directory), _edge_config(collection, identity))
+        try:
+            _index_fields(shard, collection)
+            if identity is not None:
+                # Written last: a crash before this leaves no identity, which reads as "rebuild me".
+                write_json_durably(directory / IDENTITY_FILE, identity_record(identity))
+            shard.flush()
+        except BaseException:
+            shard.close()
+            raise
+        return shard
+
+    def _shard(self, collection: Collection) -> qe.EdgeShard:
+        """The open shard, loading it on first use (call inside a context)."""
+        shard = self._shards.get(collection.name)
+        if shard is not None:
+            return shard
+        with self._open_lock:
+            shard = self._shards.get(collection.name)
+            if shard is None:
+                directory = self.shard_dir(collection)
+                if not directory.is_dir():
+                    raise IndexNotReadyError(f"the index {collection.name!r} does not exist in {self._root}")
+                self._guard.check("open the index")  # loading replays the log: it writes
+                try:
+                    shard = qe.EdgeShard.load(str(directory))
+                except Exception as exc:
+                    raise edge_load_error(directory, exc) from exc
+                if collection.reindex_on_open:
+                    try:
+                        _index_fields(shard, collection)  # a no-op when present
+                    except BaseException:
+                        shard.close()
+                        raise
+                self._identities[collection.name] = self._read_identity(collection)
+                self._shards[collection.name] = shard
+            return shard
+
+    def identity(self, collection: Collection) -> IndexIdentity | None:
+        known = self._identities.get(collection.name)
+        if collection.name in self._shards and known is not None:
+            return known
+        return self._read_identity(collection)
+
+    def layout(self, collection: Collection) -> IndexIdentity | None:
+        self._shard(collection)
+        return self._identities.get(collection.name)
+
+    def _read_identity(self, collection: Collection) -> IndexIdentity | None:
+        try:
+            text = (self.shard_dir(collection) / IDENTITY_FILE).read_text(encoding="utf-8")
+            return identity_from_record(json.loads(text))
+        except (OSError, ValueError):
+            return None
+
+    # -- points (inside `reading` or `writing`) --------------------------------------------------
+
+    def upsert(self, collection: Collection, points: Sequence[StoredPoint]) -> None:
+        shard = self._shard(collection)
+        for start in range(0, len(points), collection.batch):
+            batch = [_edge_point(p) for p in points[start : start + collection.batch]]
+            shard.update(qe.UpdateOperation.upsert_points(batch))
+
+    def delete_ids(self, collection: Collection, ids: Sequence[str]) -> None:
+        self._shard(collection).update(qe.UpdateOperation.delete_points(list(ids)))
+
+    def delete_where(self, collection: Collection, flt: PayloadFilter) -> None:
+        self._shard(collection).update(qe.UpdateOperation.delete_points_by_filter(edge_filter(flt)))
+
+    def set_payload(
+        self, collection: Collection, updates: Sequence[tuple[dict[str, Any], list[str]]]
+    ) -> None:
+        shard = self._shard(collection)
+        for payload, ids in updates:
+            only = qe.Filter(must=[qe.HasIdCondition(set(ids))])
+            shard.update(qe.UpdateOperation.set_payload_by_filter(only, payload))
+
+    def query(self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None) -> list[Hit]:
+        shard = self._shard(collection)
+        multivector = collection.multivector(self._identities.get(collection.name))
+        return shard.query(edge_request(plan, edge_filter(flt), multivector))  # type: ignore[no-any-return]
+
+    def query_batch(
+        self, collection: Collection, plans: Sequence[VectorQuery], flt: PayloadFilter | None
+    ) -> list[list[tuple[Hashable, float]]]:
+        shard = self._shard(collection)
+        multivector = collection.multivector(self._identities.get(collection.name))
+        wanted = edge_filter(flt)
+        requests = [edge_request(plan, wanted, multivector, with_payload=False) for plan in plans]
+        answers = shard.query_batch(qe.QueryBatchRequest(requests))
+        # the shard's own id objects: a search turns only the few it keeps into strings
+        return [[(h.id, h.score) for h in hits] for hits in answers]
+
+    def scroll(
+        self,
+        collection: Collection,
+        *,
+        flt: PayloadFilter | None = None,
+        limit: int,
+        offset: Any = None,
+        payload: bool | list[str] = True,
+        vectors: bool | list[str] = False,
+    ) -> tuple[list[Record], Any]:
+        request = qe.ScrollRequest(
+            offset=offset,
+            limit=limit,
+            filter=edge_filter(flt),
+            with_payload=qe.PayloadSelector.Include(payload) if isinstance(payload, list) else payload,
+            with_vector=vectors,
+        )
+        return self._shard(collection).scroll(request)  # type: ignore[no-any-return]
+
+    def count(self, collection: Collection, flt: PayloadFilter | None = None) -> int:
+        return int(self._shard(collection).count(qe.CountRequest(exact=True, filter=edge_filter(flt))))
+
+    def retrieve(self, collection: Collection, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
+        given = {i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)): i for i in ids}
+        records = self._shard(collection).retrieve(list(given), with_payload=True, with_vector=False)
+        return {given[r.id]: r.payload or {} for r in records}  # each read of .payload is a new dict
+
+    def flush(self, collection: Collection) -> None:
+        self._shard(collection).flush()
+
+
+def _close_shard(shard: qe.EdgeShard) -> None:
+    try:
+        shard.flush()
+    finally:
+        shard.close()
+
+
+# -- translation -----------------------------------------------------------------------------------
+
+
+def _edge_config(collection: Collection, identity: IndexIdentity | None) -> qe.EdgeConfig:
+    if not collection.vectors:
+        return qe.EdgeConfig(sparse_vectors={_PLACEHOLDER_VECTOR: qe.EdgeSparseVectorParams()})
+    vectors: dict[str, qe.EdgeVectorParams] = {}
+    if identity is not None and identity.dimension is not None:
+        windows = (
+            qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim)
+            if collection.multivector(identity)
+            else None
+        )
+        vectors[DENSE] = qe.EdgeVectorParams(
+            size=identity.dimension, distance=qe.Distance.Cosine, multivector_config=windows
+        )
+    return qe.EdgeConfig(
+        vectors=vectors, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+    )
+
+
+def _index_fields(shard: qe.EdgeShard, collection: Collection) -> None:
+    for field in collection.keyword_fields:
+        shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+    for field in collection.integer_fields:
+        shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Integer))
+
+
+def _edge_point(point: StoredPoint) -> qe.Point:
+    vector: dict[str, Any] = {}
+    if point.sparse is not None:
+        vector[SPARSE] = _sparse(point.sparse)
+    if point.dense is not None:
+        vector[DENSE] = point.dense
+    return qe.Point(point.id, vector, point.payload)
+
+
+def edge_request(
+    query: VectorQuery, flt: qe.Filter | None, multivector: bool, *, with_payload: bool = True
+) -> qe.QueryRequest:
+    """The shard's `QueryRequest` for a `VectorQuery`."""
+    floor = {} if query.dense_floor is None else {"score_threshold": query.dense_floor}
+    if query.dense is not None and query.sparse is not None:
+        size = query.prefetch_limit
+        return qe.QueryRequest(
+            limit=query.limit,
+            prefetches=[
+                qe.Prefetch(limit=size, query=_nearest_dense(query.dense, multivector), filter=flt, **floor),
+                qe.Prefetch(limit=size, query=_nearest_sparse(query.sparse), filter=flt),
+            ],
+            query=qe.Fusion.Dbsf()
+            if query.fusion == "dbsf"
+            else qe.Fusion.Rrf(k=query.rrf_k, weights=list(query.rrf_weights)),
+            filter=flt,
+            with_payload=with_payload,
+            with_vector=False,
+        )
+    if query.dense is not None:
+        nearest = _nearest_dense(query.dense, multivector)
+    else:
+        assert query.sparse is not None  # vector_query gives no query without a vector
+        nearest, floor = _nearest_sparse(query.sparse), {}
+    return qe.QueryRequest(
+        limit=query.limit, query=nearest, filter=flt, with_payload=with_payload, with_vector=False, **floor
+    )
+
+
+def _nearest_dense(dense: Sequence[float], multivector: bool) -> qe.Query:
+    return qe.Query.Nearest(dense_query(dense, multivector), using=DENSE)
+
+
+def _nearest_sparse(sparse: SparseVector) -> qe.Query:
+    return qe.Query.Nearest(_sparse(sparse), using=SPARSE)
+
+
+def _sparse(sparse: SparseVector) -> qe.SparseVector:
+    return qe.SparseVector(list(sparse.indices), list(sparse.values))
+
+
+def edge_filter(flt: PayloadFilter | None) -> qe.Filter | None:
+    if flt is None:
+        return None
+    must = [_condition(match) for match in flt.must]
+    should = [_condition(match) for match in flt.should]
+    must_not = [qe.HasVectorCondition(flt.lacking)] if flt.lacking is not None else []
+    return qe.Filter(must=must or None, should=should or None, must_not=must_not or None)
+
+
+def _condition(match: FieldMatch) -> qe.FieldCondition:
+    if match.is_range:
+        return qe.FieldCondition(key=match.key, range=qe.RangeFloat(gte=match.at_least, lte=match.at_most))
+    return qe.FieldCondition(key=match.key, match=qe.MatchAny(list(match.values)))
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+# Words of qdrant-edge errors that mean its files are damaged (a shard, segment or WAL that cannot be read
+# back), or that the disk is full. Matched on the text: qdrant-edge raises bare `Exception`s.
+_DAMAGED = (
+    "failed to load segment",
+    "deserialize",
+    "decode",
+    "decompress",
+    "out of bounds",
+    "can't init wal",
+    "invalid utf-8",
+    "unexpected end of file",
+    "checksum",
+    "corrupt",
+)
+_DISK_FULL = (
+    "no space left on device",
+    "os error 28",
+    "disk quota exceeded",
+    "file too large",
+    "os error 27",
+)
+
+
+def is_engine_panic(exc: BaseException) -> bool:
+    """A Rust panic inside qdrant-edge surfaces as pyo3's `PanicException`, a BaseException: on files it
+    reads back that is damage (seen with a garbled payload index), never something to retry."""
+    return type(exc).__name__ == "PanicException"
+
+
+def edge_error(action: str, exc: BaseException) -> KnowledgeBridgeError:
+    """The domain error for a qdrant-edge failure: damaged files, a full disk, or anything else."""
+    text = describe_error(exc) if is_engine_panic(exc) else str(exc)
+    lowered = text.lower()
+    if any(sign in lowered for sign in _DISK_FULL):
+        return StorageFullError(f"could not {action}: the disk holding the index is full ({text})")
+    if is_engine_panic(exc) or any(sign in lowered for sign in _DAMAGED):
+        return IndexCorruptedError(f"could not {action}: the index files are damaged ({text})")
+    return StoreError(f"could not {action}: {text}")
+
+
+@contextmanager
+def edge_errors_mapped(action: str) -> Iterator[None]:
+    """qdrant-edge raises bare `Exception` (and panics, as BaseException): none of it reaches the caller."""
+    try:
+        yield
+    except KnowledgeBridgeError:
+        raise
+    except Exception as exc:
+        raise edge_error(action, exc) from exc
+    except BaseException as exc:
+        if not is_engine_panic(exc):
+            raise  # KeyboardInterrupt, SystemExit
+        raise edge_error(action, exc) from exc
+
+
+def edge_load_error(shard_dir: Path, exc: BaseException) -> KnowledgeBridgeError:
+    text = str(exc)
+    if not is_engine_panic(exc) and ("WouldBlock" in text or "lock" in text.lower()):
+        return IndexUnavailableError(
+            f"the index at {shard_dir} is in use by another process: {text}",
+            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
+        )
+    error = edge_error(f"open the index at {shard_dir}", exc)
+    if type(error) is StoreError:
+        # a shard that exists but cannot be loaded is damaged, whatever the engine's words for it
+        return IndexCorruptedError(error.detail)
+    return error
+
+
+def ensure_edge_shard_free(shard_dir: Path) -> None:
+    """Refuse to delete a shard that is open (here or in another process): its files would vanish under it.
+
+    An open shard holds an exclusive flock on its `wal` folder (qdrant-edge 0.9; the contract tests catch a
+    change). Asking for that lock reads and writes nothing: loading the shard to find out would replay its
+    log, which fails on a damaged shard and, on a full disk, gets the process killed (see disk_space.py).
+    A shard without a log folder (half-created) holds nothing.
+    """
+    wal = shard_dir / "wal"
+    try:
+        fd = os.open(wal, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise IndexUnavailableError(
+            f"the index at {shard_dir} is in use",
+            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
+        ) from None
+    finally:
+        os.close(fd)  # also releases the probe's own lock

@@ -1,0 +1,313 @@
+"""`GraphStore` over a `QdrantEngine`: the note graph as two payload-only collections, notes and links.
+
+Written once for both engines. Reads of a collection that was never created find nothing; writes to it
+raise `IndexNotReadyError`. The payload of a note and of a link is decided here, with the filters that find
+links (each field a filter reads has a payload index on the links collection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from backend.domain.errors import IndexNotReadyError
+from backend.domain.ids import link_point_id, note_point_id
+from backend.domain.link_resolution import name_key
+from backend.domain.links import LinkKind, LinkRecord, NoteRecord
+from backend.infrastructure.qdrant_engine import (
+    LINKS_COLLECTION,
+    NOTES_COLLECTION,
+    Collection,
+    FieldMatch,
+    PayloadFilter,
+    QdrantEngine,
+    StoredPoint,
+)
+
+GRAPH_PAGE = 4096  # records per scroll call; a related-notes lookup fits one page in any real vault
+_BULK = 1024  # payload-only points of a few hundred bytes per write: far below the 32 MB request limit
+
+# Payload keys of a link point.
+LINK_SOURCE = "source"
+LINK_POSITION = "position"
+LINK_TARGET = "target"
+LINK_TARGET_KEY = "target_key"  # `name_key` of the target: finds the links to re-resolve by file name
+LINK_KIND = "kind"
+LINK_LINE = "line"
+LINK_TEXT = "text"
+LINK_ANCHOR = "anchor"
+LINK_RESOLVED_PATH = "resolved_path"
+# 0/1, not a bool: qdrant-edge 0.9 matches nothing on a boolean MatchValue.
+LINK_RESOLVED = "resolved"
+LINK_IS_ATTACHMENT = "is_attachment"
+
+LINK_KEYWORD_FIELDS = (LINK_SOURCE, LINK_RESOLVED_PATH, LINK_TARGET_KEY, LINK_KIND)
+LINK_INTEGER_FIELDS = (LINK_RESOLVED, LINK_POSITION)
+
+
+class QdrantGraphStore:
+    def __init__(
+        self,
+        engine: QdrantEngine,
+        *,
+        notes_collection: str = NOTES_COLLECTION,
+        links_collection: str = LINKS_COLLECTION,
+        page_size: int = GRAPH_PAGE,
+    ) -> None:
+        self._engine = engine
+        self._page = page_size
+        # notes are only read by id or all at once: no payload index
+        self._notes = Collection(notes_collection, vectors=False, batch=_BULK)
+        self._links = Collection(
+            links_collection,
+            LINK_KEYWORD_FIELDS,
+            LINK_INTEGER_FIELDS,
+            vectors=False,
+            batch=_BULK,
+            reindex_on_open=True,
+        )
+        engine.declare(self._notes, self._links)
+
+    @property
+    def engine(self) -> QdrantEngine:
+        return self._engine
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def ensure(self) -> None:
+        with self._engine.managing("open the note graph"):
+            self._engine.ensure(self._notes)
+            self._engine.ensure(self._links)
+
+    def reset(self) -> None:
+        with self._engine.managing("reset the note graph"):
+            self._engine.create([self._notes, self._links])
+
+    def close(self) -> None:
+        self._engine.close()
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def put_note(self, note: NoteRecord, links: Sequence[LinkRecord]) -> None:
+        with self._engine.writing("store a note"):
+            if links:
+                self._engine.upsert(self._links, [_link_point(link) for link in links])
+            # After the upsert, so a reader never sees the note with fewer links than either version has.
+            self._engine.delete_where(self._links, links_beyond(note.path, len(links)))
+            self._engine.upsert(self._notes, [_note_point(note)])
+
+    def delete_note(self, path: str) -> None:
+        with self._engine.writing("delete a note"):
+            self._engine.delete_ids(self._notes, [note_point_id(path)])
+            self._engine.delete_where(self._links, links_from(path))
+
+    def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
+        with self._engine.writing("store notes", check_disk=False):
+            self._engine.upsert(self._links, [_link_point(link) for link in links])
+            self._engine.upsert(
+                self._notes, [_note_point(note) for note in notes]
+            )  # after the links, as in put_note
+
+    def update_resolution(self, links: Sequence[LinkRecord]) -> None:
+        if not links:
+            return
+        with self._engine.writing("update links"):
+            self._engine.set_payload(self._links, resolution_groups(links))
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def get_notes(self, paths: Sequence[str]) -> dict[str, NoteRecord]:
+        if not paths:
+            return {}
+        ids = [note_point_id(path) for path in dict.fromkeys(paths)]
+        try:
+            with self._engine.reading("read notes"):
+                payloads = self._engine.retrieve(self._notes, ids)
+        except IndexNotReadyError:
+            return {}
+        notes = [note_from_payload(p) for p in payloads.values() if p]
+        return {note.path: note for note in notes}
+
+    def all_notes(self) -> list[NoteRecord]:
+        payloads = self._scroll(self._notes, None, "list notes")
+        return sorted((note_from_payload(p) for p in payloads), key=lambda note: note.path)
+
+    def all_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, None, "list links"))
+
+    def outlinks(self, source: str) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, links_from(source), "read links"))
+
+    def backlinks(self, target_path: str) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, links_to(target_path), "read links"))
+
+    def links_touching(self, paths: Sequence[str]) -> list[LinkRecord]:
+        if not paths:
+            return []
+        return sorted_links(self._scroll(self._links, links_touching(paths), "read links"))
+
+    def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:
+        if not names:
+            return []
+        return sorted_links(self._scroll(self._links, links_named(names), "read links"))
+
+    def count_links(self, *, resolved: bool | None = None, kind: str | None = None) -> int:
+        flt = links_counted(resolved, kind)
+        try:
+            with self._engine.reading("count links"):
+                return self._engine.count(self._links, flt)
+        except IndexNotReadyError:
+            return 0
+
+    def _scroll(self, collection: Collection, flt: PayloadFilter | None, action: str) -> list[dict[str, Any]]:
+        """Every matching payload, one scroll call per `page_size` records."""
+        found: list[dict[str, Any]] = []
+        offset: Any = None
+        try:
+            with self._engine.reading(action):
+                while True:
+                    records, offset = self._engine.scroll(
+                        collection, flt=flt, limit=self._page, offset=offset
+                    )
+                    found.extend(p for p in (r.payload for r in records) if p)
+                    if offset is None:
+                        return found
+        except IndexNotReadyError:
+            return []
+
+
+# -- filters -----------------------------------------------------------------------------------------
+
+
+def links_from(source: str) -> PayloadFilter:
+    return PayloadFilter(must=(FieldMatch(LINK_SOURCE, (source,)),))
+
+
+def links_to(target_path: str) -> PayloadFilter:
+    return PayloadFilter(must=(FieldMatch(LINK_RESOLVED_PATH, (target_path,)),))
+
+
+def links_touching(paths: Iterable[str]) -> PayloadFilter:
+    unique = tuple(dict.fromkeys(paths))
+    return PayloadFilter(should=(FieldMatch(LINK_SOURCE, unique), FieldMatch(LINK_RESOLVED_PATH, unique)))
+
+
+def links_named(names: Iterable[str]) -> PayloadFilter:
+    return PayloadFilter(must=(FieldMatch(LINK_TARGET_KEY, tuple(dict.fromkeys(names))),))
+
+
+def links_beyond(source: str, keep: int) -> PayloadFilter:
+    """The source's links from position `keep` on: what is stale once it has `keep` links."""
+    return PayloadFilter(must=(FieldMatch(LINK_SOURCE, (source,)), FieldMatch(LINK_POSITION, at_least=keep)))
+
+
+def links_counted(resolved: bool | None, kind: str | None) -> PayloadFilter | None:
+    must: list[FieldMatch] = []
+    if resolved is not None:
+        must.append(FieldMatch(LINK_RESOLVED, (int(resolved),)))
+    if kind is not None:
+        must.append(FieldMatch(LINK_KIND, (str(LinkKind(kind).value),)))
+    return PayloadFilter(must=tuple(must)) if must else None
+
+
+# -- payloads ----------------------------------------------------------------------------------------
+
+
+def _note_point(note: NoteRecord) -> StoredPoint:
+    return StoredPoint(note_point_id(note.path), note_payload(note))
+
+
+def _link_point(link: LinkRecord) -> StoredPoint:
+    return StoredPoint(link_point_id(link.source, link.position), link_payload(link))
+
+
+def note_payload(note: NoteRecord) -> dict[str, Any]:
+    return {
+        "path": note.path,
+        "title": note.title,
+        "aliases": list(note.aliases),
+        "tags": list(note.tags),
+        "date": note.date,
+        "mtime": note.mtime,
+        "size": note.size,
+        "content_hash": note.content_hash,
+        "problems": list(note.problems),
+        "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
+        "link_count": note.link_count,
+    }
+
+
+def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
+    return NoteRecord(
+        path=str(payload["path"]),
+        title=str(payload.get("title", "")),
+        aliases=tuple(payload.get("aliases") or ()),
+        tags=tuple(payload.get("tags") or ()),
+        date=payload.get("date"),
+        mtime=float(payload.get("mtime") or 0.0),
+        size=int(payload.get("size") or 0),
+        content_hash=str(payload.get("content_hash") or ""),
+        problems=tuple(payload.get("problems") or ()),
+        dense_ready=bool(payload.get("dense_ready", 1)),
+        link_count=_count(payload.get("link_count")),
+    )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def resolution_payload(link: LinkRecord) -> dict[str, Any]:
+    """The fields `update_resolution` overwrites."""
+    return {
+        LINK_RESOLVED_PATH: link.resolved_path,
+        LINK_RESOLVED: int(link.resolved),
+        LINK_IS_ATTACHMENT: link.is_attachment,
+    }
+
+
+def link_payload(link: LinkRecord) -> dict[str, Any]:
+    return {
+        LINK_SOURCE: link.source,
+        LINK_POSITION: link.position,
+        LINK_TARGET: link.target,
+        LINK_TARGET_KEY: name_key(link.target),
+        LINK_KIND: link.kind.value,
+        LINK_LINE: link.line,
+        LINK_TEXT: link.text,
+        LINK_ANCHOR: link.anchor,
+        **resolution_payload(link),
+    }
+
+
+def link_from_payload(payload: dict[str, Any]) -> LinkRecord:
+    # Both libraries drop a key that is set to None by a payload update, hence `.get`.
+    return LinkRecord(
+        source=str(payload[LINK_SOURCE]),
+        position=int(payload[LINK_POSITION]),
+        target=str(payload.get(LINK_TARGET, "")),
+        kind=LinkKind(payload[LINK_KIND]),
+        line=int(payload.get(LINK_LINE) or 0),
+        text=payload.get(LINK_TEXT),
+        anchor=payload.get(LINK_ANCHOR),
+        resolved_path=payload.get(LINK_RESOLVED_PATH),
+        is_attachment=bool(payload.get(LINK_IS_ATTACHMENT, False)),
+    )
+
+
+def sorted_links(payloads: Iterable[dict[str, Any] | None]) -> list[LinkRecord]:
+    """Links in a stable order: by source note, then as written in it."""
+    links = [link_from_payload(p) for p in payloads if p]
+    return sorted(links, key=lambda link: (link.source, link.position))
+
+
+def resolution_groups(links: Sequence[LinkRecord]) -> list[tuple[dict[str, Any], list[str]]]:
+    """Point ids of `links` grouped by identical new resolution: one payload update per group, since a
+    re-resolution after a note appears typically sends many links to the same path."""
+    groups: dict[tuple[str | None, bool], tuple[dict[str, Any], list[str]]] = {}
+    for link in links:
+        key = (link.resolved_path, link.is_attachment)
+        groups.setdefault(key, (resolution_payload(link), []))[1].append(
+            link_point_id(link.source, link.position)
+        )
+    return list(groups.values())
