@@ -4,6 +4,7 @@ or on `QdrantClient(path=...)` where a case needs to reopen the same data."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -66,14 +67,41 @@ def engine_kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make_backend(engine_kind: str, tmp_path: Path) -> Iterator[Callable[[Callable[..., Any]], Backend[Any]]]:
-    """`make_backend(QdrantChunkStore)`: a `Backend` of this test's engine kind, closed after the test."""
-    built: list[Backend[Any]] = []
+def backend(engine_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Backend[Any]]:
+    """A `Backend` building the store the test module names in `STORE` (e.g. `STORE = QdrantChunkStore`)."""
+    built: Backend[Any] = Backend(engine_kind, tmp_path, request.module.STORE)
+    yield built
+    built.close_all()
 
-    def make(build: Callable[..., Any]) -> Backend[Any]:
-        built.append(Backend(engine_kind, tmp_path, build))
-        return built[-1]
 
-    yield make
-    for backend in built:
-        backend.close_all()
+def failures_beside_one_writer(read: Callable[[], None], write: Callable[[], None]) -> list[BaseException]:
+    """Run `write` once in one thread while three threads repeat `read` until it is done (or anything
+    fails); what any of them raised."""
+    done = threading.Event()
+    failures: list[BaseException] = []
+
+    def reading() -> None:
+        while not done.is_set():
+            read()
+
+    def writing() -> None:
+        write()
+        done.set()
+
+    def guarded(work: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                work()
+            except BaseException as exc:  # collected and asserted by the caller
+                failures.append(exc)
+                done.set()
+
+        return run
+
+    threads = [threading.Thread(target=guarded(reading)) for _ in range(3)]
+    threads.append(threading.Thread(target=guarded(writing)))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures

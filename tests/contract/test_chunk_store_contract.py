@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,18 +23,14 @@ from backend.domain.payload import chunk_payload
 from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
 from backend.infrastructure.qdrant_client_engine import ClientEngine
 from backend.infrastructure.qdrant_edge_engine import EdgeEngine
-from tests.contract.conftest import Backend
+from tests.contract.conftest import Backend, failures_beside_one_writer
 
 DIM = 4
 IDENTITY = IndexIdentity(embedding_model="test-model", dimension=DIM)
 KEYWORD_ONLY = IndexIdentity(embedding_model="none", dimension=None)
 
 COMMON, APPLE, RARE, ZEBRA = 1, 2, 3, 4  # sparse term ids
-
-
-@pytest.fixture
-def backend(make_backend: Callable[..., Backend[ChunkStore]]) -> Backend[ChunkStore]:
-    return make_backend(QdrantChunkStore)
+STORE = QdrantChunkStore  # what the `backend` fixture builds (conftest.py)
 
 
 @pytest.fixture
@@ -487,39 +481,19 @@ def test_scroll_pages_through_every_point_once(store: ChunkStore) -> None:
 
 def test_searches_keep_working_while_one_writer_indexes(store: ChunkStore) -> None:
     store.upsert([make_point("seed.md")])
-    done = threading.Event()
-    failures: list[BaseException] = []
-
-    def guarded(work: Callable[[], None]) -> Callable[[], None]:
-        def run() -> None:
-            try:
-                work()
-            except BaseException as exc:  # collected and asserted below
-                failures.append(exc)
-                done.set()
-
-        return run
 
     def search() -> None:
-        while not done.is_set():
-            assert hybrid(store, limit=5)
-            store.count(PointFilter(tags=("t",)))
-            store.scroll(limit=5)
+        assert hybrid(store, limit=5)
+        store.count(PointFilter(tags=("t",)))
+        store.scroll(limit=5)
 
     def index() -> None:
         for batch in range(20):
             store.upsert([make_point(f"b{batch}/n{i}.md", tags=("t",)) for i in range(10)])
             if batch % 5 == 4:
                 store.delete_by_note(f"b{batch}/n0.md")
-        done.set()
 
-    threads = [threading.Thread(target=guarded(search)) for _ in range(3)]
-    threads.append(threading.Thread(target=guarded(index)))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+    assert failures_beside_one_writer(search, index) == []
     assert store.count() == 1 + 200 - 4
 
 

@@ -6,7 +6,6 @@ Run on both engines (conftest.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -19,11 +18,7 @@ from tests.contract.test_chunk_store_contract import COMMON, make_point, notes, 
 
 WINDOWED = IndexIdentity(embedding_model="test-model", dimension=4, dense_windows=64)
 QUERY = (1.0, 0.0, 0.0, 0.0)
-
-
-@pytest.fixture
-def backend(make_backend: Callable[..., Backend[ChunkStore]]) -> Backend[ChunkStore]:
-    return make_backend(QdrantChunkStore)
+STORE = QdrantChunkStore  # what the `backend` fixture builds (conftest.py)
 
 
 @pytest.fixture

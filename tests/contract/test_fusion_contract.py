@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from backend.infrastructure.qdrant_edge_engine import EdgeEngine
 from tests.contract.conftest import Backend
 
 DIM = 8
+STORE = QdrantChunkStore  # what the `backend` fixture builds (conftest.py)
 TERMS = 12
 
 
@@ -43,8 +43,8 @@ def _corpus(seed: int = 7, size: int = 60) -> list[PointRecord]:
 
 
 @pytest.fixture
-def store(make_backend: Callable[..., Backend[ChunkStore]]) -> ChunkStore:
-    built = make_backend(QdrantChunkStore).store()
+def store(backend: Backend[ChunkStore]) -> ChunkStore:
+    built = backend.store()
     built.create(IndexIdentity(embedding_model="test-model", dimension=DIM))
     built.upsert(_corpus())
     return built

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.infrastructure.qdrant_client_engine import ClientEngine
 from backend.infrastructure.qdrant_edge_engine import EdgeEngine
 from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
-from tests.contract.conftest import Backend
+from tests.contract.conftest import Backend, failures_beside_one_writer
 
 
 class CallSpy:
@@ -445,39 +444,19 @@ def test_put_many_stores_what_put_note_would(backend: GraphBackend) -> None:
 
 def test_reads_keep_working_while_one_writer_updates(graph: GraphStore) -> None:
     put(graph, "seed.md", "n0")
-    done = threading.Event()
-    failures: list[BaseException] = []
-
-    def guarded(work: Callable[[], None]) -> Callable[[], None]:
-        def run() -> None:
-            try:
-                work()
-            except BaseException as exc:  # collected and asserted below
-                failures.append(exc)
-                done.set()
-
-        return run
 
     def read() -> None:
-        while not done.is_set():
-            graph.links_touching(["seed.md", "n0.md"])
-            graph.all_notes()
-            graph.count_links(resolved=True)
+        graph.links_touching(["seed.md", "n0.md"])
+        graph.all_notes()
+        graph.count_links(resolved=True)
 
     def write() -> None:
         for i in range(40):
             put(graph, f"n{i}.md", "seed", f"n{i + 1}")
             if i % 10 == 9:
                 graph.delete_note(f"n{i - 1}.md")
-        done.set()
 
-    threads = [threading.Thread(target=guarded(read)) for _ in range(3)]
-    threads.append(threading.Thread(target=guarded(write)))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+    assert failures_beside_one_writer(read, write) == []
     assert len(graph.all_notes()) == 1 + 40 - 4
     assert len(graph.backlinks("seed.md")) == 40 - 4
 

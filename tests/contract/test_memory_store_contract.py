@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import pytest
 
@@ -17,6 +16,7 @@ from tests.contract.conftest import Backend
 DIM = 4
 IDENTITY = IndexIdentity("fake-4d", DIM, "kw-1")
 KEYWORD_ONLY = IndexIdentity("none", None, "kw-1")
+STORE = QdrantMemoryStore  # what the `backend` fixture builds (conftest.py)
 
 
 def unit(*values: float) -> list[float]:
@@ -30,11 +30,6 @@ def fact(key: str, value: str = "a value", source: str = "Notes/a.md", at: float
 
 def words(*indices: int) -> SparseVector:
     return SparseVector(tuple(sorted(indices)), tuple(1.0 for _ in indices))
-
-
-@pytest.fixture
-def backend(make_backend: Callable[..., Backend[MemoryStore]]) -> Backend[MemoryStore]:
-    return make_backend(QdrantMemoryStore)
 
 
 @pytest.fixture
