@@ -28,6 +28,7 @@ from backend.infrastructure.qdrant_engine import (
     DENSE,
     Collection,
     FieldMatch,
+    Page,
     PayloadFilter,
     QdrantEngine,
     StoredPoint,
@@ -124,9 +125,7 @@ class QdrantChunkStore:
         found: list[Any] = []
         offset: Any = None
         while True:
-            records, offset = self._engine.scroll(
-                self._col, flt=flt, limit=INVENTORY_PAGE, offset=offset, payload=payload
-            )
+            records, offset = self._engine.scroll(self._col, Page(INVENTORY_PAGE, offset, flt, payload))
             found += records
             if offset is None:
                 return found
@@ -141,9 +140,8 @@ class QdrantChunkStore:
                 if identity is not None and identity.dimension is None:
                     return []  # a keyword-only index keeps no dense vectors (asking for one is an error)
                 while True:
-                    records, offset = self._engine.scroll(
-                        self._col, flt=flt, limit=_VECTOR_PAGE, offset=offset, vectors=[DENSE]
-                    )
+                    page = Page(_VECTOR_PAGE, offset, flt, vectors=[DENSE])
+                    records, offset = self._engine.scroll(self._col, page)
                     for record in records:
                         vectors = record.vector if isinstance(record.vector, dict) else {}
                         dense, _ = split_dense(vectors.get(DENSE))  # windows are cheap to redo
@@ -166,22 +164,14 @@ class QdrantChunkStore:
         rrf_weights: tuple[float, float] = (1.0, 1.0),
         fusion: str = "rrf",
     ) -> list[ScoredPoint]:
-        plan = vector_query(
-            dense=dense,
-            sparse=sparse,
-            limit=limit,
-            prefetch_limit=prefetch_limit,
-            fusion=fusion,
-            rrf_k=rrf_k,
-            rrf_weights=rrf_weights,
-        )
+        plan = vector_query(dense=dense, sparse=sparse, limit=limit, prefetch_limit=prefetch_limit,
+                            fusion=fusion, rrf_k=rrf_k, rrf_weights=rrf_weights)  # fmt: skip
         if plan is None:
             return []
         wanted = chunk_filter(normalise_filter(point_filter))
         with self._engine.reading("search"):
             check_query_vectors(self._engine.layout(self._col), plan.dense, plan.sparse)
-            hits = self._engine.query(self._col, plan, wanted)
-        return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
+            return self._engine.query(self._col, plan, wanted)
 
     def rank_sides(
         self,
@@ -220,7 +210,7 @@ class QdrantChunkStore:
         wanted = chunk_filter(normalise_filter(point_filter))
         try:
             with self._engine.reading("list points"):
-                records, next_offset = self._engine.scroll(self._col, flt=wanted, limit=limit, offset=offset)
+                records, next_offset = self._engine.scroll(self._col, Page(limit, offset, wanted))
         except IndexNotReadyError:
             return [], None  # no collection yet (or mid-rebuild): nothing to list
         page = [ScoredPoint(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records]
@@ -229,9 +219,7 @@ class QdrantChunkStore:
     def export(self, *, limit: int = 256, offset: str | None = None) -> tuple[list[PointRecord], str | None]:
         try:
             with self._engine.reading("export points"):
-                records, next_offset = self._engine.scroll(
-                    self._col, limit=limit, offset=offset, vectors=True
-                )
+                records, next_offset = self._engine.scroll(self._col, Page(limit, offset, vectors=True))
         except IndexNotReadyError:
             return [], None
         page = [point_record(r.id, r.vector, r.payload) for r in records]

@@ -26,13 +26,13 @@ from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, KnowledgeBridgeError, StoreError
-from backend.domain.models import IndexIdentity, SparseVector
+from backend.domain.models import IndexIdentity, ScoredPoint, SparseVector
 from backend.infrastructure.qdrant_engine import (
     DENSE,
     SPARSE,
     Collection,
     FieldMatch,
-    Hit,
+    Page,
     PayloadFilter,
     Record,
     StoredPoint,
@@ -226,10 +226,12 @@ class ClientEngine:
         ]
         self._client.batch_update_points(collection.name, operations, wait=True)
 
-    def query(self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None) -> list[Hit]:
+    def query(
+        self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None
+    ) -> list[ScoredPoint]:
         args = client_query_args(plan, client_filter(flt), self._multivector(collection, plan))
         response = self._explained(collection, plan, self._client.query_points, collection.name, **args)
-        return response.points  # type: ignore[no-any-return]
+        return [ScoredPoint(str(p.id), float(p.score), dict(p.payload or {})) for p in response.points]
 
     def query_batch(
         self, collection: Collection, plans: Sequence[VectorQuery], flt: PayloadFilter | None
@@ -263,23 +265,14 @@ class ClientEngine:
                 check_dense(self.identity(collection), len(plan.dense))
             raise
 
-    def scroll(
-        self,
-        collection: Collection,
-        *,
-        flt: PayloadFilter | None = None,
-        limit: int,
-        offset: Any = None,
-        payload: bool | list[str] = True,
-        vectors: bool | list[str] = False,
-    ) -> tuple[list[Record], Any]:
+    def scroll(self, collection: Collection, page: Page) -> tuple[list[Record], Any]:
         return self._client.scroll(  # type: ignore[return-value]
             collection.name,
-            scroll_filter=client_filter(flt),
-            limit=limit,
-            offset=offset,
-            with_payload=payload,
-            with_vectors=vectors,
+            scroll_filter=client_filter(page.flt),
+            limit=page.limit,
+            offset=page.offset,
+            with_payload=page.payload,
+            with_vectors=page.vectors,
         )
 
     def count(self, collection: Collection, flt: PayloadFilter | None = None) -> int:

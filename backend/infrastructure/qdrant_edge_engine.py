@@ -33,7 +33,7 @@ from backend.domain.errors import (
     StorageFullError,
     StoreError,
 )
-from backend.domain.models import IndexIdentity, SparseVector
+from backend.domain.models import IndexIdentity, ScoredPoint, SparseVector
 from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
 from backend.infrastructure.qdrant_engine import (
@@ -41,7 +41,7 @@ from backend.infrastructure.qdrant_engine import (
     SPARSE,
     Collection,
     FieldMatch,
-    Hit,
+    Page,
     PayloadFilter,
     Record,
     StoredPoint,
@@ -196,10 +196,9 @@ class EdgeEngine:
     # -- points (inside `reading` or `writing`) --------------------------------------------------
 
     def upsert(self, collection: Collection, points: Sequence[StoredPoint]) -> None:
+        # One update, so one entry of the log: a note's chunks are written whole or not at all.
         shard = self._shard(collection)
-        for start in range(0, len(points), collection.batch):
-            batch = [_edge_point(p) for p in points[start : start + collection.batch]]
-            shard.update(qe.UpdateOperation.upsert_points(batch))
+        shard.update(qe.UpdateOperation.upsert_points([_edge_point(p) for p in points]))
 
     def delete_ids(self, collection: Collection, ids: Sequence[str]) -> None:
         self._shard(collection).update(qe.UpdateOperation.delete_points(list(ids)))
@@ -215,10 +214,15 @@ class EdgeEngine:
             only = qe.Filter(must=[qe.HasIdCondition(set(ids))])
             shard.update(qe.UpdateOperation.set_payload_by_filter(only, payload))
 
-    def query(self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None) -> list[Hit]:
+    def query(
+        self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None
+    ) -> list[ScoredPoint]:
         shard = self._shard(collection)
         multivector = collection.multivector(self._identities.get(collection.name))
-        return shard.query(edge_request(plan, edge_filter(flt), multivector))  # type: ignore[no-any-return]
+        hits = shard.query(edge_request(plan, edge_filter(flt), multivector))
+        return [
+            ScoredPoint(str(h.id), h.score, h.payload or {}) for h in hits
+        ]  # each read of .payload is new
 
     def query_batch(
         self, collection: Collection, plans: Sequence[VectorQuery], flt: PayloadFilter | None
@@ -231,22 +235,14 @@ class EdgeEngine:
         # the shard's own id objects: a search turns only the few it keeps into strings
         return [[(h.id, h.score) for h in hits] for hits in answers]
 
-    def scroll(
-        self,
-        collection: Collection,
-        *,
-        flt: PayloadFilter | None = None,
-        limit: int,
-        offset: Any = None,
-        payload: bool | list[str] = True,
-        vectors: bool | list[str] = False,
-    ) -> tuple[list[Record], Any]:
+    def scroll(self, collection: Collection, page: Page) -> tuple[list[Record], Any]:
+        payload = qe.PayloadSelector.Include(page.payload) if isinstance(page.payload, list) else page.payload
         request = qe.ScrollRequest(
-            offset=offset,
-            limit=limit,
-            filter=edge_filter(flt),
-            with_payload=qe.PayloadSelector.Include(payload) if isinstance(payload, list) else payload,
-            with_vector=vectors,
+            offset=page.offset,
+            limit=page.limit,
+            filter=edge_filter(page.flt),
+            with_payload=payload,
+            with_vector=page.vectors,
         )
         return self._shard(collection).scroll(request)  # type: ignore[no-any-return]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from backend.domain.errors import StoreError
-from backend.domain.models import IndexIdentity, PointRecord, SparseVector
+from backend.domain.models import IndexIdentity, PointRecord, ScoredPoint, SparseVector
 from backend.infrastructure.vector_query import VectorQuery
 
 DENSE = "dense"
@@ -55,8 +55,9 @@ class Collection:
 
     `vectors`: a dense vector (when the identity has a dimension) and a sparse one; False for payload-only.
     `windows`: the dense side may be a multivector of windows (the chunks), when the identity says so.
-    `batch`: the most points one write carries. `reindex_on_open`: payload indexes are created again when
-    the collection is opened, healing one whose creation was cut short."""
+    `batch`: the most points one request to a Qdrant server carries (its body limit).
+    `reindex_on_open`: payload indexes are created again when the collection is opened, healing one whose
+    creation was cut short."""
 
     name: str
     keyword_fields: tuple[str, ...] = ()
@@ -111,6 +112,18 @@ class StoredPoint:
     dense: list[float] | list[list[float]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One scroll call: the points matching `flt` from `offset` on, with the payload (or only the named
+    fields) and the vectors (or only the named ones) asked for."""
+
+    limit: int
+    offset: Any = None
+    flt: PayloadFilter | None = None
+    payload: bool | list[str] = True
+    vectors: bool | list[str] = False
+
+
 class Record(Protocol):
     """A point read back (both libraries' records and scored points have these)."""
 
@@ -120,15 +133,6 @@ class Record(Protocol):
     def payload(self) -> dict[str, Any] | None: ...
     @property
     def vector(self) -> Any: ...
-
-
-class Hit(Protocol):
-    @property
-    def id(self) -> Any: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def payload(self) -> dict[str, Any] | None: ...
 
 
 class QdrantEngine(Protocol):
@@ -159,22 +163,19 @@ class QdrantEngine(Protocol):
     ) -> None:
         """Each payload set on its ids (by filter: an id deleted meanwhile is skipped, not an error)."""
 
-    def query(self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None) -> list[Hit]: ...
+    def query(
+        self, collection: Collection, plan: VectorQuery, flt: PayloadFilter | None
+    ) -> list[ScoredPoint]:
+        """The hits, best first, each with a payload of its own (the caller may keep or change it)."""
+
     def query_batch(
         self, collection: Collection, plans: Sequence[VectorQuery], flt: PayloadFilter | None
     ) -> list[list[tuple[Hashable, float]]]:
         """Ids (the engine's own objects, handed back to `retrieve` as they are) and scores, per plan."""
 
-    def scroll(
-        self,
-        collection: Collection,
-        *,
-        flt: PayloadFilter | None = None,
-        limit: int,
-        offset: Any = None,
-        payload: bool | list[str] = True,
-        vectors: bool | list[str] = False,
-    ) -> tuple[list[Record], Any]: ...
+    def scroll(self, collection: Collection, page: Page) -> tuple[list[Record], Any]:
+        """One page of the points `page` asks for, and the offset of the next page (None after the last)."""
+
     def count(self, collection: Collection, flt: PayloadFilter | None = None) -> int: ...
     def retrieve(self, collection: Collection, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         """Payloads of the points found, keyed by the ids as given."""

@@ -19,6 +19,7 @@ from backend.infrastructure.qdrant_engine import (
     NOTES_COLLECTION,
     Collection,
     FieldMatch,
+    Page,
     PayloadFilter,
     QdrantEngine,
     StoredPoint,
@@ -103,10 +104,10 @@ class QdrantGraphStore:
 
     def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
         with self._engine.writing("store notes", check_disk=False):
-            self._engine.upsert(self._links, [_link_point(link) for link in links])
-            self._engine.upsert(
-                self._notes, [_note_point(note) for note in notes]
-            )  # after the links, as in put_note
+            for start in range(0, len(links), _BULK):  # a bulk copy goes in slices: bounded memory per write
+                self._engine.upsert(self._links, [_link_point(link) for link in links[start : start + _BULK]])
+            for start in range(0, len(notes), _BULK):  # after the links, as in put_note
+                self._engine.upsert(self._notes, [_note_point(note) for note in notes[start : start + _BULK]])
 
     def update_resolution(self, links: Sequence[LinkRecord]) -> None:
         if not links:
@@ -166,9 +167,7 @@ class QdrantGraphStore:
         try:
             with self._engine.reading(action):
                 while True:
-                    records, offset = self._engine.scroll(
-                        collection, flt=flt, limit=self._page, offset=offset
-                    )
+                    records, offset = self._engine.scroll(collection, Page(self._page, offset, flt))
                     found.extend(p for p in (r.payload for r in records) if p)
                     if offset is None:
                         return found

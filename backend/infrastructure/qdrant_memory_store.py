@@ -17,6 +17,7 @@ from backend.domain.models import IndexIdentity, SparseVector
 from backend.infrastructure.qdrant_engine import (
     DEFAULT_BASE,
     Collection,
+    Page,
     QdrantEngine,
     StoredPoint,
     check_dense,
@@ -72,7 +73,7 @@ class QdrantMemoryStore:
         try:
             with self._engine.reading("list facts"):
                 while True:
-                    page, offset = self._engine.scroll(self._col, limit=_PAGE, offset=offset)
+                    page, offset = self._engine.scroll(self._col, Page(_PAGE, offset))
                     records += [memory_from_payload(dict(r.payload or {})) for r in page]
                     if offset is None:
                         break
@@ -113,7 +114,7 @@ class QdrantMemoryStore:
                 hits = self._engine.query(self._col, plan, None)
         except IndexNotReadyError:
             return []
-        return [(memory_from_payload(dict(h.payload or {})), float(h.score)) for h in hits]
+        return [(memory_from_payload(hit.payload), hit.score) for hit in hits]
 
     def close(self) -> None:
         self._engine.close()
