@@ -16,7 +16,6 @@ from typing import Any
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.models import (
     ChunkEntry,
-    IndexIdentity,
     PointFilter,
     PointRecord,
     ScoredPoint,
@@ -27,6 +26,7 @@ from backend.infrastructure.qdrant_engine import (
     CHUNKS_COLLECTION,
     DENSE,
     Collection,
+    CollectionStore,
     FieldMatch,
     Page,
     PayloadFilter,
@@ -56,24 +56,9 @@ def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
     return Collection(name, _KEYWORD_FIELDS, _INTEGER_FIELDS, vectors=True, windows=True, batch=256)
 
 
-class QdrantChunkStore:
+class QdrantChunkStore(CollectionStore):
     def __init__(self, engine: QdrantEngine, collection: str = CHUNKS_COLLECTION) -> None:
-        self._engine = engine
-        self._col = chunk_collection(collection)
-        engine.declare(self._col)
-
-    # -- lifecycle -------------------------------------------------------------------------------
-
-    def identity(self) -> IndexIdentity | None:
-        with self._engine.reading("read the index identity"):
-            return self._engine.identity(self._col)
-
-    def create(self, identity: IndexIdentity) -> None:
-        with self._engine.managing("create the index"):
-            self._engine.create([self._col], identity)
-
-    def close(self) -> None:
-        self._engine.close()
+        super().__init__(engine, chunk_collection(collection))
 
     # -- writes ----------------------------------------------------------------------------------
 

@@ -184,6 +184,29 @@ class QdrantEngine(Protocol):
     def close(self) -> None: ...
 
 
+class CollectionStore:
+    """What a store of one collection that records its identity (the chunks, the memory) does the same way:
+    read that identity, create the collection anew with one, close."""
+
+    _what = "index"  # in messages: "could not create the index: ..."
+
+    def __init__(self, engine: QdrantEngine, collection: Collection) -> None:
+        self._engine = engine
+        self._col = collection
+        engine.declare(collection)
+
+    def identity(self) -> IndexIdentity | None:
+        with self._engine.reading(f"read the {self._what}'s identity"):
+            return self._engine.identity(self._col)
+
+    def create(self, identity: IndexIdentity) -> None:
+        with self._engine.managing(f"create the {self._what}"):
+            self._engine.create([self._col], identity)
+
+    def close(self) -> None:
+        self._engine.close()
+
+
 # -- identity ---------------------------------------------------------------------------------------
 
 

@@ -13,10 +13,11 @@ from typing import Any
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.ids import memory_point_id
 from backend.domain.memory import MemoryRecord
-from backend.domain.models import IndexIdentity, SparseVector
+from backend.domain.models import SparseVector
 from backend.infrastructure.qdrant_engine import (
     DEFAULT_BASE,
     Collection,
+    CollectionStore,
     Page,
     QdrantEngine,
     StoredPoint,
@@ -36,19 +37,11 @@ def memory_collection(base: str = DEFAULT_BASE) -> str:
     return collection_name(MEMORY_SUFFIX, base)
 
 
-class QdrantMemoryStore:
+class QdrantMemoryStore(CollectionStore):
+    _what = "memory store"
+
     def __init__(self, engine: QdrantEngine, collection: str = memory_collection()) -> None:
-        self._engine = engine
-        self._col = Collection(collection, vectors=True, windows=False)
-        engine.declare(self._col)
-
-    def identity(self) -> IndexIdentity | None:
-        with self._engine.reading("read the memory store's identity"):
-            return self._engine.identity(self._col)
-
-    def create(self, identity: IndexIdentity) -> None:
-        with self._engine.managing("create the memory store"):
-            self._engine.create([self._col], identity)
+        super().__init__(engine, Collection(collection, vectors=True, windows=False))
 
     def put(self, record: MemoryRecord, *, sparse: SparseVector, dense: Sequence[float] | None) -> None:
         with self._engine.writing("remember a fact", check_disk=False):
@@ -115,9 +108,6 @@ class QdrantMemoryStore:
         except IndexNotReadyError:
             return []
         return [(memory_from_payload(hit.payload), hit.score) for hit in hits]
-
-    def close(self) -> None:
-        self._engine.close()
 
 
 def memory_payload(record: MemoryRecord) -> dict[str, Any]:

@@ -135,6 +135,14 @@ def build(
     return store, graph
 
 
+def built_and_active(backend: Backend, catalog: Catalog, paths: Sequence[str]) -> str:
+    """A new generation holding `paths`, made the active one."""
+    generation = catalog.new_generation()
+    build(backend, catalog, generation, paths)
+    catalog.activate(generation)
+    return generation
+
+
 def searched(store: ChunkStore) -> list[str]:
     """The notes a keyword search for the common term finds, sorted."""
     hits = store.query(dense=None, sparse=SparseVector((COMMON,), (1.0,)), limit=50, prefetch_limit=50)
@@ -243,9 +251,7 @@ def test_the_active_generation_cannot_be_dropped(backend: Backend) -> None:
 
 def test_an_incomplete_generation_cannot_be_activated(backend: Backend) -> None:
     catalog = backend.catalog()
-    serving = catalog.new_generation()
-    build(backend, catalog, serving, ["a.md"])
-    catalog.activate(serving)
+    serving = built_and_active(backend, catalog, ["a.md"])
     empty = catalog.new_generation()
     with pytest.raises(ValueError, match="missing"):
         catalog.activate(empty)
@@ -258,9 +264,7 @@ def test_an_incomplete_generation_cannot_be_activated(backend: Backend) -> None:
 
 def test_names_are_never_handed_out_twice(backend: Backend) -> None:
     catalog = backend.reopenable()
-    first = catalog.new_generation()
-    build(backend, catalog, first, ["a.md"])
-    catalog.activate(first)
+    first = built_and_active(backend, catalog, ["a.md"])
     failed = catalog.new_generation()
     store, graph = build(backend, catalog, failed, ["b.md"])
     close(store, graph)
@@ -278,9 +282,7 @@ def test_names_are_never_handed_out_twice(backend: Backend) -> None:
 
 def test_a_crashed_build_leaves_the_next_generation_empty(backend: Backend) -> None:
     catalog = backend.reopenable()
-    serving = catalog.new_generation()
-    build(backend, catalog, serving, ["a.md"])
-    catalog.activate(serving)
+    serving = built_and_active(backend, catalog, ["a.md"])
     crashed = catalog.new_generation()
     build(backend, catalog, crashed, ["half.md"])
     backend.close_all()  # the process ends before the switch
@@ -303,9 +305,7 @@ def test_a_crashed_build_leaves_the_next_generation_empty(backend: Backend) -> N
 
 def test_a_reopened_catalog_sees_the_same_active_generation(backend: Backend) -> None:
     catalog = backend.reopenable()
-    generation = catalog.new_generation()
-    build(backend, catalog, generation, ["a.md", "b.md"])
-    catalog.activate(generation)
+    generation = built_and_active(backend, catalog, ["a.md", "b.md"])
     backend.close_all()
 
     catalog = backend.reopenable()
