@@ -74,6 +74,14 @@ def backend(engine_kind: str, tmp_path: Path, request: pytest.FixtureRequest) ->
     built.close_all()
 
 
+@pytest.fixture
+def store(backend: Backend[Any], request: pytest.FixtureRequest) -> Any:
+    """A `backend.store()` created with the module's `IDENTITY`."""
+    created = backend.store()
+    created.create(request.module.IDENTITY)
+    return created
+
+
 def failures_beside_one_writer(read: Callable[[], None], write: Callable[[], None]) -> list[BaseException]:
     """Run `write` once in one thread while three threads repeat `read` until it is done (or anything
     fails); what any of them raised."""

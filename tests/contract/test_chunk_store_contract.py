@@ -30,14 +30,7 @@ IDENTITY = IndexIdentity(embedding_model="test-model", dimension=DIM)
 KEYWORD_ONLY = IndexIdentity(embedding_model="none", dimension=None)
 
 COMMON, APPLE, RARE, ZEBRA = 1, 2, 3, 4  # sparse term ids
-STORE = QdrantChunkStore  # what the `backend` fixture builds (conftest.py)
-
-
-@pytest.fixture
-def store(backend: Backend) -> ChunkStore:
-    created = backend.store()
-    created.create(IDENTITY)
-    return created
+STORE = QdrantChunkStore  # what the `backend` fixture builds, created with IDENTITY (conftest.py)
 
 
 # -- building points -------------------------------------------------------------------------------

@@ -19,13 +19,7 @@ from tests.contract.test_chunk_store_contract import COMMON, make_point, notes, 
 WINDOWED = IndexIdentity(embedding_model="test-model", dimension=4, dense_windows=64)
 QUERY = (1.0, 0.0, 0.0, 0.0)
 STORE = QdrantChunkStore  # what the `backend` fixture builds (conftest.py)
-
-
-@pytest.fixture
-def store(backend: Backend) -> ChunkStore:
-    created = backend.store()
-    created.create(WINDOWED)
-    return created
+IDENTITY = WINDOWED  # what the `store` fixture is created with
 
 
 def windowed(note: str, dense: tuple[float, ...], *windows: tuple[float, ...], text: str = "") -> PointRecord:

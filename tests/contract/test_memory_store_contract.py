@@ -16,7 +16,7 @@ from tests.contract.conftest import Backend
 DIM = 4
 IDENTITY = IndexIdentity("fake-4d", DIM, "kw-1")
 KEYWORD_ONLY = IndexIdentity("none", None, "kw-1")
-STORE = QdrantMemoryStore  # what the `backend` fixture builds (conftest.py)
+STORE = QdrantMemoryStore  # what the `backend` fixture builds, created with IDENTITY (conftest.py)
 
 
 def unit(*values: float) -> list[float]:
@@ -30,13 +30,6 @@ def fact(key: str, value: str = "a value", source: str = "Notes/a.md", at: float
 
 def words(*indices: int) -> SparseVector:
     return SparseVector(tuple(sorted(indices)), tuple(1.0 for _ in indices))
-
-
-@pytest.fixture
-def store(backend: Backend) -> MemoryStore:
-    s = backend.store()
-    s.create(IDENTITY)
-    return s
 
 
 def test_a_new_store_has_no_identity_and_no_facts(backend: Backend) -> None:
