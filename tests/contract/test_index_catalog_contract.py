@@ -143,6 +143,18 @@ def built_and_active(backend: Backend, catalog: Catalog, paths: Sequence[str]) -
     return generation
 
 
+def active_and_closed(catalog: Catalog, paths: Sequence[str]) -> str:
+    """A new generation holding `paths`, made the active one; its stores are closed again."""
+    generation = catalog.new_generation()
+    store, graph = catalog.open(generation)
+    try:
+        fill(store, graph, paths)
+        catalog.activate(generation)
+    finally:
+        close(store, graph)
+    return generation
+
+
 def searched(store: ChunkStore) -> list[str]:
     """The notes a keyword search for the common term finds, sorted."""
     hits = store.query(dense=None, sparse=SparseVector((COMMON,), (1.0,)), limit=50, prefetch_limit=50)
@@ -352,13 +364,7 @@ def test_malformed_generation_names_are_refused(backend: Backend, name: str) -> 
 
 def test_edge_layout_on_disk(tmp_path: Path) -> None:
     catalog = EdgeIndexCatalog(tmp_path)
-    generation = catalog.new_generation()
-    store, graph = catalog.open(generation)
-    try:
-        fill(store, graph, ["a.md"])
-        catalog.activate(generation)
-    finally:
-        close(store, graph)
+    active_and_closed(catalog, ["a.md"])
     assert sorted(p.name for p in (tmp_path / "g1").iterdir()) == [
         "obsidian_chunks",
         "obsidian_links",
@@ -374,13 +380,7 @@ def test_edge_layout_on_disk(tmp_path: Path) -> None:
 
 def test_edge_a_rebuild_gets_past_a_damaged_pointer_and_counter(tmp_path: Path) -> None:
     catalog = EdgeIndexCatalog(tmp_path)
-    first = catalog.new_generation()
-    store, graph = catalog.open(first)
-    try:
-        fill(store, graph, ["a.md"])
-        catalog.activate(first)
-    finally:
-        close(store, graph)
+    active_and_closed(catalog, ["a.md"])
     (tmp_path / "active_generation.json").write_bytes(b"\xff\xfe garbage")
     (tmp_path / "generation_counter.json").write_bytes(b"")
     damaged = EdgeIndexCatalog(tmp_path)
