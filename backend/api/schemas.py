@@ -39,7 +39,7 @@ class ErrorBody(BaseModel):
 class SearchFilters(BaseModel):
     """The search options /search and /context share."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid")  # and so the requests built on it (pydantic merges configs)
 
     mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
@@ -86,7 +86,6 @@ class SearchFilters(BaseModel):
 
 class SearchRequest(SearchFilters):
     model_config = ConfigDict(
-        extra="forbid",
         json_schema_extra={
             "examples": [
                 {"query": "how much do I owe Sreenivas?", "top_k": 3},
