@@ -30,6 +30,7 @@ from backend.api.answers import context_answer, links_answer, note_answer, remem
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, describe_validation, envelope
 from backend.api.errors import validation_envelope as invalid
+from backend.api.input_types import request_from
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
@@ -171,13 +172,14 @@ def build_mcp_server(
         Each result says which sensitive categories it touches."""
 
         def work() -> SearchResponse:
-            body = SearchRequest(
+            body = request_from(
+                SearchRequest,
                 query=query,
                 top_k=top_k,
                 mode=mode,
-                folders=folders or [],
-                tags=tags or [],
-                paths=paths or [],
+                folders=folders,
+                tags=tags,
+                paths=paths,
                 date_from=date_from,
                 date_to=date_to,
                 include_related=include_related,
@@ -232,16 +234,17 @@ def build_mcp_server(
         again as data in `sources`."""
 
         def work() -> ContextResponse:
-            body = ContextRequest(
+            body = request_from(
+                ContextRequest,
                 query=query,
-                messages=messages or [],
+                messages=messages,
                 max_chars=max_chars,
                 max_chunks=max_chunks,
-                folders=folders or [],
-                tags=tags or [],
-                paths=paths or [],
+                folders=folders,
+                tags=tags,
+                paths=paths,
                 include_memory=include_memory,
-                exclude_categories=exclude_categories or [],
+                exclude_categories=exclude_categories,
             )
             return context_answer(services(), body)
 
@@ -259,7 +262,7 @@ def build_mcp_server(
         """Remember a fact the user wants kept, tied to the vault note it comes from (an indexed note).
         Facts survive restarts and index rebuilds; search and build_context find them with include_memory."""
         return await _call(  # type: ignore[no-any-return]
-            lambda: remember_answer(services(), MemoryIn(key=key, value=value, source=source))
+            lambda: remember_answer(services(), request_from(MemoryIn, key=key, value=value, source=source))
         )
 
     return mcp
