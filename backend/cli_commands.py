@@ -33,6 +33,7 @@ from backend.domain.errors import KnowledgeBridgeError
 DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
 EMPTY_EXIT = 4  # `--strict` and the vault gave no note to index
 POLL_SECONDS = 0.2  # following a job of the service: there is no event to await across HTTP
+MEMORY_PAGE = 500  # `memory list` shows the first page, the largest the service gives
 
 Local = Callable[[Services], Any]
 
@@ -71,9 +72,9 @@ def _where(settings: Settings) -> str:
 
 
 def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.answers import search_answer
     from backend.api.input_types import request_from
     from backend.api.schemas import SearchRequest
-    from backend.api.search_answer import search_answer
 
     body = request_from(
         SearchRequest,
@@ -144,9 +145,9 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import remember_answer
+    from backend.api.answers import forget_answer, memories_answer, remember_answer
     from backend.api.input_types import request_from
-    from backend.api.memory_schemas import MemoryIn, memory_out
+    from backend.api.memory_schemas import MemoryIn
 
     if args.action == "remember":
         body = request_from(MemoryIn, key=args.key, value=args.value, source=args.source)
@@ -158,22 +159,23 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
         )
         return 0
     if args.action == "forget":
-
-        def forget(services: Services) -> dict[str, Any]:
-            from backend.application.operations import forget as forget_fact
-
-            forget_fact(services, args.key)
-            return {"key": args.key.strip(), "deleted": True}
-
-        gone = answer(settings, args, "DELETE", f"/memory/{quote(args.key, safe='')}", forget)
+        gone = answer(
+            settings,
+            args,
+            "DELETE",
+            f"/memory/{quote(args.key, safe='')}",
+            lambda services: forget_answer(services, args.key),
+        )
         print_json(gone) if args.json else print(f"forgot {gone['key']}")
         return 0
-
-    def listing(services: Services) -> dict[str, Any]:
-        page = services.memory.list(limit=500, offset=0)
-        return {"facts": [memory_out(v).model_dump(mode="json") for v in page.facts], "total": page.total}
-
-    facts = answer(settings, args, "GET", "/memory", listing, params={"limit": 500})
+    facts = answer(
+        settings,
+        args,
+        "GET",
+        "/memory",
+        lambda services: memories_answer(services, MEMORY_PAGE, 0),
+        params={"limit": MEMORY_PAGE},
+    )
     print_json(facts) if args.json else show_memories(facts["facts"])
     return 0
 

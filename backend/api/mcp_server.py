@@ -26,7 +26,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from backend.api.answers import context_answer, links_answer, note_answer, remember_answer
+from backend.api.answers import context_answer, links_answer, note_answer, remember_answer, search_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, describe_validation, envelope
 from backend.api.errors import validation_envelope as invalid
@@ -34,7 +34,6 @@ from backend.api.input_types import request_from
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
-from backend.api.search_answer import search_answer
 from backend.api.status_answer import status_answer
 from backend.bootstrap import Services
 from backend.config import Settings

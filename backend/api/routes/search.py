@@ -3,10 +3,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
+from backend.api.answers import search_answer
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.schemas import SearchRequest, SearchResponse
-from backend.api.search_answer import search_answer
 
 router = APIRouter(tags=["search"])
 
