@@ -53,6 +53,11 @@ def _status(warnings: list[str]) -> str:
     return "degraded" if warnings else "healthy"
 
 
+def _utc(seconds: float) -> datetime:
+    """A time the index keeps as seconds since the epoch, as the moment the API shows."""
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
 # -- search and context ------------------------------------------------------------------------------
 
 
@@ -235,7 +240,7 @@ def _note_fields(record: NoteRecord) -> dict[str, Any]:
         "aliases": list(record.aliases),
         "tags": list(record.tags),
         "date": record.date,
-        "modified": datetime.fromtimestamp(record.mtime, tz=UTC),
+        "modified": _utc(record.mtime),
         "size_bytes": record.size,
     }
 
@@ -294,7 +299,6 @@ def forget_answer(services: Services, key: str) -> MemoryDeleted:
 
 
 def _memory_out(view: MemoryView) -> MemoryOut:
-    moments = {"created_at": view.created_at, "updated_at": view.updated_at}
     return MemoryOut(
-        **asdict(view) | {name: datetime.fromtimestamp(t, tz=UTC) for name, t in moments.items()}
+        **asdict(view) | {"created_at": _utc(view.created_at), "updated_at": _utc(view.updated_at)}
     )

@@ -1,10 +1,11 @@
 """The MCP endpoint: the agent capabilities as MCP tools on streamable HTTP at `/mcp`, in the same app.
 
 Built on the official `mcp` SDK (v2: `MCPServer`, stateless streamable HTTP with JSON responses, so any
-worker can answer any request and no session outlives a call). Each tool calls the same function as its
-HTTP route (`search_answer`, `note_answer`, ...), so both transports answer alike, validate alike
-(our request models) and fail alike: a failure is a tool error (`isError`) whose text and structured
-content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
+worker can answer any request and no session outlives a call). Each tool builds its route's request from its
+arguments (`request_from`) and calls the same answer as its HTTP route (answers.py: `search_answer`,
+`note_answer`, ...), so both transports answer alike, validate alike (our request models) and fail alike: a
+failure is a tool error (`isError`) whose text and structured content are our error envelope (`error_code`,
+`detail`, `recoverable`, `suggestion`).
 
 API_KEY protects `/mcp` like every route: the key middleware (backend/api/guards.py) wraps the whole app, so a
 request without it gets the 401 envelope before the SDK is reached.
