@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from backend.bootstrap import Services
 from backend.cli_output import (
@@ -28,11 +28,12 @@ from backend.cli_output import (
 )
 from backend.cli_target import RemoteService, check_same_vault, find_service, open_local, say, settings_url
 from backend.config import Settings
-from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
+from backend.domain.errors import KnowledgeBridgeError
 
 DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
 EMPTY_EXIT = 4  # `--strict` and the vault gave no note to index
 POLL_SECONDS = 0.2  # following a job of the service: there is no event to await across HTTP
+MEMORY_PAGE = 500  # `memory list` shows the first page, the largest the service gives
 
 Local = Callable[[Services], Any]
 
@@ -67,24 +68,15 @@ def _where(settings: Settings) -> str:
     return f"the Qdrant server at {settings.qdrant_url}" if settings.qdrant_url else f"{settings.data_dir}"
 
 
-def _request(model: type[BaseModel], **fields: Any) -> Any:
-    """A request body checked as the service would, so a bad option fails the same way in both places."""
-    try:
-        return model(**{k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        from backend.api.errors import describe_validation
-
-        raise InvalidRequestError(describe_validation(list(exc.errors()))) from None
-
-
 # -- reading -------------------------------------------------------------------------------------------
 
 
 def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
+    from backend.api.answers import search_answer
+    from backend.api.input_types import request_from
     from backend.api.schemas import SearchRequest
-    from backend.api.search_answer import search_answer
 
-    body = _request(
+    body = request_from(
         SearchRequest,
         query=args.query,
         top_k=args.top_k,
@@ -153,11 +145,12 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import remember_answer
-    from backend.api.memory_schemas import MemoryIn, memory_out
+    from backend.api.answers import forget_answer, memories_answer, remember_answer
+    from backend.api.input_types import request_from
+    from backend.api.memory_schemas import MemoryIn
 
     if args.action == "remember":
-        body = _request(MemoryIn, key=args.key, value=args.value, source=args.source)
+        body = request_from(MemoryIn, key=args.key, value=args.value, source=args.source)
         stored = answer(
             settings, args, "POST", "/memory", lambda s: remember_answer(s, body), body=body.model_dump()
         )
@@ -166,22 +159,23 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
         )
         return 0
     if args.action == "forget":
-
-        def forget(services: Services) -> dict[str, Any]:
-            from backend.application.operations import forget as forget_fact
-
-            forget_fact(services, args.key)
-            return {"key": args.key.strip(), "deleted": True}
-
-        gone = answer(settings, args, "DELETE", f"/memory/{quote(args.key, safe='')}", forget)
+        gone = answer(
+            settings,
+            args,
+            "DELETE",
+            f"/memory/{quote(args.key, safe='')}",
+            lambda services: forget_answer(services, args.key),
+        )
         print_json(gone) if args.json else print(f"forgot {gone['key']}")
         return 0
-
-    def listing(services: Services) -> dict[str, Any]:
-        page = services.memory.list(limit=500, offset=0)
-        return {"facts": [memory_out(v).model_dump(mode="json") for v in page.facts], "total": page.total}
-
-    facts = answer(settings, args, "GET", "/memory", listing, params={"limit": 500})
+    facts = answer(
+        settings,
+        args,
+        "GET",
+        "/memory",
+        lambda services: memories_answer(services, MEMORY_PAGE, 0),
+        params={"limit": MEMORY_PAGE},
+    )
     print_json(facts) if args.json else show_memories(facts["facts"])
     return 0
 

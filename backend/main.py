@@ -14,7 +14,7 @@ from backend.api.errors import error_responses, install_error_handlers
 from backend.api.guards import document_security, install_guards
 from backend.api.mcp_http import mcp_routes
 from backend.api.mcp_server import build_mcp_server
-from backend.api.routes import context, health, index, memory, notes, search
+from backend.api.routes import health, index, memory, notes, search
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.domain.errors import IndexUnavailableError, StorageFullError
@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     # every route but /health can answer these (403: no API_KEY and a foreign host or page; 408: a body that
     # does not arrive in time; 503: the admission pool is full)
     documented = error_responses(401, "FOREIGN_REQUEST", "REQUEST_TIMEOUT", 500, "SERVER_BUSY") | edge
-    for router in (search.router, context.router, notes.router, memory.router, index.router):
+    for router in (search.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
     app.router.routes.extend(mcp_routes(mcp))  # MCP at /mcp, both transports (not in the OpenAPI)
     if settings.api_key:

@@ -167,6 +167,35 @@ def test_search_redacts_and_flags_exactly_as_the_service(tmp_path: Path, cli: Ca
             assert served["sensitive_detected"] == answer["sensitive_detected"], query
 
 
+def test_memory_without_a_service_answers_as_the_service(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """The in-process memory commands are the use cases /memory runs: the same page of facts (as JSON, the
+    very body GET /memory answers) and the same answer to forgetting."""
+    v = ["--vault", str(vault)]
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    source = ["--source", "Projects/Database migration.md"]
+    remembered = run(
+        "memory", "remember", "db", "we chose PostgreSQL", *source, *v, tmp_path=tmp_path, cli=cli
+    )
+    assert remembered.stdout.strip() == "remembered db", remembered.stderr
+    listed = json.loads(run("memory", "--json", *v, tmp_path=tmp_path, cli=cli).stdout)
+
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/memory", params={"limit": 500}).json() == listed
+    assert [f["key"] for f in listed["facts"]] == ["db"]
+
+    forgotten = run("memory", "forget", " db ", "--json", *v, tmp_path=tmp_path, cli=cli)
+    assert json.loads(forgotten.stdout) == {"key": "db", "deleted": True}
+    assert json.loads(run("memory", "--json", *v, tmp_path=tmp_path, cli=cli).stdout)["facts"] == []
+    again = run("memory", "forget", "db", *v, tmp_path=tmp_path, cli=cli)
+    assert again.returncode == 1
+    assert "error (MEMORY_NOT_FOUND)" in again.stderr
+
+
 def test_rebuild_starts_over_and_keeps_no_removed_note(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:

@@ -1,21 +1,260 @@
-"""What the note, links, context and memory operations answer over HTTP, MCP and the CLI alike: the use
-cases of backend.application.operations, translated into the API's schemas."""
+"""What each operation answers over HTTP, MCP and the CLI alike: a use case of backend.application.operations,
+asked with the request translated into its query, its answer translated into the API's schemas.
+
+A route, an MCP tool and a CLI command each call one of these and only add what their transport needs (a
+status code, a header, printing), so every door asks and answers the same way. The index's own state
+(/index/status, /index/verify) is answered in status_answer.py.
+"""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
+from typing import Any
 
 from backend.api.context_schemas import ContextRequest, ContextResponse, ContextSource
-from backend.api.memory_schemas import MemoryIn, MemoryStored, memory_out
-from backend.api.note_schemas import NoteOut
+from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryOut, MemoryStored
+from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.request_caps import check_filter_caps
-from backend.api.schemas import LinkedNoteOut, NoteLinksOut, UnresolvedLinkOut
-from backend.application.context import ContextQuery
+from backend.api.schemas import (
+    LinkedNoteOut,
+    NoteGroupOut,
+    NoteLinksOut,
+    RelatedNoteOut,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+    TimeIntentOut,
+    UnresolvedLinkOut,
+)
+from backend.application.context import ContextQuery, ContextSourceView
+from backend.application.memory import MemoryView
 from backend.application.note_graph import LinkedNote
-from backend.application.operations import build_context, note_links, read_note, remember
+from backend.application.operations import (
+    NoteListQuery,
+    SearchQuery,
+    build_context,
+    forget,
+    list_memories,
+    list_notes,
+    note_links,
+    read_note,
+    remember,
+    search_notes,
+)
+from backend.application.presenting import ResultView
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.obsidian_uri import obsidian_uri
+from backend.domain.time_intent import TimeSpan
+
+
+def _status(warnings: list[str]) -> str:
+    return "degraded" if warnings else "healthy"
+
+
+def _utc(seconds: float) -> datetime:
+    """A time the index keeps as seconds since the epoch, as the moment the API shows."""
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+# -- search and context ------------------------------------------------------------------------------
+
+
+def search_answer(services: Services, body: SearchRequest) -> tuple[SearchResponse, str]:
+    """The search as /search, the MCP `search` tool and the CLI answer it, and its Server-Timing header."""
+    check_filter_caps(body, services.settings)
+    by_note = body.group_by == "note"
+    found = search_notes(
+        services,
+        SearchQuery(
+            query=body.query,
+            top_k=body.top_k,
+            include_related=body.include_related,
+            max_chunks_per_note=body.max_chunks_per_note,
+            by_note=by_note,
+            memory_top_k=body.memory_top_k,
+            candidates=services.settings.search_prefetch_limit,
+            stemming=services.settings.keyword_stemming,
+            **body.search_options(),
+        ),
+    )
+    outcome = found.outcome
+    related = [
+        RelatedNoteOut(
+            note_path=r.path, note_title=r.title, relationship=r.relationship, link_count=r.link_count
+        )
+        for r in outcome.related
+    ]
+    vault_name = services.settings.obsidian_vault
+    answer = SearchResponse(
+        query=body.query,
+        mode=outcome.mode,
+        status=_status(found.warnings),
+        warnings=found.warnings,
+        results=[_result_out(v, vault_name) for v in found.views],
+        related_notes=related,
+        memories=[_memory_out(m) for m in found.memories],
+        sensitive_detected=found.sensitive_detected,
+        total_hits=outcome.total_hits,
+        search_time_ms=round(found.total_ms, 2),
+        time_intent=_time_intent(outcome.time_intent),
+        groups=_groups(found.views, vault_name) if by_note else None,
+    )
+    # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
+    timing = (
+        f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={found.total_ms:.2f}"
+    )
+    return answer, timing
+
+
+def _result_out(view: ResultView, vault_name: str) -> SearchResult:
+    return SearchResult(**asdict(view), obsidian_uri=obsidian_uri(vault_name, view.note_path))
+
+
+def _time_intent(span: TimeSpan | None) -> TimeIntentOut | None:
+    if span is None:
+        return None
+    return TimeIntentOut(
+        text=span.text, start=span.start.isoformat(), end=span.end.isoformat(), granularity=span.granularity
+    )
+
+
+def _groups(views: list[ResultView], vault_name: str) -> list[NoteGroupOut]:
+    groups: dict[str, NoteGroupOut] = {}
+    for view in views:  # grouped already: a note's chunks are consecutive, best note first
+        group = groups.get(view.note_path)
+        if group is None:
+            group = groups[view.note_path] = NoteGroupOut(
+                note_path=view.note_path,
+                note_title=view.note_title,
+                score=view.score,
+                tags=view.tags,
+                date=view.date,
+                chunks=[],
+            )
+        group.chunks.append(_result_out(view, vault_name))
+    return list(groups.values())
+
+
+def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
+    """The block as /context and the MCP `build_context` tool answer it."""
+    check_filter_caps(body, services.settings)
+    result = build_context(
+        services,
+        ContextQuery(
+            query=body.query,
+            messages=[(m.role, m.content) for m in body.messages],
+            max_chars=body.max_chars,
+            max_chunks=body.max_chunks,
+            exclude_categories=body.exclude_categories,
+            **body.search_options(),
+        ),
+    )
+    return ContextResponse(
+        query=result.query,
+        context=result.block,
+        chars=len(result.block),
+        max_chars=body.max_chars,
+        sources=[_source_out(source) for source in result.sources],
+        omitted=result.omitted,
+        mode=result.mode,
+        status=_status(result.warnings),
+        warnings=result.warnings,
+        sensitive_detected=result.sensitive_detected,
+    )
+
+
+def _source_out(source: ContextSourceView) -> ContextSource:
+    """An entry of the block as data. Where it comes from is the packed passage's (for a fact: its source
+    note, lines 0 and its key); title, heading, score and categories are the fact's or the search hit's."""
+    passage = source.passage.passage
+    if source.memory is not None:
+        fact = source.memory
+        kind, title, heading, score = "memory", "", "", fact.score or 0.0
+        categories = fact.sensitive_categories
+    else:
+        hit = source.result
+        assert hit is not None  # a source is a remembered fact or a search hit
+        kind, title, heading, score = "note", hit.note_title, hit.heading_context, hit.score
+        categories = hit.sensitive_categories
+    return ContextSource(
+        kind=kind,
+        note_path=passage.path,
+        note_title=title,
+        heading_context=heading,
+        start_line=passage.start_line,
+        end_line=passage.end_line,
+        memory_key=passage.memory_key,
+        attribution=passage.label,
+        score=score,
+        chars=len(passage.entry()),
+        truncated=source.passage.cut,
+        sensitive_categories=categories,
+    )
+
+
+# -- notes and links ---------------------------------------------------------------------------------
+
+
+def note_answer(
+    services: Services, note_path: str, start_line: int | None = None, end_line: int | None = None
+) -> NoteOut:
+    view = read_note(services, note_path, start_line, end_line)
+    return NoteOut(
+        **_note_fields(view.record),
+        total_lines=view.window.total_lines,
+        start_line=view.window.start_line,
+        end_line=view.window.end_line,
+        content=view.window.text,
+        redactions=view.redactions,
+        sensitive_categories=view.sensitive_categories,
+        status=_status(view.warnings),
+        warnings=view.warnings,
+        obsidian_uri=obsidian_uri(services.settings.obsidian_vault, view.record.path),
+    )
+
+
+def notes_answer(services: Services, query: NoteListQuery) -> NoteListOut:
+    listing = list_notes(services, query)
+    page = listing.page
+    return NoteListOut(
+        notes=[
+            NoteSummaryOut(**_note_fields(r), sensitive_categories=listing.sensitive.get(r.path, []))
+            for r in page.notes
+        ],
+        total=page.total,
+        limit=query.limit,
+        offset=query.offset,
+        next_offset=page.next_offset,
+        status=_status(listing.warnings),
+        warnings=listing.warnings,
+    )
+
+
+def _note_fields(record: NoteRecord) -> dict[str, Any]:
+    """What a note read and a note listing both say of a note."""
+    return {
+        "note_path": record.path,
+        "note_title": record.title,
+        "aliases": list(record.aliases),
+        "tags": list(record.tags),
+        "date": record.date,
+        "modified": _utc(record.mtime),
+        "size_bytes": record.size,
+    }
+
+
+def links_answer(services: Services, note_path: str) -> NoteLinksOut:
+    links = note_links(services, note_path)
+    return NoteLinksOut(
+        note_path=links.path,
+        note_title=links.title,
+        outlinks=[_linked(n) for n in links.outlinks],
+        backlinks=[_linked(n) for n in links.backlinks],
+        unresolved=[_raw(link) for link in links.unresolved],
+        attachments=[_raw(link) for link in links.attachments],
+    )
 
 
 def _linked(note: LinkedNote) -> LinkedNoteOut:
@@ -35,115 +274,31 @@ def _raw(link: LinkRecord) -> UnresolvedLinkOut:
     )
 
 
-def modified_at(record: NoteRecord) -> datetime:
-    return datetime.fromtimestamp(record.mtime, tz=UTC)
-
-
-def links_answer(services: Services, note_path: str) -> NoteLinksOut:
-    links = note_links(services, note_path)
-    return NoteLinksOut(
-        note_path=links.path,
-        note_title=links.title,
-        outlinks=[_linked(n) for n in links.outlinks],
-        backlinks=[_linked(n) for n in links.backlinks],
-        unresolved=[_raw(link) for link in links.unresolved],
-        attachments=[_raw(link) for link in links.attachments],
-    )
-
-
-def note_answer(
-    services: Services, note_path: str, start_line: int | None = None, end_line: int | None = None
-) -> NoteOut:
-    view = read_note(services, note_path, start_line, end_line)
-    record = view.record
-    return NoteOut(
-        note_path=record.path,
-        note_title=record.title,
-        aliases=list(record.aliases),
-        tags=list(record.tags),
-        date=record.date,
-        modified=modified_at(record),
-        size_bytes=record.size,
-        total_lines=view.window.total_lines,
-        start_line=view.window.start_line,
-        end_line=view.window.end_line,
-        content=view.window.text,
-        redactions=view.redactions,
-        sensitive_categories=view.sensitive_categories,
-        status="degraded" if view.warnings else "healthy",
-        warnings=view.warnings,
-        obsidian_uri=obsidian_uri(services.settings.obsidian_vault, record.path),
-    )
-
-
-def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
-    """The block as /context and the MCP `build_context` tool answer it."""
-    check_filter_caps(body, services.settings)
-    result = build_context(
-        services,
-        ContextQuery(
-            query=body.query,
-            messages=[(m.role, m.content) for m in body.messages],
-            max_chars=body.max_chars,
-            max_chunks=body.max_chunks,
-            mode=body.mode,
-            point_filter=body.point_filter(),
-            threshold=body.threshold,
-            include_memory=body.include_memory,
-            exclude_categories=body.exclude_categories,
-        ),
-    )
-    sources = []
-    for source in result.sources:
-        passage = source.passage.passage
-        # what every source says of its passage, whichever kind it comes from
-        shown = {"attribution": passage.label, "chars": len(passage.entry()), "truncated": source.passage.cut}
-        if source.memory is not None:
-            fact = source.memory
-            sources.append(
-                ContextSource(
-                    kind="memory",
-                    note_path=fact.source,
-                    note_title="",
-                    heading_context="",
-                    start_line=0,
-                    end_line=0,
-                    memory_key=fact.key,
-                    score=fact.score or 0.0,
-                    sensitive_categories=fact.sensitive_categories,
-                    **shown,
-                )
-            )
-        elif source.result is not None:
-            hit = source.result
-            sources.append(
-                ContextSource(
-                    kind="note",
-                    note_path=hit.note_path,
-                    note_title=hit.note_title,
-                    heading_context=hit.heading_context,
-                    start_line=passage.start_line,
-                    end_line=passage.end_line,
-                    memory_key=None,
-                    score=hit.score,
-                    sensitive_categories=hit.sensitive_categories,
-                    **shown,
-                )
-            )
-    return ContextResponse(
-        query=result.query,
-        context=result.block,
-        chars=len(result.block),
-        max_chars=body.max_chars,
-        sources=sources,
-        omitted=result.omitted,
-        mode=result.mode,
-        status="degraded" if result.warnings else "healthy",
-        warnings=result.warnings,
-        sensitive_detected=result.sensitive_detected,
-    )
+# -- memory ------------------------------------------------------------------------------------------
 
 
 def remember_answer(services: Services, body: MemoryIn) -> MemoryStored:
     view, created = remember(services, body.key, body.value, body.source)
-    return MemoryStored(fact=memory_out(view), created=created)
+    return MemoryStored(fact=_memory_out(view), created=created)
+
+
+def memories_answer(services: Services, limit: int, offset: int) -> MemoryListOut:
+    page = list_memories(services, limit, offset)
+    return MemoryListOut(
+        facts=[_memory_out(v) for v in page.facts],
+        total=page.total,
+        limit=limit,
+        offset=offset,
+        next_offset=page.next_offset,
+    )
+
+
+def forget_answer(services: Services, key: str) -> MemoryDeleted:
+    forget(services, key)
+    return MemoryDeleted(key=key.strip(), deleted=True)
+
+
+def _memory_out(view: MemoryView) -> MemoryOut:
+    return MemoryOut(
+        **asdict(view) | {"created_at": _utc(view.created_at), "updated_at": _utc(view.updated_at)}
+    )

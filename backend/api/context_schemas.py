@@ -25,7 +25,6 @@ class ChatMessage(BaseModel):
 
 class ContextRequest(SearchFilters):
     model_config = ConfigDict(
-        extra="forbid",
         json_schema_extra={
             "examples": [
                 {"query": "how much do I owe Sreenivas?", "max_chars": 1200},

@@ -4,15 +4,21 @@ pydantic's lax mode would also take `0`/`1` for a boolean, `"5"` for a number in
 for a day or a moment. An agent reading the schema (or the OpenClaw tool definitions made from it) never sends
 those on purpose; taking them silently hides its bugs, and the schema-driven fuzz test holds us to the schema.
 Query parameters arrive as text, so only the day and moment types apply to them.
+
+The MCP tools and the CLI build the same request bodies from their own arguments with `request_from`.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BeforeValidator, Field, Strict
+from pydantic import BaseModel, BeforeValidator, Field, Strict, ValidationError
+
+from backend.domain.errors import InvalidRequestError
+
+Request = TypeVar("Request", bound=BaseModel)
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}.*")
@@ -54,3 +60,14 @@ ChunksPerNote = Annotated[int, Field(ge=1, le=50), BeforeValidator(_integer)]
 JsonFloat = Annotated[float, Strict()]  # an integer is still a number
 IsoDay = Annotated[date, BeforeValidator(_day)]
 IsoMoment = Annotated[datetime, BeforeValidator(_moment)]
+
+
+def request_from(model: type[Request], **arguments: Any) -> Request:
+    """The request body an MCP tool's or a CLI command's arguments make, checked as the HTTP route checks it
+    (an argument left out, None, takes the field's default); a broken rule is the route's VALIDATION_ERROR."""
+    try:
+        return model(**{name: value for name, value in arguments.items() if value is not None})
+    except ValidationError as exc:
+        from backend.api.errors import describe_validation  # errors.py loads FastAPI, which the CLI need not
+
+        raise InvalidRequestError(describe_validation(list(exc.errors()))) from None

@@ -1,10 +1,11 @@
 """The MCP endpoint: the agent capabilities as MCP tools on streamable HTTP at `/mcp`, in the same app.
 
 Built on the official `mcp` SDK (v2: `MCPServer`, stateless streamable HTTP with JSON responses, so any
-worker can answer any request and no session outlives a call). Each tool calls the same function as its
-HTTP route (`search_answer`, `note_answer`, ...), so both transports answer alike, validate alike
-(our request models) and fail alike: a failure is a tool error (`isError`) whose text and structured
-content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
+worker can answer any request and no session outlives a call). Each tool builds its route's request from its
+arguments (`request_from`) and calls the same answer as its HTTP route (answers.py: `search_answer`,
+`note_answer`, ...), so both transports answer alike, validate alike (our request models) and fail alike: a
+failure is a tool error (`isError`) whose text and structured content are our error envelope (`error_code`,
+`detail`, `recoverable`, `suggestion`).
 
 API_KEY protects `/mcp` like every route: the key middleware (backend/api/guards.py) wraps the whole app, so a
 request without it gets the 401 envelope before the SDK is reached.
@@ -26,14 +27,14 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from backend.api.answers import context_answer, links_answer, note_answer, remember_answer
+from backend.api.answers import context_answer, links_answer, note_answer, remember_answer, search_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, describe_validation, envelope
 from backend.api.errors import validation_envelope as invalid
+from backend.api.input_types import request_from
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
-from backend.api.search_answer import search_answer
 from backend.api.status_answer import status_answer
 from backend.bootstrap import Services
 from backend.config import Settings
@@ -171,13 +172,14 @@ def build_mcp_server(
         Each result says which sensitive categories it touches."""
 
         def work() -> SearchResponse:
-            body = SearchRequest(
+            body = request_from(
+                SearchRequest,
                 query=query,
                 top_k=top_k,
                 mode=mode,
-                folders=folders or [],
-                tags=tags or [],
-                paths=paths or [],
+                folders=folders,
+                tags=tags,
+                paths=paths,
                 date_from=date_from,
                 date_to=date_to,
                 include_related=include_related,
@@ -232,16 +234,17 @@ def build_mcp_server(
         again as data in `sources`."""
 
         def work() -> ContextResponse:
-            body = ContextRequest(
+            body = request_from(
+                ContextRequest,
                 query=query,
-                messages=messages or [],
+                messages=messages,
                 max_chars=max_chars,
                 max_chunks=max_chunks,
-                folders=folders or [],
-                tags=tags or [],
-                paths=paths or [],
+                folders=folders,
+                tags=tags,
+                paths=paths,
                 include_memory=include_memory,
-                exclude_categories=exclude_categories or [],
+                exclude_categories=exclude_categories,
             )
             return context_answer(services(), body)
 
@@ -259,7 +262,7 @@ def build_mcp_server(
         """Remember a fact the user wants kept, tied to the vault note it comes from (an indexed note).
         Facts survive restarts and index rebuilds; search and build_context find them with include_memory."""
         return await _call(  # type: ignore[no-any-return]
-            lambda: remember_answer(services(), MemoryIn(key=key, value=value, source=source))
+            lambda: remember_answer(services(), request_from(MemoryIn, key=key, value=value, source=source))
         )
 
     return mcp

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from backend.api import examples
-from backend.application.memory import MemoryView
 from backend.domain.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
 
 _FACT = examples.FACT
@@ -84,17 +83,3 @@ class MemoryDeleted(BaseModel):
 
     key: str
     deleted: bool
-
-
-def memory_out(view: MemoryView) -> MemoryOut:
-    return MemoryOut(
-        key=view.key,
-        value=view.value,
-        source=view.source,
-        source_exists=view.source_exists,
-        created_at=datetime.fromtimestamp(view.created_at, tz=UTC),
-        updated_at=datetime.fromtimestamp(view.updated_at, tz=UTC),
-        sensitive_categories=view.sensitive_categories,
-        redactions=view.redactions,
-        score=view.score,
-    )

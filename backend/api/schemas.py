@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -39,7 +39,7 @@ class ErrorBody(BaseModel):
 class SearchFilters(BaseModel):
     """The search options /search and /context share."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid")  # and so the requests built on it (pydantic merges configs)
 
     mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
@@ -83,10 +83,18 @@ class SearchFilters(BaseModel):
             date_to=self.date_to.isoformat() if self.date_to else None,
         )
 
+    def search_options(self) -> dict[str, Any]:
+        """These options as the search and the context use cases take them (SearchQuery, ContextQuery)."""
+        return {
+            "mode": self.mode,
+            "point_filter": self.point_filter(),
+            "threshold": self.threshold,
+            "include_memory": self.include_memory,
+        }
+
 
 class SearchRequest(SearchFilters):
     model_config = ConfigDict(
-        extra="forbid",
         json_schema_extra={
             "examples": [
                 {"query": "how much do I owe Sreenivas?", "top_k": 3},

@@ -1,4 +1,5 @@
-"""One use case per operation an agent or a person can ask for: search, context, note read, links, memory.
+"""One use case per operation an agent or a person can ask for: search, context, note read and listing, links,
+memory.
 
 The HTTP routes, the MCP tools and the CLI call these alike and only translate what they return, so every
 door applies the same rules (the index opened first, secrets redacted, sensitivity flagged, the dense
@@ -9,18 +10,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Protocol
 
 from backend.application.context import ContextQuery, ContextResult, ContextService
-from backend.application.memory import MemoryService, MemoryView
+from backend.application.memory import MemoryPage, MemoryService, MemoryView
 from backend.application.note_graph import NoteLinks
-from backend.application.notes import NoteReader, NoteView
+from backend.application.notes import NoteListing, NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
 from backend.application.serving_index import ServingIndex
 from backend.domain.content_policy import ContentPolicy
-from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
 from backend.domain.models import PointFilter, SearchMode
+from backend.domain.note_listing import NoteListFilter, NoteOrder
 
 
 class Handles(Protocol):
@@ -115,6 +118,39 @@ def read_note(
     return handles.notes.read(path, start_line=start_line, end_line=end_line)
 
 
+@dataclass(frozen=True, slots=True)
+class NoteListQuery:
+    folder: str = ""
+    tag: str | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    modified_since: datetime | None = None  # without a zone: UTC
+    order: NoteOrder = NoteOrder.PATH
+    limit: int = 50
+    offset: int = 0
+
+
+def list_notes(handles: Handles, query: NoteListQuery) -> NoteListing:
+    if query.date_from and query.date_to and query.date_from > query.date_to:
+        raise InvalidRequestError("date_from must not be after date_to")
+    since = query.modified_since
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)  # a time without a zone is UTC
+    handles.open()
+    return handles.notes.list(
+        NoteListFilter(
+            folder=query.folder,
+            tag=query.tag.strip() if query.tag and query.tag.strip() else None,
+            date_from=query.date_from.isoformat() if query.date_from else None,
+            date_to=query.date_to.isoformat() if query.date_to else None,
+            modified_since=since.timestamp() if since else None,
+        ),
+        order=query.order,
+        limit=query.limit,
+        offset=query.offset,
+    )
+
+
 def note_links(handles: Handles, path: str) -> NoteLinks:
     handles.open()
     return handles.index.note_links(handles.notes.find(path).path)
@@ -125,6 +161,9 @@ def remember(handles: Handles, key: str, value: str, source: str) -> tuple[Memor
     return handles.memory.remember(key, value, source)
 
 
+def list_memories(handles: Handles, limit: int, offset: int) -> MemoryPage:
+    return handles.memory.list(limit=limit, offset=offset)  # facts live apart from the index: no open
+
+
 def forget(handles: Handles, key: str) -> None:
-    handles.open()
-    handles.memory.forget(key)
+    handles.memory.forget(key)  # as listing: the key alone says which fact, no note is looked up

@@ -1,17 +1,14 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
-from backend.api.schemas import (
-    IndexStatus,
-    JobAccepted,
-    VerifyResult,
-)
+from backend.api.schemas import IndexStatus, JobAccepted, VerifyResult
 from backend.api.status_answer import status_answer, verify_answer
 
 log = logging.getLogger(__name__)
@@ -43,13 +40,15 @@ async def verify(services: ServicesDep) -> VerifyResult:
     return await run_in_threadpool(verify_answer, services)
 
 
-@router.post(
-    "/sync",
-    operation_id="index_sync",
-    status_code=202,
-    response_model=JobAccepted,
-    responses=error_responses(409, *INDEX_UNREADABLE, 507),
-)
+# sync and rebuild start a job and answer alike: 202 and where to follow it, 409 while another job runs
+STARTS_A_JOB: dict[str, Any] = {
+    "status_code": 202,
+    "response_model": JobAccepted,
+    "responses": error_responses(409, *INDEX_UNREADABLE, 507),
+}
+
+
+@router.post("/sync", operation_id="index_sync", **STARTS_A_JOB)
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
     follow it at /index/status. The watcher does this note by note; this catches anything it could not see."""
@@ -57,13 +56,7 @@ async def sync(services: ServicesDep) -> JobAccepted:
     return JobAccepted(job_id=job.id)
 
 
-@router.post(
-    "/rebuild",
-    operation_id="index_rebuild",
-    status_code=202,
-    response_model=JobAccepted,
-    responses=error_responses(409, *INDEX_UNREADABLE, 507),
-)
+@router.post("/rebuild", operation_id="index_rebuild", **STARTS_A_JOB)
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;
     searches keep answering from the old index until then. Follow it at /index/status."""

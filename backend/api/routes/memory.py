@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.answers import remember_answer
+from backend.api.answers import forget_answer, memories_answer, remember_answer
 from backend.api.deps import ServicesDep
 from backend.api.errors import error_responses
 from backend.api.memory_schemas import (
@@ -14,7 +14,6 @@ from backend.api.memory_schemas import (
     MemoryIn,
     MemoryListOut,
     MemoryStored,
-    memory_out,
 )
 
 router = APIRouter(prefix="/memory", tags=["memory"])
@@ -51,14 +50,7 @@ async def list_memories(
     ] = 0,
 ) -> MemoryListOut:
     """Every remembered fact, by key, one page at a time (values with secrets redacted)."""
-    page = await run_in_threadpool(lambda: services.memory.list(limit=limit, offset=offset))
-    return MemoryListOut(
-        facts=[memory_out(v) for v in page.facts],
-        total=page.total,
-        limit=limit,
-        offset=offset,
-        next_offset=page.next_offset,
-    )
+    return await run_in_threadpool(memories_answer, services, limit, offset)
 
 
 @router.delete(
@@ -79,5 +71,4 @@ async def forget(
     services: ServicesDep,
 ) -> MemoryDeleted:
     """Forget a remembered fact; 404 MEMORY_NOT_FOUND when there is none with that key."""
-    await run_in_threadpool(services.memory.forget, key)
-    return MemoryDeleted(key=key.strip(), deleted=True)
+    return await run_in_threadpool(forget_answer, services, key)

@@ -1,20 +1,18 @@
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.answers import links_answer, modified_at, note_answer
+from backend.api.answers import links_answer, note_answer, notes_answer
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
-from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
+from backend.api.note_schemas import NoteListOut, NoteOut
 from backend.api.schemas import NoteLinksOut
-from backend.bootstrap import Services
-from backend.domain.errors import InvalidRequestError
-from backend.domain.note_listing import NoteListFilter, NoteOrder
+from backend.application.operations import NoteListQuery
+from backend.domain.note_listing import NoteOrder
 
 router = APIRouter(tags=["notes"])
 
@@ -27,59 +25,6 @@ NotePath = Annotated[
 ]
 
 MAX_PAGE = 500
-
-
-def notes_response(
-    services: Services,
-    *,
-    folder: str = "",
-    tag: str | None = None,
-    date_from: date | None = None,
-    date_to: date | None = None,
-    modified_since: datetime | None = None,
-    sort: NoteOrder = NoteOrder.PATH,
-    limit: int = 50,
-    offset: int = 0,
-) -> NoteListOut:
-    if date_from and date_to and date_from > date_to:
-        raise InvalidRequestError("date_from must not be after date_to")
-    if modified_since is not None and modified_since.tzinfo is None:
-        modified_since = modified_since.replace(tzinfo=UTC)  # a time without a zone is UTC
-    services.open()
-    listing = services.notes.list(
-        NoteListFilter(
-            folder=folder,
-            tag=tag.strip() if tag and tag.strip() else None,
-            date_from=date_from.isoformat() if date_from else None,
-            date_to=date_to.isoformat() if date_to else None,
-            modified_since=modified_since.timestamp() if modified_since else None,
-        ),
-        order=sort,
-        limit=limit,
-        offset=offset,
-    )
-    page = listing.page
-    return NoteListOut(
-        notes=[
-            NoteSummaryOut(
-                note_path=r.path,
-                note_title=r.title,
-                aliases=list(r.aliases),
-                tags=list(r.tags),
-                date=r.date,
-                modified=modified_at(r),
-                size_bytes=r.size,
-                sensitive_categories=listing.sensitive.get(r.path, []),
-            )
-            for r in page.notes
-        ],
-        total=page.total,
-        limit=limit,
-        offset=offset,
-        next_offset=page.next_offset,
-        status="degraded" if listing.warnings else "healthy",
-        warnings=listing.warnings,
-    )
 
 
 @router.get(
@@ -166,16 +111,14 @@ async def list_notes(
 ) -> NoteListOut:
     """List the indexed notes with their metadata, filtered by folder, tag, note date and modification time,
     one page at a time (`total` counts all matches; follow `next_offset`)."""
-    return await run_in_threadpool(
-        lambda: notes_response(
-            services,
-            folder=folder,
-            tag=tag,
-            date_from=date_from,
-            date_to=date_to,
-            modified_since=modified_since,
-            sort=sort,
-            limit=limit,
-            offset=offset,
-        )
+    query = NoteListQuery(
+        folder=folder,
+        tag=tag,
+        date_from=date_from,
+        date_to=date_to,
+        modified_since=modified_since,
+        order=sort,
+        limit=limit,
+        offset=offset,
     )
+    return await run_in_threadpool(notes_answer, services, query)

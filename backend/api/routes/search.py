@@ -1,21 +1,24 @@
+"""The two ways to ask the search: ranked results (/search) and a ready-to-inject block (/context)."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
+from backend.api.answers import context_answer, search_answer
+from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.schemas import SearchRequest, SearchResponse
-from backend.api.search_answer import search_answer
 
-router = APIRouter(tags=["search"])
+router = APIRouter()
+
+# both search the index, so both fail alike
+SEARCH_ERRORS = error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, 507)
 
 
 @router.post(
-    "/search",
-    operation_id="search",
-    response_model=SearchResponse,
-    responses=error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, 507),
+    "/search", operation_id="search", tags=["search"], response_model=SearchResponse, responses=SEARCH_ERRORS
 )
 async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
     """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default), with the
@@ -24,3 +27,18 @@ async def search(body: SearchRequest, services: ServicesDep, response: Response)
     answer, timing = await run_in_threadpool(search_answer, services, body)
     response.headers["Server-Timing"] = timing
     return answer
+
+
+@router.post(
+    "/context",
+    operation_id="build_context",
+    tags=["context"],
+    response_model=ContextResponse,
+    responses=SEARCH_ERRORS,
+)
+async def build_context(body: ContextRequest, services: ServicesDep) -> ContextResponse:
+    """A ready-to-inject context block for a question (`query`) or a conversation (`messages`): the best
+    chunks, each attributed as `[path:start-end]`, within `max_chars` (everything counted), never cut
+    mid-word, without duplicates, secrets redacted; plus the same entries as data in `sources`. Use the
+    `start_line`/`end_line` of a source with GET /note/{path} to read more around it."""
+    return await run_in_threadpool(context_answer, services, body)
