@@ -32,12 +32,38 @@ WHOLE_SERVICE = (
     "test_serve_bind.py",
 )
 TESTS = Path(__file__).resolve().parent
+QUICK_LOOP = "not slow"  # make test-fast's marker expression
+
+
+def _whole_service(path: Path) -> bool:
+    try:
+        where = path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:  # outside tests/
+        return False
+    return f"{where}/".startswith(WHOLE_SERVICE) if path.is_dir() else where.startswith(WHOLE_SERVICE)
+
+
+def _quick_loop(config: pytest.Config) -> bool:
+    return " ".join(str(config.getoption("markexpr") or "").split()) == QUICK_LOOP
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In the quick loop every whole-service test would be deselected anyway, so their modules are not even
+    imported: that import (FastAPI apps, schemathesis, the MCP SDK) was ~9 s of the loop's CPU."""
+    if _quick_loop(config) and _whole_service(collection_path):
+        return True
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _quick_loop(config):
+        return f"-m '{QUICK_LOOP}': whole-service tests not collected ({', '.join(WHOLE_SERVICE)})"
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        where = item.path.resolve().relative_to(TESTS).as_posix()
-        if where.startswith(WHOLE_SERVICE):
+        if _whole_service(item.path):
             item.add_marker(pytest.mark.slow)
 
 
