@@ -19,3 +19,14 @@ def write_notes(root: Path, notes: Mapping[str, str]) -> Path:
     for rel, text in notes.items():
         write(root, rel, text)
     return root
+
+
+# Two notes: for tests about the service's state or its embedder, where indexing a larger vault is only time.
+TINY_NOTES = {
+    "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n",
+    "Sreenivas.md": "# Sreenivas\n\nI owe Sreenivas 1200 rupees for the tickets.\n",
+}
+
+
+def tiny_vault(root: Path, name: str = "vault") -> Path:
+    return write_notes(root / name, TINY_NOTES)
