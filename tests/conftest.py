@@ -27,6 +27,7 @@ WHOLE_SERVICE = (
     "test_admin_cli.py",
     "test_cli.py",
     "test_deployment_files.py",
+    "test_docker_image.py",
     "test_eval_cli.py",
     "test_openclaw.py",
     "test_serve_bind.py",
