@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
-from types import TracebackType
 
 import httpx
 
@@ -29,7 +29,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class ServiceProcess:
+class ServiceProcess(AbstractContextManager["ServiceProcess"]):
     def __init__(
         self,
         vault: Path,
@@ -58,12 +58,7 @@ class ServiceProcess:
             command, cwd=REPO, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
         )
 
-    def __enter__(self) -> ServiceProcess:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     @property

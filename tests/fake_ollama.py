@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 
 from tests.application.fakes import FakeEmbedder
 
 MODEL = "fake-embed"
 
 
-class FakeOllama:
+class FakeOllama(AbstractContextManager["FakeOllama"]):
     def __init__(self, *, dimension: int = 32, hold_after: int | None = None) -> None:
         self.hold_after = hold_after
         self.gate = threading.Event()
@@ -45,12 +45,7 @@ class FakeOllama:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> FakeOllama:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def _embed(self, texts: list[str]) -> list[list[float]]:

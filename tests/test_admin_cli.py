@@ -19,21 +19,24 @@ from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 from backend.infrastructure.index_catalog import ClientIndexCatalog
 from tests.backend_cli import run_backend
 from tests.ports import refused_url
+from tests.vault_files import write_notes
 
 REPO = Path(__file__).resolve().parent.parent
 # building a client for a server that does not answer warns from a background thread
 pytestmark = pytest.mark.filterwarnings("ignore:Failed to obtain server version")
 
 
+NOTES = {
+    "Projects/Database migration.md": (
+        "# Database migration\n\nWe move from MySQL to PostgreSQL. See [[Shopping list]].\n"
+    ),
+    "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n",
+}
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    (root / "Projects").mkdir(parents=True)
-    (root / "Projects" / "Database migration.md").write_text(
-        "# Database migration\n\nWe move from MySQL to PostgreSQL. See [[Shopping list]].\n"
-    )
-    (root / "Shopping list.md").write_text("# Shopping list\n\n- oat milk\n- basmati rice\n")
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 run = run_backend

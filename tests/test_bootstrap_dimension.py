@@ -8,8 +8,8 @@ import pytest
 
 from backend.bootstrap import build_services
 from backend.config import SettingsError, load_settings
-from tests.api.test_ollama_api import tiny_vault
 from tests.ports import refused_url
+from tests.vault_files import tiny_vault
 
 
 def ollama_settings(tmp_path, **overrides: object):

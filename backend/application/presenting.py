@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from backend.application.search import SearchHit
 from backend.domain.content_policy import ContentPolicy
+from backend.domain.models import ScoredPoint
 from backend.domain.result_rules import highlights
 
 
@@ -29,9 +29,9 @@ class ResultView:
     redactions: int
 
 
-def group_by_note(hits: Sequence[SearchHit], notes: int) -> list[SearchHit]:
+def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
     """The chunks of the best `notes` notes, grouped: each note's chunks together, best note first."""
-    groups: dict[str, list[SearchHit]] = {}
+    groups: dict[str, list[ScoredPoint]] = {}
     for hit in hits:
         path = str(hit.payload.get("note_path", ""))
         if path in groups:
@@ -42,7 +42,7 @@ def group_by_note(hits: Sequence[SearchHit], notes: int) -> list[SearchHit]:
 
 
 def present_hits(
-    hits: Sequence[SearchHit], query: str, policy: ContentPolicy, *, stemming: bool
+    hits: Sequence[ScoredPoint], query: str, policy: ContentPolicy, *, stemming: bool
 ) -> list[ResultView]:
     views = []
     for hit in hits:
@@ -52,7 +52,7 @@ def present_hits(
         tags = list(p.get("tags") or [])
         views.append(
             ResultView(
-                chunk_id=hit.chunk_id,
+                chunk_id=hit.id,
                 note_path=str(p.get("note_path", "")),
                 note_title=str(p.get("note_title", "")),
                 content=content.text,

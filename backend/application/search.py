@@ -32,15 +32,8 @@ ENTITY_SCAN = 256  # chunks read to find the first chunk of each note named by t
 
 
 @dataclass(frozen=True, slots=True)
-class SearchHit:
-    chunk_id: str
-    score: float
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
 class SearchOutcome:
-    hits: list[SearchHit]
+    hits: list[ScoredPoint]
     total_hits: int
     mode: SearchMode  # the mode actually used (keyword when dense was unavailable)
     warnings: list[str] = field(default_factory=list)
@@ -184,14 +177,10 @@ class SearchService:
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
-        named = {hit.chunk_id for hit in entity}
+        named = {hit.id for hit in entity}
         if span is not None:
             points = [_boosted(p, span, self._options.time_boost) for p in points]
-        fused = [
-            SearchHit(chunk_id=p.id, score=p.score, payload=p.payload)
-            for p in sorted(points, key=_best_first)
-            if p.id not in named
-        ]
+        fused = [p for p in sorted(points, key=_best_first) if p.id not in named]
         matched = _put_first(entity, fused, threshold, per_note, own_scale=mode is SearchMode.KEYWORD)
         hits = matched[:size]
         related: list[RelatedNote] = []
@@ -246,7 +235,9 @@ class SearchService:
         ]
         return sorted(points, key=_best_first)[:limit]
 
-    def _entity_hits(self, live: LiveIndex, query: str, point_filter: PointFilter | None) -> list[SearchHit]:
+    def _entity_hits(
+        self, live: LiveIndex, query: str, point_filter: PointFilter | None
+    ) -> list[ScoredPoint]:
         """The first chunk of each note whose title, alias or file name is the query, in path order.
 
         One keyword store query limited to those notes: an agent naming a note gets it first, without
@@ -265,12 +256,12 @@ class SearchService:
             points = live.store.query(
                 dense=None, sparse=sparse, limit=ENTITY_SCAN, prefetch_limit=ENTITY_SCAN, point_filter=scoped
             )
-        first: dict[str, SearchHit] = {}
+        first: dict[str, ScoredPoint] = {}
         for p in points:
             path = str(p.payload.get("note_path", ""))
             known = first.get(path)
             if known is None or _chunk_index(p.payload) < _chunk_index(known.payload):
-                first[path] = SearchHit(chunk_id=p.id, score=p.score, payload=p.payload)
+                first[path] = p
         return [first[path] for path in paths if path in first]
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
@@ -286,7 +277,7 @@ class SearchService:
         return vector, ""
 
 
-def _span(hit: SearchHit) -> LineSpan:
+def _span(hit: ScoredPoint) -> LineSpan:
     p = hit.payload
     return LineSpan(str(p.get("note_path", "")), int(p.get("start_line", 0)), int(p.get("end_line", 0)))
 
@@ -309,13 +300,13 @@ def _chunk_index(payload: dict[str, Any]) -> int:
 
 
 def _put_first(
-    entity: list[SearchHit],
-    fused: list[SearchHit],
+    entity: list[ScoredPoint],
+    fused: list[ScoredPoint],
     threshold: float | None,
     per_note: int | None,
     *,
     own_scale: bool,
-) -> list[SearchHit]:
+) -> list[ScoredPoint]:
     """The named notes first, then the fused results refined as usual.
 
     A named note is what was asked for, so the threshold does not drop it; it takes the best fused score
@@ -324,10 +315,7 @@ def _put_first(
     if not entity:
         return _refine(fused, threshold, per_note)
     top = fused[0].score if fused else 0.0
-    firsts = [
-        SearchHit(hit.chunk_id, max(top, hit.score) if own_scale or not fused else top, hit.payload)
-        for hit in entity
-    ]
+    firsts = [replace(hit, score=max(top, hit.score) if own_scale or not fused else top) for hit in entity]
     kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
     rest = hubs_after_their_notes(kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below)
     kept = cap_per_note([*kept[: len(firsts)], *rest], _note_path, per_note)
@@ -335,7 +323,7 @@ def _put_first(
     return [*kept[:named], *apply_threshold(kept[named:], threshold)]
 
 
-def _refine(hits: list[SearchHit], threshold: float | None, per_note: int | None) -> list[SearchHit]:
+def _refine(hits: list[ScoredPoint], threshold: float | None, per_note: int | None) -> list[ScoredPoint]:
     """Overlapping chunks of one note dropped (so a dropped neighbour frees its slot), hubs moved below the
     notes they link to, at most `per_note` chunks of a note, then the threshold."""
     kept = dedupe_overlapping(hits, _span)
@@ -343,13 +331,13 @@ def _refine(hits: list[SearchHit], threshold: float | None, per_note: int | None
     return apply_threshold(cap_per_note(kept, _note_path, per_note), threshold)
 
 
-def _text(hit: SearchHit) -> str:
+def _text(hit: ScoredPoint) -> str:
     return str(hit.payload.get("content", ""))
 
 
-def _note_path(hit: SearchHit) -> str:
+def _note_path(hit: ScoredPoint) -> str:
     return str(hit.payload.get("note_path", ""))
 
 
-def _below(hub: SearchHit, above: SearchHit) -> SearchHit:
+def _below(hub: ScoredPoint, above: ScoredPoint) -> ScoredPoint:
     return replace(hub, score=min(hub.score, above.score))

@@ -25,22 +25,24 @@ class MemoryRecord:
 
 def memory_key(key: str) -> str:
     """The key as stored (surrounding spaces dropped), or InvalidRequestError."""
-    cleaned = key.strip()
-    if not cleaned:
-        raise InvalidRequestError("key: must contain some text")
-    if len(cleaned) > MAX_KEY_CHARS:
-        raise InvalidRequestError(f"key: at most {MAX_KEY_CHARS} characters")
+    cleaned = _some_text("key", key, MAX_KEY_CHARS)
     if _BAD_KEY_CHAR.search(cleaned):
         raise InvalidRequestError("key: no slash, backslash or control character")
     return cleaned
 
 
 def memory_value(value: str) -> str:
-    cleaned = value.strip()
+    return _some_text("value", value, MAX_VALUE_CHARS)
+
+
+def _some_text(field: str, text: str, most: int) -> str:
+    """`text` without surrounding spaces, holding 1 to `most` characters, or InvalidRequestError naming
+    `field`."""
+    cleaned = text.strip()
     if not cleaned:
-        raise InvalidRequestError("value: must contain some text")
-    if len(cleaned) > MAX_VALUE_CHARS:
-        raise InvalidRequestError(f"value: at most {MAX_VALUE_CHARS} characters")
+        raise InvalidRequestError(f"{field}: must contain some text")
+    if len(cleaned) > most:
+        raise InvalidRequestError(f"{field}: at most {most} characters")
     return cleaned
 
 

@@ -20,7 +20,7 @@ from backend.infrastructure.embedders.cache import CachedEmbedder
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
-from tests.vault_files import write
+from tests.vault_files import write, write_notes
 
 DEBOUNCE = 0.2
 MARGIN = 15.0  # generous for a loaded 2-core CI machine; a pass normally takes well under a second
@@ -40,10 +40,7 @@ NOTES = {
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        write(root, rel, text)
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 class LiveApp:

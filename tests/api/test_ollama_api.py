@@ -16,16 +16,9 @@ from backend.config import load_settings
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.ports import refused_url
-from tests.vault_files import write
+from tests.vault_files import tiny_vault
 
 MODEL = "mxbai-embed-large"
-
-
-def tiny_vault(root: Path) -> Path:
-    vault = root / "vault"
-    write(vault, "Shopping list.md", "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n")
-    write(vault, "Sreenivas.md", "# Sreenivas\n\nI owe Sreenivas 1200 rupees for the tickets.\n")
-    return vault
 
 
 def settings_for(tmp_path: Path, ollama_url: str, **overrides: object):

@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.api.conftest import AppFactory, wait_for_job
+from tests.vault_files import write_notes
 
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
@@ -103,12 +104,11 @@ def test_a_model_change_answers_by_keyword_until_the_rebuild_switches(
 
 
 def test_the_service_answers_while_the_first_indexing_runs(make_client: AppFactory, tmp_path: Path) -> None:
-    vault = tmp_path / "big-vault"
-    vault.mkdir()
-    for i in range(3000):
-        (vault / f"note {i:04d}.md").write_text(
-            f"# Note {i}\n\nThe lighthouse keeper logged storm number {i}.\n"
-        )
+    notes = {
+        f"note {i:04d}.md": f"# Note {i}\n\nThe lighthouse keeper logged storm number {i}.\n"
+        for i in range(3000)
+    }
+    vault = write_notes(tmp_path / "big-vault", notes)
     client = make_client(vault_path=vault)
     status = client.get("/index/status").json()  # startup did not wait for indexing to finish
     assert status["job"]["kind"] == "index"

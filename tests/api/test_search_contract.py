@@ -19,6 +19,7 @@ from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder
 from tests.ports import refused_port, refused_url
+from tests.vault_files import tiny_vault
 
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
@@ -31,15 +32,6 @@ def _settings(data_dir: Path, **overrides: object) -> Settings:
     }
     values.update(overrides)
     return load_settings(**values)
-
-
-def _tiny_vault(root: Path) -> Path:
-    """Two notes: for tests about the service's state, where indexing the example vault is only time."""
-    vault = root / "tiny-vault"
-    vault.mkdir()
-    (vault / "Shopping list.md").write_text("# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n")
-    (vault / "Sreenivas.md").write_text("# Sreenivas\n\nI owe Sreenivas 1200 rupees for the tickets.\n")
-    return vault
 
 
 @pytest.fixture(scope="module")
@@ -332,7 +324,7 @@ def test_a_query_at_the_length_limit_is_accepted(client: TestClient) -> None:
 
 
 def test_before_the_first_indexing_wrote_anything_search_says_not_ready(tmp_path: Path) -> None:
-    settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
+    settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
     services = build_services(settings)
     services.open(start_indexing=False)  # the index exists and is empty: the moment before the first pass
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
@@ -347,7 +339,7 @@ def test_before_the_first_indexing_wrote_anything_search_says_not_ready(tmp_path
 
 
 def test_an_index_built_with_another_model_is_not_written_until_rebuilt(tmp_path: Path) -> None:
-    settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
+    settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
     with TestClient(create_app(settings)) as first:  # keyword-only index
         wait_for_job(first)
     services = build_services(settings, embedder=FakeEmbedder())
@@ -394,7 +386,7 @@ def test_an_unreachable_store_does_not_stop_the_service_and_answers_503(
 def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: Path) -> None:
     # Another holder of the embedded store makes it unavailable to us, as a stopped Qdrant server would
     # (the same IndexUnavailableError); closing the holder brings it back. No Qdrant server is needed.
-    settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
+    settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
     holder = build_services(settings)
     holder.open(start_indexing=False)
     services = build_services(settings)
@@ -422,7 +414,7 @@ def test_the_embedded_store_reports_itself_healthy(client: TestClient) -> None:
 
 
 def test_an_unexpected_failure_is_a_500_in_the_error_shape_without_a_traceback(tmp_path: Path) -> None:
-    app: FastAPI = create_app(_settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path)))
+    app: FastAPI = create_app(_settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault")))
 
     @app.get("/test-only/boom")
     def boom() -> None:

@@ -69,7 +69,7 @@ class Index:
         for query in QUERIES:
             outcome = self.search.search(query, top_k=10, mode=mode, include_related=True)
             assert outcome.warnings == []
-            hits = [(hit.payload["note_path"], hit.chunk_id, hit.score) for hit in outcome.hits]
+            hits = [(hit.payload["note_path"], hit.id, hit.score) for hit in outcome.hits]
             found[query] = (hits, [(r.path, r.relationship, r.link_count) for r in outcome.related])
         return found
 

@@ -10,6 +10,7 @@ import pytest
 
 from backend.domain.errors import NoteNotFoundError
 from tests.harness import Harness
+from tests.vault_files import write_notes
 
 NOTES = {
     "Projects/Migration.md": (
@@ -109,12 +110,10 @@ class CallCounter:
 
 @pytest.mark.parametrize("result_count", [1, 3, 50])
 def test_related_notes_cost_one_store_query_however_many_results(tmp_path: Path, result_count: int) -> None:
-    root = tmp_path / "vault"
-    root.mkdir()
-    for i in range(60):
-        (root / f"n{i:02d}.md").write_text(
-            f"# n{i:02d}\n\nShared words here. Next: [[n{(i + 1) % 60:02d}]]\n"
-        )
+    notes = {
+        f"n{i:02d}.md": f"# n{i:02d}\n\nShared words here. Next: [[n{(i + 1) % 60:02d}]]\n" for i in range(60)
+    }
+    root = write_notes(tmp_path / "vault", notes)
     h = Harness(root, tmp_path / "data", None)
     try:
         h.index.open()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from fastapi.testclient import TestClient
 from backend.config import load_settings
 from backend.main import create_app
 from tests.backend_cli import run_backend
-from tests.vault_files import write
+from tests.live_server import wait_until
+from tests.vault_files import write_notes
 
 REPO = Path(__file__).resolve().parents[2]
 NOTES = {
@@ -34,10 +34,7 @@ GARBAGE = bytes(range(256))
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        write(root, rel, text)
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 def start(vault: Path, data: Path) -> TestClient:
@@ -45,14 +42,6 @@ def start(vault: Path, data: Path) -> TestClient:
     client = TestClient(create_app(settings), raise_server_exceptions=False)
     client.__enter__()
     return client
-
-
-def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout}s: {what}")
-        time.sleep(0.05)
 
 
 def idle(client: TestClient) -> bool:

@@ -8,34 +8,34 @@ import pytest
 
 from backend.domain.vault_rules import is_indexable
 from backend.infrastructure.vault_scanner import IN_VAULT_SYMLINK, scan_vault, scan_vault_detailed
+from tests.vault_files import write
 
-
-def write(root: Path, rel_path: str, text: str = "note") -> Path:
-    path = root / rel_path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+# What the scanner lists, in its order (by path), and what it passes over: other file types, hidden files and
+# folders, Obsidian's own folders.
+NOTES = [
+    "Home.md",
+    "README.MD",
+    "journal/2024-01-01.md",
+    "journal/private/secret.md",
+    "projects/alpha/plan.md",
+    "projects/templates/tpl.md",
+    "templates/daily.md",
+]
+NOT_NOTES = [
+    "attachments/image.png",
+    "notes.txt",
+    "draft.md.bak",
+    ".hidden.md",
+    ".obsidian/workspace.md",
+    ".trash/old.md",
+    "projects/.git/HEAD.md",
+]
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
-    for rel in [
-        "Home.md",
-        "README.MD",
-        "journal/2024-01-01.md",
-        "journal/private/secret.md",
-        "projects/alpha/plan.md",
-        "projects/templates/tpl.md",
-        "templates/daily.md",
-        "attachments/image.png",
-        "notes.txt",
-        "draft.md.bak",
-        ".hidden.md",
-        ".obsidian/workspace.md",
-        ".trash/old.md",
-        "projects/.git/HEAD.md",
-    ]:
+    for rel in [*NOT_NOTES, *reversed(NOTES)]:
         write(root, rel)
     return root
 
@@ -45,15 +45,7 @@ def rel_paths(root: Path, deny: Sequence[str] = (), allow: Sequence[str] = ()) -
 
 
 def test_lists_markdown_notes_sorted_and_skips_hidden(vault: Path) -> None:
-    assert rel_paths(vault) == [
-        "Home.md",
-        "README.MD",
-        "journal/2024-01-01.md",
-        "journal/private/secret.md",
-        "projects/alpha/plan.md",
-        "projects/templates/tpl.md",
-        "templates/daily.md",
-    ]
+    assert rel_paths(vault) == NOTES
 
 
 def test_reports_size_mtime_and_absolute_path(vault: Path) -> None:

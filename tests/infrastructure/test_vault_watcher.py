@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from backend.infrastructure.vault_watcher import VaultChanges, VaultWatcher
+from tests.vault_files import write
 
 DEBOUNCE = 0.2
 WAIT = 10.0  # generous deadline for a slow CI machine; a passing test waits only as long as it must
@@ -68,13 +69,6 @@ class Recorder:
 
     def all_folders(self) -> set[str]:
         return {f for b in self.snapshot() for f in b.folders}
-
-
-def write(root: Path, rel_path: str, text: str = "note") -> Path:
-    path = root / rel_path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
