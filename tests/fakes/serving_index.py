@@ -8,7 +8,7 @@ tested here, the writer's own rules in tests/application/test_indexing*.py on th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -57,8 +57,11 @@ class FakeServingIndex:
         self.graph = NoteGraph(store=self.graph_store, vault=vault)
         self.graph.open(reset=True)
         self.live = LiveIndex("fake", self.store, self.graph_store, self.graph)
+        self.now = 0.0  # the embedder health's clock: a test moves it past the probe interval, never sleeps
         self.embedder_health = (
-            None if embedder is None else EmbedderHealth(embedder, dimension=embedder.dimension)
+            None
+            if embedder is None
+            else EmbedderHealth(embedder, dimension=embedder.dimension, clock=lambda: self.now)
         )
         self.complete = True
         self.keyword_fallback: str | None = None
@@ -176,7 +179,7 @@ def wire(
     policy: ContentPolicy | None = None,
     options: SearchOptions | None = None,
     encoder: SparseEncoder | None = None,
-    clock: float = 1_800_000_000.0,
+    clock: Callable[[], float] = lambda: 1_800_000_000.0,
 ) -> FakeHandles:
     """Every use case wired on fakes, the notes indexed (with dense vectors when there is an embedder)."""
     encoder = encoder or SparseEncoder()
@@ -195,7 +198,7 @@ def wire(
         index=index,
         notes=reader,
         policy=policy,
-        clock=lambda: clock,
+        clock=clock,
     )
     context = ContextService(search=search, memory=memory, policy=policy, stemming=encoder.stemming)
     return FakeHandles(index, search, policy, reader, memory, context, memory_store, vault)
