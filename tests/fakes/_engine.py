@@ -6,11 +6,13 @@ it is fast on a large corpus."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any, Generic, Protocol, TypeVar
 
 from backend.domain import fusion
 from backend.domain.errors import IndexUnavailableError, StoreError
@@ -40,6 +42,44 @@ class Switchable:
     def close(self) -> None:
         with self._lock:
             self._closed = True
+
+
+class Shelf(Protocol):
+    """The data of one collection, kept apart from the store object: a second store handed the same shelf
+    plays "reopen the same data" (what an engine's files on disk give)."""
+
+    identity: IndexIdentity | None
+
+    def clear(self) -> None: ...
+
+
+S = TypeVar("S", bound=Shelf)
+
+
+class Collection(Switchable, Generic[S]):
+    """A store of one collection, created for (and recording) an `IndexIdentity`; none before `create`."""
+
+    def __init__(self, shelf: S) -> None:
+        super().__init__()
+        self.shelf = shelf
+
+    def identity(self) -> IndexIdentity | None:
+        self.calls.append("identity")
+        return self.shelf.identity
+
+    def create(self, identity: IndexIdentity) -> None:
+        with self._lock:
+            self._enter("create")
+            self.shelf.identity = identity
+            self.shelf.clear()
+
+
+def port_arguments(method: Callable[..., Any], request: dict[str, Any]) -> SimpleNamespace:
+    """The keyword arguments of a call, checked against the port method's own signature and completed with
+    its defaults: a fake taking `**request` accepts exactly what the port does, and cannot drift from it."""
+    bound = inspect.signature(method).bind(None, **request)
+    bound.apply_defaults()
+    return SimpleNamespace(**{name: value for name, value in bound.arguments.items() if name != "self"})
 
 
 def check_dense(identity: IndexIdentity | None, length: int) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from backend.application.ports import ChunkStore
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.models import (
     ChunkEntry,
@@ -22,7 +23,7 @@ from backend.domain.models import (
     SparseVector,
 )
 from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE, NOTE_PATH, TAGS
-from tests.fakes._engine import Switchable, check_dense, dense_side, fused, sparse_side
+from tests.fakes._engine import Collection, check_dense, dense_side, fused, port_arguments, sparse_side
 
 
 @dataclass
@@ -31,6 +32,9 @@ class ChunkShelf:
 
     identity: IndexIdentity | None = None
     points: dict[str, PointRecord] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.points = {}
 
 
 def matches(payload: dict[str, Any], wanted: PointFilter | None) -> bool:
@@ -56,30 +60,12 @@ def matches(payload: dict[str, Any], wanted: PointFilter | None) -> bool:
 
 
 def _day(value: str | None) -> str | None:
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(value[:10]).isoformat()
-    except ValueError as exc:
-        raise ValueError(f"not an ISO day (YYYY-MM-DD): {value!r}") from exc
+    return dt.date.fromisoformat(value[:10]).isoformat() if value else None  # ValueError for a bad day
 
 
-class InMemoryChunkStore(Switchable):
+class InMemoryChunkStore(Collection[ChunkShelf]):
     def __init__(self, shelf: ChunkShelf | None = None) -> None:
-        super().__init__()
-        self.shelf = shelf if shelf is not None else ChunkShelf()
-
-    # -- lifecycle -------------------------------------------------------------------------------
-
-    def identity(self) -> IndexIdentity | None:
-        self.calls.append("identity")
-        return self.shelf.identity
-
-    def create(self, identity: IndexIdentity) -> None:
-        with self._lock:
-            self._enter("create")
-            self.shelf.identity = identity
-            self.shelf.points = {}
+        super().__init__(shelf if shelf is not None else ChunkShelf())
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -134,18 +120,9 @@ class InMemoryChunkStore(Switchable):
                 if p.payload.get(NOTE_PATH) == note_path and p.dense is not None
             ]
 
-    def query(
-        self,
-        *,
-        dense: Sequence[float] | None,
-        sparse: SparseVector | None,
-        limit: int,
-        prefetch_limit: int,
-        point_filter: PointFilter | None = None,
-        rrf_k: int = 60,
-        rrf_weights: tuple[float, float] = (1.0, 1.0),
-        fusion: str = "rrf",
-    ) -> list[ScoredPoint]:
+    def query(self, **request: Any) -> list[ScoredPoint]:
+        asked = port_arguments(ChunkStore.query, request)
+        dense, sparse, limit, wanted = asked.dense, asked.sparse, asked.limit, asked.point_filter
         if sparse is not None and sparse.is_empty:
             if dense is None:
                 return []
@@ -156,14 +133,14 @@ class InMemoryChunkStore(Switchable):
             self._ready("query")
             self._check_vectors(dense, sparse)
             if dense is not None and sparse is not None:
-                depth = max(prefetch_limit, 1)
-                sides = [self._dense(dense, depth, point_filter), self._sparse(sparse, depth, point_filter)]
-                ranked = fused(sides, how=fusion, k=rrf_k, weights=rrf_weights, limit=limit)
+                depth = max(asked.prefetch_limit, 1)
+                sides = [self._dense(dense, depth, wanted), self._sparse(sparse, depth, wanted)]
+                ranked = fused(sides, how=asked.fusion, k=asked.rrf_k, weights=asked.rrf_weights, limit=limit)
             elif dense is not None:
-                ranked = self._dense(dense, limit, point_filter)
+                ranked = self._dense(dense, limit, wanted)
             else:
                 assert sparse is not None
-                ranked = self._sparse(sparse, limit, point_filter)
+                ranked = self._sparse(sparse, limit, wanted)
             return [ScoredPoint(i, s, copy.deepcopy(self.shelf.points[i].payload)) for i, s in ranked]
 
     def rank_sides(

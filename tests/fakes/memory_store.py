@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from backend.application.ports import MemoryStore
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import IndexIdentity, SparseVector
-from tests.fakes._engine import Switchable, check_dense, dense_side, fused, sparse_side
+from tests.fakes._engine import Collection, check_dense, dense_side, fused, port_arguments, sparse_side
 
 PREFETCH_FACTOR = 4
 
@@ -24,20 +26,13 @@ class FactShelf:
         default_factory=dict
     )
 
+    def clear(self) -> None:
+        self.facts = {}
 
-class InMemoryMemoryStore(Switchable):
+
+class InMemoryMemoryStore(Collection[FactShelf]):
     def __init__(self, shelf: FactShelf | None = None) -> None:
-        super().__init__()
-        self.shelf = shelf if shelf is not None else FactShelf()
-
-    def identity(self) -> IndexIdentity | None:
-        self.calls.append("identity")
-        return self.shelf.identity
-
-    def create(self, identity: IndexIdentity) -> None:
-        with self._lock:
-            self._enter("create")
-            self.shelf.identity, self.shelf.facts = identity, {}
+        super().__init__(shelf if shelf is not None else FactShelf())
 
     def put(self, record: MemoryRecord, *, sparse: SparseVector, dense: Sequence[float] | None) -> None:
         with self._lock:
@@ -64,15 +59,9 @@ class InMemoryMemoryStore(Switchable):
             self._enter("delete")
             return self.shelf.facts.pop(key, None) is not None
 
-    def search(
-        self,
-        *,
-        dense: Sequence[float] | None,
-        sparse: SparseVector | None,
-        limit: int,
-        min_similarity: float = 0.0,
-        rrf_k: int = 60,
-    ) -> list[tuple[MemoryRecord, float]]:
+    def search(self, **request: Any) -> list[tuple[MemoryRecord, float]]:
+        asked = port_arguments(MemoryStore.search, request)
+        dense, sparse, limit = asked.dense, asked.sparse, asked.limit
         words = sparse if sparse is not None and not sparse.is_empty else None
         if (dense is None and words is None) or limit <= 0:
             return []
@@ -86,10 +75,12 @@ class InMemoryMemoryStore(Switchable):
             sides = []
             if dense is not None:
                 vectors = {k: [v] for k, (_, _, v) in self.shelf.facts.items() if v is not None}
-                sides.append(dense_side(dense, vectors, depth, floor=min_similarity))
+                sides.append(dense_side(dense, vectors, depth, floor=asked.min_similarity))
             if words is not None:
                 sides.append(sparse_side(words, {k: s for k, (_, s, _) in self.shelf.facts.items()}, depth))
             ranked = (
-                sides[0] if len(sides) == 1 else fused(sides, how="rrf", k=rrf_k, weights=(1, 1), limit=limit)
+                sides[0]
+                if len(sides) == 1
+                else fused(sides, how="rrf", k=asked.rrf_k, weights=(1, 1), limit=limit)
             )
             return [(self.shelf.facts[key][0], score) for key, score in ranked]
