@@ -143,21 +143,16 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
                 ranked = self._sparse(sparse, limit, wanted)
             return [ScoredPoint(i, s, copy.deepcopy(self.shelf.points[i].payload)) for i, s in ranked]
 
-    def rank_sides(
-        self,
-        *,
-        dense: Sequence[float],
-        sparse: SparseVector,
-        limit: int,
-        point_filter: PointFilter | None = None,
-    ) -> tuple[list[tuple[Hashable, float]], list[tuple[Hashable, float]]]:
+    def rank_sides(self, **request: Any) -> tuple[list[tuple[Hashable, float]], list[tuple[Hashable, float]]]:
+        asked = port_arguments(ChunkStore.rank_sides, request)
+        dense, sparse, limit, wanted = asked.dense, asked.sparse, asked.limit, asked.point_filter
         if limit <= 0:
             return [], []
         with self._lock:
             self._ready("rank_sides")
             self._check_vectors(dense, sparse)
-            keyword = [] if sparse.is_empty else self._sparse(sparse, limit, point_filter)
-            return list(self._dense(dense, limit, point_filter)), list(keyword)
+            keyword = [] if sparse.is_empty else self._sparse(sparse, limit, wanted)
+            return list(self._dense(dense, limit, wanted)), list(keyword)
 
     def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         with self._lock:
