@@ -4,6 +4,7 @@ and names its fake in `FAKE`; conftest.py hands out fakes where the suite hands 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack, closing
 from types import ModuleType
 from typing import Any
 
@@ -26,21 +27,19 @@ class FakeBackend:
     def __init__(self, make: Callable[[Any], Any], shelf: Any) -> None:
         self._make = make
         self._shelf = shelf
-        self.opened: list[Any] = []
+        self._closing = ExitStack()
 
     def store(self, **options: Any) -> Any:  # options: engine tuning (a graph's page size), not contract
-        return self._keep(self._make(None))
+        return self._new(None)
 
     def other(self) -> Any:
-        return self._keep(self._make(None))
+        return self._new(None)
 
     def reopenable(self) -> Any:
-        return self._keep(self._make(self._shelf))
+        return self._new(self._shelf)
 
-    def _keep(self, store: Any) -> Any:
-        self.opened.append(store)
-        return store
+    def _new(self, shelf: Any) -> Any:
+        return self._closing.enter_context(closing(self._make(shelf)))
 
     def close_all(self) -> None:
-        for store in self.opened:
-            store.close()
+        self._closing.close()
