@@ -11,8 +11,9 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from backend.domain import fusion
 from backend.domain.errors import IndexUnavailableError, StoreError
@@ -44,13 +45,15 @@ class Switchable:
             self._closed = True
 
 
-class Shelf(Protocol):
+@dataclass
+class Shelf:
     """The data of one collection, kept apart from the store object: a second store handed the same shelf
     plays "reopen the same data" (what an engine's files on disk give)."""
 
-    identity: IndexIdentity | None
+    identity: IndexIdentity | None = None
 
-    def clear(self) -> None: ...
+    def clear(self) -> None:
+        raise NotImplementedError
 
 
 S = TypeVar("S", bound=Shelf)

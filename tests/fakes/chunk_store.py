@@ -14,23 +14,13 @@ from typing import Any
 
 from backend.application.ports import ChunkStore
 from backend.domain.errors import IndexNotReadyError, StoreError
-from backend.domain.models import (
-    ChunkEntry,
-    IndexIdentity,
-    PointFilter,
-    PointRecord,
-    ScoredPoint,
-    SparseVector,
-)
+from backend.domain.models import ChunkEntry, PointFilter, PointRecord, ScoredPoint, SparseVector
 from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE, NOTE_PATH, TAGS
-from tests.fakes._engine import Collection, check_dense, dense_side, fused, port_arguments, sparse_side
+from tests.fakes._engine import Collection, Shelf, check_dense, dense_side, fused, port_arguments, sparse_side
 
 
 @dataclass
-class ChunkShelf:
-    """The data of one collection: what survives a store being closed and opened again."""
-
-    identity: IndexIdentity | None = None
+class ChunkShelf(Shelf):
     points: dict[str, PointRecord] = field(default_factory=dict)
 
     def clear(self) -> None:

@@ -13,15 +13,14 @@ from typing import Any
 from backend.application.ports import MemoryStore
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.memory import MemoryRecord
-from backend.domain.models import IndexIdentity, SparseVector
-from tests.fakes._engine import Collection, check_dense, dense_side, fused, port_arguments, sparse_side
+from backend.domain.models import SparseVector
+from tests.fakes._engine import Collection, Shelf, check_dense, dense_side, fused, port_arguments, sparse_side
 
 PREFETCH_FACTOR = 4
 
 
 @dataclass
-class FactShelf:
-    identity: IndexIdentity | None = None
+class FactShelf(Shelf):
     facts: dict[str, tuple[MemoryRecord, SparseVector, tuple[float, ...] | None]] = field(
         default_factory=dict
     )
