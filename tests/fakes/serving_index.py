@@ -101,7 +101,7 @@ class FakeServingIndex:
             tags=note.tags,
             date=note.date,
             mtime=1.0,
-            size=len(text),
+            size=len(text.encode()),  # as the vault states it
             content_hash=digest,
             dense_ready=dense or self.embedder is None,
             link_count=len(note.links),

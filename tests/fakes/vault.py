@@ -11,6 +11,7 @@ class FakeVault:
 
     def __init__(self, files: dict[str, str] | None = None) -> None:
         self.files: dict[str, str] = dict(files or {})
+        self.mtimes: dict[str, float] = {}  # 1.0 unless a test touches the file
 
     @property
     def root(self) -> str:
@@ -25,7 +26,7 @@ class FakeVault:
         text = self.files.get(rel_path)
         if text is None or not rel_path.endswith(".md"):
             return None
-        return NoteFile(rel_path, len(text.encode()), 1.0)
+        return NoteFile(rel_path, len(text.encode()), self.mtimes.get(rel_path, 1.0))
 
     def list_files(self) -> list[str]:
         return sorted(self.files)
