@@ -31,14 +31,14 @@ def test_every_kind_of_drift_is_found_and_named(handles: FakeHandles) -> None:
     del graph.shelf.notes["Projects/Database migration.md"]  # its record lost, its links and chunks kept
     report = verify_index(handles.index, vault)
     assert report.drifted
-    assert dict(report.findings()) == {
-        "notes on disk missing from the index": ["New.md", "Projects/Database migration.md"],
-        "indexed notes no longer on disk": ["Finance/Sreenivas.md"],
-        "indexed notes whose text changed on disk": ["Shopping list.md"],
-        "chunk points without a note record": ["Ghost.md", "Projects/Database migration.md"],
-        "note records without chunk points": ["Projects/Runbook.md"],
-        "links whose source note is gone": ["Projects/Database migration.md"],
-    }
+    assert report.findings() == [  # in the report's fixed order
+        ("notes on disk missing from the index", ["New.md", "Projects/Database migration.md"]),
+        ("indexed notes no longer on disk", ["Finance/Sreenivas.md"]),
+        ("indexed notes whose text changed on disk", ["Shopping list.md"]),
+        ("chunk points without a note record", ["Ghost.md", "Projects/Database migration.md"]),
+        ("note records without chunk points", ["Projects/Runbook.md"]),
+        ("links whose source note is gone", ["Projects/Database migration.md"]),
+    ]
 
 
 def test_missing_dense_vectors_are_drift_and_pending_ones_are_not(handles: FakeHandles) -> None:
