@@ -1,16 +1,15 @@
-"""The link graph kept by indexing: resolution as files come and go, and related notes in one query."""
+"""The link graph kept by indexing: resolution as files come and go. (Related notes in one query:
+tests/application/use_cases/test_search_rules.py.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from backend.domain.errors import NoteNotFoundError
 from tests.harness import Harness
-from tests.vault_files import write_notes
 
 NOTES = {
     "Projects/Migration.md": (
@@ -87,43 +86,3 @@ def test_edited_note_keeps_only_its_new_links(harness: Harness) -> None:
     assert "Projects/Migration.md" not in {
         b.path for b in harness.index.graph.links_of("Projects/Risks.md").backlinks
     }
-
-
-class CallCounter:
-    """Delegates to the real graph store and counts the calls made through it."""
-
-    def __init__(self, real: Any) -> None:
-        self._real = real
-        self.calls: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._real, name)
-        if not callable(attr):
-            return attr
-
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            self.calls.append(name)
-            return attr(*args, **kwargs)
-
-        return counted
-
-
-@pytest.mark.parametrize("result_count", [1, 3, 50])
-def test_related_notes_cost_one_store_query_however_many_results(tmp_path: Path, result_count: int) -> None:
-    notes = {
-        f"n{i:02d}.md": f"# n{i:02d}\n\nShared words here. Next: [[n{(i + 1) % 60:02d}]]\n" for i in range(60)
-    }
-    root = write_notes(tmp_path / "vault", notes)
-    h = Harness(root, tmp_path / "data", None)
-    try:
-        h.index.open()
-        h.index.sync()
-        counter = CallCounter(h.graph_store)
-        h.index.graph._store = counter  # noqa: SLF001 - watching the port, the store stays real
-        outcome = h.search.search("shared words", top_k=result_count, include_related=True)
-        assert len({hit.payload["note_path"] for hit in outcome.hits[:result_count]}) == result_count
-        assert counter.calls == ["links_touching"]
-        assert outcome.related
-        assert all(r.link_count >= 1 for r in outcome.related)
-    finally:
-        h.close()
