@@ -13,7 +13,8 @@ import pytest
 from backend.application.ports import ChunkStore
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointFilter, PointRecord, SparseVector
 from backend.domain.payload import chunk_payload
-from backend.infrastructure.qdrant_edge_store import EdgeChunkStore
+from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant_edge_engine import EdgeEngine
 from tests.fakes import InMemoryChunkStore
 
 DIM = 6
@@ -40,7 +41,7 @@ def corpus(seed: int = 3, size: int = 40) -> list[PointRecord]:
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ChunkStore, ChunkStore]]:
-    engine, fake = EdgeChunkStore(tmp_path_factory.mktemp("edge")), InMemoryChunkStore()
+    engine, fake = QdrantChunkStore(EdgeEngine(tmp_path_factory.mktemp("edge"))), InMemoryChunkStore()
     for store in (engine, fake):
         store.create(IDENTITY)
         store.upsert(corpus())

@@ -10,13 +10,11 @@ from backend.application.context import ContextQuery
 from backend.application.operations import (
     SearchQuery,
     build_context,
-    forget,
     note_links,
     read_note,
     remember,
     search_notes,
 )
-from backend.domain.errors import MemoryNotFoundError
 from tests.application.use_cases.conftest import SERVER_PASSWORD
 from tests.fakes import FakeHandles
 
@@ -35,15 +33,11 @@ def test_a_search_opens_the_index_first_and_nudges_the_dense_catch_up_after(hand
         lambda h: read_note(h, "Shopping list.md"),
         lambda h: note_links(h, "Runbook"),
         lambda h: remember(h, "milk", "oat", "Shopping list.md"),
-        lambda h: forget(h, "unknown"),
     ],
-    ids=["context", "read", "links", "remember", "forget"],
+    ids=["context", "read", "links", "remember"],
 )
 def test_every_operation_opens_the_index_first(handles: FakeHandles, call: object) -> None:
-    try:
-        call(handles)  # type: ignore[operator]
-    except MemoryNotFoundError:
-        pass  # forgetting an unknown key: the index was still opened first
+    call(handles)  # type: ignore[operator]
     assert handles.events == ["open"]
 
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from backend.application.presenting import group_by_note, present_hits
-from backend.application.search import SearchHit
 from backend.domain.content_policy import ContentPolicy
+from backend.domain.models import ScoredPoint
 from backend.domain.sensitivity import SensitiveCategory
 from tests.application.use_cases.conftest import SERVER_PASSWORD
 
 
-def hit(path: str, content: str = "text", score: float = 1.0, **payload: Any) -> SearchHit:
-    return SearchHit(f"{path}#{score}", score, {"note_path": path, "content": content, **payload})
+def hit(path: str, content: str = "text", score: float = 1.0, **payload: Any) -> ScoredPoint:
+    return ScoredPoint(f"{path}#{score}", score, {"note_path": path, "content": content, **payload})
 
 
 SECRET = hit(
