@@ -21,11 +21,16 @@ Dynamic int8 quantises each call's activations with one scale for the whole batc
 slightly on the texts embedded with it (cosine to the same text alone > 0.99); fp32 vectors do not.
 
 Queries run in a session of their own over the same graph file (so query and document vectors come from
-the same variant): one text of ~20 tokens is dominated by per-operator dispatch, not arithmetic, so its
-thread pool is set apart (`query_threads`, and no spin-waiting by default: on this shared 2-core machine a
-spinning pool fought whatever else ran, indexing included; docs/benchmarks.md), and a search made while the
-indexer embeds does not queue inside the indexer's pool. It costs one more copy of the weights (~40 MB),
-opened by the first query.
+the same variant): one text of ~20 tokens runs ~60 operators of a few tens of microseconds each, so how the
+pool's second thread waits between them decides much of the latency. Its pool is set apart (`query_threads`,
+`query_spinning`), and a search made while the indexer embeds does not queue inside the indexer's pool. It
+costs one more copy of the weights (~40 MB), opened by the first query.
+
+The query session's idle thread spins for the next operator's work for at most `QUERY_SPIN_MICROSECONDS`,
+then sleeps, and stops spinning when the query ends. Sleeping between operators (no spinning) costs a wake-up
+per operator: ~1.3x the latency of this spinning pool when the process has the cores. onnxruntime's default
+spin kept a core busy ~40 ms after every query, fighting the rest of the request, the indexer and other
+programs; bounded and stopped, it is within ~10% of no spinning when the cores are oversubscribed.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -75,6 +80,10 @@ VARIANTS = tuple(_RECIPES)
 # The fastest variant whose nDCG@10 stays within 0.005 of fp32 on SciFact train and LoCoMo dev, dense and
 # hybrid (docs/benchmarks.md, "Embedder variants"); plain int8-opt is faster but lost 0.007-0.008 dense.
 DEFAULT_VARIANT = "int8-opt-ffn2fp32"
+# How long the query session's idle thread spins for the next operator before it sleeps. Measured on 2
+# cores: 10 us lost most of the gain over sleeping; 50-100 us gained no more than 30 us with the cores to
+# itself, and lost 10-20% more with them oversubscribed (the spin burns a core the awaited thread could use).
+QUERY_SPIN_MICROSECONDS = 30
 
 
 def variant_model_name(variant: str) -> str:
@@ -276,7 +285,7 @@ class OnnxMiniLMEmbedder:
         batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
         query_threads: int | None = None,
-        query_spinning: bool = False,
+        query_spinning: bool = True,
         variant: str = DEFAULT_VARIANT,
         model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
@@ -465,7 +474,12 @@ class OnnxMiniLMEmbedder:
         threads = self._query_threads if query else self._threads
         if threads is not None:
             options.intra_op_num_threads = threads
-        if query and not self._query_spinning:
+        if query and self._query_spinning:
+            options.add_session_config_entry(
+                "session.intra_op.spin_duration_us", str(QUERY_SPIN_MICROSECONDS)
+            )
+            options.add_session_config_entry("session.force_spinning_stop", "1")
+        elif query:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         names = {i.name for i in session.get_inputs()}
