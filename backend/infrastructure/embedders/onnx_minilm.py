@@ -26,11 +26,14 @@ pool's second thread waits between them decides much of the latency. Its pool is
 `query_spinning`), and a search made while the indexer embeds does not queue inside the indexer's pool. It
 costs one more copy of the weights (~40 MB), opened by the first query.
 
-The query session's idle thread spins for the next operator's work for at most `QUERY_SPIN_MICROSECONDS`,
-then sleeps, and stops spinning when the query ends. Sleeping between operators (no spinning) costs a wake-up
-per operator: ~1.3x the latency of this spinning pool when the process has the cores. onnxruntime's default
-spin kept a core busy ~40 ms after every query, fighting the rest of the request, the indexer and other
-programs; bounded and stopped, it is within ~10% of no spinning when the cores are oversubscribed.
+Spinning: onnxruntime's idle pool threads spin-wait for work, by default for ~40 ms after every run, which
+burnt a core after each search and each document batch, taken from the rest of the request, the next query
+(a query right after a document batch ran 1.15-1.7x slower), the indexer's other stages and other programs.
+Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator). Within
+a run the query session's idle thread spins for the next operator's work for at most
+`QUERY_SPIN_MICROSECONDS`, then sleeps. Sleeping between operators (`query_spinning=False`) costs a wake-up
+per operator: ~1.3x the latency of this spinning pool when the process has the cores; bounded, the spin is
+within ~10% of no spinning when the cores are oversubscribed.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -474,11 +477,12 @@ class OnnxMiniLMEmbedder:
         threads = self._query_threads if query else self._threads
         if threads is not None:
             options.intra_op_num_threads = threads
+        # idle threads spin between the operators of a run, never after it (see the module docstring)
+        options.add_session_config_entry("session.force_spinning_stop", "1")
         if query and self._query_spinning:
             options.add_session_config_entry(
                 "session.intra_op.spin_duration_us", str(QUERY_SPIN_MICROSECONDS)
             )
-            options.add_session_config_entry("session.force_spinning_stop", "1")
         elif query:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
