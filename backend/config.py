@@ -293,10 +293,10 @@ class Settings(BaseSettings):
         "graph); unset = one per core.",
     )
     onnx_query_spinning: bool = Field(
-        True,
-        description="Let the query session's idle thread spin-wait briefly between operators, never after "
-        "the query: ~1.3x lower query latency when the cores are free; false sleeps between operators, a "
-        "little faster when the cores are oversubscribed (other programs).",
+        False,
+        description="Let the query session's idle thread spin-wait briefly (30 us) between operators, never "
+        "after the query: lower latency when the process has the cores to itself, up to 10% slower when they "
+        "are oversubscribed (other programs).",
     )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
