@@ -293,10 +293,10 @@ class Settings(BaseSettings):
         "graph); unset = one per core.",
     )
     onnx_query_spinning: bool = Field(
-        True,
+        False,
         description="Let the query session's idle thread spin-wait briefly (30 us) between operators, never "
-        "after the query: ~1.2x faster query embedding unless the cores are oversubscribed (then within "
-        "10% either way); false = sleep between operators.",
+        "after the query: lower latency when the process has the cores to itself, up to 10% slower when they "
+        "are oversubscribed (other programs).",
     )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)

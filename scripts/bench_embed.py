@@ -190,7 +190,7 @@ def query_paths(
         paths[f"{v.label}, query session"] = built[v].embed_query
     default = next(built[v] for v in graphs if v.graph == best)
     paths[f"{best}, batch path (before the query session)"] = lambda q: default.embed_documents([q])[0]
-    for threads, spinning in ((None, False), (1, False), (1, True)):
+    for threads, spinning in ((None, True), (1, False), (1, True)):
         embedder = OnnxMiniLMEmbedder(
             cache_dir=cache, variant=best, query_threads=threads, query_spinning=spinning
         )

@@ -29,11 +29,12 @@ costs one more copy of the weights (~40 MB), opened by the first query.
 Spinning: onnxruntime's idle pool threads spin-wait for work, by default for ~40 ms after every run, which
 burnt a core after each search and each document batch, taken from the rest of the request, the next query
 (a query right after a document batch ran 1.15-1.7x slower), the indexer's other stages and other programs.
-Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator).
-Within a query (`query_spinning`, the default) the idle thread spins for the next operator's work for at most
-`QUERY_SPIN_MICROSECONDS`, then sleeps. Sleeping between operators costs a wake-up per operator: in the
-service on this 2-core machine at load average 2-7, the query's run took 1.2x as long without spinning (embed
-p50 over HTTP 5.6 against 4.6 ms); with the cores oversubscribed (load 13-20) the two were within -10%/+10%.
+Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator). The
+query session does not spin between operators by default; with `query_spinning` its idle thread spins for
+the next operator's work for at most `QUERY_SPIN_MICROSECONDS`, then sleeps. Alone in a process with the
+cores to itself that ran a query's graph ~1.3x faster than sleeping between operators, but inside the service
+it gained nothing measurable on this loaded machine (0.90-1.10x) and lost up to 10% with the cores
+oversubscribed: a quiet machine has to show the gain before it becomes the default.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -288,7 +289,7 @@ class OnnxMiniLMEmbedder:
         batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
         query_threads: int | None = None,
-        query_spinning: bool = True,
+        query_spinning: bool = False,
         variant: str = DEFAULT_VARIANT,
         model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
