@@ -31,10 +31,9 @@ burnt a core after each search and each document batch, taken from the rest of t
 (a query right after a document batch ran 1.15-1.7x slower), the indexer's other stages and other programs.
 Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator). The
 query session does not spin between operators by default; with `query_spinning` its idle thread spins for
-the next operator's work for at most `QUERY_SPIN_MICROSECONDS`, then sleeps. Alone in a process with the
-cores to itself that ran a query's graph ~1.3x faster than sleeping between operators, but inside the service
-it gained nothing measurable on this loaded machine (0.90-1.10x) and lost up to 10% with the cores
-oversubscribed: a quiet machine has to show the gain before it becomes the default.
+the next operator's work for at most `QUERY_SPIN_MICROSECONDS`, then sleeps. On this shared 2-core machine
+that made the query's run ~1.2x faster in the service at load average 2-7 (sleeping costs a wake-up per
+operator), but at load 8-9.5 it left the p50 as it was and made the embed p95 2.3-2.7x worse.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
