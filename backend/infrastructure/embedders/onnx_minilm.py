@@ -21,11 +21,19 @@ Dynamic int8 quantises each call's activations with one scale for the whole batc
 slightly on the texts embedded with it (cosine to the same text alone > 0.99); fp32 vectors do not.
 
 Queries run in a session of their own over the same graph file (so query and document vectors come from
-the same variant): one text of ~20 tokens is dominated by per-operator dispatch, not arithmetic, so its
-thread pool is set apart (`query_threads`, and no spin-waiting by default: on this shared 2-core machine a
-spinning pool fought whatever else ran, indexing included; docs/benchmarks.md), and a search made while the
-indexer embeds does not queue inside the indexer's pool. It costs one more copy of the weights (~40 MB),
-opened by the first query.
+the same variant): one text of ~20 tokens runs ~60 operators of a few tens of microseconds each, so how the
+pool's second thread waits between them decides much of the latency. Its pool is set apart (`query_threads`,
+`query_spinning`), and a search made while the indexer embeds does not queue inside the indexer's pool. It
+costs one more copy of the weights (~40 MB), opened by the first query.
+
+Spinning: onnxruntime's idle pool threads spin-wait for work, by default for ~40 ms after every run, which
+burnt a core after each search and each document batch, taken from the rest of the request, the next query
+(a query right after a document batch ran 1.15-1.7x slower), the indexer's other stages and other programs.
+Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator). The
+query session does not spin between operators by default; with `query_spinning` its idle thread spins for
+the next operator's work for at most `QUERY_SPIN_MICROSECONDS`, then sleeps. On this shared 2-core machine
+that made the query's run ~1.2x faster in the service at load average 2-7 (sleeping costs a wake-up per
+operator), but at load 8-9.5 it left the p50 as it was and made the embed p95 2.3-2.7x worse.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -75,6 +83,10 @@ VARIANTS = tuple(_RECIPES)
 # The fastest variant whose nDCG@10 stays within 0.005 of fp32 on SciFact train and LoCoMo dev, dense and
 # hybrid (docs/benchmarks.md, "Embedder variants"); plain int8-opt is faster but lost 0.007-0.008 dense.
 DEFAULT_VARIANT = "int8-opt-ffn2fp32"
+# How long the query session's idle thread spins for the next operator before it sleeps. Measured on 2
+# cores: 10 us lost most of the gain over sleeping; 50-100 us gained no more than 30 us with the cores to
+# itself, and lost 10-20% more with them oversubscribed (the spin burns a core the awaited thread could use).
+QUERY_SPIN_MICROSECONDS = 30
 
 
 def variant_model_name(variant: str) -> str:
@@ -465,7 +477,13 @@ class OnnxMiniLMEmbedder:
         threads = self._query_threads if query else self._threads
         if threads is not None:
             options.intra_op_num_threads = threads
-        if query and not self._query_spinning:
+        # idle threads spin between the operators of a run, never after it (see the module docstring)
+        options.add_session_config_entry("session.force_spinning_stop", "1")
+        if query and self._query_spinning:
+            options.add_session_config_entry(
+                "session.intra_op.spin_duration_us", str(QUERY_SPIN_MICROSECONDS)
+            )
+        elif query:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         names = {i.name for i in session.get_inputs()}
