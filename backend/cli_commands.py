@@ -250,7 +250,7 @@ def run_job(services: Services, kind: str) -> None:
     """Run an index job in this process, with progress; its error, with its own code, when it fails."""
     if kind != "rebuild":
         services.index.check_writable()  # a damaged or mismatched index says so, with what to do, at once
-    body = services.index.rebuild if kind == "rebuild" else services.index.sync
+    body = services.indexer.rebuild if kind == "rebuild" else services.indexer.sync
     services.jobs.start(kind, body)
     with Progress(kind) as progress:
         while not services.jobs.wait(timeout=POLL_SECONDS):

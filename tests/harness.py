@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from backend.application.indexing import KEYWORD_FIRST_MIN, IndexService
+from backend.application.indexing import KEYWORD_FIRST_MIN, build_index
 from backend.application.ports import ChunkStore, Embedder, GraphStore, Vault
 from backend.application.search import SearchService
 from backend.domain.models import IndexIdentity, SearchMode
@@ -87,7 +87,7 @@ class Harness:
             encoder.fingerprint,
             dense_windows,
         )
-        self.index = IndexService(
+        self.index, self.indexer = build_index(
             catalog=self.catalog,
             embedder=self._swappable,
             vault=vault_reader or FileSystemVault(vault),

@@ -1,8 +1,9 @@
 """One use case per operation an agent or a person can ask for: search, context, note read, links, memory.
 
 The HTTP routes, the MCP tools and the CLI call these alike and only translate what they return, so every
-door applies the same rules (the index opened first, secrets redacted, sensitivity flagged, the dense
-catch-up nudged after a search). They take `Handles`, what the composition root wires.
+door applies the same rules (secrets redacted, sensitivity flagged, the dense catch-up nudged after a search).
+They take `Handles`, what the composition root wires, with the index already open: each door opens it in one
+place (the routes' `ReadyDep` and the MCP tools through `api/deps.opened`, the CLI when it opens DATA_DIR).
 """
 
 from __future__ import annotations
@@ -23,8 +24,13 @@ from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import PointFilter, SearchMode
 
 
+class DenseCatchUp(Protocol):
+    def catch_up_dense(self) -> None:
+        """A no-op unless notes wait for dense vectors; then it may start the catch-up sync."""
+
+
 class Handles(Protocol):
-    """The services the use cases run on, and the one rule for opening the index before use."""
+    """The services the use cases run on."""
 
     index: ServingIndex
     search: SearchService
@@ -33,11 +39,8 @@ class Handles(Protocol):
     memory: MemoryService
     context: ContextService
 
-    def open(self) -> None:
-        """No-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now."""
-
-    def catch_up_dense(self) -> None:
-        """A no-op unless notes wait for dense vectors; then it may start the catch-up sync."""
+    @property
+    def supervisor(self) -> DenseCatchUp: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +78,6 @@ class SearchAnswer:
 
 def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     started = time.perf_counter()
-    handles.open()
     outcome = handles.search.search(
         request.query,
         top_k=request.top_k,
@@ -87,7 +89,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
         # grouped: top_k counts notes, so every matched chunk is a candidate (no deeper store query)
         candidates=request.candidates if request.by_note else None,
     )
-    handles.catch_up_dense()
+    handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
     views = present_hits(hits, request.query, handles.policy, stemming=request.stemming)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
@@ -104,27 +106,22 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
 
 
 def build_context(handles: Handles, query: ContextQuery) -> ContextResult:
-    handles.open()
     return handles.context.build(query)
 
 
 def read_note(
     handles: Handles, path: str, start_line: int | None = None, end_line: int | None = None
 ) -> NoteView:
-    handles.open()
     return handles.notes.read(path, start_line=start_line, end_line=end_line)
 
 
 def note_links(handles: Handles, path: str) -> NoteLinks:
-    handles.open()
     return handles.index.note_links(handles.notes.find(path).path)
 
 
 def remember(handles: Handles, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
-    handles.open()  # the source must be an indexed note: the index has to be open to tell
     return handles.memory.remember(key, value, source)
 
 
 def forget(handles: Handles, key: str) -> None:
-    handles.open()
     handles.memory.forget(key)

@@ -248,7 +248,7 @@ def fake_embedder_client(tmp_path: Path) -> Iterator[tuple[TestClient, FakeEmbed
     fake = FakeEmbedder()
     settings = _settings(tmp_path / "data")
     services = build_services(settings, embedder=fake)
-    services.open()
+    services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         wait_for_job(c)
         yield c, fake
@@ -334,7 +334,8 @@ def test_a_query_at_the_length_limit_is_accepted(client: TestClient) -> None:
 def test_before_the_first_indexing_wrote_anything_search_says_not_ready(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
     services = build_services(settings)
-    services.open(start_indexing=False)  # the index exists and is empty: the moment before the first pass
+    # the index exists and is empty: the moment before the first pass
+    services.supervisor.open(start_indexing=False)
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         error = _assert_error(
             c.post("/search", json={"query": "milk"}), 503, "INDEX_NOT_READY", recoverable=True
@@ -351,7 +352,7 @@ def test_an_index_built_with_another_model_is_not_written_until_rebuilt(tmp_path
     with TestClient(create_app(settings)) as first:  # keyword-only index
         wait_for_job(first)
     services = build_services(settings, embedder=FakeEmbedder())
-    services.open()
+    services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         answer = search(c, "milk")
         assert answer["status"] == "degraded"
@@ -399,7 +400,7 @@ def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: 
     holder.open(start_indexing=False)
     services = build_services(settings)
     with pytest.raises(IndexUnavailableError):
-        services.open()
+        services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         assert c.get("/index/status").json()["store_healthy"] is False
         _assert_error(c.post("/search", json={"query": "milk"}), 503, "INDEX_UNAVAILABLE", recoverable=True)
@@ -441,8 +442,8 @@ def test_notes_indexed_while_the_embedder_was_down_heal_by_themselves(tmp_path: 
     fake.available = False
     settings = _settings(tmp_path / "data")
     services = build_services(settings, embedder=fake)
-    services.catch_up_interval = 0  # probe the embedder on every search, not every 30 s
-    services.open()
+    services.supervisor.catch_up_interval = 0  # probe the embedder on every search, not every 30 s
+    services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         status = wait_for_job(c)
         assert status["job"]["phase"] == "done"  # the embedder failing did not fail the indexing

@@ -33,5 +33,5 @@ def synced_harness(vault: Path, make_harness: Callable[..., Harness]) -> Harness
     """Opened and synced once: the index holds the vault."""
     h = make_harness(vault, FakeEmbedder())
     h.index.open()
-    h.index.sync()
+    h.indexer.sync()
     return h

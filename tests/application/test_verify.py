@@ -73,7 +73,7 @@ def test_every_kind_of_drift_is_found_and_a_sync_repairs_it(harness: Harness, va
 
     harness.index.close()  # a restart: the in-memory picture comes from the stored records again
     harness.index.open()
-    report = harness.index.sync()
+    report = harness.indexer.sync()
     assert report.repaired == 1  # the note without chunk points
     assert not verify_index(harness.index, FileSystemVault(vault)).drifted
     assert harness.top_note("PostgreSQL") == "Projects/Database migration.md"
@@ -87,7 +87,7 @@ def test_missing_dense_vectors_are_drift_and_get_embedded_again(harness: Harness
     assert dict(report.findings()) == {
         "notes missing dense vectors they are recorded with": ["Shopping list.md"]
     }
-    assert harness.index.sync().repaired == 1
+    assert harness.indexer.sync().repaired == 1
     assert all(entry.has_dense for entry in store.inventory())
 
 

@@ -53,7 +53,7 @@ async def verify(services: ServicesDep) -> VerifyResult:
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
     follow it at /index/status. The watcher does this note by note; this catches anything it could not see."""
-    job = await run_in_threadpool(services.sync_now)
+    job = await run_in_threadpool(services.supervisor.sync_now)
     return JobAccepted(job_id=job.id)
 
 
@@ -67,5 +67,5 @@ async def sync(services: ServicesDep) -> JobAccepted:
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;
     searches keep answering from the old index until then. Follow it at /index/status."""
-    job = await run_in_threadpool(services.rebuild_now)
+    job = await run_in_threadpool(services.supervisor.rebuild_now)
     return JobAccepted(job_id=job.id)
