@@ -397,7 +397,7 @@ def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: 
     # (the same IndexUnavailableError); closing the holder brings it back. No Qdrant server is needed.
     settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
     holder = build_services(settings)
-    holder.open(start_indexing=False)
+    holder.supervisor.open(start_indexing=False)
     services = build_services(settings)
     with pytest.raises(IndexUnavailableError):
         services.supervisor.open()
@@ -416,6 +416,38 @@ def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: 
             2,
         )
         assert search(c, "basmati")["results"][0]["note_path"] == "Shopping list.md"
+
+
+def test_an_invalid_request_answers_422_while_the_store_is_down_and_a_valid_one_503(tmp_path: Path) -> None:
+    # The index is opened when the route runs, after FastAPI validated the request: a request that is wrong
+    # anyway is told what is wrong, not that the store is down (an opening dependency would answer 503 first).
+    settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
+    holder = build_services(settings)  # holds the embedded store, as a stopped Qdrant server would be missing
+    holder.supervisor.open(start_indexing=False)
+    try:
+        services = build_services(settings)
+        with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
+            invalid = [
+                c.post("/search", json={"query": ""}),
+                c.post("/context", json={"query": "milk", "max_chars": 0}),
+                c.post("/memory", json={"key": "k", "value": "v"}),
+                c.get("/notes", params={"limit": 0}),
+                c.get("/note/Inbox.md", params={"start_line": 0}),
+            ]
+            for response in invalid:
+                _assert_error(response, 422, "VALIDATION_ERROR", recoverable=True)
+            valid = [
+                c.post("/search", json={"query": "milk"}),
+                c.post("/context", json={"query": "milk"}),
+                c.post("/memory", json={"key": "k", "value": "v", "source": "Inbox.md"}),
+                c.get("/notes"),
+                c.get("/note/Inbox.md"),
+            ]
+            for response in valid:
+                _assert_error(response, 503, "INDEX_UNAVAILABLE", recoverable=True)
+            assert services.supervisor.opened is False
+    finally:
+        holder.close()
 
 
 def test_the_embedded_store_reports_itself_healthy(client: TestClient) -> None:
