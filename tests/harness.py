@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from backend.application.indexing import KEYWORD_FIRST_MIN, build_index
-from backend.application.ports import ChunkStore, Embedder, GraphStore, Vault
+from backend.application.ports import ChunkStore, Embedder, GraphStore, IndexCatalog, Vault
 from backend.application.search import SearchService
 from backend.domain.models import IndexIdentity, SearchMode
 from backend.domain.sparse import SparseEncoder
@@ -76,11 +76,12 @@ class Harness:
         vault_reader: Vault | None = None,
         keyword_first_min: int = KEYWORD_FIRST_MIN,
         dense_windows: int = 0,
+        catalog: IndexCatalog | None = None,
     ) -> None:
         self.embedder = embedder
         self._swappable = SwappableEmbedder(embedder) if embedder is not None else None
         encoder = encoder or SparseEncoder()
-        self.catalog = EdgeIndexCatalog(data)
+        self.catalog = catalog or EdgeIndexCatalog(data)
         identity = IndexIdentity(
             embedder.model_name if embedder else "none",
             embedder.dimension if embedder else None,

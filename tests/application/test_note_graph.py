@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from backend.domain.errors import NoteNotFoundError
+from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from tests.harness import Harness
 
 NOTES = {
@@ -107,6 +108,22 @@ class CallCounter:
         return counted
 
 
+class WatchedCatalog:
+    """The real catalog, whose graph stores are handed out behind a `CallCounter`."""
+
+    def __init__(self, real: EdgeIndexCatalog) -> None:
+        self._real = real
+        self.graph_stores: list[CallCounter] = []
+
+    def open(self, generation: str) -> tuple[Any, Any]:
+        store, graph = self._real.open(generation)
+        self.graph_stores.append(CallCounter(graph))
+        return store, self.graph_stores[-1]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
 @pytest.mark.parametrize("result_count", [1, 3, 50])
 def test_related_notes_cost_one_store_query_however_many_results(tmp_path: Path, result_count: int) -> None:
     root = tmp_path / "vault"
@@ -115,12 +132,13 @@ def test_related_notes_cost_one_store_query_however_many_results(tmp_path: Path,
         (root / f"n{i:02d}.md").write_text(
             f"# n{i:02d}\n\nShared words here. Next: [[n{(i + 1) % 60:02d}]]\n"
         )
-    h = Harness(root, tmp_path / "data", None)
+    catalog = WatchedCatalog(EdgeIndexCatalog(tmp_path / "data"))
+    h = Harness(root, tmp_path / "data", None, catalog=catalog)
     try:
         h.index.open()
         h.indexer.sync()
-        counter = CallCounter(h.graph_store)
-        h.index.graph._store = counter  # noqa: SLF001 - watching the port, the store stays real
+        (counter,) = catalog.graph_stores  # watching the port, the store stays real
+        counter.calls.clear()
         outcome = h.search.search("shared words", top_k=result_count, include_related=True)
         assert len({hit.payload["note_path"] for hit in outcome.hits[:result_count]}) == result_count
         assert counter.calls == ["links_touching"]

@@ -6,13 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
-import qdrant_edge as qe
 
 from backend.application.verify import verify_index
-from backend.domain.ids import note_point_id
 from backend.domain.models import PointRecord
 from backend.infrastructure.fs_vault import FileSystemVault
-from backend.infrastructure.qdrant_common import NOTES_COLLECTION
 from tests.harness import NOTES, Harness
 from tests.vault_files import write
 
@@ -56,8 +53,11 @@ def test_every_kind_of_drift_is_found_and_a_sync_repairs_it(harness: Harness, va
     store.upsert(
         [PointRecord(id="00000000-0000-0000-0000-0000000000aa", sparse=_any_sparse(harness), payload=orphan)]
     )
-    # a note record lost while its links stayed (the edge shard is edited directly: no port can do it)
-    graph._shard(NOTES_COLLECTION).update(qe.UpdateOperation.delete_points([note_point_id("Links.md")]))  # type: ignore[attr-defined]  # noqa: SLF001
+    # a note record lost while its links stayed: the record goes with its links, the links come back alone
+    links = graph.outlinks("Links.md")
+    assert links
+    graph.delete_note("Links.md")
+    graph.put_many([], links)
 
     report = verify_index(harness.index, FileSystemVault(vault))
     assert report.drifted
