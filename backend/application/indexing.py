@@ -22,6 +22,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 from backend.application.dense_pass import PROGRESS_LOG_SECONDS, DensePass
 from backend.application.embedder_health import EmbedderHealth
@@ -32,6 +33,7 @@ from backend.application.note_writer import ChunkingOptions, IndexReport, NoteWr
 from backend.application.pipeline_channels import PathFeed
 from backend.application.ports import Embedder, IndexCatalog, NoteParser, Vault
 from backend.domain.change_plan import ChangePlan, KnownNote, ObservedFile, plan_changes
+from backend.domain.ids import content_hash
 from backend.domain.index_consistency import RecordedNote, store_drift
 from backend.domain.models import FileProblem, IndexIdentity, NoteFile, shown_name
 from backend.domain.sparse import SparseEncoder
@@ -120,11 +122,9 @@ class Indexer:
         report.failed.extend(skipped)
         present = {f.rel_path: f for f in files}
         live.saw_exactly(present)
-        plan = _plan(live.notes(), present)
+        plan = self._plan(live.notes(), present)
         report.unchanged = len(plan.unchanged)
-        self._apply(
-            live, [present[path] for path in plan.to_write], plan.gone, report, progress, all_pending=True
-        )
+        self._apply(_Pass(live, report, progress, _moves(plan)), plan, present, all_pending=True)
         self._handle.passed(report.failed, full=True, changed=True)
         log.info(
             "sync done: %d scanned, %d indexed (%d chunks), %d unchanged, %d moved, %d removed, %d failed",
@@ -163,13 +163,11 @@ class Indexer:
                 report.failed.append(FileProblem(path, reason))  # e.g. a symlink created meanwhile
         known = live.notes()
         live.saw(observed, absent=considered - observed.keys())
-        plan = _plan(known, observed, scope=considered)
-        live.graph.update_files(present=observed, absent=list(plan.gone))
+        plan = self._plan(known, observed, scope=considered)
+        live.graph.update_files(present=observed, absent=_went(plan))
         report.scanned = len(observed)
         report.unchanged = len(plan.unchanged)
-        self._apply(
-            live, [observed[path] for path in plan.to_write], plan.gone, report, None, all_pending=False
-        )
+        self._apply(_Pass(live, report, None, _moves(plan)), plan, observed, all_pending=False)
         failures = _merged_failures(self._handle.run_failures, report.failed, considered, folders)
         self._handle.passed(failures, full=False, changed=bool(report.indexed or report.removed))
         log.info(
@@ -215,22 +213,12 @@ class Indexer:
     # -- one pass ------------------------------------------------------------------------------------
 
     def _apply(
-        self,
-        live: LiveIndex,
-        candidates: Sequence[NoteFile],
-        gone: Sequence[str],
-        report: IndexReport,
-        progress: JobProgress | None,
-        *,
-        all_pending: bool,
+        self, run: _Pass, plan: ChangePlan, observed: dict[str, NoteFile], *, all_pending: bool
     ) -> None:
-        """Write `candidates`, remove `gone`, then embed what was written by keyword only (or, with
-        `all_pending`, every note still waiting for dense vectors)."""
-        known = live.notes()
-        # a new note with the content of a note that went is that note, moved: keep its vectors
-        twins: dict[str, list[str]] = {}
-        for path in gone:
-            twins.setdefault(known[path].content_hash, []).append(path)
+        """Write what the plan says changed, remove what went, then embed what was written by keyword only
+        (or, with `all_pending`, every note still waiting for dense vectors)."""
+        candidates = [observed[path] for path in plan.to_write]
+        live = run.live
         # A full pass always tries the embedder (once: a failing batch stops the dense work); the watcher's
         # small changes skip it while it is known to be down, instead of waiting through its retries.
         use_embedder = self._health is not None and (all_pending or self._health.worth_trying())
@@ -243,9 +231,12 @@ class Indexer:
             earlier = [p for p in live.pending_dense() if p not in changing] if all_pending else []
             dense = self._dense_pass(live, earlier)
         try:
-            keyword_only = self._write_changes(
-                live, candidates, gone, report, progress, set(known), twins, embed_now, dense
-            )
+            keyword_only = self._write(run, candidates, embed_now, dense)
+            self._remove_gone(run, _went(plan))
+            if not live.fresh:
+                # links elsewhere may now lead to a new note, or to nothing
+                live.graph.reresolve([*plan.new, *(move.new for move in plan.moved), *_went(plan)])
+            live.fresh = False
             if dense is None and use_embedder:  # embedded batch by batch: what the embedder left undone
                 pending = live.pending_dense() if all_pending else keyword_only
                 if pending:
@@ -254,7 +245,7 @@ class Indexer:
                 if all_pending:  # e.g. touched notes still waiting from an earlier pass
                     dense.feed.add(live.pending_dense())
                 dense.feed.close()
-                dense.finish(progress)
+                dense.finish(run.progress)
         finally:
             if dense is not None:
                 dense.stop()
@@ -262,29 +253,21 @@ class Indexer:
     def _dense_pass(self, live: LiveIndex, paths: list[str]) -> DensePass:
         return DensePass(self._notes, live, PathFeed(paths), self._handle.writer)
 
-    def _write_changes(
-        self,
-        live: LiveIndex,
-        candidates: Sequence[NoteFile],
-        gone: Sequence[str],
-        report: IndexReport,
-        progress: JobProgress | None,
-        known_before: set[str],
-        twins: dict[str, list[str]],
-        embed_now: bool,
-        dense: DensePass | None,
+    def _write(
+        self, run: _Pass, candidates: Sequence[NoteFile], embed_now: bool, dense: DensePass | None
     ) -> list[str]:
-        """The keyword pass (or, with `embed_now`, the whole pass): write the changed notes, remove the gone
-        ones. Notes written by keyword only go to `dense`, whose embedded batches are written in between;
-        without it they are returned."""
+        """The keyword pass (or, with `embed_now`, the whole pass): write the changed notes, a batch at a
+        time under the writer lock. Notes written by keyword only go to `dense`, whose embedded batches are
+        written in between; without it they are returned."""
         keyword_only: list[str] = []
+        live, report, progress = run.live, run.report, run.progress
         if progress:
             progress.update(phase="indexing", done=0, total=len(candidates))
         queue = iter(candidates)
         next_log = time.monotonic() + PROGRESS_LOG_SECONDS
         while True:
             with self._handle.writer:
-                batch = self._notes.next_batch(live, queue, report, twins, progress)
+                batch = self._notes.next_batch(live, queue, report, run.moves, progress)
                 if not batch:
                     break
                 self._notes.write(live, batch, report, embed=embed_now)
@@ -299,21 +282,52 @@ class Indexer:
             if time.monotonic() >= next_log:
                 log.info("indexing: %d of %d changed notes written", report.indexed, len(candidates))
                 next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        return keyword_only
 
-        if progress and gone:
-            progress.update(phase="removing")
+    def _remove_gone(self, run: _Pass, gone: Sequence[str]) -> None:
+        if run.progress and gone:
+            run.progress.update(phase="removing")
         for path in gone:
             with self._handle.writer:
-                # it may have come back since the scan, or a move may have replaced it already
-                if self._vault.stat(path) is None and live.holds(path):
-                    self._notes.remove(live, path)
-                    report.removed += 1
-        if not live.fresh:
-            # links elsewhere may now lead to a new note, or to nothing
-            appeared = [f.rel_path for f in candidates if f.rel_path not in known_before]
-            live.graph.reresolve([*appeared, *gone])
-        live.fresh = False
-        return keyword_only
+                # it may have come back since the scan, or its move already took it away
+                if self._vault.stat(path) is None and run.live.holds(path):
+                    self._notes.remove(run.live, path)
+                    run.report.removed += 1
+
+    def _plan(
+        self, known: dict[str, IndexedNote], observed: dict[str, NoteFile], scope: Iterable[str] | None = None
+    ) -> ChangePlan:
+        """What a pass must do. Files are compared by size and mtime, unread; only when notes went and new
+        files came are the new files read, so that one with the content of a note that went is that note,
+        moved (its dense vectors are reused)."""
+        records = {path: KnownNote(note.content_hash, note.mtime, note.size) for path, note in known.items()}
+        seen = {path: ObservedFile(file.mtime, file.size) for path, file in observed.items()}
+        plan = plan_changes(records, seen, scope)
+        if not (plan.gone and plan.new):
+            return plan
+        went = {known[path].content_hash for path in plan.gone}
+        for path in plan.new:
+            digest = self._content_hash(path)
+            if digest in went:
+                seen[path] = replace(seen[path], content_hash=digest)
+        return plan_changes(records, seen, scope)
+
+    def _content_hash(self, path: str) -> str | None:
+        try:
+            text, _ = self._vault.read_text(path)
+        except OSError:  # the pass reads it again, and reports it
+            return None
+        return content_hash(text)
+
+
+@dataclass(slots=True)
+class _Pass:
+    """One pass over the vault or a few paths: where it writes, what it found, who follows it."""
+
+    live: LiveIndex
+    report: IndexReport
+    progress: JobProgress | None
+    moves: dict[str, str] = field(default_factory=dict)  # new path -> the path the note moved from
 
 
 def build_index(
@@ -359,14 +373,11 @@ def _merged_failures(
     return [*(f for f in kept if f.rel_path not in fresh), *found]
 
 
-def _plan(
-    known: dict[str, IndexedNote], observed: dict[str, NoteFile], scope: Iterable[str] | None = None
-) -> ChangePlan:
-    """What a pass must look at, by size and mtime (no file is read here). A note gone and a new file with
-    its content are paired when the new file is read (`NoteWriter.prepare`), so the plan lists both sides as
-    gone and new; the removal skips a note a move already replaced."""
-    return plan_changes(
-        {path: KnownNote(note.content_hash, note.mtime, note.size) for path, note in known.items()},
-        {path: ObservedFile(file.mtime, file.size) for path, file in observed.items()},
-        scope,
-    )
+def _went(plan: ChangePlan) -> list[str]:
+    """The paths no longer on the disk: gone, and the old side of each move (removed after its new side
+    is written, unless the move already took it away)."""
+    return [*plan.gone, *(move.old for move in plan.moved)]
+
+
+def _moves(plan: ChangePlan) -> dict[str, str]:
+    return {move.new: move.old for move in plan.moved}

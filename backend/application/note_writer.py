@@ -8,7 +8,7 @@ while a batch is read and written, and `DensePass` calls it from its stages.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from backend.application.embedder_health import EmbedderHealth
@@ -56,7 +56,7 @@ class PendingNote:
     texts: list[str]
     file_hash: str
     problems: tuple[str, ...]
-    twin: str | None = None  # an indexed note with the same content that is gone from the disk: a move
+    twin: str | None = None  # the indexed note this one moved from (same content, gone from the disk)
     vectors: list[list[float] | None] = field(default_factory=list)
     window_texts: list[list[str]] = field(default_factory=list)  # per chunk; empty lists without windows
     window_vectors: list[list[list[float] | None]] = field(default_factory=list)
@@ -92,7 +92,7 @@ class NoteWriter:
         live: LiveIndex,
         queue: Iterator[NoteFile],
         report: IndexReport,
-        twins: dict[str, list[str]],
+        moves: Mapping[str, str],
         progress: JobProgress | None,
         *,
         force: bool = False,
@@ -103,7 +103,7 @@ class NoteWriter:
         batch: list[PendingNote] = []
         chunks = 0
         for file in queue:
-            item = self.prepare(live, file, report, twins, force=force)
+            item = self.prepare(live, file, report, moves, force=force)
             if item is None:
                 if progress:
                     progress.advance()
@@ -119,10 +119,12 @@ class NoteWriter:
         live: LiveIndex,
         listed: NoteFile,
         report: IndexReport,
-        twins: dict[str, list[str]],
+        moves: Mapping[str, str],
         *,
         force: bool,
     ) -> PendingNote | None:
+        """The note as it is on the disk now, read and chunked, or None when there is nothing to write.
+        `moves`: new path -> the indexed note it moved from, whose dense vectors it may take."""
         file = self._vault.stat(listed.rel_path)  # now, not when the pass was planned
         if file is None:  # changed since the scan: the removal (or the watcher's next batch) deals with it
             reason = self._vault.problem(listed.rel_path)
@@ -149,9 +151,7 @@ class NoteWriter:
         chunks = chunk_note(
             note, max_tokens=self._chunking.max_tokens, overlap_tokens=self._chunking.overlap_tokens
         )
-        twin = None
-        if known is None and twins.get(file_hash):
-            twin = twins[file_hash].pop(0)
+        twin = moves.get(file.rel_path) if known is None else None
         max_words = self._identity.dense_windows if self._health is not None else 0
         windows = [window_texts(note, chunk, max_words) for chunk in chunks]
         return PendingNote(
