@@ -28,7 +28,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from backend.api.answers import context_answer, links_answer, note_answer, remember_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
-from backend.api.deps import opened
 from backend.api.errors import INTERNAL, describe_validation, envelope
 from backend.api.errors import validation_envelope as invalid
 from backend.api.memory_schemas import MemoryIn, MemoryStored
@@ -139,9 +138,6 @@ def build_mcp_server(
         middleware=[_enveloped_errors],
     )
 
-    def ready() -> Services:
-        return opened(services())  # the index status tool reports a store that is down instead
-
     handlers = mcp._lowlevel_server._request_handlers  # noqa: SLF001 (the SDK has no public way to unregister)
     for method in UNSERVED_METHODS:
         handlers.pop(method, None)
@@ -187,7 +183,7 @@ def build_mcp_server(
                 include_related=include_related,
                 include_memory=include_memory,
             )
-            return search_answer(ready(), body)[0]
+            return search_answer(services(), body)[0]
 
         return await _call(work)  # type: ignore[no-any-return]
 
@@ -203,7 +199,7 @@ def build_mcp_server(
     ) -> NoteOut:
         """Read a note: metadata and text, or only lines start_line..end_line (expand a search hit by asking
         a few lines around its start_line/end_line). Secrets are redacted."""
-        return await _call(lambda: note_answer(ready(), path, start_line, end_line))  # type: ignore[no-any-return]
+        return await _call(lambda: note_answer(services(), path, start_line, end_line))  # type: ignore[no-any-return]
 
     @tool("note_links", "Links of a note")
     async def note_links(
@@ -211,7 +207,7 @@ def build_mcp_server(
     ) -> NoteLinksOut:
         """The notes this note links to (outlinks), the notes linking to it (backlinks), and links to notes
         not created yet."""
-        return await _call(lambda: links_answer(ready(), path))  # type: ignore[no-any-return]
+        return await _call(lambda: links_answer(services(), path))  # type: ignore[no-any-return]
 
     @tool("index_status", "Index status")
     async def index_status() -> IndexStatus:
@@ -247,7 +243,7 @@ def build_mcp_server(
                 include_memory=include_memory,
                 exclude_categories=exclude_categories or [],
             )
-            return context_answer(ready(), body)
+            return context_answer(services(), body)
 
         return await _call(work)  # type: ignore[no-any-return]
 
@@ -263,7 +259,7 @@ def build_mcp_server(
         """Remember a fact the user wants kept, tied to the vault note it comes from (an indexed note).
         Facts survive restarts and index rebuilds; search and build_context find them with include_memory."""
         return await _call(  # type: ignore[no-any-return]
-            lambda: remember_answer(ready(), MemoryIn(key=key, value=value, source=source))
+            lambda: remember_answer(services(), MemoryIn(key=key, value=value, source=source))
         )
 
     return mcp

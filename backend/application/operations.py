@@ -1,30 +1,44 @@
-"""One use case per operation an agent or a person can ask for: search, context, note read, links, memory.
+"""One use case per operation an agent or a person can ask for: search, context, note read and listing,
+links, memory.
 
 The HTTP routes, the MCP tools and the CLI call these alike and only translate what they return, so every
-door applies the same rules (secrets redacted, sensitivity flagged, the dense catch-up nudged after a search).
-They take `Handles`, what the composition root wires, with the index already open: each door opens it in one
-place (the routes' `ReadyDep` and the MCP tools through `api/deps.opened`, the CLI when it opens DATA_DIR).
+door applies the same rules (the index opened first, secrets redacted, sensitivity flagged, the dense
+catch-up nudged after a search). They take `Handles`, what the composition root wires.
+
+Opening is one rule, declared once per use case (`@on_open_index`) rather than called by each door: it runs
+when the use case starts, after the door has validated the request, so a request that is wrong anyway is
+told so (422, 400, 413) whatever the store's state, and a valid one gets INDEX_UNAVAILABLE while the store
+cannot be reached (FastAPI resolves a dependency before it validates the body: opening there would answer
+503 first).
 """
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from backend.application.context import ContextQuery, ContextResult, ContextService
 from backend.application.memory import MemoryService, MemoryView
 from backend.application.note_graph import NoteLinks
-from backend.application.notes import NoteReader, NoteView
+from backend.application.notes import NoteListing, NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
 from backend.application.serving_index import ServingIndex
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import PointFilter, SearchMode
+from backend.domain.note_listing import NoteListFilter, NoteOrder
 
 
-class DenseCatchUp(Protocol):
+class IndexRules(Protocol):
+    """What the use cases ask of the index supervisor."""
+
+    def open(self) -> None:
+        """No-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now."""
+
     def catch_up_dense(self) -> None:
         """A no-op unless notes wait for dense vectors; then it may start the catch-up sync."""
 
@@ -40,7 +54,22 @@ class Handles(Protocol):
     context: ContextService
 
     @property
-    def supervisor(self) -> DenseCatchUp: ...
+    def supervisor(self) -> IndexRules: ...
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def on_open_index(use_case: Callable[Concatenate[Handles, P], T]) -> Callable[Concatenate[Handles, P], T]:
+    """The use case runs on an open index: opened here, when it starts (see the module's docstring)."""
+
+    @functools.wraps(use_case)
+    def run(handles: Handles, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        handles.supervisor.open()
+        return use_case(handles, *args, **kwargs)
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +105,7 @@ class SearchAnswer:
         )
 
 
+@on_open_index
 def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     started = time.perf_counter()
     outcome = handles.search.search(
@@ -105,23 +135,35 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     return answer
 
 
+@on_open_index
 def build_context(handles: Handles, query: ContextQuery) -> ContextResult:
     return handles.context.build(query)
 
 
+@on_open_index
 def read_note(
     handles: Handles, path: str, start_line: int | None = None, end_line: int | None = None
 ) -> NoteView:
     return handles.notes.read(path, start_line=start_line, end_line=end_line)
 
 
+@on_open_index
 def note_links(handles: Handles, path: str) -> NoteLinks:
     return handles.index.note_links(handles.notes.find(path).path)
 
 
+@on_open_index  # the source must be an indexed note: the index has to be open to tell
 def remember(handles: Handles, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
     return handles.memory.remember(key, value, source)
 
 
+@on_open_index
 def forget(handles: Handles, key: str) -> None:
     handles.memory.forget(key)
+
+
+@on_open_index
+def list_notes(
+    handles: Handles, wanted: NoteListFilter, *, order: NoteOrder, limit: int, offset: int
+) -> NoteListing:
+    return handles.notes.list(wanted, order=order, limit=limit, offset=offset)

@@ -419,8 +419,8 @@ def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: 
 
 
 def test_an_invalid_request_answers_422_while_the_store_is_down_and_a_valid_one_503(tmp_path: Path) -> None:
-    # The index is opened when the route runs, after FastAPI validated the request: a request that is wrong
-    # anyway is told what is wrong, not that the store is down (an opening dependency would answer 503 first).
+    # The index is opened when the use case starts, after FastAPI validated the request: a request that is
+    # wrong anyway is told what is wrong, not that the store is down (an opening dependency would answer 503).
     settings = _settings(tmp_path / "data", vault_path=_tiny_vault(tmp_path))
     holder = build_services(settings)  # holds the embedded store, as a stopped Qdrant server would be missing
     holder.supervisor.open(start_indexing=False)
@@ -433,9 +433,12 @@ def test_an_invalid_request_answers_422_while_the_store_is_down_and_a_valid_one_
                 c.post("/memory", json={"key": "k", "value": "v"}),
                 c.get("/notes", params={"limit": 0}),
                 c.get("/note/Inbox.md", params={"start_line": 0}),
+                c.get("/notes", params={"date_from": "2026-05-01", "date_to": "2026-01-01"}),  # our own check
             ]
             for response in invalid:
                 _assert_error(response, 422, "VALIDATION_ERROR", recoverable=True)
+            too_many = {"query": "milk", "paths": [f"n{i}.md" for i in range(settings.max_filter_items + 1)]}
+            _assert_error(c.post("/search", json=too_many), 413, "REQUEST_TOO_LARGE", recoverable=True)
             valid = [
                 c.post("/search", json={"query": "milk"}),
                 c.post("/context", json={"query": "milk"}),

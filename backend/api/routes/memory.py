@@ -6,7 +6,7 @@ from fastapi import APIRouter, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.answers import remember_answer
-from backend.api.deps import ReadyDep, ServicesDep
+from backend.api.deps import ServicesDep
 from backend.api.errors import error_responses
 from backend.api.memory_schemas import (
     KEY_PATTERN,
@@ -30,12 +30,12 @@ MAX_PAGE = 500
     responses={200: {"model": MemoryStored, "description": "An existing fact replaced"}}
     | error_responses(400, "NOTE_NOT_FOUND", 422, 503, 507),
 )
-async def remember(body: MemoryIn, services: ReadyDep, response: Response) -> MemoryStored:
+async def remember(body: MemoryIn, services: ServicesDep, response: Response) -> MemoryStored:
     """Remember a fact (`key`, `value`) tied to the vault note it comes from (`source`, which must be an
     indexed note). Facts are kept in their own collection, never in the vault, and survive restarts and index
     rebuilds; `/search` and `/context` with `include_memory: true` find them. The same key again replaces
     the fact (200 instead of 201)."""
-    stored = await services.run(remember_answer, body)
+    stored = await run_in_threadpool(remember_answer, services, body)
     response.status_code = 201 if stored.created else 200
     return stored
 

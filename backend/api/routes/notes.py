@@ -4,13 +4,15 @@ from datetime import UTC, date, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
+from starlette.concurrency import run_in_threadpool
 
 from backend.api.answers import links_answer, modified_at, note_answer
-from backend.api.deps import ReadyDep
+from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.schemas import NoteLinksOut
+from backend.application import operations
 from backend.bootstrap import Services
 from backend.domain.errors import InvalidRequestError
 from backend.domain.note_listing import NoteListFilter, NoteOrder
@@ -44,7 +46,8 @@ def notes_response(
         raise InvalidRequestError("date_from must not be after date_to")
     if modified_since is not None and modified_since.tzinfo is None:
         modified_since = modified_since.replace(tzinfo=UTC)  # a time without a zone is UTC
-    listing = services.notes.list(
+    listing = operations.list_notes(
+        services,
         NoteListFilter(
             folder=folder,
             tag=tag.strip() if tag and tag.strip() else None,
@@ -86,9 +89,9 @@ def notes_response(
     response_model=NoteLinksOut,
     responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
 )
-async def note_links(note_path: NotePath, services: ReadyDep) -> NoteLinksOut:
+async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
-    return await services.run(links_answer, note_path)
+    return await run_in_threadpool(links_answer, services, note_path)
 
 
 @router.get(
@@ -99,7 +102,7 @@ async def note_links(note_path: NotePath, services: ReadyDep) -> NoteLinksOut:
 )
 async def get_note(
     note_path: NotePath,
-    services: ReadyDep,
+    services: ServicesDep,
     start_line: Annotated[
         int | None,
         Query(ge=1, description="First line to return (1-based, as in search results).", examples=[14]),
@@ -113,7 +116,7 @@ async def get_note(
     1-based, inclusive: the `start_line`/`end_line` of a search result read back that hit, a wider range reads
     around it). The text is read from the vault as it is now, with secrets redacted. A path that is not an
     indexed note is 404 NOTE_NOT_FOUND; a path that tries to leave the vault is 400 SECURITY_VIOLATION."""
-    return await services.run(note_answer, note_path, start_line, end_line)
+    return await run_in_threadpool(note_answer, services, note_path, start_line, end_line)
 
 
 @router.get(
@@ -123,7 +126,7 @@ async def get_note(
     responses=error_responses(400, 422, *INDEX_UNREADABLE, 507),
 )
 async def list_notes(
-    services: ReadyDep,
+    services: ServicesDep,
     folder: Annotated[
         str, Query(description="Only notes under this vault-relative folder.", examples=["Journal/2026"])
     ] = "",
@@ -164,14 +167,16 @@ async def list_notes(
 ) -> NoteListOut:
     """List the indexed notes with their metadata, filtered by folder, tag, note date and modification time,
     one page at a time (`total` counts all matches; follow `next_offset`)."""
-    return await services.run(
-        notes_response,
-        folder=folder,
-        tag=tag,
-        date_from=date_from,
-        date_to=date_to,
-        modified_since=modified_since,
-        sort=sort,
-        limit=limit,
-        offset=offset,
+    return await run_in_threadpool(
+        lambda: notes_response(
+            services,
+            folder=folder,
+            tag=tag,
+            date_from=date_from,
+            date_to=date_to,
+            modified_since=modified_since,
+            sort=sort,
+            limit=limit,
+            offset=offset,
+        )
     )
