@@ -20,6 +20,7 @@ from backend.infrastructure.embedders.cache import CachedEmbedder
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
+from tests.harness import write_notes
 from tests.vault_files import write
 
 DEBOUNCE = 0.2
@@ -40,10 +41,7 @@ NOTES = {
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        write(root, rel, text)
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 class LiveApp:

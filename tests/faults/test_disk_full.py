@@ -25,6 +25,7 @@ from backend.config import load_settings
 from backend.main import create_app
 from scripts.service_process import ServiceProcess
 from tests.backend_cli import run_backend
+from tests.harness import write_notes
 from tests.vault_files import write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,10 +39,7 @@ NOTES = {
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        write(root, rel, text)
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 def start(vault: Path, data: Path, **settings: object) -> TestClient:

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from backend.config import load_settings
 from backend.main import create_app
 from tests.backend_cli import run_backend
-from tests.vault_files import write
+from tests.harness import write_notes
 
 REPO = Path(__file__).resolve().parents[2]
 NOTES = {
@@ -34,10 +34,7 @@ GARBAGE = bytes(range(256))
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        write(root, rel, text)
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 def start(vault: Path, data: Path) -> TestClient:
