@@ -153,14 +153,22 @@ class IndexSupervisor:
     def sync_now(self) -> JobSnapshot:
         """`POST /index/sync`: compare the whole vault with the index in the background."""
         self.open(start_indexing=False)
-        self.index.check_writable()  # 409 now rather than a failed job later
-        return self.jobs.start("sync", self.indexer.sync)
+        return self.start_job("sync")
 
     def rebuild_now(self) -> JobSnapshot:
         """`POST /index/rebuild`: after a start with the store down, open first (INDEX_UNAVAILABLE while it
         still is), but leave the indexing to this rebuild."""
         self.open(start_indexing=False)
-        return self.jobs.start("rebuild", self.indexer.rebuild)
+        return self.start_job("rebuild")
+
+    def start_job(self, kind: str) -> JobSnapshot:
+        """Start an `index`, `sync` or `rebuild` job on the open index. An index or sync of a damaged or
+        mismatched index says so now (409, with what to do) rather than as a failed job later; a rebuild is
+        what repairs it."""
+        if kind == "rebuild":
+            return self.jobs.start(kind, self.indexer.rebuild)
+        self.index.check_writable()
+        return self.jobs.start(kind, self.indexer.sync)
 
     def catch_up_dense(self) -> None:
         """Start a sync when notes wait for dense vectors and the embedder answers again.
