@@ -327,25 +327,28 @@ class IndexHandle:
         sibling.start_generation()
         return sibling
 
-    def adopt(self, sibling: IndexHandle) -> None:
-        """Serve what `sibling` built (a rebuild's switch), under the writer lock; the replaced generation is
-        retired once its last reader is done, and dropped."""
-        with self.writer:
-            live = sibling.current()
-            self._catalog.activate(live.generation)
-            old, self._live = self._live, live
-            sibling.hand_over()
-            self._mismatch = None
-            self._corrupted = None
-            self._ready = True
-            self.passed(sibling.run_failures, full=True, changed=True)
+    def adopt(self, sibling: IndexHandle) -> LiveIndex | None:
+        """Serve what `sibling` built (a rebuild's switch; the caller holds the writer lock). Returns the
+        replaced generation, for `retire` once the lock is let go (it waits for the searches reading it)."""
+        live = sibling.current()
+        self._catalog.activate(live.generation)
+        old, self._live = self._live, live
+        sibling.hand_over()
+        self._mismatch = None
+        self._corrupted = None
+        self._ready = True
+        self.passed(sibling.run_failures, full=True, changed=True)
+        return old
+
+    def retire(self, old: LiveIndex | None) -> None:
+        """Close a replaced generation once its last reader is done, and drop it."""
         if old is not None:
             try:
                 old.retire()
             except Exception as exc:  # a damaged generation may fail to flush: it is dropped anyway
                 log.warning("closing the replaced index generation %s failed: %s", old.generation, exc)
             self.drop(old.generation)
-        log.info("rebuild switched to index generation %s", live.generation)
+        log.info("rebuild switched to index generation %s", self.generation)
 
     def hand_over(self) -> None:
         """Let go of the generation this handle built: the handle that adopted it serves (and closes) it."""

@@ -96,11 +96,12 @@ class Indexer:
                 progress.update(phase="switching")
             with self._handle.writer:
                 builder.sync()  # what changed on the disk while the new generation was being filled
-                self._handle.adopt(sibling)
+                replaced = self._handle.adopt(sibling)
                 switched = True
         finally:
             if not switched:
                 sibling.discard()
+        self._handle.retire(replaced)
         return report
 
     def sync(self, progress: JobProgress | None = None) -> IndexReport:
