@@ -71,10 +71,6 @@ class Indexer:
             chunking=chunking,
         )
 
-    @property
-    def handle(self) -> IndexHandle:
-        return self._handle
-
     def rebuild(self, progress: JobProgress | None = None) -> IndexReport:
         """Index the whole vault into a new generation while the serving one keeps answering, then switch.
 
