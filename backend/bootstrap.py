@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import logging
-import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from backend.application.context import ContextService
 from backend.application.embedder_health import EMBEDDER_FAILURES
-from backend.application.index_supervisor import ChangeBatch, ChangeFeed, IndexSupervisor
-from backend.application.indexing import ChunkingOptions, IndexService
-from backend.application.jobs import JobRunner, JobSnapshot
+from backend.application.index_handle import IndexHandle
+from backend.application.index_supervisor import IndexSupervisor
+from backend.application.indexing import Indexer, build_index
+from backend.application.jobs import JobRunner
 from backend.application.memory import MemoryService
+from backend.application.note_writer import ChunkingOptions
 from backend.application.notes import NoteReader
-from backend.application.ports import ChunkStore, Embedder, IndexCatalog, MemoryStore
+from backend.application.ports import Embedder, IndexCatalog, MemoryStore
 from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
@@ -33,103 +34,22 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Services:
-    """What the composition root wires: the use cases' services, and the supervisor that decides when the
-    index is opened, written and healed (backend/application/index_supervisor.py)."""
+    """What the composition root wires: the use cases' services, the serving index and its indexer, and the
+    supervisor that decides when the index is opened, written and healed
+    (backend/application/index_supervisor.py). Every door asks them directly; nothing here adds a rule."""
 
     settings: Settings
     catalog: IndexCatalog
     embedder: Embedder | None
-    index: IndexService
+    index: IndexHandle
+    indexer: Indexer
     search: SearchService
     jobs: JobRunner
     policy: ContentPolicy
     notes: NoteReader
     memory: MemoryService
     context: ContextService
-    supervisor: IndexSupervisor = field(init=False)
-    embedder_warming: bool = field(default=False, init=False)  # the model is being loaded (or built) now
-
-    def __post_init__(self) -> None:
-        self.supervisor = IndexSupervisor(
-            index=self.index,
-            jobs=self.jobs,
-            catalog=self.catalog,
-            embedder=self.embedder,
-            vault_path=str(self.settings.vault_path.expanduser().resolve()),  # one spelling per vault
-        )
-
-    # the supervisor's rules, under the names every door has used
-    @property
-    def opened(self) -> bool:
-        return self.supervisor.opened
-
-    @property
-    def replace_vault(self) -> bool:
-        return self.supervisor.replace_vault
-
-    @replace_vault.setter
-    def replace_vault(self, value: bool) -> None:
-        self.supervisor.replace_vault = value
-
-    @property
-    def catch_up_interval(self) -> float:
-        return self.supervisor.catch_up_interval
-
-    @catch_up_interval.setter
-    def catch_up_interval(self, seconds: float) -> None:
-        self.supervisor.catch_up_interval = seconds
-
-    @property
-    def watcher(self) -> ChangeFeed | None:
-        return self.supervisor.watcher
-
-    @property
-    def store(self) -> ChunkStore:
-        """The chunk store of the generation serving now (it changes when a rebuild switches)."""
-        return self.index.store
-
-    def open(self, *, start_indexing: bool = True) -> None:
-        self.supervisor.open(start_indexing=start_indexing)
-
-    def apply_changes(self, changes: ChangeBatch) -> None:
-        self.supervisor.apply_changes(changes)
-
-    @property
-    def pending_changes(self) -> int:
-        return self.supervisor.pending_changes
-
-    @property
-    def watcher_running(self) -> bool:
-        return self.supervisor.watcher_running
-
-    def sync_now(self) -> JobSnapshot:
-        return self.supervisor.sync_now()
-
-    def rebuild_now(self) -> JobSnapshot:
-        return self.supervisor.rebuild_now()
-
-    def catch_up_dense(self) -> None:
-        self.supervisor.catch_up_dense()
-
-    def warm_embedder(self) -> None:
-        """Load the in-process model in the background (the ONNX graph may take a minute to build on a first
-        start), so `/index/status` can say `loading`, then `ready` or `failed` with the error, instead of
-        an unexplained "not healthy" until the first embed call. Ollama loads its model itself: its state is
-        its health probe, and no request is spent here."""
-        health = self.index.embedder_health
-        if health is None or self.embedder_warming or self.settings.embedding_provider != "onnx":
-            return
-        self.embedder_warming = True
-
-        def warm() -> None:
-            try:
-                health.query("warm-up")  # a failure is kept by `health` and shown as the error
-            except Exception:  # the model's own problem is reported by the next embed call
-                log.exception("loading the embedding model failed")
-            finally:
-                self.embedder_warming = False
-
-        threading.Thread(target=warm, name="embedder-warm-up", daemon=True).start()
+    supervisor: IndexSupervisor
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""
@@ -162,6 +82,24 @@ def build_policy(settings: Settings) -> ContentPolicy:
         for name, c in settings.sensitive_categories.items()
     )
     return ContentPolicy(redact=settings.redact_secrets, categories=categories)
+
+
+def build_encoder(settings: Settings) -> SparseEncoder:
+    """The keyword encoder the KEYWORD_* settings describe (its fingerprint is part of the index identity)."""
+    return SparseEncoder(
+        k1=settings.keyword_k1,
+        b=settings.keyword_b,
+        avg_doc_len=settings.keyword_avg_doc_len,
+        weights=FieldWeights(
+            file_name=settings.keyword_weight_file_name,
+            title=settings.keyword_weight_title,
+            aliases=settings.keyword_weight_aliases,
+            tags=settings.keyword_weight_tags,
+            headings=settings.keyword_weight_headings,
+            body=settings.keyword_weight_body,
+        ),
+        stemming=settings.keyword_stemming,
+    )
 
 
 def build_memory_store(settings: Settings) -> MemoryStore:
@@ -333,27 +271,14 @@ def build_services(
         allow_dirs=settings.allow_dirs,
         max_note_bytes=settings.max_note_bytes,
     )
-    encoder = SparseEncoder(
-        k1=settings.keyword_k1,
-        b=settings.keyword_b,
-        avg_doc_len=settings.keyword_avg_doc_len,
-        weights=FieldWeights(
-            file_name=settings.keyword_weight_file_name,
-            title=settings.keyword_weight_title,
-            aliases=settings.keyword_weight_aliases,
-            tags=settings.keyword_weight_tags,
-            headings=settings.keyword_weight_headings,
-            body=settings.keyword_weight_body,
-        ),
-        stemming=settings.keyword_stemming,
-    )
+    encoder = build_encoder(settings)
     identity = IndexIdentity(
         embedding_model=embedder.model_name if embedder else "none",
         dimension=dimension,
         keyword_encoding=encoder.fingerprint,
         dense_windows=settings.dense_window_words if dimension is not None else 0,
     )
-    index = IndexService(
+    index, indexer = build_index(
         catalog=catalog,
         embedder=embedder,
         vault=vault,
@@ -389,4 +314,16 @@ def build_services(
         rrf_k=settings.rrf_k,
     )
     context = ContextService(search=search, memory=memory, policy=policy, stemming=settings.keyword_stemming)
-    return Services(settings, catalog, embedder, index, search, JobRunner(), policy, notes, memory, context)
+    jobs = JobRunner()
+    supervisor = IndexSupervisor(
+        index=index,
+        indexer=indexer,
+        jobs=jobs,
+        catalog=catalog,
+        embedder=embedder,
+        vault_path=str(settings.vault_path.expanduser().resolve()),  # one spelling per vault
+        model_in_process=settings.embedding_provider == "onnx",
+    )
+    return Services(
+        settings, catalog, embedder, index, indexer, search, jobs, policy, notes, memory, context, supervisor
+    )

@@ -242,10 +242,7 @@ def _local_job(settings: Settings, kind: str, *, replace: bool, asked: str) -> d
 
 def run_job(services: Services, kind: str) -> None:
     """Run an index job in this process, with progress; its error, with its own code, when it fails."""
-    if kind != "rebuild":
-        services.index.check_writable()  # a damaged or mismatched index says so, with what to do, at once
-    body = services.index.rebuild if kind == "rebuild" else services.index.sync
-    services.jobs.start(kind, body)
+    services.supervisor.start_job(kind)
     with Progress(kind) as progress:
         while not services.jobs.wait(timeout=POLL_SECONDS):
             _show(progress, services)

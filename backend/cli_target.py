@@ -122,9 +122,9 @@ def open_local(settings: Settings, *, replace: bool = False, asked: str = "") ->
     """The index in DATA_DIR, opened in this process (no service answered at `asked`); the caller closes
     it."""
     services = build_services(settings)
-    services.replace_vault = replace
+    services.supervisor.replace_vault = replace
     try:
-        services.open(start_indexing=False)  # the command says what runs
+        services.supervisor.open(start_indexing=False)  # the command says what runs
     except IndexUnavailableError as exc:
         services.close()
         if "in use by another process" not in exc.detail:

@@ -29,18 +29,18 @@ def open_services(settings: Settings) -> Services:
     # and one made before it is seen by the scan. The other way round, the window between them was lost.
     try:
         services.start_watcher()
-        services.open()
+        services.supervisor.open()
     except (IndexUnavailableError, StorageFullError) as exc:
         if not settings.qdrant_url and not isinstance(exc, StorageFullError):
             services.close()  # embedded: another process holds the data directory; waiting will not help
             raise
         # A Qdrant server that is down now may be up in a minute, a full disk may have room again: serve
-        # anyway, answer the error, and open the index on the first request that can (see Services.open).
+        # anyway, answer the error, and open the index on the first request that can (see api/deps.py).
         log.error("starting without the index: %s", exc.detail)
     except Exception:
         services.close()
         raise
-    services.warm_embedder()
+    services.supervisor.warm_embedder()
     return services
 
 

@@ -85,7 +85,7 @@ def serve_local(settings: Settings) -> None:
 
     services = build_services(settings)
     try:
-        services.open(start_indexing=False)
+        services.supervisor.open(start_indexing=False)
         mcp = build_mcp_server(lambda: services, settings, version=VERSION, read_only=True)
         anyio.run(mcp.run_stdio_async)
     finally:

@@ -219,7 +219,7 @@ def bench_freshness(args: argparse.Namespace) -> list[str]:
             keyword_s, _ = bench_live.first_index(services)
             notes = services.index.indexed_notes
             services.start_watcher()
-            bench_live.wait_for(lambda: services.watcher_running)
+            bench_live.wait_for(lambda: services.supervisor.watcher_running)
             fresh = bench_live.freshness(services, vault, args.rounds)
             cpu = bench_live.idle_cpu(services, args.idle_seconds)
         finally:
@@ -268,7 +268,7 @@ def bench_scaling(args: argparse.Namespace) -> tuple[list[str], list[tuple[int, 
             services = build_services(settings)
             try:
                 services.index.open()
-                report = services.index.sync()
+                report = services.indexer.sync()
                 latencies = []
                 for query in queries:
                     started = time.perf_counter()

@@ -36,7 +36,7 @@ from typing import TypeVar
 import numpy as np
 import onnxruntime as ort
 
-from backend.application.indexing import embedding_text
+from backend.application.index_texts import embedding_text
 from backend.domain.chunking import chunk_note
 from backend.infrastructure.embedders import onnx_minilm
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder

@@ -74,7 +74,7 @@ def index_once(vault: Path, provider: str, models_cache: Path) -> IndexRun:
         try:
             services.index.open()
             clock = PhaseClock()
-            report = services.index.sync(clock)  # type: ignore[arg-type]  # only its phases are read
+            report = services.indexer.sync(clock)  # type: ignore[arg-type]  # only its phases are read
             total = time.perf_counter() - clock.started
         finally:
             services.close()

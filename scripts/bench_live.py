@@ -73,7 +73,7 @@ def summary(values: list[float]) -> str:
 def first_index(services: Services) -> tuple[float, float]:
     """Seconds until every note is keyword-searchable, and until the pass (dense included) is done."""
     started = time.monotonic()
-    services.open()
+    services.supervisor.open()
     keyword_at = None
     while True:
         job = services.jobs.current
@@ -123,7 +123,7 @@ def freshness(services: Services, vault: Path, rounds: int, seed: int = 7) -> di
 
 
 def idle_cpu(services: Services, seconds: float) -> float:
-    wait_for(lambda: services.pending_changes == 0)
+    wait_for(lambda: services.supervisor.pending_changes == 0)
     before, started = os.times(), time.monotonic()
     threading.Event().wait(seconds)  # the measurement itself: the service is left alone
     after, elapsed = os.times(), time.monotonic() - started
@@ -155,15 +155,15 @@ def main() -> None:
         counter = CallCounter(services)
         try:
             keyword_s, dense_s = first_index(services)
-            notes, chunks = services.index.indexed_notes, services.store.count()
+            notes, chunks = services.index.indexed_notes, services.index.store.count()
             first_texts = counter.texts
             services.start_watcher()
-            wait_for(lambda: services.watcher_running)
+            wait_for(lambda: services.supervisor.watcher_running)
             fresh = freshness(services, vault, args.rounds)
             cpu = idle_cpu(services, args.idle_seconds)
             counter.calls = counter.texts = 0
             started = time.monotonic()
-            services.index.rebuild()
+            services.indexer.rebuild()
             rebuild_s = time.monotonic() - started
             rebuild_calls = counter.calls
         finally:

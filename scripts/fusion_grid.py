@@ -61,11 +61,11 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
         vectors = services.embedder.embed_documents([q.text for q in queries])
         for q, vector in zip(queries, vectors, strict=True):
             sparse = encoder.encode_query(q.text)
-            dense_pts = services.store.query(
+            dense_pts = services.index.store.query(
                 dense=vector, sparse=None, limit=DENSE_DEPTH, prefetch_limit=DENSE_DEPTH
             )
             kw_pts = (
-                services.store.query(dense=None, sparse=sparse, limit=DEPTH, prefetch_limit=DEPTH)
+                services.index.store.query(dense=None, sparse=sparse, limit=DEPTH, prefetch_limit=DEPTH)
                 if not sparse.is_empty
                 else []
             )

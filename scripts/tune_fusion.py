@@ -36,7 +36,7 @@ def main() -> None:
             for k in (2, 5, 10, 20):
                 ndcg, recall = [], []
                 for q, d, s in zip(queries, dense, sparse, strict=True):
-                    points = services.store.query(
+                    points = services.index.store.query(
                         dense=d, sparse=s, limit=100, prefetch_limit=prefetch, rrf_k=k
                     )
                     ranking = dedupe_notes([p.payload["note_path"] for p in points])

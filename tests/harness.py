@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from backend.application.indexing import KEYWORD_FIRST_MIN, IndexService
-from backend.application.ports import ChunkStore, Embedder, GraphStore, Vault
+from backend.application.indexing import KEYWORD_FIRST_MIN, build_index
+from backend.application.ports import ChunkStore, Embedder, GraphStore, IndexCatalog, Vault
 from backend.application.search import SearchService
 from backend.domain.models import IndexIdentity, SearchMode
 from backend.domain.sparse import SparseEncoder
@@ -16,7 +16,6 @@ from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from backend.infrastructure.markdown_parser import parse_note
 from tests.application.fakes import FakeEmbedder
-from tests.vault_files import write
 
 NOTES = {
     "Projects/Database migration.md": (
@@ -29,12 +28,6 @@ NOTES = {
     ),
     "Shopping list.md": "# Shopping list\n\n- oat milk\n- basmati rice\n- lemons\n",
 }
-
-
-def write_notes(root: Path, notes: dict[str, str]) -> Path:
-    for rel, text in notes.items():
-        write(root, rel, text)
-    return root
 
 
 class SwappableEmbedder:
@@ -76,18 +69,19 @@ class Harness:
         vault_reader: Vault | None = None,
         keyword_first_min: int = KEYWORD_FIRST_MIN,
         dense_windows: int = 0,
+        catalog: IndexCatalog | None = None,
     ) -> None:
         self.embedder = embedder
         self._swappable = SwappableEmbedder(embedder) if embedder is not None else None
         encoder = encoder or SparseEncoder()
-        self.catalog = EdgeIndexCatalog(data)
+        self.catalog = catalog or EdgeIndexCatalog(data)
         identity = IndexIdentity(
             embedder.model_name if embedder else "none",
             embedder.dimension if embedder else None,
             encoder.fingerprint,
             dense_windows,
         )
-        self.index = IndexService(
+        self.index, self.indexer = build_index(
             catalog=self.catalog,
             embedder=self._swappable,
             vault=vault_reader or FileSystemVault(vault),

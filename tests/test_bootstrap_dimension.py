@@ -33,7 +33,7 @@ def _vault(tmp_path) -> None:
 def dimension_at_start(settings) -> int | None:
     services = build_services(settings)
     try:
-        services.open(start_indexing=False)
+        services.supervisor.open(start_indexing=False)
         return services.index.identity.dimension
     finally:
         services.close()

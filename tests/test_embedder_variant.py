@@ -56,7 +56,7 @@ def test_an_index_of_another_variant_is_not_written_into_and_a_rebuild_switches_
         switched.index.open()
         assert switched.index.model_mismatch  # fp32 vectors never go into the default variant's index
         assert switched.index.keyword_fallback is not None  # still answers, by keyword
-        switched.index.rebuild()  # the zero-downtime rebuild of a model change
+        switched.indexer.rebuild()  # the zero-downtime rebuild of a model change
         assert not switched.index.model_mismatch
         assert switched.index.identity.embedding_model == "all-MiniLM-L6-v2"
         assert switched.index.dense_pending == 0

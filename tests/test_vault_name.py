@@ -46,8 +46,8 @@ def test_two_vaults_share_a_data_dir_without_meeting(tmp_path: Path) -> None:
     ]
     try:
         for service in services:  # both open at once: separate stores, no lock taken twice
-            service.open(start_indexing=False)
-            service.index.sync()
+            service.supervisor.open(start_indexing=False)
+            service.indexer.sync()
         work, home = (
             service.search.search("PostgreSQL tomatoes", mode=SearchMode.KEYWORD) for service in services
         )

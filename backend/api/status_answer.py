@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 def status_answer(services: Services) -> IndexStatus:
     """The status as /index/status, the MCP `index_status` tool and `python -m backend status` show it."""
     try:
-        services.open()  # no-op once open; after a start with Qdrant down, this is where it recovers
+        # no-op once open; after a start with Qdrant down, this is where it recovers (and reports the store)
+        services.supervisor.open()
         chunks = services.index.chunk_count()
         links = LinkCountsOut(**asdict(services.index.link_counts()))
         store_healthy = True
@@ -49,14 +50,16 @@ def status_answer(services: Services) -> IndexStatus:
     job = services.jobs.current
     settings = services.settings
     index = services.index
+    supervisor = services.supervisor
+    watcher = supervisor.watcher
     return IndexStatus(
         indexed_notes=index.indexed_notes,
         dense_pending=index.dense_pending,
         unindexed_files=index.unindexed_files,
-        pending_changes=services.pending_changes,
-        watcher_running=services.watcher_running,
-        watcher_restarts=services.watcher.restarts if services.watcher else 0,
-        watcher_error=services.watcher.last_error if services.watcher else None,
+        pending_changes=supervisor.pending_changes,
+        watcher_running=supervisor.watcher_running,
+        watcher_restarts=watcher.restarts if watcher else 0,
+        watcher_error=watcher.last_error if watcher else None,
         indexed_chunks=chunks,
         links=links,
         last_indexed=index.last_indexed,
@@ -100,7 +103,7 @@ def _embedder_info(services: Services) -> EmbedderInfo:
         state = "failed"
     elif healthy:
         state = "ready"
-    elif services.embedder_warming:
+    elif services.supervisor.embedder_warming:
         state = "loading"
     elif provider == "onnx":  # not asked to load (the CLI without a service): it loads on first use
         state = "idle"
@@ -122,7 +125,7 @@ def _embedder_info(services: Services) -> EmbedderInfo:
 
 
 def verify_answer(services: Services) -> VerifyResult:
-    services.open(start_indexing=False)
+    services.supervisor.open(start_indexing=False)
     report = verify_index(services.index, services.index.vault)
     return VerifyResult(
         consistent=not report.drifted,
@@ -130,7 +133,7 @@ def verify_answer(services: Services) -> VerifyResult:
         notes_indexed=report.notes_indexed,
         indexed_chunks=report.chunks,
         dense_pending=report.dense_pending,
-        pending_changes=services.pending_changes,
+        pending_changes=services.supervisor.pending_changes,
         drift=[
             DriftFinding(kind=kind, count=len(paths), paths=paths[:LIST_LIMIT])
             for kind, paths in report.findings()

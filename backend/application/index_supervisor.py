@@ -2,8 +2,8 @@
 
 One object owns them, so every door (HTTP routes, MCP tools, CLI, the watcher) goes through the same path:
 open once (and again after a start with the store down), index or catch up in the background, apply the
-watcher's batches, start a sync or a rebuild on request, and start the dense catch-up when the embedder
-answers again. `bootstrap.py` only builds it.
+watcher's batches, start a sync or a rebuild on request, start the dense catch-up when the embedder answers
+again, and load an in-process embedding model in the background at start. `bootstrap.py` only builds it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import time
 from collections.abc import Iterable
 from typing import Protocol
 
-from backend.application.indexing import IndexService
+from backend.application.index_handle import IndexHandle
+from backend.application.indexing import Indexer
 from backend.application.jobs import JobRunner, JobSnapshot
 from backend.application.ports import Embedder, IndexCatalog
 from backend.application.vault_claim import claim_index
@@ -62,19 +63,24 @@ class IndexSupervisor:
     def __init__(
         self,
         *,
-        index: IndexService,
+        index: IndexHandle,
+        indexer: Indexer,
         jobs: JobRunner,
         catalog: IndexCatalog,
         embedder: Embedder | None,
         vault_path: str,
+        model_in_process: bool = False,
     ) -> None:
         self.index = index
+        self.indexer = indexer
         self.jobs = jobs
         self._catalog = catalog
         self._embedder = embedder
         self._vault_path = vault_path
+        self._model_in_process = model_in_process  # loaded by us (ONNX), not by a server of its own (Ollama)
         self._open_lock = threading.Lock()
         self._opened = False
+        self._warming = False
         self._next_catch_up = 0.0
         self.catch_up_interval = CATCH_UP_SECONDS
         self.replace_vault = False  # `index --replace`: take over an index another vault built here
@@ -103,7 +109,7 @@ class IndexSupervisor:
             needs_full_index = self.index.open()
             self._opened = True
         if replaced and start_indexing:
-            self.jobs.start("rebuild", self.index.rebuild)
+            self.jobs.start("rebuild", self.indexer.rebuild)
             return
         if not start_indexing or not self._writable():
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
@@ -111,7 +117,7 @@ class IndexSupervisor:
             log.info("index is empty: indexing %s in the background", self._vault_path)
         try:
             # an empty index needs the first pass; a full one catches up with edits made while we were down
-            self.jobs.start("index" if needs_full_index else "sync", self.index.sync)
+            self.jobs.start("index" if needs_full_index else "sync", self.indexer.sync)
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
 
@@ -120,7 +126,7 @@ class IndexSupervisor:
         between is seen by one more comparison, queued behind it."""
         self.watcher = watcher
         if self._opened and self._writable():
-            self.jobs.start_after("sync", self.index.sync)
+            self.jobs.start_after("sync", self.indexer.sync)
 
     def apply_changes(self, changes: ChangeBatch) -> None:
         """The watcher's batch: raise to have it retried (nothing is lost while the store is down)."""
@@ -130,9 +136,9 @@ class IndexSupervisor:
         if changes.rescan:
             # events may have been lost: compare the whole vault, after a running job (it may have scanned
             # before the loss), never instead of it
-            self.jobs.start_after("sync", self.index.sync)
+            self.jobs.start_after("sync", self.indexer.sync)
             return
-        self.index.refresh(changes.paths, changes.folders)
+        self.indexer.refresh(changes.paths, changes.folders)
 
     @property
     def pending_changes(self) -> int:
@@ -147,14 +153,22 @@ class IndexSupervisor:
     def sync_now(self) -> JobSnapshot:
         """`POST /index/sync`: compare the whole vault with the index in the background."""
         self.open(start_indexing=False)
-        self.index.check_writable()  # 409 now rather than a failed job later
-        return self.jobs.start("sync", self.index.sync)
+        return self.start_job("sync")
 
     def rebuild_now(self) -> JobSnapshot:
         """`POST /index/rebuild`: after a start with the store down, open first (INDEX_UNAVAILABLE while it
         still is), but leave the indexing to this rebuild."""
         self.open(start_indexing=False)
-        return self.jobs.start("rebuild", self.index.rebuild)
+        return self.start_job("rebuild")
+
+    def start_job(self, kind: str) -> JobSnapshot:
+        """Start an `index`, `sync` or `rebuild` job on the open index. An index or sync of a damaged or
+        mismatched index says so now (409, with what to do) rather than as a failed job later; a rebuild is
+        what repairs it."""
+        if kind == "rebuild":
+            return self.jobs.start(kind, self.indexer.rebuild)
+        self.index.check_writable()
+        return self.jobs.start(kind, self.indexer.sync)
 
     def catch_up_dense(self) -> None:
         """Start a sync when notes wait for dense vectors and the embedder answers again.
@@ -172,7 +186,32 @@ class IndexSupervisor:
         if self._embedder.health():
             log.info("embedder is back: embedding %d notes indexed by keyword only", self.index.dense_pending)
             with contextlib.suppress(ReindexInProgressError):
-                self.jobs.start("sync", self.index.sync)
+                self.jobs.start("sync", self.indexer.sync)
+
+    @property
+    def embedder_warming(self) -> bool:
+        """The in-process model is being loaded (or built) now."""
+        return self._warming
+
+    def warm_embedder(self) -> None:
+        """Load the in-process model in the background (the ONNX graph may take a minute to build on a first
+        start), so `/index/status` can say `loading`, then `ready` or `failed` with the error, instead of
+        an unexplained "not healthy" until the first embed call. Ollama loads its model itself: its state is
+        its health probe, and no request is spent here."""
+        health = self.index.embedder_health
+        if health is None or self._warming or not self._model_in_process:
+            return
+        self._warming = True
+
+        def warm() -> None:
+            try:
+                health.query("warm-up")  # a failure is kept by `health` and shown as the error
+            except Exception:  # the model's own problem is reported by the next embed call
+                log.exception("loading the embedding model failed")
+            finally:
+                self._warming = False
+
+        threading.Thread(target=warm, name="embedder-warm-up", daemon=True).start()
 
     def stop(self) -> None:
         """Stop feeding the index: the watcher first, then the jobs."""

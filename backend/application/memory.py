@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from backend.application.indexing import file_stem
+from backend.application.index_texts import file_stem
 from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, MemoryStore
 from backend.application.serving_index import ServingIndex

@@ -1,17 +1,25 @@
-"""One use case per operation an agent or a person can ask for: search, context, note read and listing, links,
-memory.
+"""One use case per operation an agent or a person can ask for: search, context, note read and listing,
+links, memory.
 
 The HTTP routes, the MCP tools and the CLI call these alike and only translate what they return, so every
 door applies the same rules (the index opened first, secrets redacted, sensitivity flagged, the dense
 catch-up nudged after a search). They take `Handles`, what the composition root wires.
+
+Opening is one rule, declared once per use case (`@on_open_index`) rather than called by each door: it runs
+when the use case starts, after the door has validated the request, so a request that is wrong anyway is
+told so (422, 400, 413) whatever the store's state, and a valid one gets INDEX_UNAVAILABLE while the store
+cannot be reached (FastAPI resolves a dependency before it validates the body: opening there would answer
+503 first).
 """
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Protocol
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from backend.application.context import ContextQuery, ContextResult, ContextService
 from backend.application.memory import MemoryPage, MemoryService, MemoryView
@@ -26,8 +34,18 @@ from backend.domain.models import PointFilter, SearchMode
 from backend.domain.note_listing import NoteListFilter, NoteOrder
 
 
+class IndexRules(Protocol):
+    """What the use cases ask of the index supervisor."""
+
+    def open(self) -> None:
+        """No-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now."""
+
+    def catch_up_dense(self) -> None:
+        """A no-op unless notes wait for dense vectors; then it may start the catch-up sync."""
+
+
 class Handles(Protocol):
-    """The services the use cases run on, and the one rule for opening the index before use."""
+    """The services the use cases run on."""
 
     index: ServingIndex
     search: SearchService
@@ -36,11 +54,23 @@ class Handles(Protocol):
     memory: MemoryService
     context: ContextService
 
-    def open(self) -> None:
-        """No-op once open; after a start with the store down: INDEX_UNAVAILABLE, or open it now."""
+    @property
+    def supervisor(self) -> IndexRules: ...
 
-    def catch_up_dense(self) -> None:
-        """A no-op unless notes wait for dense vectors; then it may start the catch-up sync."""
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def on_open_index(use_case: Callable[Concatenate[Handles, P], T]) -> Callable[Concatenate[Handles, P], T]:
+    """The use case runs on an open index: opened here, when it starts (see the module's docstring)."""
+
+    @functools.wraps(use_case)
+    def run(handles: Handles, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        handles.supervisor.open()
+        return use_case(handles, *args, **kwargs)
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +106,9 @@ class SearchAnswer:
         )
 
 
+@on_open_index
 def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     started = time.perf_counter()
-    handles.open()
     outcome = handles.search.search(
         request.query,
         top_k=request.top_k,
@@ -90,7 +120,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
         # grouped: top_k counts notes, so every matched chunk is a candidate (no deeper store query)
         candidates=request.candidates if request.by_note else None,
     )
-    handles.catch_up_dense()
+    handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
     views = present_hits(hits, request.query, handles.policy, stemming=request.stemming)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
@@ -106,16 +136,34 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     return answer
 
 
+@on_open_index
 def build_context(handles: Handles, query: ContextQuery) -> ContextResult:
-    handles.open()
     return handles.context.build(query)
 
 
+@on_open_index
 def read_note(
     handles: Handles, path: str, start_line: int | None = None, end_line: int | None = None
 ) -> NoteView:
-    handles.open()
     return handles.notes.read(path, start_line=start_line, end_line=end_line)
+
+
+@on_open_index
+def note_links(handles: Handles, path: str) -> NoteLinks:
+    return handles.index.note_links(handles.notes.find(path).path)
+
+
+@on_open_index  # the source must be an indexed note: the index has to be open to tell
+def remember(handles: Handles, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
+    return handles.memory.remember(key, value, source)
+
+
+def list_memories(handles: Handles, limit: int, offset: int) -> MemoryPage:
+    return handles.memory.list(limit=limit, offset=offset)  # facts live apart from the index: no open
+
+
+def forget(handles: Handles, key: str) -> None:
+    handles.memory.forget(key)  # as listing: the key alone says which fact, no note is looked up
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,39 +179,22 @@ class NoteListQuery:
 
 
 def list_notes(handles: Handles, query: NoteListQuery) -> NoteListing:
+    # the request's own rules first: a wrong one is told so whatever the store's state
     if query.date_from and query.date_to and query.date_from > query.date_to:
         raise InvalidRequestError("date_from must not be after date_to")
     since = query.modified_since
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)  # a time without a zone is UTC
-    handles.open()
-    return handles.notes.list(
-        NoteListFilter(
-            folder=query.folder,
-            tag=query.tag.strip() if query.tag and query.tag.strip() else None,
-            date_from=query.date_from.isoformat() if query.date_from else None,
-            date_to=query.date_to.isoformat() if query.date_to else None,
-            modified_since=since.timestamp() if since else None,
-        ),
-        order=query.order,
-        limit=query.limit,
-        offset=query.offset,
+    wanted = NoteListFilter(
+        folder=query.folder,
+        tag=query.tag.strip() if query.tag and query.tag.strip() else None,
+        date_from=query.date_from.isoformat() if query.date_from else None,
+        date_to=query.date_to.isoformat() if query.date_to else None,
+        modified_since=since.timestamp() if since else None,
     )
+    return _listed(handles, wanted, query)
 
 
-def note_links(handles: Handles, path: str) -> NoteLinks:
-    handles.open()
-    return handles.index.note_links(handles.notes.find(path).path)
-
-
-def remember(handles: Handles, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
-    handles.open()  # the source must be an indexed note: the index has to be open to tell
-    return handles.memory.remember(key, value, source)
-
-
-def list_memories(handles: Handles, limit: int, offset: int) -> MemoryPage:
-    return handles.memory.list(limit=limit, offset=offset)  # facts live apart from the index: no open
-
-
-def forget(handles: Handles, key: str) -> None:
-    handles.memory.forget(key)  # as listing: the key alone says which fact, no note is looked up
+@on_open_index
+def _listed(handles: Handles, wanted: NoteListFilter, query: NoteListQuery) -> NoteListing:
+    return handles.notes.list(wanted, order=query.order, limit=query.limit, offset=query.offset)

@@ -1,8 +1,8 @@
 """The read side of the index: what search, note reading, memory and verify need from it.
 
-They depend on this port, not on `IndexService`, so changing a reader never means learning the writer's
-locking, and a test of a reading rule can hand in any object with these members. `IndexService` is the one
-implementation: it serves reads while its writer methods (sync, refresh, rebuild) keep it up to date.
+They depend on this port, not on `IndexHandle`, so changing a reader never means learning the writer's
+locking, and a test of a reading rule can hand in any object with these members. `IndexHandle` is the one
+implementation: it serves reads while `Indexer` (sync, refresh, rebuild) keeps it up to date.
 """
 
 from __future__ import annotations

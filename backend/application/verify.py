@@ -1,6 +1,6 @@
 """Check the index against the vault on disk and report any drift (`python -m backend verify`).
 
-Read-only: nothing is repaired here (a sync repairs what it finds: see `IndexService._repair`). Compared:
+Read-only: nothing is repaired here (a sync repairs what it finds: see `Indexer._repair`). Compared:
 
 * the notes on disk with the note records: missing, extra, and stale (size or mtime differ *and* the text
   hashes differently; a file only touched is not drift);

@@ -24,6 +24,10 @@ class DiskGuard:
         self._path = Path(path)
         self._min_free = min_free_bytes
 
+    def keep_free(self, min_free_bytes: int) -> None:
+        """A new margin, from the next check on."""
+        self._min_free = min_free_bytes
+
     def check(self, action: str) -> None:
         """Raise StorageFullError before `action` when the disk is below the margin."""
         if self._min_free <= 0:

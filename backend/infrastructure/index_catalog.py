@@ -212,6 +212,11 @@ class EdgeIndexCatalog(_Catalog):
         self._prefix = "" if base == DEFAULT_BASE else f"{base}-"
         self._generation_dir = re.compile(re.escape(self._prefix) + r"g([1-9][0-9]*)")
 
+    def keep_free(self, min_free_bytes: int) -> None:
+        """Refuse writes below this much free disk from now on (MIN_FREE_DISK_MB, as a running service's
+        disk fills or gets room again)."""
+        self._guard.keep_free(min_free_bytes)
+
     def active(self) -> str | None:
         with edge_errors_mapped("read the active index generation"):
             pointer = _read_json(self._root / f"{self._prefix}{POINTER_FILE}")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from backend.api.status_answer import status_answer
-from backend.application.indexing import IndexService
+from backend.application.indexing import build_index
 from backend.application.search import SearchService
 from backend.bootstrap import build_services
 from backend.config import load_settings
@@ -52,7 +52,7 @@ def _services(tmp_path: Path, embedder: SlowLoadingEmbedder):  # type: ignore[no
     (vault / "Note.md").write_text("# Note\n\nsome words\n")
     settings = load_settings(vault_path=vault, data_dir=tmp_path / "data", watch=False)
     services = build_services(settings, embedder=embedder)
-    services.open(start_indexing=False)
+    services.supervisor.open(start_indexing=False)
     return services
 
 
@@ -60,11 +60,11 @@ def test_the_embedder_is_loading_then_ready(tmp_path: Path) -> None:
     embedder = SlowLoadingEmbedder()
     services = _services(tmp_path, embedder)
     try:
-        services.warm_embedder()
+        services.supervisor.warm_embedder()
         loading = status_answer(services).embedder
         assert (loading.state, loading.healthy, loading.error) == ("loading", False, None)
         embedder.loaded.set()
-        wait_until(lambda: not services.embedder_warming, "the warm-up to finish")
+        wait_until(lambda: not services.supervisor.embedder_warming, "the warm-up to finish")
         ready = status_answer(services).embedder
         assert (ready.state, ready.healthy, ready.error) == ("ready", True, None)
     finally:
@@ -78,8 +78,8 @@ def test_an_embedder_that_cannot_load_is_failed_with_its_error(tmp_path: Path) -
     embedder.loaded.set()
     services = _services(tmp_path, embedder)
     try:
-        services.warm_embedder()
-        wait_until(lambda: not services.embedder_warming, "the warm-up to finish")
+        services.supervisor.warm_embedder()
+        wait_until(lambda: not services.supervisor.embedder_warming, "the warm-up to finish")
         failed = status_answer(services).embedder
         assert failed.state == "failed"
         assert failed.error is not None
@@ -102,7 +102,7 @@ def test_searches_during_the_first_index_say_it_is_filling_in_not_that_the_embed
         (vault / f"Note {n}.md").write_text(f"# Note {n}\n\nsome words\n")
     embedder = SlowLoadingEmbedder()  # still loading: the dense pass waits for it
     encoder = SparseEncoder()
-    index = IndexService(
+    index, indexer = build_index(
         catalog=EdgeIndexCatalog(tmp_path / "data"),
         embedder=embedder,
         vault=FileSystemVault(vault),
@@ -113,7 +113,7 @@ def test_searches_during_the_first_index_say_it_is_filling_in_not_that_the_embed
     )
     search = SearchService(embedder=embedder, encoder=encoder, index=index)
     index.open()
-    worker = threading.Thread(target=index.sync)
+    worker = threading.Thread(target=indexer.sync)
     worker.start()
     try:
         wait_until(lambda: index.indexed_notes == 3, "the keyword pass")

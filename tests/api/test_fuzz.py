@@ -71,7 +71,7 @@ def _serve(root: Any, **overrides: object) -> Iterator[str]:
     shutil.copytree(EXAMPLE_VAULT, vault)
     config = load_settings(vault_path=vault, data_dir=root / "data", watch=False, **overrides)
     services = build_services(config, embedder=FakeEmbedder(spread=True))
-    services.open()
+    services.supervisor.open()
     headers = {"Authorization": f"Bearer {KEY}"} if "api_key" in overrides else {}
     with live_server.serving(create_app(config, services=services)) as base:
         live_server.wait_until(lambda: live_server.indexed(base, headers), "the first indexing")

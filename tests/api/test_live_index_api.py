@@ -57,7 +57,7 @@ class LiveApp:
         }
         self.settings = load_settings(**(values | settings))
         self.services: Services = build_services(self.settings, embedder=embedder)
-        self.services.open()
+        self.services.supervisor.open()
         self.services.start_watcher()
         self.client = TestClient(
             create_app(self.settings, services=self.services), raise_server_exceptions=False
@@ -188,7 +188,7 @@ def test_sync_on_demand_picks_up_what_no_watcher_saw(vault: Path, tmp_path: Path
 def index_contents(client: TestClient, services: Services) -> list[tuple[str, int, str]]:
     points, offset = [], None
     while True:
-        page, offset = services.store.scroll(limit=256, offset=offset)
+        page, offset = services.index.store.scroll(limit=256, offset=offset)
         points.extend(page)
         if offset is None:
             break
@@ -261,7 +261,7 @@ def test_searches_keep_answering_while_a_rebuild_runs(vault: Path, tmp_path: Pat
 
 
 def test_a_dead_watcher_is_restarted_reported_and_misses_nothing(app: LiveApp, vault: Path) -> None:
-    watcher = app.services.watcher
+    watcher = app.services.supervisor.watcher
     assert watcher is not None
     observer = watcher._observer  # noqa: SLF001 - killed under the service, as a crash would
     assert observer is not None

@@ -38,8 +38,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     data = tmp_path_factory.mktemp("stdio-data")
     services = build_services(load_settings(vault_path=vault, data_dir=data, embedding_provider="none"))
     try:
-        services.open(start_indexing=False)
-        services.index.sync()
+        services.supervisor.open(start_indexing=False)
+        services.indexer.sync()
     finally:
         services.close()
     return vault, data

@@ -69,8 +69,8 @@ def test_a_missing_model_is_reported_with_the_pull_command_and_heals_once_pulled
         embed.mock(return_value=httpx.Response(404, json={"error": f'model "{MODEL}" not found'}))
         tags.mock(return_value=httpx.Response(200, json={"models": [{"name": "all-minilm:latest"}]}))
         services = build_services(settings)
-        services.catch_up_interval = 0  # probe on every search instead of every 30 s
-        services.open()
+        services.supervisor.catch_up_interval = 0  # probe on every search instead of every 30 s
+        services.supervisor.open()
         with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as client:
             status = wait_for_job(client)
             assert status["job"]["phase"] == "done"

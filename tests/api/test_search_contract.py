@@ -240,7 +240,7 @@ def fake_embedder_client(tmp_path: Path) -> Iterator[tuple[TestClient, FakeEmbed
     fake = FakeEmbedder()
     settings = _settings(tmp_path / "data")
     services = build_services(settings, embedder=fake)
-    services.open()
+    services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         wait_for_job(c)
         yield c, fake
@@ -326,7 +326,8 @@ def test_a_query_at_the_length_limit_is_accepted(client: TestClient) -> None:
 def test_before_the_first_indexing_wrote_anything_search_says_not_ready(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
     services = build_services(settings)
-    services.open(start_indexing=False)  # the index exists and is empty: the moment before the first pass
+    # the index exists and is empty: the moment before the first pass
+    services.supervisor.open(start_indexing=False)
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         error = _assert_error(
             c.post("/search", json={"query": "milk"}), 503, "INDEX_NOT_READY", recoverable=True
@@ -343,7 +344,7 @@ def test_an_index_built_with_another_model_is_not_written_until_rebuilt(tmp_path
     with TestClient(create_app(settings)) as first:  # keyword-only index
         wait_for_job(first)
     services = build_services(settings, embedder=FakeEmbedder())
-    services.open()
+    services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         answer = search(c, "milk")
         assert answer["status"] == "degraded"
@@ -388,10 +389,10 @@ def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: 
     # (the same IndexUnavailableError); closing the holder brings it back. No Qdrant server is needed.
     settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
     holder = build_services(settings)
-    holder.open(start_indexing=False)
+    holder.supervisor.open(start_indexing=False)
     services = build_services(settings)
     with pytest.raises(IndexUnavailableError):
-        services.open()
+        services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         assert c.get("/index/status").json()["store_healthy"] is False
         _assert_error(c.post("/search", json={"query": "milk"}), 503, "INDEX_UNAVAILABLE", recoverable=True)
@@ -407,6 +408,41 @@ def test_the_index_opens_and_indexes_by_itself_once_the_store_is_back(tmp_path: 
             2,
         )
         assert search(c, "basmati")["results"][0]["note_path"] == "Shopping list.md"
+
+
+def test_an_invalid_request_answers_422_while_the_store_is_down_and_a_valid_one_503(tmp_path: Path) -> None:
+    # The index is opened when the use case starts, after FastAPI validated the request: a request that is
+    # wrong anyway is told what is wrong, not that the store is down (an opening dependency would answer 503).
+    settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
+    holder = build_services(settings)  # holds the embedded store, as a stopped Qdrant server would be missing
+    holder.supervisor.open(start_indexing=False)
+    try:
+        services = build_services(settings)
+        with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
+            invalid = [
+                c.post("/search", json={"query": ""}),
+                c.post("/context", json={"query": "milk", "max_chars": 0}),
+                c.post("/memory", json={"key": "k", "value": "v"}),
+                c.get("/notes", params={"limit": 0}),
+                c.get("/note/Inbox.md", params={"start_line": 0}),
+                c.get("/notes", params={"date_from": "2026-05-01", "date_to": "2026-01-01"}),  # our own check
+            ]
+            for response in invalid:
+                _assert_error(response, 422, "VALIDATION_ERROR", recoverable=True)
+            too_many = {"query": "milk", "paths": [f"n{i}.md" for i in range(settings.max_filter_items + 1)]}
+            _assert_error(c.post("/search", json=too_many), 413, "REQUEST_TOO_LARGE", recoverable=True)
+            valid = [
+                c.post("/search", json={"query": "milk"}),
+                c.post("/context", json={"query": "milk"}),
+                c.post("/memory", json={"key": "k", "value": "v", "source": "Inbox.md"}),
+                c.get("/notes"),
+                c.get("/note/Inbox.md"),
+            ]
+            for response in valid:
+                _assert_error(response, 503, "INDEX_UNAVAILABLE", recoverable=True)
+            assert services.supervisor.opened is False
+    finally:
+        holder.close()
 
 
 def test_the_embedded_store_reports_itself_healthy(client: TestClient) -> None:
@@ -433,8 +469,8 @@ def test_notes_indexed_while_the_embedder_was_down_heal_by_themselves(tmp_path: 
     fake.available = False
     settings = _settings(tmp_path / "data")
     services = build_services(settings, embedder=fake)
-    services.catch_up_interval = 0  # probe the embedder on every search, not every 30 s
-    services.open()
+    services.supervisor.catch_up_interval = 0  # probe the embedder on every search, not every 30 s
+    services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         status = wait_for_job(c)
         assert status["job"]["phase"] == "done"  # the embedder failing did not fail the indexing

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.application.fakes import FakeEmbedder
-from tests.harness import NOTES, Harness, write_notes
+from tests.harness import NOTES, Harness
+from tests.vault_files import write_notes
 
 
 @pytest.fixture
@@ -33,5 +34,5 @@ def synced_harness(vault: Path, make_harness: Callable[..., Harness]) -> Harness
     """Opened and synced once: the index holds the vault."""
     h = make_harness(vault, FakeEmbedder())
     h.index.open()
-    h.index.sync()
+    h.indexer.sync()
     return h

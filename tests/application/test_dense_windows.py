@@ -46,7 +46,7 @@ def test_a_question_about_one_message_finds_its_chat_by_meaning(tmp_path: Path) 
     try:
         for h in (whole, windowed):
             h.index.open()
-            h.index.sync()
+            h.indexer.sync()
         # one vector for the whole chat averages the message away: the short note about violins wins
         assert dense_top(whole)[0] == "Instruments.md"
         # one vector per window of messages: the chat scores by the window holding the answer
@@ -62,7 +62,7 @@ def test_an_index_built_without_windows_is_not_mixed_with_them(tmp_path: Path) -
     vault = write_vault(tmp_path / "vault")
     first = Harness(vault, tmp_path / "data", FakeEmbedder(dimension=256))
     first.index.open()
-    first.index.sync()
+    first.indexer.sync()
     first.close()
     later = Harness(vault, tmp_path / "data", FakeEmbedder(dimension=256), dense_windows=12)
     try:
@@ -70,7 +70,7 @@ def test_an_index_built_without_windows_is_not_mixed_with_them(tmp_path: Path) -
         outcome = later.search.search(QUESTION)
         assert outcome.mode is SearchMode.KEYWORD  # until a rebuild, its one-vector chunks are not queried
         assert "DENSE_WINDOW_WORDS" in outcome.warnings[0]
-        later.index.rebuild()
+        later.indexer.rebuild()
         assert dense_top(later)[0] == "Chat.md"
     finally:
         later.close()

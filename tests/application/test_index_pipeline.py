@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.application import indexing
-from backend.application.indexing import PIPELINE_DEPTH
+from backend.application import dense_pass
+from backend.application.dense_pass import PIPELINE_DEPTH
 from backend.domain.models import SearchMode
 from backend.infrastructure.fs_vault import FileSystemVault
 from tests.application.fakes import FakeEmbedder
@@ -75,17 +75,17 @@ def _harness(root: Path, data: Path, embedder: FakeEmbedder) -> tuple[Harness, C
 def test_the_next_notes_are_read_while_the_embedder_works_and_reading_stays_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexing, "DENSE_WINDOW", WINDOW)
+    monkeypatch.setattr(dense_pass, "DENSE_WINDOW", WINDOW)
     embedder = HeldEmbedder()
     harness, vault = _harness(_vault(tmp_path, NOTES), tmp_path / "data", embedder)
     harness.index.open()
     embedder.available = False  # the keyword pass first, with no dense vectors
-    harness.index.sync()
+    harness.indexer.sync()
     assert harness.index.dense_pending == NOTES
     embedder.available = True
     vault.first_call_done_at = vault.reads
     embedder.hold_next = True
-    done = threading.Thread(target=harness.index.sync)
+    done = threading.Thread(target=harness.indexer.sync)
     done.start()
     try:
         assert embedder.holding.wait(WAIT)
@@ -110,15 +110,15 @@ def test_a_note_changed_while_its_old_text_is_embedded_keeps_the_new_vectors(tmp
     harness, _ = _harness(root, tmp_path / "data", embedder)
     harness.index.open()
     embedder.available = False
-    harness.index.sync()
+    harness.indexer.sync()
     embedder.available = True
     embedder.hold_next = True
-    done = threading.Thread(target=harness.index.sync)
+    done = threading.Thread(target=harness.indexer.sync)
     done.start()
     try:
         assert embedder.holding.wait(WAIT)  # "note 0000" (first in order) is being embedded with its old text
         (root / "note 0000.md").write_text("# Note 0\n\nvolcano submarine\n", encoding="utf-8")
-        harness.index.refresh(["note 0000.md"])  # the watcher's change, embedded and written at once
+        harness.indexer.refresh(["note 0000.md"])  # the watcher's change, embedded and written at once
     finally:
         embedder.release.set()
         done.join(WAIT)
@@ -154,7 +154,7 @@ class KeywordPassProgress:
 def test_the_dense_pass_embeds_the_first_notes_while_the_keyword_pass_writes_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexing, "DENSE_WINDOW", WINDOW)
+    monkeypatch.setattr(dense_pass, "DENSE_WINDOW", WINDOW)
     embedder = HeldEmbedder()
     embedder.hold_next = True
     harness, _ = _harness(_vault(tmp_path, NOTES), tmp_path / "data", embedder)
@@ -164,7 +164,7 @@ def test_the_dense_pass_embeds_the_first_notes_while_the_keyword_pass_writes_the
 
     def first_index() -> None:
         try:
-            harness.index.sync(progress)  # type: ignore[arg-type]  # the job's progress, watched
+            harness.indexer.sync(progress)  # type: ignore[arg-type]  # the job's progress, watched
         except BaseException as exc:
             failures.append(exc)
 

@@ -35,7 +35,7 @@ def harness(vault: Path, make_harness: Callable[..., Harness]) -> Harness:
     # every pass here embeds as it writes (no keyword-first pass), unless a test asks for one
     h = make_harness(vault, FakeEmbedder(), keyword_first_min=1000)
     h.index.open()
-    h.index.sync()
+    h.indexer.sync()
     return h
 
 
@@ -49,7 +49,7 @@ def test_a_moved_note_keeps_its_vectors_and_its_links_follow(harness: Harness, v
     os.makedirs(vault / "People")
     os.rename(vault / "Finance/Sreenivas.md", vault / "People/Sreenivas.md")
 
-    report = harness.index.refresh(["Finance/Sreenivas.md", "People/Sreenivas.md"])
+    report = harness.indexer.refresh(["Finance/Sreenivas.md", "People/Sreenivas.md"])
 
     assert (report.renamed, report.removed) == (1, 0)
     assert harness.embedder.texts_embedded == before  # nothing embedded again
@@ -64,11 +64,11 @@ def test_a_renamed_note_is_found_by_its_new_name_and_links_to_the_old_name_open(
     assert harness.embedder is not None
     before = harness.embedder.texts_embedded
     os.rename(vault / "Shopping list.md", vault / "Groceries.md")
-    assert harness.index.refresh(["Shopping list.md", "Groceries.md"]).renamed == 1
+    assert harness.indexer.refresh(["Shopping list.md", "Groceries.md"]).renamed == 1
     assert harness.embedder.texts_embedded == before
     assert harness.top_note("groceries", SearchMode.KEYWORD) == "Groceries.md"  # the file name weighs in
     os.rename(vault / "Finance/Sreenivas.md", vault / "Finance/Ledger.md")
-    harness.index.refresh(["Finance/Sreenivas.md", "Finance/Ledger.md"])
+    harness.indexer.refresh(["Finance/Sreenivas.md", "Finance/Ledger.md"])
     # edited outside Obsidian, nobody rewrote [[Sreenivas]]: it now leads nowhere, as in Obsidian
     assert [link.target for link in harness.index.graph.links_of("Ideas/Linker.md").unresolved] == [
         "Sreenivas"
@@ -80,7 +80,7 @@ def test_a_moved_folder_is_found_under_its_new_path_without_embedding(harness: H
     before = harness.embedder.texts_embedded
     os.rename(vault / "Projects", vault / "Archive")
 
-    report = harness.index.refresh([], folders=["Projects", "Archive"])
+    report = harness.indexer.refresh([], folders=["Projects", "Archive"])
 
     assert report.renamed == 2
     assert harness.embedder.texts_embedded == before
@@ -100,7 +100,7 @@ def test_a_full_sync_recognises_a_move_by_its_content(harness: Harness, vault: P
     assert harness.embedder is not None
     before = harness.embedder.texts_embedded
     os.rename(vault / "Shopping list.md", vault / "Ideas/Groceries.md")
-    report = harness.index.sync()
+    report = harness.indexer.sync()
     assert (report.renamed, report.removed, report.indexed) == (1, 0, 1)
     assert harness.embedder.texts_embedded == before
     assert harness.top_note("basmati rice lemons") == "Ideas/Groceries.md"
@@ -109,7 +109,7 @@ def test_a_full_sync_recognises_a_move_by_its_content(harness: Harness, vault: P
 def test_a_copy_keeps_the_original_and_reuses_its_vectors(harness: Harness, vault: Path) -> None:
     assert harness.embedder is not None
     write(vault, "Copy of list.md", NOTES["Shopping list.md"])
-    report = harness.index.refresh(["Copy of list.md"])
+    report = harness.indexer.refresh(["Copy of list.md"])
     assert (report.indexed, report.renamed, report.removed) == (1, 0, 0)
     assert {"Copy of list.md", "Shopping list.md"} <= set(paths_in_index(harness))
 
@@ -117,7 +117,7 @@ def test_a_copy_keeps_the_original_and_reuses_its_vectors(harness: Harness, vaul
 def test_deleted_and_created_notes_follow_the_disk(harness: Harness, vault: Path) -> None:
     (vault / "Shopping list.md").unlink()
     write(vault, "Recipes/Dal.md", "# Dal\n\nRed lentils, turmeric and cumin.\n")
-    report = harness.index.refresh(["Shopping list.md", "Recipes/Dal.md"])
+    report = harness.indexer.refresh(["Shopping list.md", "Recipes/Dal.md"])
     assert (report.indexed, report.removed) == (1, 1)
     assert harness.top_note("turmeric lentils") == "Recipes/Dal.md"
     assert "Shopping list.md" not in paths_in_index(harness)
@@ -127,11 +127,11 @@ def test_a_touched_but_unchanged_note_is_not_written_again(harness: Harness, vau
     assert harness.embedder is not None
     before = harness.embedder.texts_embedded
     os.utime(vault / "Shopping list.md", (1_700_000_000, 1_700_000_000))
-    first = harness.index.refresh(["Shopping list.md"])
+    first = harness.indexer.refresh(["Shopping list.md"])
     assert (first.indexed, first.unchanged) == (0, 1)
     assert harness.embedder.texts_embedded == before
     # the new mtime is remembered: the next full pass does not even read the file
-    assert harness.index.sync().indexed == 0
+    assert harness.indexer.sync().indexed == 0
 
 
 def test_only_the_changed_chunk_of_an_edited_note_is_embedded(vault: Path, tmp_path: Path) -> None:
@@ -139,10 +139,10 @@ def test_only_the_changed_chunk_of_an_edited_note_is_embedded(vault: Path, tmp_p
     h = Harness(vault, tmp_path / "data", CachedEmbedder(fake, tmp_path / "cache.sqlite3"))  # type: ignore[arg-type]
     try:
         h.index.open()
-        h.index.sync()
+        h.indexer.sync()
         before = fake.texts_embedded
         write(vault, LONG_NOTE, LONG_TEXT.replace("topic2 detail2x0", "topic2 rewritten", 1))
-        h.index.refresh([LONG_NOTE])
+        h.indexer.refresh([LONG_NOTE])
         assert fake.texts_embedded - before == 1
     finally:
         h.close()
@@ -154,7 +154,7 @@ def test_many_notes_are_searchable_by_keyword_before_their_dense_vectors(vault: 
     h = Harness(vault, tmp_path / "data", gated, keyword_first_min=2)  # type: ignore[arg-type]
     try:
         h.index.open()
-        job = threading.Thread(target=h.index.sync)
+        job = threading.Thread(target=h.indexer.sync)
         job.start()
         assert gated.entered.wait(30)  # the dense pass has started and waits at the gate
         assert h.index.indexed_notes == 5
@@ -178,7 +178,7 @@ def test_a_rebuild_serves_the_old_index_until_it_switches(
     old_generation = harness.index.generation
     gated = GatedEmbedder()
     harness.swap_embedder(gated)  # the same model, now slow: the rebuild waits at the gate
-    rebuild = threading.Thread(target=harness.index.rebuild)
+    rebuild = threading.Thread(target=harness.indexer.rebuild)
     rebuild.start()
     try:
         assert gated.entered.wait(30)
@@ -202,7 +202,7 @@ def test_a_failed_rebuild_leaves_the_serving_index_as_it_was(harness: Harness) -
     gated.gate.set()
     harness.swap_embedder(gated)
     with pytest.raises(RuntimeError):
-        harness.index.rebuild()
+        harness.indexer.rebuild()
     assert harness.index.generation == old_generation
     assert harness.catalog.generations() == [old_generation]
     assert harness.top_note("PostgreSQL cutover", SearchMode.KEYWORD) == "Projects/Database migration.md"

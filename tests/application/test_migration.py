@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from qdrant_client import QdrantClient
 
-from backend.application.indexing import IndexService
+from backend.application.indexing import build_index
 from backend.application.migration import migrate_index
 from backend.application.ports import IndexCatalog
 from backend.application.search import SearchService
@@ -49,7 +49,7 @@ class Index:
         self.encoder = SparseEncoder()
         self.embedder = embedder
         self.catalog = catalog
-        self.index = IndexService(
+        self.index, self.indexer = build_index(
             catalog=catalog,
             embedder=embedder,
             vault=FileSystemVault(EXAMPLE_VAULT),
@@ -160,7 +160,7 @@ def built(tmp_path: Path, embedder: FakeEmbedder) -> dict[str, Any]:
     source = Index(EdgeIndexCatalog(tmp_path / "edge"), embedder)
     try:
         assert source.index.open() is True
-        source.index.sync()
+        source.indexer.sync()
         return source.picture()
     finally:
         source.close()

@@ -30,7 +30,7 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
         (root / rel).write_text(text)
     h = Harness(root, tmp_path / "data", None)
     h.index.open()
-    h.index.sync()
+    h.indexer.sync()
     h.root = root  # type: ignore[attr-defined]
     yield h
     h.close()
@@ -59,7 +59,7 @@ def test_creating_the_missing_note_resolves_links_to_it(harness: Harness) -> Non
     root: Path = harness.root  # type: ignore[attr-defined]
     (root / "Ideas").mkdir()
     (root / "Ideas" / "Future plan.md").write_text("# Future plan\n")
-    harness.index.sync()
+    harness.indexer.sync()
     assert harness.index.graph.links_of("Projects/Migration.md").unresolved == []
     back = harness.index.graph.links_of("Ideas/Future plan.md").backlinks
     assert [b.path for b in back] == ["Projects/Migration.md"]
@@ -68,7 +68,7 @@ def test_creating_the_missing_note_resolves_links_to_it(harness: Harness) -> Non
 def test_deleting_a_note_turns_links_to_it_unresolved(harness: Harness) -> None:
     root: Path = harness.root  # type: ignore[attr-defined]
     (root / "Projects" / "Risks.md").unlink()
-    harness.index.sync()
+    harness.indexer.sync()
     links = harness.index.graph.links_of("Projects/Migration.md")
     assert "Risks" in [u.target for u in links.unresolved]
     assert "Projects/Risks.md" not in [o.path for o in links.outlinks]
@@ -79,7 +79,7 @@ def test_deleting_a_note_turns_links_to_it_unresolved(harness: Harness) -> None:
 def test_edited_note_keeps_only_its_new_links(harness: Harness) -> None:
     root: Path = harness.root  # type: ignore[attr-defined]
     (root / "Projects" / "Migration.md").write_text("# Migration\n\nOnly [[Lonely]] now.\n")
-    harness.index.sync()
+    harness.indexer.sync()
     links = harness.index.graph.links_of("Projects/Migration.md")
     assert [o.path for o in links.outlinks] == ["Lonely.md"]
     assert links.unresolved == []

@@ -1,5 +1,5 @@
 """Ollama dropping out in the middle of an index: the real `OllamaEmbedder` (respx plays the Ollama server),
-the real `IndexService`, the embedded store and a temp vault. Nothing may be half-written: each note has
+the real `Indexer`, the embedded store and a temp vault. Nothing may be half-written: each note has
 dense vectors on all of its chunks or on none, and a later sync embeds exactly the notes left without."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import httpx
 import pytest
 import respx
 
-from backend.application import indexing
-from backend.application.indexing import EMBED_BATCH, IndexService
+from backend.application import dense_pass
+from backend.application.indexing import build_index
+from backend.application.note_writer import EMBED_BATCH
 from backend.application.search import SearchService
 from backend.domain.errors import ModelNotFoundError
 from backend.domain.models import IndexIdentity, PointFilter, SearchMode
@@ -81,14 +82,14 @@ class Setup:
         self.embedder = OllamaEmbedder(
             base_url=OLLAMA,
             model=MODEL,
-            batch_size=16,  # an IndexService batch (~64 chunks) is several requests: it can fail half way
+            batch_size=16,  # an indexing batch (~64 chunks) is several requests: it can fail half way
             max_retries=1,
             transport=httpx.MockTransport(ollama.router.handler),
             sleep=lambda _: None,
         )
         encoder = SparseEncoder()
         self.catalog = EdgeIndexCatalog(data)
-        self.index = IndexService(
+        self.index, self.indexer = build_index(
             catalog=self.catalog,
             embedder=self.embedder,
             vault=FileSystemVault(vault),
@@ -142,12 +143,12 @@ def title_of(text: str) -> str:
 def test_ollama_dropping_mid_index_leaves_no_note_half_dense_and_a_sync_embeds_exactly_the_rest(
     make_setup, keyword_first_min: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexing, "DENSE_WINDOW", EMBED_BATCH)  # the dense pass in calls of 64 chunks too
+    monkeypatch.setattr(dense_pass, "DENSE_WINDOW", EMBED_BATCH)  # the dense pass in calls of 64 chunks too
     ollama = FlakyOllama(answer_first=6)  # 6 requests of 16 texts: the second batch of notes fails half way
     setup = make_setup(ollama, keyword_first_min)
     assert setup.index.open() is True
 
-    report = setup.index.sync()
+    report = setup.indexer.sync()
 
     # indexing completed by keyword: every note is written and searchable
     assert report.indexed == NOTES
@@ -171,7 +172,7 @@ def test_ollama_dropping_mid_index_leaves_no_note_half_dense_and_a_sync_embeds_e
     # Ollama is back: a sync embeds exactly the chunks of the pending notes, nothing else
     ollama.back()
     before = len(ollama.answered)
-    setup.index.sync()
+    setup.indexer.sync()
     sent_after = [text for batch in ollama.answered[before:] for text in batch]
     pending_titles = {f"Note {Path(p).stem.split()[-1]}" for p in pending}
     assert {title_of(text) for text in sent_after} == pending_titles
@@ -194,7 +195,7 @@ def test_a_missing_model_mid_index_leaves_a_keyword_index_that_says_how_to_pull_
     setup = make_setup(ollama, 32)
     setup.index.open()
 
-    report = setup.index.sync()  # does not raise: the notes are written by keyword
+    report = setup.indexer.sync()  # does not raise: the notes are written by keyword
 
     assert report.indexed == NOTES
     assert setup.index.dense_pending == NOTES

@@ -26,9 +26,9 @@ def _opened(vault: Path, data: Path, *, replace: bool = False) -> Services:
     services = build_services(
         load_settings(vault_path=vault, data_dir=data, embedding_provider="none", watch=False)
     )
-    services.replace_vault = replace
+    services.supervisor.replace_vault = replace
     try:
-        services.open()
+        services.supervisor.open()
         services.jobs.wait(timeout=120)
     except BaseException:
         services.close()
@@ -68,7 +68,7 @@ def test_one_vault_spelt_two_ways_is_one_vault(tmp_path: Path, monkeypatch: pyte
         settings = Settings(vault_path=spelling, data_dir=data, embedding_provider="none", watch=False)
         services = build_services(settings)  # settings built in code are not resolved as load_settings does
         try:
-            services.open()
+            services.supervisor.open()
             services.jobs.wait(timeout=120)
             assert services.index.indexed_notes == 1
         finally:
@@ -101,7 +101,7 @@ def test_each_vault_name_is_its_own_index_in_one_data_dir(tmp_path: Path) -> Non
         load_settings(vault_path=other, data_dir=data, embedding_provider="none", watch=False, vault_name="w")
     )
     try:
-        services.open(start_indexing=False)  # its own collections: no conflict
+        services.supervisor.open(start_indexing=False)  # its own collections: no conflict
     finally:
         services.close()
 

@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 from backend.application.verify import verify_index
-from backend.domain.ids import note_point_id
 from backend.domain.models import PointRecord
 from backend.infrastructure.fs_vault import FileSystemVault
-from backend.infrastructure.qdrant_engine import NOTES_COLLECTION, Collection
 from tests.harness import NOTES, Harness
 from tests.vault_files import write
 
@@ -55,8 +53,11 @@ def test_every_kind_of_drift_is_found_and_a_sync_repairs_it(harness: Harness, va
     store.upsert(
         [PointRecord(id="00000000-0000-0000-0000-0000000000aa", sparse=_any_sparse(harness), payload=orphan)]
     )
-    # a note record lost while its links stayed (the edge shard is edited directly: no port can do it)
-    graph.engine.delete_ids(Collection(NOTES_COLLECTION, vectors=False), [note_point_id("Links.md")])  # type: ignore[attr-defined]
+    # a note record lost while its links stayed: the record goes with its links, the links come back alone
+    links = graph.outlinks("Links.md")
+    assert links
+    graph.delete_note("Links.md")
+    graph.put_many([], links)
 
     report = verify_index(harness.index, FileSystemVault(vault))
     assert report.drifted
@@ -72,7 +73,7 @@ def test_every_kind_of_drift_is_found_and_a_sync_repairs_it(harness: Harness, va
 
     harness.index.close()  # a restart: the in-memory picture comes from the stored records again
     harness.index.open()
-    report = harness.index.sync()
+    report = harness.indexer.sync()
     assert report.repaired == 1  # the note without chunk points
     assert not verify_index(harness.index, FileSystemVault(vault)).drifted
     assert harness.top_note("PostgreSQL") == "Projects/Database migration.md"
@@ -86,7 +87,7 @@ def test_missing_dense_vectors_are_drift_and_get_embedded_again(harness: Harness
     assert dict(report.findings()) == {
         "notes missing dense vectors they are recorded with": ["Shopping list.md"]
     }
-    assert harness.index.sync().repaired == 1
+    assert harness.indexer.sync().repaired == 1
     assert all(entry.has_dense for entry in store.inventory())
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from backend.application.context import ContextService
 from backend.application.embedder_health import EmbedderHealth
-from backend.application.indexing import embedding_text, keyword_fields
+from backend.application.index_texts import embedding_text, keyword_fields
 from backend.application.live_index import LiveIndex
 from backend.application.memory import MemoryService
 from backend.application.note_graph import NoteGraph, NoteLinks
@@ -159,16 +159,23 @@ class FakeHandles:
     context: ContextService
     memory_store: InMemoryMemoryStore
     vault: FakeVault
-    opened: int = 0
-    catch_ups: int = 0
+    supervisor: FakeSupervisor = field(default_factory=lambda: FakeSupervisor())
+
+    @property
+    def events(self) -> list[str]:
+        return self.supervisor.events
+
+
+@dataclass
+class FakeSupervisor:
+    """The index rules the use cases ask for (`IndexRules`), counted in the order they were asked."""
+
     events: list[str] = field(default_factory=list)
 
     def open(self) -> None:
-        self.opened += 1
         self.events.append("open")
 
     def catch_up_dense(self) -> None:
-        self.catch_ups += 1
         self.events.append("catch_up_dense")
 
 

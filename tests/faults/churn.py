@@ -74,7 +74,7 @@ def settled(services: Services, timeout: float = SETTLE_SECONDS) -> VerifyReport
     deadline = time.monotonic() + timeout
     while True:
         job = services.jobs.current
-        busy = services.pending_changes or (job is not None and job.running)
+        busy = services.supervisor.pending_changes or (job is not None and job.running)
         report = verify_index(services.index, services.index.vault) if not busy else None
         if report is not None and not report.drifted:
             return report

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.indexing import IndexService
-from backend.bootstrap import build_services
+from backend.application.indexing import Indexer
+from backend.bootstrap import build_encoder, build_services
 from backend.config import load_settings
 from backend.domain.models import ParsedNote, SearchMode
 from backend.infrastructure.markdown_parser import parse_note
@@ -131,11 +131,12 @@ def test_files_deleted_or_made_unreadable_mid_scan_are_skipped_with_a_reason(tmp
     services = build_services(
         load_settings(vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False)
     )
-    index: IndexService = services.index
-    index._parse = sabotaging_parser  # noqa: SLF001 - the hook that changes the disk at the right moment
+    index = services.index
+    # the service's index, written with the parser that changes the disk at the right moment
+    indexer = Indexer(index, parser=sabotaging_parser, encoder=build_encoder(services.settings))
     try:
-        services.open(start_indexing=False)
-        report = index.sync()
+        services.supervisor.open(start_indexing=False)
+        report = indexer.sync()
         assert report.indexed == 2
         reasons = {f.rel_path: f.reason for f in index.failed_files}
         assert reasons == {

@@ -57,7 +57,9 @@ def start_with_churn(vault: Path, data: Path, seed: int) -> tuple[int, str]:
         # a late event of the churn's last writes may still reach the watcher after the index agreed with the
         # disk: it is applied and drains; pending changes that never drain would hide a stuck watcher
         wait_for(
-            lambda: services.pending_changes == 0, "the pending changes to drain", timeout=SETTLE_SECONDS
+            lambda: services.supervisor.pending_changes == 0,
+            "the pending changes to drain",
+            timeout=SETTLE_SECONDS,
         )
         if not report.drifted:
             report = settled(services)
@@ -91,7 +93,7 @@ def test_a_vault_swapped_during_the_first_index_ends_consistent(tmp_path: Path) 
     gate = GatedEmbedder()  # holds the first index mid-job until the swap and the changes are done
     services = build_services(settings, embedder=gate)
     services.start_watcher()
-    services.open()
+    services.supervisor.open()
     try:
         assert gate.entered.wait(30), "the first index never reached the embedder"
         # swap and change at once: the old observer watches vault.old now, the new folder has nobody yet
@@ -106,10 +108,10 @@ def test_a_vault_swapped_during_the_first_index_ends_consistent(tmp_path: Path) 
             with note.open("a", encoding="utf-8") as fh:
                 fh.write("\nedited after the swap\n")
         deadline = time.monotonic() + 30
-        while services.watcher is not None and services.watcher.restarts == 0:
+        while services.supervisor.watcher is not None and services.supervisor.watcher.restarts == 0:
             assert time.monotonic() < deadline, "the watcher never noticed the swapped vault folder"
             time.sleep(0.02)
-        wait_for(lambda: services.pending_changes == 1, "the rescan to be queued behind the job")
+        wait_for(lambda: services.supervisor.pending_changes == 1, "the rescan to be queued behind the job")
         job = services.jobs.current
         assert job is not None
         assert job.running, "the first index finished before the swap: the scenario did not happen"

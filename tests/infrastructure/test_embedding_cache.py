@@ -77,10 +77,10 @@ def test_a_rebuild_of_an_unchanged_vault_costs_no_embedding_calls(tmp_path: Path
     h = Harness(vault, tmp_path / "data", cached)  # type: ignore[arg-type]
     try:
         h.index.open()
-        h.index.sync()
+        h.indexer.sync()
         calls = fake.calls
         assert calls > 0
-        h.index.rebuild()
+        h.indexer.rebuild()
         assert fake.calls == calls
         assert h.index.indexed_notes == len(NOTES)
     finally:

@@ -52,7 +52,7 @@ STARTS_A_JOB: dict[str, Any] = {
 async def sync(services: ServicesDep) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
     follow it at /index/status. The watcher does this note by note; this catches anything it could not see."""
-    job = await run_in_threadpool(services.sync_now)
+    job = await run_in_threadpool(services.supervisor.sync_now)
     return JobAccepted(job_id=job.id)
 
 
@@ -60,5 +60,5 @@ async def sync(services: ServicesDep) -> JobAccepted:
 async def rebuild(services: ServicesDep) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;
     searches keep answering from the old index until then. Follow it at /index/status."""
-    job = await run_in_threadpool(services.rebuild_now)
+    job = await run_in_threadpool(services.supervisor.rebuild_now)
     return JobAccepted(job_id=job.id)

@@ -1,0 +1,154 @@
+"""The dense pass: dense vectors for the notes written by keyword only, overlapped with the keyword pass."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from contextlib import AbstractContextManager
+
+from backend.application import pipeline_channels as channels
+from backend.application.jobs import JobProgress
+from backend.application.live_index import LiveIndex
+from backend.application.note_writer import IndexReport, NoteWriter, PendingNote
+from backend.application.pipeline_channels import PathFeed
+from backend.domain.models import NoteFile
+
+log = logging.getLogger(__name__)
+
+PROGRESS_LOG_SECONDS = 10.0  # long passes say where they are in the log, not only in /index/status
+# Chunks per embedder call in the dense pass: the embedder sorts each call by token length, and wider calls
+# pad less (Zettelkasten chunks: 2.3x the real tokens computed in calls of 64, 1.2x in calls of 256).
+DENSE_WINDOW = 256
+# Batches waiting between the reader, the embedder and the writer: enough that the embedder never waits for
+# the other two, few enough that memory stays flat whatever the vault's size.
+PIPELINE_DEPTH = 4
+
+
+class DensePass:
+    """Gives notes written by keyword only their dense vectors, in three stages so the embedder never waits
+    for the disk or the store: a reader thread reads and chunks the notes of the feed (as the keyword pass
+    adds them), an embedder thread embeds, and the thread that runs the pass encodes keyword vectors and
+    writes (there, because a watcher's refresh runs it holding the writer lock, and the keyword pass writes
+    from there too). Queues of `PIPELINE_DEPTH` batches between the stages bound the memory.
+
+    The reader works without the writer lock, so a note only gets its vectors while its indexed content is
+    still the text that was embedded (a change applied meanwhile wins; the note stays pending for the next
+    pass). The pass stops when the embedder fails; the keyword pass goes on without it.
+    """
+
+    def __init__(
+        self, notes: NoteWriter, live: LiveIndex, feed: PathFeed, writer: AbstractContextManager[object]
+    ) -> None:
+        self.feed = feed
+        self._notes = notes
+        self._live = live
+        self._writer = writer  # the index's writer lock, held while a batch is written
+        self._abort = threading.Event()  # something failed: every stage stops
+        self._reader_halt = threading.Event()  # the embedder is done (or gave up): read no further
+        self._errors: list[BaseException] = []
+        self._to_embed: queue.Queue[list[PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        self._to_write: queue.Queue[list[PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
+        self._ended = False  # the embedder thread's end marker was taken
+        self.embedded = 0  # notes whose dense batch was written (or skipped: changed meanwhile)
+        self._threads = [
+            threading.Thread(target=self._read, name="index-read", daemon=True),
+            threading.Thread(target=self._embed, name="index-embed", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read(self) -> None:
+        live = self._live
+        notes = (
+            NoteFile(path, 0, 0.0)  # re-read in prepare (force) with its current size and mtime
+            for path in self.feed.take(self._reader_halt)
+            if live.is_pending(path)
+        )
+        try:
+            while not self._reader_halt.is_set():
+                batch = self._notes.next_batch(
+                    live, notes, IndexReport(), {}, None, force=True, max_chunks=DENSE_WINDOW
+                )
+                if not batch:
+                    break
+                batch = [item for item in batch if live.is_pending(item.file.rel_path)]
+                if batch and not channels.put(self._to_embed, batch, self._reader_halt):
+                    break
+        except BaseException as exc:  # handed to the thread that runs the pass, which raises it
+            self._errors.append(exc)
+            self._abort.set()
+        finally:
+            channels.put(self._to_embed, None, self._reader_halt)
+
+    def _embed(self) -> None:
+        try:
+            while (batch := channels.get(self._to_embed, self._abort)) is not None:
+                self._notes.embed(batch)
+                if all(item.dense_missing() for item in batch):
+                    log.warning("embedder still unavailable: notes stay keyword-only until it is back")
+                    break
+                if not channels.put(self._to_write, batch, self._abort):
+                    break
+        except BaseException as exc:
+            self._errors.append(exc)
+            self._abort.set()
+        finally:
+            self._reader_halt.set()
+            channels.put(self._to_write, None, self._abort)
+
+    def write_ready(self) -> None:
+        """Write the batches already embedded, without waiting for more (between keyword batches)."""
+        while not self._ended:
+            try:
+                batch = self._to_write.get_nowait()
+            except queue.Empty:
+                break
+            self._write(batch)
+        self._raise_failure()
+
+    def finish(self, progress: JobProgress | None) -> None:
+        """Write the rest as it is embedded, until the feed (closed by now) is done or the embedder fails."""
+        total = self.feed.added
+        if progress:
+            progress.update(phase="embedding", done=min(self.embedded, total), total=total)
+        log.info("embedding %d notes indexed by keyword only (%d done alongside)", total, self.embedded)
+        next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        while not self._ended:
+            batch = channels.get(self._to_write, self._abort)
+            if batch is None:
+                break
+            self._write(batch)
+            if progress:
+                progress.advance(len(batch))
+            if time.monotonic() >= next_log:
+                log.info("embedding: %d of %d notes", self.embedded, total)
+                next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        self.stop()
+        self._raise_failure()
+
+    def stop(self) -> None:
+        """Stop every stage (idempotent); called however the pass ends."""
+        self._abort.set()  # after the end marker, only threads that are done see it
+        self._reader_halt.set()
+        self.feed.close()
+        for thread in self._threads:
+            thread.join()
+
+    def _write(self, batch: list[PendingNote] | None) -> None:
+        if batch is None:
+            self._ended = True
+            return
+        live = self._live
+        with self._writer:
+            for item in batch:
+                # the index still holds this note keyword-only with the content that was read and embedded
+                if live.is_pending(item.file.rel_path, item.file_hash):
+                    self._notes.write_note(live, item)
+        self.embedded += len(batch)
+
+    def _raise_failure(self) -> None:
+        if self._errors:
+            self.stop()
+            raise self._errors[0]

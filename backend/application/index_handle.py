@@ -1,0 +1,396 @@
+"""The serving index: the generation searches, note reads, memory and verify read from, and its health.
+
+`IndexHandle` opens the active generation, answers the read questions (`ServingIndex`), leases the generation
+to a reader so a rebuild cannot close it mid-read, and says when the index cannot be written or searched
+(damaged files, another embedding model). It does not index: `Indexer` (indexing.py) writes into the
+generation it serves, and a rebuild fills a sibling handle, which this one then `adopt`s in one step.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+from backend.application.embedder_health import EmbedderHealth
+from backend.application.live_index import IndexedNote, LiveIndex
+from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
+from backend.application.ports import ChunkStore, IndexCatalog, Vault
+from backend.domain.errors import EmbeddingModelMismatchError, IndexCorruptedError, IndexNotReadyError
+from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
+from backend.domain.links import LinkRecord, NoteRecord
+from backend.domain.models import FileProblem, IndexIdentity
+from backend.domain.vault_paths import vault_path
+
+log = logging.getLogger(__name__)
+
+
+class IndexHandle:
+    def __init__(
+        self,
+        *,
+        catalog: IndexCatalog,
+        vault: Vault,
+        identity: IndexIdentity,
+        embedder_health: EmbedderHealth | None,
+    ) -> None:
+        self._catalog = catalog
+        self._vault = vault
+        self._identity = identity
+        self._health = embedder_health
+        # One writer at a time: job batches, watcher changes, a rebuild's switch, a consistent read.
+        self.writer = threading.RLock()
+        self._live: LiveIndex | None = None
+        self._ready = False  # the collection exists and holds this embedder's vectors
+        self._mismatch: IndexIdentity | None = None
+        self._corrupted: str | None = None  # why the serving index cannot be trusted; a rebuild clears it
+        self._complete = False  # a full pass over the vault has finished at least once
+        self._run_failures: list[FileProblem] = []
+        self.last_indexed: datetime | None = None
+        self.last_sync: datetime | None = None
+
+    # -- state -------------------------------------------------------------------------------------
+
+    @property
+    def identity(self) -> IndexIdentity:
+        return self._identity
+
+    @property
+    def embedder_health(self) -> EmbedderHealth | None:
+        """The embedder's last failure and whether to try it now (None without an embedder)."""
+        return self._health
+
+    @property
+    def vault(self) -> Vault:
+        return self._vault
+
+    @property
+    def generation(self) -> str | None:
+        return self._live.generation if self._live else None
+
+    @property
+    def indexed_notes(self) -> int:
+        live = self._live
+        return live.note_count() if live else 0
+
+    @property
+    def dense_pending(self) -> int:
+        """Notes whose chunks have keyword vectors only, waiting for the embedder."""
+        live = self._live
+        return live.dense_pending_count() if live and self._health is not None else 0
+
+    @property
+    def unindexed_files(self) -> int:
+        """Notes seen on the disk that the index does not hold (yet, or because they failed)."""
+        live = self._live
+        return live.unindexed_count() if live else 0
+
+    @property
+    def failed_files(self) -> list[FileProblem]:
+        """Files skipped by the last pass, and indexed notes with problems (e.g. invalid frontmatter)."""
+        live = self._live
+        return [*self._run_failures, *(live.note_problems() if live else [])]
+
+    @property
+    def run_failures(self) -> list[FileProblem]:
+        """The files the last passes could not index."""
+        return self._run_failures
+
+    def passed(self, failures: list[FileProblem], *, full: bool, changed: bool) -> None:
+        """A pass over the vault (`full`) or over a few paths ended: what failed, and when."""
+        now = datetime.now(UTC)
+        self._run_failures = failures
+        if full:
+            self._complete = True
+        if full or changed:
+            self.last_indexed = now
+        self.last_sync = now
+
+    @property
+    def store(self) -> ChunkStore:
+        return self.current().store
+
+    @property
+    def graph(self) -> NoteGraph:
+        return self.current().graph
+
+    @contextmanager
+    def serving(self) -> Iterator[LiveIndex]:
+        """The generation to read from, kept open until the caller is done even if a rebuild switches."""
+        with self.current().lease() as live, self.corruption_noted(live):
+            yield live
+
+    def chunk_count(self) -> int:
+        with self.serving() as live:
+            return live.store.count()
+
+    def note_links(self, path: str) -> NoteLinks:
+        path = vault_path(path)
+        with self.serving() as live:
+            return live.graph.links_of(path)
+
+    def note_record(self, path: str) -> NoteRecord | None:
+        """The indexed note at `path`, or None when the index does not hold it."""
+        with self.serving() as live:
+            return live.graph.record(path)
+
+    def note_records(self) -> list[NoteRecord]:
+        with self.serving() as live:
+            return live.graph.records()
+
+    def link_counts(self) -> LinkCounts:
+        with self.serving() as live:
+            return live.graph.counts()
+
+    def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
+        """What the serving index holds on disk, read under the writer lock so no half-written note shows:
+        how its chunk points add up with its stored note records, those records, and every link."""
+        with self.writer, self.serving() as live:
+            stored = live.graph_store.all_notes()
+            links = live.graph_store.all_links()
+            recorded = {r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count) for r in stored}
+            drift = store_drift(live.store.inventory(), recorded, Counter(link.source for link in links))
+            return drift, stored, links
+
+    def current(self) -> LiveIndex:
+        """The serving generation (not leased: for the writer, which holds the writer lock)."""
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
+        live = self._live
+        if live is None:
+            raise IndexNotReadyError("the index has not been opened yet")
+        return live
+
+    def writable(self) -> LiveIndex:
+        self.check_writable()
+        return self.current()
+
+    # -- what it cannot do -------------------------------------------------------------------------------
+
+    @property
+    def corrupted(self) -> str | None:
+        """Why the serving index's files cannot be read back (damaged on disk), or None. Until a rebuild
+        switches to a sound generation, searches and writes answer INDEX_CORRUPTED."""
+        return self._corrupted
+
+    @contextmanager
+    def corruption_noted(self, live: LiveIndex | None) -> Iterator[None]:
+        """Damaged files found while using `live` mark the index corrupted (when `live` is serving)."""
+        try:
+            yield
+        except IndexCorruptedError as exc:
+            if live is None or live is self._live:  # not a generation being built or retired
+                if self._corrupted is None:
+                    log.error(
+                        "the index is damaged, searches answer INDEX_CORRUPTED until a rebuild: %s",
+                        exc.detail,
+                    )
+                self._corrupted = exc.detail
+            raise
+
+    @property
+    def model_mismatch(self) -> bool:
+        return self._mismatch is not None
+
+    @property
+    def complete(self) -> bool:
+        return self._complete
+
+    def check_writable(self) -> None:
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
+        if self._mismatch is not None:
+            raise EmbeddingModelMismatchError(self._mismatch_message(self._mismatch))
+        if not self._ready:
+            raise IndexNotReadyError("the index has not been created yet")
+
+    @property
+    def keyword_fallback(self) -> str | None:
+        """Why searches answer by keyword only from an index built with another embedding model, or None.
+
+        Its keyword vectors are still right (same keyword encoding), so it keeps answering, degraded, until a
+        rebuild to the configured model switches over; its dense vectors are never queried with this model.
+        """
+        stored = self._mismatch
+        if stored is None or stored.keyword_encoding != self._identity.keyword_encoding:
+            return None
+        return (
+            f"{self._mismatch_message(stored)}: answered from keyword search only until a rebuild "
+            "(POST /index/rebuild) switches to the configured model"
+        )
+
+    def check_searchable(self) -> None:
+        """Raise when a search cannot be answered at all; a partly built index can answer."""
+        if self._corrupted is not None:
+            raise IndexCorruptedError(self._corrupted)
+        if self.keyword_fallback is None:
+            self.check_writable()
+        if not self._complete and self.indexed_notes == 0:
+            raise IndexNotReadyError("the first indexing of the vault has not indexed any note yet")
+
+    def _mismatch_message(self, stored: IndexIdentity) -> str:
+        if (
+            stored.embedding_model != self._identity.embedding_model
+            or stored.dimension != self._identity.dimension
+        ):
+            return (
+                f"the index was built with {stored.embedding_model} ({stored.dimension}-d) but the service "
+                f"is configured for {self._identity.embedding_model} ({self._identity.dimension}-d); "
+                "it will not mix models"
+            )
+        if stored.dense_windows != self._identity.dense_windows:
+            return (
+                f"the index's dense vectors were built {_layout(stored.dense_windows)} but the service is "
+                f"configured for {_layout(self._identity.dense_windows)} (DENSE_WINDOW_WORDS); it will not "
+                "mix them"
+            )
+        return (
+            f"the index's keyword vectors were built with [{stored.keyword_encoding or 'an older encoder'}] "
+            f"but the service is configured for [{self._identity.keyword_encoding}]; it will not mix them"
+        )
+
+    # -- opening -------------------------------------------------------------------------------------
+
+    def open(self) -> bool:
+        """Open the active generation (creating the first one) and load what it holds.
+
+        Returns True when the index is empty or new and a full indexing pass is needed. Leftovers of a
+        rebuild that died before its switch are dropped. Damaged index files do not raise: the index is
+        marked corrupted (see `corrupted`) so the service still starts and a rebuild can replace it.
+        """
+        try:
+            with self.corruption_noted(None):
+                return self._open()
+        except IndexCorruptedError:
+            return False
+        except BaseException:  # e.g. a full disk: release what was loaded, so a later open() starts clean
+            self.close()
+            raise
+
+    def _open(self) -> bool:
+        active = self._catalog.active()
+        present = self._catalog.generations()
+        if active is not None and active not in present and present:
+            # the pointer names a generation that is gone while others remain: dropping those as leftovers
+            # could throw away the real index, so nothing is touched until someone rebuilds
+            raise IndexCorruptedError(
+                f"the active index generation {active} is missing (present: {', '.join(present)})"
+            )
+        for leftover in present:
+            if leftover != active:
+                log.warning("dropping index generation %s left by an unfinished rebuild", leftover)
+                self.drop(leftover)
+        if active is None:
+            self.start_generation()
+            self._catalog.activate(self.current().generation)
+            return True
+        self._live = live = self._attach(active)
+        stored = live.store.identity()
+        if stored is None:  # created but never finished (a crash right after create): start it again
+            live.store.create(self._identity)
+            live.graph.open(reset=True)
+            live.fresh = True
+            self._ready = True
+            return True
+        if not stored.matches(self._identity):
+            self._mismatch = stored
+            log.error("%s", self._mismatch_message(stored))
+            if self.keyword_fallback is not None:
+                self._load(live, live.graph.open(reset=False))
+            return False
+        self._ready = True
+        self._load(live, live.graph.open(reset=False))
+        return not live.note_count()
+
+    def start_generation(self) -> None:
+        """Serve a new, empty generation (not yet the active one): the first index, or a rebuild's sibling."""
+        generation = self._catalog.new_generation()
+        live = self._attach(generation)
+        try:
+            live.store.create(self._identity)
+            live.graph.open(reset=True)
+        except BaseException:
+            live.close()
+            raise
+        live.fresh = True
+        self._live = live
+        self._ready = True
+
+    def sibling(self) -> IndexHandle:
+        """A handle on a new, empty generation beside this one, for a rebuild to fill."""
+        sibling = IndexHandle(
+            catalog=self._catalog, vault=self._vault, identity=self._identity, embedder_health=self._health
+        )
+        sibling.start_generation()
+        return sibling
+
+    def adopt(self, sibling: IndexHandle) -> LiveIndex | None:
+        """Serve what `sibling` built (a rebuild's switch; the caller holds the writer lock). Returns the
+        replaced generation, for `retire` once the lock is let go (it waits for the searches reading it)."""
+        live = sibling.current()
+        self._catalog.activate(live.generation)
+        old, self._live = self._live, live
+        sibling.hand_over()
+        self._mismatch = None
+        self._corrupted = None
+        self._ready = True
+        self.passed(sibling.run_failures, full=True, changed=True)
+        return old
+
+    def retire(self, old: LiveIndex | None) -> None:
+        """Close a replaced generation once its last reader is done, and drop it."""
+        if old is not None:
+            try:
+                old.retire()
+            except Exception as exc:  # a damaged generation may fail to flush: it is dropped anyway
+                log.warning("closing the replaced index generation %s failed: %s", old.generation, exc)
+            self.drop(old.generation)
+        log.info("rebuild switched to index generation %s", self.generation)
+
+    def hand_over(self) -> None:
+        """Let go of the generation this handle built: the handle that adopted it serves (and closes) it."""
+        self._live = None
+
+    def close(self) -> None:
+        live, self._live = self._live, None
+        if live is not None:
+            try:
+                live.close()
+            except IndexCorruptedError as exc:  # damaged files must not turn a shutdown into a crash
+                log.warning("closing the index: %s", exc.detail)
+
+    def discard(self) -> None:
+        """Close and drop this handle's generation (a rebuild that failed before its switch)."""
+        generation = self.generation
+        self.close()
+        if generation is not None:
+            self.drop(generation)
+
+    def drop(self, generation: str) -> None:
+        try:
+            self._catalog.drop(generation)
+        except Exception as exc:  # another process may still hold it: try again at the next start
+            log.warning("could not drop index generation %s: %s", generation, exc)
+
+    def _attach(self, generation: str) -> LiveIndex:
+        store, graph_store = self._catalog.open(generation)
+        return LiveIndex(generation, store, graph_store, NoteGraph(store=graph_store, vault=self._vault))
+
+    def _load(self, live: LiveIndex, records: list[NoteRecord]) -> None:
+        # A note record is written after its chunks, so a record means the note was fully indexed.
+        live.load(
+            {
+                r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems, r.dense_ready, r.link_count)
+                for r in records
+            }
+        )
+        if records:
+            self._complete = True  # built by an earlier run; a start-up sync catches up with edits
+            self.last_indexed = datetime.now(UTC)
+
+
+def _layout(window_words: int) -> str:
+    return f"with windows of up to {window_words} words" if window_words else "one vector a chunk"

@@ -1,0 +1,54 @@
+"""What is embedded and keyword-encoded for a chunk: pure functions of the parsed note, shared by indexing,
+the dense pass, the memory store (file stems) and the embedding benchmark."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from backend.domain.dense_windows import chunk_windows
+from backend.domain.models import Chunk, ParsedNote
+from backend.domain.payload import HEADING_SEPARATOR
+from backend.domain.sparse import DocumentFields
+
+
+def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
+    """What is embedded: the chunk under its note title and heading path, so a chunk about "Risks" in
+    "Database migration" is found by either."""
+    return f"{_context(note, chunk)}\n\n{chunk.text}"
+
+
+def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
+    """What is embedded for each window of a chunk (none for a one-block chunk, or with windows off): the
+    window under the same title and heading path as the chunk."""
+    if max_words <= 0:
+        return []
+    context = _context(note, chunk)
+    return [f"{context}\n\n{window}" for window in chunk_windows(chunk.text, max_words)]
+
+
+def keyword_fields(note: ParsedNote, chunk: Chunk) -> DocumentFields:
+    """What is keyword-encoded, by field: the note's names weigh more than its text (BM25F)."""
+    return DocumentFields(
+        body=chunk.text,
+        file_name=file_stem(note.path),
+        title=note.title,
+        aliases=note.aliases,
+        tags=note.tags,
+        headings=chunk.heading_path,
+    )
+
+
+def file_stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def reuse_key(heading_path: Iterable[str], text: str) -> tuple[tuple[str, ...], str]:
+    """What a moved note's stored dense vector is matched by. Without the title: a note renamed without a
+    frontmatter title gets a new title (its file name), and its vectors are still the right ones for its
+    unchanged text. They keep the old name until it is edited."""
+    return tuple(heading_path), text
+
+
+def _context(note: ParsedNote, chunk: Chunk) -> str:
+    return HEADING_SEPARATOR.join((note.title, *chunk.heading_path))
