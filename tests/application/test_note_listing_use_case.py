@@ -30,6 +30,10 @@ class Handles:
         self.notes = RecordingNotes()
         self.opened = 0
 
+    @property
+    def supervisor(self) -> Handles:  # the index rules the use case asks for: only opening counts here
+        return self
+
     def open(self) -> None:
         self.opened += 1
 
