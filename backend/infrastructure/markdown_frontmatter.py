@@ -1,0 +1,194 @@
+"""A note's YAML frontmatter: split off the body, loaded safely, read for tags, aliases, date and metadata.
+
+Frontmatter is typed by people and written by plugins, so nothing here raises: anything malformed is
+appended to `problems` as "kind: detail" and what is left is used.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from typing import Any
+
+import yaml
+
+from backend.domain.time_intent import parse_day
+from backend.infrastructure.markdown_body import clean_tag
+
+FRONTMATTER_MAX_BYTES = 64 * 1024
+# Aliases make YAML a DAG: walking a "billion laughs" tree naively never ends, so conversion
+# stops after this many values and the extra metadata is dropped.
+METADATA_MAX_NODES = 5_000
+METADATA_MAX_DEPTH = 20
+
+_PROMOTED_KEYS = frozenset({"title", "aliases", "alias", "tags", "tag", "date", "created"})
+_FENCE_OPEN = "---"
+_FENCE_CLOSE = ("---", "...")
+_ISO_DAY = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$")
+_NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """SafeLoader that keeps an impossible timestamp (`date: 2024-02-30`) as its text.
+
+    Stock PyYAML raises ValueError there, which would throw away the whole frontmatter; as a string
+    it becomes one `invalid_date` problem instead. Pure Python on purpose: the libyaml loader
+    composes nodes recursively in C, where hostile nesting could overflow the stack instead of
+    raising RecursionError.
+    """
+
+    def construct_lenient_timestamp(self, node: yaml.ScalarNode) -> Any:
+        try:
+            return self.construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+    yaml_constructors = {
+        **yaml.SafeLoader.yaml_constructors,
+        "tag:yaml.org,2002:timestamp": construct_lenient_timestamp,
+    }
+
+
+class _TooComplexError(Exception):
+    pass
+
+
+_DROP = object()  # marks a value with no JSON form
+
+
+def split_frontmatter(text: str, problems: list[str]) -> tuple[str | None, str, int]:
+    """(frontmatter text or None, body, 1-based file line of the body)."""
+    first_end = text.find("\n")
+    first_line = text if first_end < 0 else text[:first_end]
+    if first_line.rstrip() != _FENCE_OPEN:
+        return None, text, 1
+    lines = text.split("\n")
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in _FENCE_CLOSE:
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 2
+    problems.append("frontmatter_unclosed: no closing '---' line; the whole file is read as body")
+    return None, text, 1
+
+
+def load_frontmatter(source: str, problems: list[str]) -> dict[str, Any]:
+    size = len(source.encode("utf-8"))
+    if size > FRONTMATTER_MAX_BYTES:
+        problems.append(f"frontmatter_too_large: {size} bytes (limit {FRONTMATTER_MAX_BYTES}); ignored")
+        return {}
+    try:
+        data = yaml.load(source, Loader=_FrontmatterLoader)
+    except Exception as exc:  # untrusted text: PyYAML raises YAMLError, RecursionError, ValueError...
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        problems.append(f"frontmatter_invalid_yaml: {detail[:200]}")
+        return {}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        problems.append(f"frontmatter_not_mapping: got {type(data).__name__}; ignored")
+        return {}
+    return {str(key): value for key, value in data.items() if isinstance(key, str | int | float | bool)}
+
+
+def _first_present(front: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if front.get(key) is not None:
+            return front[key]
+    return None
+
+
+def frontmatter_aliases(front: dict[str, Any]) -> list[str]:
+    value = _first_present(front, "aliases", "alias")
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [item.strip() for item in items if isinstance(item, str) and item.strip()]
+
+
+def frontmatter_tags(front: dict[str, Any]) -> list[str]:
+    value = _first_present(front, "tags", "tag")
+    if isinstance(value, str):
+        items: list[Any] = re.split(r"[,\s]+", value)
+    elif isinstance(value, list):
+        items = value
+    else:
+        return []
+    return [tag for tag in (clean_tag(item) for item in items if isinstance(item, str)) if tag]
+
+
+def _iso_day(value: Any) -> str | None:
+    """ISO day for a YAML date/datetime or a "YYYY-MM-DD..." string; None when not a valid day."""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        match = _ISO_DAY.match(value.strip())
+        if match:
+            try:
+                return dt.date(*(int(part) for part in match.groups())).isoformat()
+            except ValueError:
+                return None
+        # a day written out, as chat exports and some templates do: "1:56 pm on 8 May, 2023"
+        day = parse_day(value[:200])
+        return day.isoformat() if day is not None else None
+    return None
+
+
+def note_date(front: dict[str, Any], stem: str, problems: list[str]) -> str | None:
+    for key in ("date", "created"):
+        value = front.get(key)
+        if value is None or value == "":
+            continue
+        day = _iso_day(value)
+        if day is not None:
+            return day
+        problems.append(f"invalid_date: {key}={str(value)[:60]!r} is not a YYYY-MM-DD day")
+    for match in _NAME_DAY.finditer(stem):
+        day = _iso_day(match.group(0))
+        if day is not None:
+            return day
+    return None
+
+
+def metadata(front: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    budget = [METADATA_MAX_NODES]
+    kept: dict[str, Any] = {}
+    try:
+        for key, value in front.items():
+            if key not in _PROMOTED_KEYS:
+                converted = _json_safe(value, budget, 0)
+                if converted is not _DROP:
+                    kept[key] = converted
+    except _TooComplexError:
+        problems.append(
+            f"frontmatter_too_complex: more than {METADATA_MAX_NODES} values or "
+            f"{METADATA_MAX_DEPTH} levels; metadata dropped"
+        )
+        return {}
+    return kept
+
+
+def _json_safe(value: Any, budget: list[int], depth: int) -> Any:
+    """A JSON-serialisable copy of a YAML value, or `_DROP` when it has no JSON form."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > METADATA_MAX_DEPTH:
+        raise _TooComplexError
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _DROP
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, list | tuple | set):
+        items = [_json_safe(item, budget, depth + 1) for item in value]
+        kept = [item for item in items if item is not _DROP]
+        # Sets have no order; sort so the same note always yields the same payload.
+        return sorted(kept, key=repr) if isinstance(value, set) else kept
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if isinstance(key, str | int | float | bool | dt.date):
+                converted = _json_safe(item, budget, depth + 1)
+                if converted is not _DROP:
+                    out[str(key)] = converted
+        return out
+    return _DROP
