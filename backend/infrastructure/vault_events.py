@@ -1,0 +1,82 @@
+"""Raw watchdog events -> what they ask to recheck: notes, folders, or (events lost) the whole vault.
+
+Only events that concern notes count (`backend.domain.vault_rules`); paths are made vault-relative,
+with "/" separators and in NFC, as the index names notes. A batch names what to recheck, not what
+happened, so the order of events never matters.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from watchdog.events import (
+    EVENT_TYPE_CLOSED,
+    EVENT_TYPE_CREATED,
+    EVENT_TYPE_DELETED,
+    EVENT_TYPE_MODIFIED,
+    EVENT_TYPE_MOVED,
+    FileSystemEvent,
+)
+
+from backend.domain.vault_paths import canonical
+from backend.domain.vault_rules import is_indexable, should_descend
+
+_FILE_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_MODIFIED, EVENT_TYPE_CLOSED, EVENT_TYPE_DELETED})
+_DIR_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED})  # a modified folder is just noise
+
+_PATH = "path"
+_FOLDER = "folder"
+RESCAN: tuple[str, str] = ("rescan", "")
+Key = tuple[str, str]  # (kind, vault-relative path)
+
+
+@dataclass(frozen=True, slots=True)
+class VaultChanges:
+    paths: frozenset[str]  # notes created, modified, deleted or moved (either side): recheck each on disk
+    folders: frozenset[str]  # folders created, deleted or moved (either side): recheck their whole subtree
+    rescan: bool = False  # events may have been lost (observer restarted): compare the whole vault
+
+
+def event_keys(event: FileSystemEvent, prefix: str, deny: Sequence[str], allow: Sequence[str]) -> list[Key]:
+    """What `event` asks to recheck; `prefix` is the watched folder's realpath plus a separator."""
+    kind = event.event_type
+    if event.is_directory:
+        if kind == EVENT_TYPE_MOVED or kind in _DIR_CHANGES:
+            sides = [_relative(event.src_path, prefix), _relative(event.dest_path, prefix)]
+            return [(_FOLDER, rel) for rel in sides if rel and should_descend(rel, deny, allow)]
+        return []
+    if kind == EVENT_TYPE_MOVED or kind in _FILE_CHANGES:
+        sides = [_relative(event.src_path, prefix), _relative(event.dest_path, prefix)]
+        return [(_PATH, rel) for rel in sides if rel and is_indexable(rel, deny, allow)]
+    return []  # opened, closed without writing, attribute changes
+
+
+def _relative(path: bytes | str, prefix: str) -> str | None:
+    """Vault-relative with "/" separators; None for the root itself or anything outside it."""
+    text = os.fsdecode(path)
+    if not text or not prefix or not text.startswith(prefix):
+        return None
+    rel = text[len(prefix) :]
+    # in NFC, as the index names notes (a file synced from macOS is named in NFD on the disk)
+    return canonical(rel.replace(os.sep, "/") if os.sep != "/" else rel)
+
+
+def changes(keys: Iterable[Key]) -> VaultChanges:
+    """The batch for these keys; entries inside a folder of the same batch are left out, since the
+    folder's subtree is rechecked whole (a moved folder also reports every file and subfolder in it)."""
+    keys = list(keys)
+    folders = {rel for kind, rel in keys if kind == _FOLDER}
+    return VaultChanges(
+        paths=frozenset(rel for kind, rel in keys if kind == _PATH and not _inside(rel, folders)),
+        folders=frozenset(rel for rel in folders if not _inside(rel, folders)),
+        rescan=RESCAN in keys,
+    )
+
+
+def _inside(rel: str, folders: set[str]) -> bool:
+    if not folders:
+        return False
+    parts = rel.split("/")
+    return any("/".join(parts[:i]) in folders for i in range(1, len(parts)))
