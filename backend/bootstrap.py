@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from backend.application.context import ContextService
 from backend.application.embedder_health import EMBEDDER_FAILURES
@@ -91,15 +92,16 @@ def build_encoder(settings: Settings) -> SparseEncoder:
         b=settings.keyword_b,
         avg_doc_len=settings.keyword_avg_doc_len,
         weights=FieldWeights(
-            file_name=settings.keyword_weight_file_name,
-            title=settings.keyword_weight_title,
-            aliases=settings.keyword_weight_aliases,
-            tags=settings.keyword_weight_tags,
-            headings=settings.keyword_weight_headings,
-            body=settings.keyword_weight_body,
+            **_prefixed(settings, "keyword_weight_", [f.name for f in fields(FieldWeights)])
         ),
         stemming=settings.keyword_stemming,
     )
+
+
+def _prefixed(settings: Settings, prefix: str, names: Iterable[str]) -> dict[str, Any]:
+    """Constructor arguments from the settings named `prefix` + the argument's name
+    (KEYWORD_WEIGHT_TITLE → title), for a group of settings that maps one to one onto a constructor."""
+    return {name: getattr(settings, prefix + name) for name in names}
 
 
 def build_memory_store(settings: Settings) -> MemoryStore:
@@ -200,10 +202,7 @@ def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder |
     return OnnxMiniLMEmbedder(
         cache_dir=settings.models_dir,
         prebuilt_dir=settings.onnx_model_dir,
-        variant=settings.onnx_variant,
-        threads=settings.onnx_threads,
-        query_threads=settings.onnx_query_threads,
-        query_spinning=settings.onnx_query_spinning,
+        **_prefixed(settings, "onnx_", ("variant", "threads", "query_threads", "query_spinning")),
     )
 
 

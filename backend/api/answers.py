@@ -258,14 +258,8 @@ def links_answer(services: Services, note_path: str) -> NoteLinksOut:
 
 
 def _linked(note: LinkedNote) -> LinkedNoteOut:
-    return LinkedNoteOut(
-        note_path=note.path,
-        note_title=note.title,
-        kind=note.kind,
-        anchor=note.anchor,
-        text=note.text,
-        line=note.line,
-    )
+    fields = asdict(note)  # kind, anchor, text and line keep their names; path and title gain `note_`
+    return LinkedNoteOut(note_path=fields.pop("path"), note_title=fields.pop("title"), **fields)
 
 
 def _raw(link: LinkRecord) -> UnresolvedLinkOut:

@@ -71,18 +71,7 @@ def status_answer(services: Services) -> IndexStatus:
         vault_path=str(settings.vault_path),
         store=settings.qdrant_url or "embedded",
         store_healthy=store_healthy,
-        job=JobInfo(
-            id=job.id,
-            kind=job.kind,
-            phase=job.phase,
-            done=job.done,
-            total=job.total,
-            started_at=job.started_at,
-            finished_at=job.finished_at,
-            error=job.error,
-        )
-        if job
-        else None,
+        job=JobInfo(**asdict(job)) if job else None,  # the snapshot's fields are the schema's, by name
         failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in index.failed_files],
     )
 

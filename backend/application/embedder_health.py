@@ -76,8 +76,16 @@ class EmbedderHealth:
 
     def documents(self, texts: Sequence[str]) -> list[list[float]] | None:
         """One vector per text, or None (the failure is kept) when the embedder cannot give them all."""
+        return self._embed(lambda: self._embedder.embed_documents(texts))
+
+    def query(self, text: str) -> list[float] | None:
+        vectors = self._embed(lambda: [self._embedder.embed_query(text)])
+        return vectors[0] if vectors is not None else None
+
+    def _embed(self, call: Callable[[], list[list[float]]]) -> list[list[float]] | None:
+        """The vectors `call` gives, each checked; a failure is kept (None returned), a success clears it."""
         try:
-            vectors = self._embedder.embed_documents(texts)
+            vectors = call()
             for vector in vectors:
                 self._check(vector)
         except EMBEDDER_FAILURES as exc:
@@ -85,16 +93,6 @@ class EmbedderHealth:
             return None
         self.succeeded()
         return vectors
-
-    def query(self, text: str) -> list[float] | None:
-        try:
-            vector = self._embedder.embed_query(text)
-            self._check(vector)
-        except EMBEDDER_FAILURES as exc:
-            self.failed(exc)
-            return None
-        self.succeeded()
-        return vector
 
     def failed(self, exc: KnowledgeBridgeError) -> None:
         with self._lock:

@@ -12,6 +12,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import pytest
 from qdrant_client import QdrantClient
 
+from backend.domain.errors import IndexUnavailableError
 from backend.infrastructure.qdrant_client_engine import ClientEngine
 from backend.infrastructure.qdrant_edge_engine import EdgeEngine
 from backend.infrastructure.qdrant_engine import QdrantEngine
@@ -113,3 +114,18 @@ def failures_beside_one_writer(read: Callable[[], None], write: Callable[[], Non
     for thread in threads:
         thread.join()
     return failures
+
+
+def assert_unavailable_without_a_server(
+    build: Callable[[ClientEngine], S], *calls: Callable[[S], object]
+) -> None:
+    """A store on a client whose server does not answer: each of `calls`, one after the other, raises
+    IndexUnavailableError (port 1 on loopback refuses at once: a real connection failure, no mock)."""
+    client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
+    store = build(ClientEngine(client))
+    try:
+        for call in calls:
+            with pytest.raises(IndexUnavailableError):
+                call(store)
+    finally:
+        store.close()

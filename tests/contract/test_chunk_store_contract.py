@@ -6,7 +6,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from qdrant_client import QdrantClient
 
 from backend.application.ports import ChunkStore
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
@@ -21,9 +20,8 @@ from backend.domain.models import (
 )
 from backend.domain.payload import chunk_payload
 from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant_client_engine import ClientEngine
 from backend.infrastructure.qdrant_edge_engine import EdgeEngine
-from tests.contract.conftest import Backend, failures_beside_one_writer
+from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer
 
 DIM = 4
 IDENTITY = IndexIdentity(embedding_model="test-model", dimension=DIM)
@@ -575,13 +573,8 @@ def test_edge_store_held_by_another_owner_is_unavailable(tmp_path: Path) -> None
 
 
 def test_client_store_without_a_server_is_unavailable() -> None:
-    # Port 1 on loopback refuses at once: a real connection failure, no mock.
-    client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
-    store = QdrantChunkStore(ClientEngine(client))
-    try:
-        with pytest.raises(IndexUnavailableError):
-            store.identity()
-        with pytest.raises(IndexUnavailableError):
-            store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5)
-    finally:
-        store.close()
+    assert_unavailable_without_a_server(
+        QdrantChunkStore,
+        lambda store: store.identity(),
+        lambda store: store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5),
+    )

@@ -15,7 +15,7 @@ from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.infrastructure.qdrant_client_engine import ClientEngine
 from backend.infrastructure.qdrant_edge_engine import EdgeEngine
 from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
-from tests.contract.conftest import Backend, failures_beside_one_writer
+from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer
 
 
 class CallSpy:
@@ -490,13 +490,6 @@ def test_edge_graph_lays_out_one_shard_per_collection(tmp_path: Path) -> None:
 
 
 def test_client_graph_without_a_server_is_unavailable() -> None:
-    # Port 1 on loopback refuses at once: a real connection failure, no mock.
-    client = QdrantClient(url="http://127.0.0.1:1", timeout=2, check_compatibility=False)
-    store = QdrantGraphStore(ClientEngine(client))
-    try:
-        with pytest.raises(IndexUnavailableError):
-            store.ensure()
-        with pytest.raises(IndexUnavailableError):
-            store.links_touching(["a.md"])
-    finally:
-        store.close()
+    assert_unavailable_without_a_server(
+        QdrantGraphStore, lambda store: store.ensure(), lambda store: store.links_touching(["a.md"])
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from backend.domain.change_plan import ChangePlan, KnownNote, Move, ObservedFile, plan_changes
@@ -12,104 +14,60 @@ SAME_A = ObservedFile(mtime=100.0, size=10)
 SAME_B = ObservedFile(mtime=200.0, size=20)
 
 
-@pytest.mark.parametrize(
-    ("known", "observed", "scope", "expected"),
-    [
-        pytest.param({}, {}, None, ChangePlan(), id="empty-vault"),
-        pytest.param(
-            {}, {"a.md": ObservedFile(1.0, 5)}, None, ChangePlan(new=("a.md",)), id="first-pass-all-new"
-        ),
-        pytest.param(
-            {"a.md": A, "b.md": B},
-            {"a.md": SAME_A, "b.md": SAME_B},
-            None,
-            ChangePlan(unchanged=("a.md", "b.md")),
-            id="same-size-and-mtime-is-unchanged-unread",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"a.md": ObservedFile(101.0, 10)},
-            None,
-            ChangePlan(changed=("a.md",)),
-            id="new-mtime-unread-is-changed",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"a.md": ObservedFile(100.0, 11)},
-            None,
-            ChangePlan(changed=("a.md",)),
-            id="new-size-is-changed",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"a.md": ObservedFile(150.0, 10, "hash-a")},
-            None,
-            ChangePlan(unchanged=("a.md",)),
-            id="touched-but-same-content-is-unchanged",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"a.md": ObservedFile(150.0, 10, "hash-edited")},
-            None,
-            ChangePlan(changed=("a.md",)),
-            id="read-and-edited-is-changed",
-        ),
-        pytest.param(
-            {"a.md": A, "b.md": B}, {"a.md": SAME_A}, None, ChangePlan(gone=("b.md",), unchanged=("a.md",)),
-            id="deleted-is-gone",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"x/a.md": ObservedFile(300.0, 10, "hash-a")},
-            None,
-            ChangePlan(moved=(Move("a.md", "x/a.md"),)),
-            id="same-content-under-a-new-path-is-a-move",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"x/a.md": ObservedFile(300.0, 10)},
-            None,
-            ChangePlan(new=("x/a.md",), gone=("a.md",)),
-            id="unread-new-file-is-no-move",
-        ),
-        pytest.param(
-            {"a.md": A},
-            {"a.md": SAME_A, "copy.md": ObservedFile(300.0, 10, "hash-a")},
-            None,
-            ChangePlan(new=("copy.md",), unchanged=("a.md",)),
-            id="a-copy-is-new-when-the-original-stays",
-        ),
-        pytest.param(
-            {"a.md": A, "a2.md": KnownNote("hash-a", 1.0, 10)},
-            {"n1.md": ObservedFile(3.0, 10, "hash-a"), "n2.md": ObservedFile(4.0, 10, "hash-a"),
-             "n3.md": ObservedFile(5.0, 10, "hash-a")},
-            None,
-            ChangePlan(new=("n3.md",), moved=(Move("a.md", "n1.md"), Move("a2.md", "n2.md"))),
-            id="twins-pair-one-to-one-by-path",
-        ),
-        pytest.param(
-            {"a.md": A, "b.md": B},
-            {"c.md": ObservedFile(1.0, 1)},
-            {"c.md"},
-            ChangePlan(new=("c.md",)),
-            id="a-watcher-event-leaves-notes-outside-its-scope-alone",
-        ),
-        pytest.param(
-            {"a.md": A, "b.md": B},
-            {"x/b.md": ObservedFile(9.0, 20, "hash-b")},
-            {"b.md", "x/b.md"},
-            ChangePlan(moved=(Move("b.md", "x/b.md"),)),
-            id="a-rename-event-is-a-move",
-        ),
-        pytest.param(
-            {"a.md": A, "b.md": B},
-            {"b.md": SAME_B},
-            {"a.md"},
-            ChangePlan(gone=("a.md",), unchanged=("b.md",)),
-            id="observed-paths-count-even-outside-the-scope",
-        ),
-    ],
-)  # fmt: skip
+def case(
+    name: str,
+    known: dict[str, KnownNote],
+    observed: dict[str, ObservedFile],
+    expected: ChangePlan,
+    scope: set[str] | None = None,
+) -> Any:  # pytest's ParameterSet, which it does not export
+    """A row of the table: its name first, the watcher's scope only where a row has one."""
+    return pytest.param(known, observed, scope, expected, id=name)
+
+
+# fmt: off
+CASES = [
+    # name, the index's records, what the disk shows, the plan (, the paths a watcher event names)
+    case("empty-vault", {}, {}, ChangePlan()),
+    case("first-pass-all-new", {}, {"a.md": ObservedFile(1.0, 5)}, ChangePlan(new=("a.md",))),
+    case("same-size-and-mtime-is-unchanged-unread",
+         {"a.md": A, "b.md": B}, {"a.md": SAME_A, "b.md": SAME_B}, ChangePlan(unchanged=("a.md", "b.md"))),
+    case("new-mtime-unread-is-changed",
+         {"a.md": A}, {"a.md": ObservedFile(101.0, 10)}, ChangePlan(changed=("a.md",))),
+    case("new-size-is-changed",
+         {"a.md": A}, {"a.md": ObservedFile(100.0, 11)}, ChangePlan(changed=("a.md",))),
+    case("touched-but-same-content-is-unchanged",
+         {"a.md": A}, {"a.md": ObservedFile(150.0, 10, "hash-a")}, ChangePlan(unchanged=("a.md",))),
+    case("read-and-edited-is-changed",
+         {"a.md": A}, {"a.md": ObservedFile(150.0, 10, "hash-edited")}, ChangePlan(changed=("a.md",))),
+    case("deleted-is-gone",
+         {"a.md": A, "b.md": B}, {"a.md": SAME_A}, ChangePlan(gone=("b.md",), unchanged=("a.md",))),
+    case("same-content-under-a-new-path-is-a-move",
+         {"a.md": A}, {"x/a.md": ObservedFile(300.0, 10, "hash-a")},
+         ChangePlan(moved=(Move("a.md", "x/a.md"),))),
+    case("unread-new-file-is-no-move",
+         {"a.md": A}, {"x/a.md": ObservedFile(300.0, 10)}, ChangePlan(new=("x/a.md",), gone=("a.md",))),
+    case("a-copy-is-new-when-the-original-stays",
+         {"a.md": A}, {"a.md": SAME_A, "copy.md": ObservedFile(300.0, 10, "hash-a")},
+         ChangePlan(new=("copy.md",), unchanged=("a.md",))),
+    case("twins-pair-one-to-one-by-path",
+         {"a.md": A, "a2.md": KnownNote("hash-a", 1.0, 10)},
+         {"n1.md": ObservedFile(3.0, 10, "hash-a"), "n2.md": ObservedFile(4.0, 10, "hash-a"),
+          "n3.md": ObservedFile(5.0, 10, "hash-a")},
+         ChangePlan(new=("n3.md",), moved=(Move("a.md", "n1.md"), Move("a2.md", "n2.md")))),
+    case("a-watcher-event-leaves-notes-outside-its-scope-alone",
+         {"a.md": A, "b.md": B}, {"c.md": ObservedFile(1.0, 1)}, ChangePlan(new=("c.md",)), scope={"c.md"}),
+    case("a-rename-event-is-a-move",
+         {"a.md": A, "b.md": B}, {"x/b.md": ObservedFile(9.0, 20, "hash-b")},
+         ChangePlan(moved=(Move("b.md", "x/b.md"),)), scope={"b.md", "x/b.md"}),
+    case("observed-paths-count-even-outside-the-scope",
+         {"a.md": A, "b.md": B}, {"b.md": SAME_B},
+         ChangePlan(gone=("a.md",), unchanged=("b.md",)), scope={"a.md"}),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("known", "observed", "scope", "expected"), CASES)
 def test_plan(
     known: dict[str, KnownNote],
     observed: dict[str, ObservedFile],

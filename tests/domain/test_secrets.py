@@ -12,17 +12,16 @@ RSA_BODY = [
     "uVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvredZiKRkgwlL9xNAwxXFg0x/XFw005UWVRIkdgcKWTjpBP",
 ]
 RSA_KEY = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(RSA_BODY) + "\n-----END RSA PRIVATE KEY-----"
+# the two samples too long to share a table row with what they must find
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY99"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJlLWZha2UtZmFrZQ"
 
 
 @pytest.mark.parametrize(
     ("text", "secret", "kind"),
     [
         ("id AKIAQYLPMN5HFAKE1234 here", "AKIAQYLPMN5HFAKE1234", "aws-access-key"),
-        (
-            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY99",
-            "wJalrXUtnFEMI/K7MDENG",
-            "secret",
-        ),
+        (f"aws_secret_access_key = {AWS_SECRET}", "wJalrXUtnFEMI/K7MDENG", "secret"),
         ("token ghp_Zq8fAKEfAKEfAKE0123456789abcdefGHIJKL ok", "ghp_Zq8fAKE", "github-token"),
         ("github_pat_11AAFAKE0000_abcdefghijklmnopqrstuvwxyz0123", "github_pat_11AAFAKE", "github-token"),
         ("glpat-FaKe1234567890abcdefgh", "glpat-FaKe", "gitlab-token"),
@@ -33,11 +32,7 @@ RSA_KEY = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(RSA_BODY) + "\n-----EN
         ("maps AIzaSyFAKE-fake_FAKEfake1234567890abcde", "AIzaSyFAKE", "google-api-key"),
         ("npm_FAKEfake1234567890FAKEfake1234567890", "npm_FAKEfake", "npm-token"),
         ("hf_FAKEfakeFAKEfakeFAKEfakeFAKEfake12", "hf_FAKEfake", "huggingface-token"),
-        (
-            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJlLWZha2UtZmFrZQ",
-            "eyJzdWIiOiJmYWtlIn0",
-            "jwt",
-        ),
+        (f"jwt {JWT}", "eyJzdWIiOiJmYWtlIn0", "jwt"),
         ("curl -H 'Authorization: Bearer FAKEtoken1234567890abcdef'", "FAKEtoken1234567890", "token"),
         ("Authorization: Basic ZmFrZTpmYWtlcGFzczEyMw==", "ZmFrZTpmYWtlcGFzczEyMw", "credentials"),
         ("password: hunter2", "hunter2", "password"),
