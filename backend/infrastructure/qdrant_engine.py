@@ -29,7 +29,7 @@ from backend.infrastructure.vector_query import VectorQuery
 DENSE = "dense"
 SPARSE = "sparse"
 
-# The collections of one index, named here only (a generation adds its suffix or folder: index_catalog.py).
+# The collections of one index, named here only (a generation adds its suffix or folder: index_catalog/).
 DEFAULT_BASE = "obsidian"
 
 

@@ -2,7 +2,7 @@
 rebuild command), nothing leaks a stack trace, and a rebuild from the vault serves again.
 
 The files are damaged for real (truncated, overwritten with garbage, deleted) in an index built by the
-service itself; the shard layout is qdrant-edge's (see backend/infrastructure/index_catalog.py).
+service itself; the shard layout is qdrant-edge's (see backend/infrastructure/index_catalog/edge.py).
 """
 
 from __future__ import annotations

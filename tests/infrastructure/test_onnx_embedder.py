@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -191,11 +192,13 @@ def test_the_embedder_leaves_the_cores_alone_once_a_call_is_answered(cache_dir: 
     try:
         embed("warm up")
         burnt = []
-        for text in ("what did I write about Qdrant?", LONG_TEXT):
+        for text in ("what did I write about Qdrant?", LONG_TEXT) * 3:
             embed(text)
             started = time.process_time()
             time.sleep(0.2)
             burnt.append(time.process_time() - started)
-        assert max(burnt) < 0.01, f"CPU seconds used in the 0.2 s after each call: {burnt}"
+        # the median: a spinning pool burns ~40 ms after every call, while a busy machine (or another thread
+        # of this process) may add a stray tick to one window
+        assert statistics.median(burnt) < 0.01, f"CPU seconds used in the 0.2 s after each call: {burnt}"
     finally:
         embedder.close()
