@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from watchdog.observers.api import BaseObserver
 
 from backend.bootstrap import Services, build_services
 from backend.config import load_settings
@@ -261,10 +262,15 @@ def test_searches_keep_answering_while_a_rebuild_runs(vault: Path, tmp_path: Pat
 
 
 def test_a_dead_watcher_is_restarted_reported_and_misses_nothing(app: LiveApp, vault: Path) -> None:
-    watcher = app.services.supervisor.watcher
-    assert watcher is not None
-    observer = watcher._observer  # noqa: SLF001 - killed under the service, as a crash would
-    assert observer is not None
+    assert app.services.supervisor.watcher is not None
+    # the watchdog observer following this vault is a thread of its own: stopped under the service, as a crash
+    # would stop it
+    [observer] = [
+        t
+        for t in threading.enumerate()
+        if isinstance(t, BaseObserver)
+        and any(Path(e.watch.path).resolve() == vault.resolve() for e in t.emitters)
+    ]
     observer.stop()
     write(vault, "While down.md", "# While down\n\nwombat sighting\n")  # nobody may be watching now
     app.wait_until(lambda: app.top("wombat") == "While down.md", "a note saved while the watcher was dead")

@@ -226,10 +226,10 @@ def test_the_settings_build_the_server_client_and_layout(tmp_path: Any) -> None:
     catalog = build_catalog(settings)
     try:
         assert isinstance(catalog, ClientIndexCatalog)
-        options = catalog._client.init_options  # noqa: SLF001
+        options = catalog.connection
         assert (options["url"], options["api_key"], options["prefer_grpc"]) == (url, "s3cret", True)
         assert (options["grpc_port"], options["timeout"]) == (7334, 12)
-        assert catalog._options == CLUSTER  # noqa: SLF001
+        assert catalog.options == CLUSTER
         assert catalog.collections("g1") == ("work_chunks_g1", "work_notes_g1", "work_links_g1")
     finally:
         catalog.close()

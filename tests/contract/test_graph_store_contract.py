@@ -12,8 +12,10 @@ from qdrant_client import QdrantClient
 from backend.application.ports import GraphStore
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
+from backend.domain.models import IndexIdentity
 from backend.infrastructure.qdrant_client_engine import ClientEngine
 from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from backend.infrastructure.qdrant_engine import Collection
 from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
 from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer
 
@@ -37,6 +39,18 @@ class CallSpy:
         return recorded
 
 
+class SpiedEdgeEngine(EdgeEngine):
+    """The edge engine, each shard it makes wrapped in a `CallSpy`: shards are opened inside the engine, so
+    making them is where they can be watched."""
+
+    def __init__(self, root: Path, calls: list[str]) -> None:
+        super().__init__(root)
+        self._calls = calls
+
+    def _make(self, collection: Collection, identity: IndexIdentity | None) -> Any:
+        return CallSpy(super()._make(collection, identity), self._calls)
+
+
 class GraphBackend(Backend[GraphStore]):
     def spied(self) -> tuple[GraphStore, list[str]]:
         """An ensured store whose every call into the Qdrant library is recorded (after `ensure`)."""
@@ -45,11 +59,8 @@ class GraphBackend(Backend[GraphStore]):
             store = self.keep(QdrantGraphStore(ClientEngine(CallSpy(QdrantClient(":memory:"), calls))))  # type: ignore[arg-type]
             store.ensure()
         else:
-            engine = EdgeEngine(self._tmp / "edge")
-            store = self.keep(QdrantGraphStore(engine))
+            store = self.keep(QdrantGraphStore(SpiedEdgeEngine(self._tmp / "edge", calls)))
             store.ensure()
-            # The shards are opened inside the engine; wrapping them is the only way to watch them.
-            engine._shards = {name: CallSpy(shard, calls) for name, shard in engine._shards.items()}  # type: ignore[misc]  # noqa: SLF001
         calls.clear()
         return store, calls
 

@@ -64,6 +64,16 @@ class ClientIndexCatalog(GenerationCatalog):
         self._generation_collection = re.compile(re.escape(base) + r"_(?:chunks|notes|links)_g([1-9][0-9]*)")
         self._closed = False
 
+    @property
+    def options(self) -> CollectionOptions | None:
+        """How the collections this catalog creates are laid out (shards, replication, on disk)."""
+        return self._options
+
+    @property
+    def connection(self) -> dict[str, Any]:
+        """The client's connection settings (url, api_key, gRPC, timeout) as qdrant-client recorded them."""
+        return dict(self._client.init_options)
+
     def collections(self, generation: str) -> tuple[str, str, str]:
         """The generation's chunk, note and link collection names (the plain names for the legacy g0)."""
         self._check_name(generation)
