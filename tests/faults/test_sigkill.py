@@ -71,7 +71,7 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
             status = service.get("/index/status").json()
             job = status["job"]
             assert job["phase"] == phase, job
-            # mid-way; the dense pass embeds up to DENSE_WINDOW (256) chunks a call, so with these 200 chunks
+            # mid-way; the dense pass embeds up to DENSE_WINDOW (1024) chunks a call, so with these 200 chunks
             # its kill falls while that call is half answered, before any note of it is written
             written = 1 if phase == "indexing" else 0
             assert written <= job["done"] < job["total"], job
