@@ -276,11 +276,14 @@ class Settings(BaseSettings):
         description="A folder with the ONNX graph prepared by `python -m backend prepare-model` (the "
         "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
     )
-    onnx_variant: Literal["fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32"] = Field(
-        "int8-opt-ffn2fp32",
+    onnx_variant: Literal[
+        "fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32", "int8-opt-outliers"
+    ] = Field(
+        "int8-opt-outliers",
         description="Build of the in-process model: fp32 as exported, -opt after onnxruntime's transformer "
-        "optimiser, int8 dynamically quantised (-ffn2fp32: but each layer's feed-forward output). Part of "
-        "the index identity: changing it needs a rebuild (POST /index/rebuild).",
+        "optimiser, int8 dynamically quantised (-ffn2fp32: but each layer's feed-forward output; -outliers: "
+        "but that output's few widest input channels). Part of the index identity: changing it needs a "
+        "rebuild (POST /index/rebuild).",
     )
     onnx_threads: int | None = Field(
         None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
@@ -293,10 +296,10 @@ class Settings(BaseSettings):
         "graph); unset = one per core.",
     )
     onnx_query_spinning: bool = Field(
-        False,
+        True,
         description="Let the query session's idle thread spin-wait briefly (30 us) between operators, never "
-        "after the query: ~1.2x faster query embedding when the cores are mostly idle, a much worse p95 when "
-        "other programs keep them busy.",
+        "after the query: 1.2-1.4x faster query embedding while the cores are idle or moderately busy; set "
+        "false on a machine other programs keep oversubscribed, where it made the p95 much worse.",
     )
 
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)

@@ -65,6 +65,10 @@ class Variant:
         return self.name
 
 
+# The default variant before int8-opt-outliers, and how the service ran it.
+PREVIOUS_DEFAULT = "int8-opt-ffn2fp32"
+
+
 def variants(default_window: int) -> list[Variant]:
     best = onnx_minilm.DEFAULT_VARIANT
     w = default_window
@@ -74,6 +78,8 @@ def variants(default_window: int) -> list[Variant]:
         Variant("fp32-opt (transformer optimiser)", "fp32-opt"),
         Variant("int8", "int8"),
         Variant("int8-opt", "int8-opt"),
+        Variant(PREVIOUS_DEFAULT, PREVIOUS_DEFAULT),
+        Variant(f"{PREVIOUS_DEFAULT}, sorted over {w}, batch 16 (service before)", PREVIOUS_DEFAULT, 16, w),
         Variant(best, best),
         Variant(f"{best}, arrival order", best, window=32),  # one call per batch: nothing is reordered
         Variant(f"{best}, sorted over {w}", best, window=w),
@@ -180,8 +186,8 @@ def query_paths(
     cache: Path,
 ) -> dict[str, Callable[[str], list[float]]]:
     """How a query can be embedded: today's graph through the batch path (as before the query session),
-    each graph's `embed_query` (the query session, service defaults), and the default variant's batch path
-    and query session under other thread settings."""
+    each graph's `embed_query` (the query session, the embedder's defaults), the previous default variant as
+    the service ran it, and the default variant's batch path and query session under each thread setting."""
     best = onnx_minilm.DEFAULT_VARIANT
     paths: dict[str, Callable[[str], list[float]]] = {
         f"{graphs[0].label}, batch path": lambda q: today.embed_documents([q])[0],
@@ -190,14 +196,16 @@ def query_paths(
         paths[f"{v.label}, query session"] = built[v].embed_query
     default = next(built[v] for v in graphs if v.graph == best)
     paths[f"{best}, batch path (before the query session)"] = lambda q: default.embed_documents([q])[0]
-    for threads, spinning in ((None, True), (1, False), (1, True)):
+    settings = [(PREVIOUS_DEFAULT, None, False)]  # the service before this change: no spin
+    settings += [(best, threads, spin) for threads in (None, 1) for spin in (False, True)]
+    for variant, threads, spinning in settings:
         embedder = OnnxMiniLMEmbedder(
-            cache_dir=cache, variant=best, query_threads=threads, query_spinning=spinning
+            cache_dir=cache, variant=variant, query_threads=threads, query_spinning=spinning
         )
         embedder.load()
         QUERY_EMBEDDERS.append(embedder)
         setting = f"{threads or 'default'} thread(s), {'spinning' if spinning else 'no spin'}"
-        paths[f"{best}, query session, {setting}"] = embedder.embed_query
+        paths[f"{variant}, query session, {setting}"] = embedder.embed_query
     return paths
 
 

