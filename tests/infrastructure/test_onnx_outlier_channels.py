@@ -11,6 +11,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder, locate_model_dir
+from backend.infrastructure.embedders.onnx_model_files import load_tokenizer
 from backend.infrastructure.embedders.onnx_outlier_channels import OUTLIER_CHANNELS, split_ffn_outputs
 from backend.infrastructure.embedders.onnx_variant_build import build_fp32_model, build_optimized_model
 
@@ -42,10 +43,9 @@ def test_splitting_off_the_outlier_channels_computes_the_same_vectors_in_float32
     fp32, optimized, split = tmp_path / "fp32.onnx", tmp_path / "opt.onnx", tmp_path / "split.onnx"
     build_fp32_model(model_dir, fp32)
     build_optimized_model(model_dir, fp32, optimized, fuse_skip_layer_norm=False)
-    kept = split_ffn_outputs(optimized, model_dir / "tokenizer.json", split)
+    kept = split_ffn_outputs(optimized, model_dir, split)
     assert len(kept) == 6  # one per layer of all-MiniLM-L6-v2
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length=256)
+    tokenizer = load_tokenizer(model_dir)
     texts = _notes()[:12]
     np.testing.assert_allclose(_run(split, tokenizer, texts), _run(optimized, tokenizer, texts), atol=2e-5)
     widths = [

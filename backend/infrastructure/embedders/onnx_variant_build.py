@@ -54,7 +54,7 @@ def build_variant(model_dir: Path, variant: str, target: Path) -> None:
             kept_fp32 = _ffn_output_projections(current)
         elif recipe.ffn_output == "outliers-fp32":
             split = Path(scratch) / "split.onnx"
-            kept_fp32 = split_ffn_outputs(current, model_dir / "tokenizer.json", split)
+            kept_fp32 = split_ffn_outputs(current, model_dir, split)
             current = split
         build_int8_model(current, target, keep_fp32=kept_fp32)
 
