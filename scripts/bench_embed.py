@@ -36,6 +36,7 @@ from typing import TypeVar
 import numpy as np
 import onnxruntime as ort
 
+from backend.application.dense_pass import DENSE_WINDOW
 from backend.application.index_texts import embedding_text
 from backend.domain.chunking import chunk_note
 from backend.infrastructure.embedders import onnx_minilm
@@ -235,7 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--zettel", type=int, default=1200, help="Zettelkasten chunks per measurement")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--queries", type=int, default=200, help="SciFact claims for query latency")
-    ap.add_argument("--window", type=int, default=256, help="chunks per call of the sorted-window variants")
+    ap.add_argument(
+        "--window",
+        type=int,
+        default=DENSE_WINDOW,
+        help="chunks per call of the sorted-window variants (default: the dense pass's, as the service runs)",
+    )
     ap.add_argument("--baseline-ref", default=BASELINE_REF)
     ap.add_argument("--corpora", type=Path, default=CORPORA)
     ap.add_argument("--models-cache", type=Path, default=Path("data/models"))
