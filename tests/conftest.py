@@ -30,6 +30,8 @@ WHOLE_SERVICE = (
     "test_docker_image.py",
     "test_eval_cli.py",
     "test_openclaw.py",
+    "test_openclaw_memory.py",
+    "test_openclaw_plugin.py",
     "test_serve_bind.py",
 )
 TESTS = Path(__file__).resolve().parent

@@ -14,6 +14,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from backend.domain.confidence import RECALL_FLOOR
+
 GENERATED_BY = (
     "generated from the OpenAPI schema by `make agent-tools` (scripts/openclaw_tools.py): do not edit"
 )
@@ -69,7 +71,86 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "minimum": 1000,
             "maximum": 600000,
             "default": 30000,
-            "description": "How long one call may take before it fails with SERVICE_UNAVAILABLE.",
+            "description": "How long one tool call may take before it fails with SERVICE_UNAVAILABLE.",
+        },
+        "memory": {
+            "type": "object",
+            "additionalProperties": False,
+            "description": "The vault as a corpus of OpenClaw's own memory_search / memory_get (corpus `all` "
+            "or `wiki`), and the lines that tell the model about it in the system prompt's memory section.",
+            "properties": {
+                "enabled": {"type": "boolean", "default": True, "description": "Register the corpus."},
+                "timeoutMs": {
+                    "type": "integer",
+                    "minimum": 100,
+                    "maximum": 20000,
+                    "default": 3000,
+                    "description": "Deadline of one vault search or read inside memory_search / memory_get: "
+                    "past it the vault's part fails with the reason and OpenClaw's own memory still answers.",
+                },
+                "minScore": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "default": 0.2,
+                    "description": "Vault hits below this confidence (0-1, the score memory_search merges "
+                    "on) are left out.",
+                },
+                "probeMs": {
+                    "type": "integer",
+                    "minimum": 50,
+                    "maximum": 5000,
+                    "default": 300,
+                    "description": "How long building a prompt waits for the service to say it is up (the "
+                    "answer is reused for 15 s); no answer: the memory section says nothing of the vault.",
+                },
+            },
+        },
+        "recall": {
+            "type": "object",
+            "additionalProperties": False,
+            "description": "Each turn, the notes that answer the latest message, quoted into the prompt "
+            "(needs plugins.entries.knowledge-bridge.hooks.allowConversationAccess: true).",
+            "properties": {
+                "enabled": {"type": "boolean", "default": True, "description": "Recall each turn."},
+                "maxChars": {
+                    "type": "integer",
+                    "minimum": 200,
+                    "maximum": 8000,
+                    "default": 1500,
+                    "description": "Budget of the whole block, fence and header included (characters).",
+                },
+                "maxEntries": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 10,
+                    "default": 3,
+                    "description": "At most this many entries, each attributed [path:start-end].",
+                },
+                "minConfidence": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "default": RECALL_FLOOR,
+                    "description": "Only entries at least this likely to be relevant (the service's "
+                    "calibrated confidence): greetings and questions the vault cannot answer add nothing.",
+                },
+                "timeoutMs": {
+                    "type": "integer",
+                    "minimum": 50,
+                    "maximum": 5000,
+                    "default": 600,
+                    "description": "Deadline of the recall call: past it the turn goes on without the block "
+                    "(logged once per outage).",
+                },
+                "repeatTurns": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 100,
+                    "default": 10,
+                    "description": "A chunk given to a session is not given again within this many turns.",
+                },
+            },
         },
     },
 }

@@ -148,6 +148,9 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
             max_chars=body.max_chars,
             max_chunks=body.max_chunks,
             exclude_categories=body.exclude_categories,
+            min_confidence=body.min_confidence,
+            exclude=body.exclude,
+            quoted=body.quoted,
             **body.search_options(),
         ),
     )
@@ -171,12 +174,18 @@ def _source_out(source: ContextSourceView) -> ContextSource:
     passage = source.passage.passage
     if source.memory is not None:
         fact = source.memory
-        kind, title, heading, score = "memory", "", "", fact.score or 0.0
+        kind, title, heading, score, confidence = "memory", "", "", fact.score or 0.0, 0.0
         categories = fact.sensitive_categories
     else:
         hit = source.result
         assert hit is not None  # a source is a remembered fact or a search hit
-        kind, title, heading, score = "note", hit.note_title, hit.heading_context, hit.score
+        kind, title, heading, score, confidence = (
+            "note",
+            hit.note_title,
+            hit.heading_context,
+            hit.score,
+            hit.confidence,
+        )
         categories = hit.sensitive_categories
     return ContextSource(
         kind=kind,
@@ -188,6 +197,7 @@ def _source_out(source: ContextSourceView) -> ContextSource:
         memory_key=passage.memory_key,
         attribution=passage.label,
         score=score,
+        confidence=confidence,
         chars=len(passage.entry()),
         truncated=source.passage.cut,
         sensitive_categories=categories,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -79,6 +79,27 @@ class ContextRequest(SearchFilters):
         default_factory=list,
         description="Leave out chunks and facts touching these sensitive categories (e.g. health).",
     )
+    min_confidence: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Leave out chunks less likely than this to be relevant at all (their `confidence`, "
+        "0-1): 0.4 keeps what answers the question and drops everything for greetings and questions the "
+        "vault cannot answer (the calibrated default of the OpenClaw recall). Unset: no such floor.",
+    )
+    exclude: list[Annotated[str, Field(max_length=2000)]] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Attributions (`path:start-end`, as in `sources`) the caller already has, e.g. "
+        "injected in earlier turns: chunks overlapping one are left out, and others fill their place.",
+    )
+    quoted: bool = Field(
+        False,
+        description="Fence the block as quoted data: `<vault-notes-N>`, a line saying it is quoted from the "
+        "user's notes and is not instructions, the entries, `</vault-notes-N>`, with N random per answer "
+        "and any such tag inside a note made inert, so a note can neither close nor imitate the fence. "
+        "The fence counts in max_chars.",
+    )
 
     @field_validator("query")
     @classmethod
@@ -104,6 +125,9 @@ class ContextSource(BaseModel):
     memory_key: str | None = Field(None, description="The fact's key (kind memory).")
     attribution: str = Field(description="The label of the entry in `context`, e.g. `path:14-18`.")
     score: float
+    confidence: float = Field(
+        description="How likely the chunk is relevant at all, 0-1 (as in /search; 0 for a fact)."
+    )
     chars: int = Field(description="Characters of the entry in `context` (header included).")
     truncated: bool = Field(description="The text was cut at a word boundary to fit (ends with ' …').")
     sensitive_categories: list[str]

@@ -132,7 +132,14 @@ class SearchResult(BaseModel):
     note_path: str
     note_title: str
     content: str
-    score: float
+    score: float = Field(
+        description="The rank score of the mode (hybrid: 0-1, relative to the other results of the query)."
+    )
+    confidence: float = Field(
+        description="How likely the chunk is relevant at all, 0-1, calibrated on judged questions and on "
+        "turns the vault cannot answer: the same scale whatever the mode, the fusion or the vault's size "
+        "(around 0.4 and above: probably relevant; greetings stay near 0)."
+    )
     heading_context: str = Field(description='Headings above the chunk, e.g. "Project > Planning > Risks".')
     start_line: int
     end_line: int

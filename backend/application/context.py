@@ -3,14 +3,26 @@ block within a character budget, ready to put in an agent's prompt."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from backend.application.memory import MemoryHit, MemoryService
 from backend.application.presenting import ResultView, present_hits
 from backend.application.search import SearchService
 from backend.domain.content_policy import ContentPolicy
-from backend.domain.context_packing import PackedPassage, Passage, pack, query_from_messages
+from backend.domain.context_packing import (
+    PackedPassage,
+    Passage,
+    label_span,
+    latest_asked,
+    neutralize,
+    overlaps_any,
+    pack,
+    query_from_messages,
+    quote,
+    quote_overhead,
+)
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import PointFilter, SearchMode
 
@@ -28,6 +40,9 @@ class ContextQuery:
     threshold: float | None = None
     include_memory: bool = False
     exclude_categories: Sequence[str] = ()
+    min_confidence: float | None = None  # leave out hits less likely than this to be relevant
+    exclude: Sequence[str] = ()  # attributions (`path:start-end`) the caller already has: not again
+    quoted: bool = False  # the block fenced as quoted data (see context_packing.quote)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,21 +79,35 @@ class ContextService:
 
     def build(self, request: ContextQuery) -> ContextResult:
         query = (request.query or "").strip()
+        focus = None
         if not query:
             if not request.messages:
                 raise InvalidRequestError("give a query or the last messages of the conversation")
             query = query_from_messages(request.messages)
+            # the conversation ranks; what is asked now decides whether a hit is worth giving at all
+            focus = latest_asked(request.messages)
         excluded = {name.casefold() for name in request.exclude_categories}
-        # excluded chunks leave gaps: ask for more candidates so the budget can still be filled
-        wanted = request.max_chunks * (2 if excluded else 1)
+        given = [span for span in map(label_span, request.exclude) if span is not None]
+        # left-out chunks leave gaps: ask for more candidates so the budget can still be filled
+        wanted = request.max_chunks * (2 if excluded else 1) + len(given)
         outcome = self._search.search(
             query,
             top_k=wanted,
             mode=request.mode,
             point_filter=request.point_filter,
             threshold=request.threshold,
+            focus=focus,
         )
-        views = present_hits(outcome.hits[:wanted], query, self._policy, stemming=self._stemming)
+        floor = request.min_confidence
+        hits = [
+            hit
+            for hit in outcome.hits[:wanted]
+            if (floor is None or (hit.confidence or 0.0) >= floor)
+            and not overlaps_any(
+                _path(hit.payload), _line(hit.payload, "start"), _line(hit.payload, "end"), given
+            )
+        ]
+        views = present_hits(hits, query, self._policy, stemming=self._stemming)
         views = [v for v in views if not excluded & {c.casefold() for c in v.sensitive_categories}]
         views = views[: request.max_chunks]
         facts: list[MemoryHit] = []
@@ -89,7 +118,13 @@ class ContextService:
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]
         # remembered facts first: they are what the user chose to keep, and short
         candidates: list[ResultView | MemoryHit] = [*facts, *views]
-        packed = pack([_passage(c) for c in candidates], request.max_chars)
+        passages = [_passage(c) for c in candidates]
+        nonce = secrets.token_hex(8) if request.quoted else ""
+        if request.quoted:
+            passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
+            packed = pack(passages, max(0, request.max_chars - quote_overhead(nonce)))
+        else:
+            packed = pack(passages, request.max_chars)
         sources = [
             ContextSourceView(
                 passage=p,
@@ -100,9 +135,10 @@ class ContextService:
             for c in (candidates[p.index],)
         ]
         sensitive = any(candidates[p.index].sensitive_categories for p in packed.included)
+        block = quote(packed.block, nonce) if request.quoted and packed.block else packed.block
         return ContextResult(
             query=query,
-            block=packed.block,
+            block=block,
             sources=sources,
             omitted=packed.omitted,
             mode=outcome.mode,
@@ -128,3 +164,11 @@ def _passage(candidate: ResultView | MemoryHit) -> Passage:
         title=candidate.heading_context or candidate.note_title,
         text=candidate.content,
     )
+
+
+def _path(payload: dict[str, object]) -> str:
+    return str(payload.get("note_path", ""))
+
+
+def _line(payload: dict[str, object], end: str) -> int:
+    return int(str(payload.get(f"{end}_line", 0)))

@@ -18,6 +18,7 @@ class ResultView:
     note_title: str
     content: str  # secrets redacted
     score: float
+    confidence: float  # how likely the hit is relevant at all (0..1; backend/domain/confidence.py)
     heading_context: str
     start_line: int
     end_line: int
@@ -57,6 +58,7 @@ def present_hits(
                 note_title=str(p.get("note_title", "")),
                 content=content.text,
                 score=hit.score,
+                confidence=hit.confidence if hit.confidence is not None else 0.0,
                 heading_context=heading,
                 start_line=int(p.get("start_line", 0)),
                 end_line=int(p.get("end_line", 0)),

@@ -9,11 +9,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from backend.application.hit_confidence import (
+    ChunkCounter,
+    Sides,
+    SideScores,
+    evidence_of,
+    read_sides,
+    with_confidence,
+)
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
+from backend.domain.confidence import Evidence
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.result_rules import (
     LineSpan,
@@ -41,6 +50,7 @@ class SearchOutcome:
     embed_ms: float = 0.0  # time spent embedding the query
     store_ms: float = 0.0  # time spent in the store query
     time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
+    evidence: list[Evidence] = field(default_factory=list)  # what each hit's confidence was computed from
 
     @property
     def degraded(self) -> bool:
@@ -72,6 +82,7 @@ class SearchService:
         self._encoder = encoder
         self._index = index
         self._options = options or SearchOptions()
+        self._chunks = ChunkCounter()
 
     def search(
         self,
@@ -84,9 +95,12 @@ class SearchService:
         include_related: bool = False,
         threshold: float | None = None,
         max_chunks_per_note: int | None = None,
+        focus: str | None = None,
     ) -> SearchOutcome:
         """`candidates` widens the fused list (evaluation needs enough chunks to fill 10 notes).
         `max_chunks_per_note` caps the chunks of one note (None: the configured default).
+        `focus`: the part of `query` the hits' confidence judges them by (a conversation's latest message,
+        when `query` holds earlier ones too to rank by); None: the whole query.
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
         point_filter = safe_filter(point_filter)
@@ -103,7 +117,7 @@ class SearchService:
             )
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
             per_note = max_chunks_per_note or self._options.max_chunks_per_note
-            return self._search(
+            outcome, sides = self._search(
                 live,
                 query,
                 top_k,
@@ -115,6 +129,8 @@ class SearchService:
                 warnings,
                 per_note,
             )
+            judged = self._encoder.encode_query(focus if focus is not None else query)
+            return self._confident(live, outcome, sides, judged)
 
     def _search(
         self,
@@ -128,7 +144,7 @@ class SearchService:
         threshold: float | None,
         warnings: list[str],
         per_note: int | None,
-    ) -> SearchOutcome:
+    ) -> tuple[SearchOutcome, Sides]:
         started = time.perf_counter()
         span = find_time_span(query, self._options.today()) if self._options.time_boost else None
         entity = self._entity_hits(live, query, point_filter)
@@ -161,14 +177,15 @@ class SearchService:
                 mode = SearchMode.KEYWORD
         sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
         if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
-            return SearchOutcome(
+            found = SearchOutcome(
                 hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings, time_intent=span
             )
+            return found, Sides(None, None)
 
         embed_ms = (time.perf_counter() - started) * 1000
         limit = max(top_k, candidates or 0, self._options.prefetch_limit)
         started = time.perf_counter()
-        points = self._query(
+        points, sides = self._query(
             live,
             dense,
             sparse if sparse is not None and not sparse.is_empty else None,
@@ -182,12 +199,15 @@ class SearchService:
             points = [_boosted(p, span, self._options.time_boost) for p in points]
         fused = [p for p in sorted(points, key=_best_first) if p.id not in named]
         matched = _put_first(entity, fused, threshold, per_note, own_scale=mode is SearchMode.KEYWORD)
+        if sides is None:  # the fusion did not read both sides' own scores: read them for the confidence
+            keywords = sparse if sparse is not None else self._encoder.encode_query(query)
+            sides = read_sides(live, dense, keywords, limit, point_filter)
         hits = matched[:size]
         related: list[RelatedNote] = []
         if include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[:top_k]))
             related = live.graph.related(paths)
-        return SearchOutcome(
+        found = SearchOutcome(
             hits=hits,
             total_hits=len(matched),
             mode=mode,
@@ -197,6 +217,7 @@ class SearchService:
             store_ms=store_ms,
             time_intent=span,
         )
+        return found, sides
 
     def _query(
         self,
@@ -205,12 +226,13 @@ class SearchService:
         sparse: SparseVector | None,
         limit: int,
         point_filter: PointFilter | None,
-    ) -> list[ScoredPoint]:
-        """The fused candidates: RRF or DBSF inside one store query; score fusion (which the engines do not
-        offer) over both sides' ids and scores, fused by the domain's rule so both engines rank alike, then
-        the payloads of the candidates kept (reading them for both whole sides cost ~18% of p95)."""
+    ) -> tuple[list[ScoredPoint], Sides | None]:
+        """The fused candidates, and both sides' raw scores where the fusion read them: RRF or DBSF inside
+        one store query; score fusion (which the engines do not offer) over both sides' ids and scores, fused
+        by the domain's rule so both engines rank alike, then the payloads of the candidates kept (reading
+        them for both whole sides cost ~18% of p95)."""
         if self._options.fusion != "score" or dense is None or sparse is None:
-            return live.store.query(
+            points = live.store.query(
                 dense=dense,
                 sparse=sparse,
                 limit=limit,
@@ -220,7 +242,10 @@ class SearchService:
                 rrf_weights=self._options.rrf_weights,
                 fusion=self._options.fusion,
             )
+            # keyword only: the points' scores are that side's own; otherwise they are fused
+            return points, Sides(None, SideScores.of_points(points, limit)) if dense is None else None
         sides = live.store.rank_sides(dense=dense, sparse=sparse, limit=limit, point_filter=point_filter)
+        raw = Sides(SideScores.of(sides[0], limit), SideScores.of(sides[1], limit))
         fused = fusion.top_scaled(sides, self._options.rrf_weights)
         ranked = sorted(fused.items(), key=lambda item: -item[1])
         # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
@@ -233,7 +258,18 @@ class SearchService:
             for point_id, score in ranked[:cut]
             if point_id in payloads  # deleted meanwhile by the writer
         ]
-        return sorted(points, key=_best_first)[:limit]
+        return sorted(points, key=_best_first)[:limit], raw
+
+    def _confident(
+        self, live: LiveIndex, outcome: SearchOutcome, sides: Sides, judged: SparseVector
+    ) -> SearchOutcome:
+        """The outcome with each hit's confidence, and what it was computed from."""
+        hits = outcome.hits
+        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._encoder)
+        model = self._embedder.model_name if self._embedder is not None else None
+        chunks = self._chunks.count(live) if hits else 0
+        hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
+        return replace(outcome, hits=hits, evidence=evidence)
 
     def _entity_hits(
         self, live: LiveIndex, query: str, point_filter: PointFilter | None

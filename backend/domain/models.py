@@ -94,6 +94,8 @@ class ScoredPoint:
     id: str
     score: float
     payload: dict[str, Any]
+    # how likely the hit is relevant at all (0..1, domain/confidence.py); None until the search sets it
+    confidence: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

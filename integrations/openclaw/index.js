@@ -1,7 +1,9 @@
-// Knowledge Bridge for OpenClaw: one agent tool per operation of the service's HTTP API.
+// Knowledge Bridge for OpenClaw: the user's Obsidian vault as agent tools, as a corpus of OpenClaw's own
+// memory (memory_search / memory_get, and a few lines of the system prompt's memory section), and as recall:
+// each turn, the notes that answer the latest message, quoted into the prompt.
 //
 // The tools (names, descriptions, JSON Schemas, HTTP calls) are in tools.json, generated from the service's
-// OpenAPI schema (`make agent-tools`); this file only registers them and makes the calls. Each result's
+// OpenAPI schema (`make agent-tools`); this file registers them and makes the calls. Each result's
 // `details` (and its text, which the model reads) is
 //   {ok: true,  status: "healthy" | "degraded", result: <the service's answer>}
 //   {ok: false, status: "healthy" | "degraded" | "unavailable", error: {error_code, detail, recoverable, suggestion}}
@@ -10,32 +12,14 @@
 import { readFileSync } from "node:fs";
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 
-const TOOLS = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8")).tools;
-const MANIFEST = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
-const DEFAULTS = {
-  baseUrl: "http://127.0.0.1:8000",
-  ...Object.fromEntries(
-    Object.entries(MANIFEST.configSchema.properties)
-      .filter(([, schema]) => schema.default !== undefined)
-      .map(([name, schema]) => [name, schema.default]),
-  ),
-};
+import { recallHook } from "./recall.js";
+import { fetchJson, MANIFEST, ServiceError, settings } from "./service.js";
+import { ServiceHealth, vaultCorpus, vaultPromptLines } from "./vault-memory.js";
 
+const TOOLS = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8")).tools;
 const HEALTH = new Set(["healthy", "degraded", "unavailable"]); // what search and context answers say
 
-// Precedence: the plugin's config (plugins.entries.knowledge-bridge.config), then the environment the skill
-// uses too (KB_URL, KB_API_KEY: one setting for both in a container), then the schema's defaults.
-function settings(pluginConfig) {
-  const config = pluginConfig ?? {};
-  const pick = (name, variable) => config[name] ?? (process.env[variable] || undefined) ?? DEFAULTS[name];
-  return {
-    baseUrl: String(pick("baseUrl", "KB_URL")).replace(/\/+$/, ""),
-    apiKey: pick("apiKey", "KB_API_KEY"),
-    timeoutMs: Number(config.timeoutMs ?? DEFAULTS.timeoutMs),
-  };
-}
-
-function request(route, params) {
+function requestOf(route, params) {
   let path = route.path;
   for (const name of route.path_params) {
     // slashes too: fetch would resolve a `..` segment itself, so the service could not refuse it
@@ -50,79 +34,73 @@ function request(route, params) {
     if (params[name] !== undefined) body[name] = params[name];
   }
   const search = query.size ? `?${query}` : "";
-  return { path: path + search, body: route.body_params.length ? JSON.stringify(body) : undefined };
-}
-
-function unavailable(detail, suggestion) {
-  return {
-    ok: false,
-    status: "unavailable",
-    error: { error_code: "SERVICE_UNAVAILABLE", detail, recoverable: true, suggestion },
-  };
+  return { method: route.method, path: path + search, body: route.body_params.length ? body : undefined };
 }
 
 async function call(config, route, params) {
-  const { path, body } = request(route, params);
-  const headers = { accept: "application/json" };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
-  let response;
+  let answered;
   try {
-    response = await fetch(config.baseUrl + path, {
-      method: route.method,
-      headers,
-      body,
-      signal: AbortSignal.timeout(config.timeoutMs),
-    });
+    answered = await fetchJson(config, requestOf(route, params));
   } catch (error) {
-    const reason = error?.name === "TimeoutError" ? `no answer within ${config.timeoutMs} ms` : String(error?.cause?.code ?? error?.message ?? error);
-    return unavailable(
-      `Knowledge Bridge at ${config.baseUrl} did not answer (${reason})`,
-      `Start the service (\`make run\`) or fix plugins.entries.knowledge-bridge.config.baseUrl; retry then.`,
-    );
+    if (!(error instanceof ServiceError)) throw error;
+    return {
+      ok: false,
+      status: "unavailable",
+      error: { error_code: error.code, detail: error.detail, recoverable: true, suggestion: error.suggestion },
+    };
   }
-  let answer;
-  try {
-    answer = await response.json();
-  } catch {
-    return unavailable(
-      `Knowledge Bridge at ${config.baseUrl} answered HTTP ${response.status} without JSON`,
-      "Check that baseUrl points at the Knowledge Bridge service.",
-    );
-  }
-  const health = response.status >= 500 ? "unavailable" : "healthy";
-  if (!response.ok) {
-    return { ok: false, status: health, error: answer };
-  }
+  const { status, ok, answer } = answered;
+  const health = status >= 500 ? "unavailable" : "healthy";
+  if (!ok) return { ok: false, status: health, error: answer };
   return { ok: true, status: HEALTH.has(answer?.status) ? answer.status : health, result: answer };
 }
 
-function register(api) {
+function registerTools(api) {
   for (const tool of TOOLS) {
-    api.registerTool({
-      name: tool.name,
-      label: tool.label,
-      description: tool.description,
-      parameters: tool.parameters,
-      async execute(_toolCallId, params) {
-        const args = params ?? {};
-        const route = tool.operation ? tool.http : tool.http[args.action];
-        const details = route
-          ? await call(settings(api.pluginConfig), route, args)
-          : {
-              ok: false,
-              status: "healthy",
-              error: {
-                error_code: "VALIDATION_ERROR",
-                detail: `action: must be one of ${Object.keys(tool.http).join(", ")}`,
-                recoverable: true,
-                suggestion: "Fix the request fields named in detail.",
-              },
-            };
-        return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+    api.registerTool(
+      {
+        name: tool.name,
+        label: tool.label,
+        description: tool.description,
+        parameters: tool.parameters,
+        async execute(_toolCallId, params) {
+          const args = params ?? {};
+          const route = tool.operation ? tool.http : tool.http[args.action];
+          const details = route
+            ? await call(settings(api.pluginConfig), route, args)
+            : {
+                ok: false,
+                status: "healthy",
+                error: {
+                  error_code: "VALIDATION_ERROR",
+                  detail: `action: must be one of ${Object.keys(tool.http).join(", ")}`,
+                  recoverable: true,
+                  suggestion: "Fix the request fields named in detail.",
+                },
+              };
+          return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+        },
       },
-    });
+      // an optional tool reaches a model only once the user allowlists it (tools.alsoAllow)
+      { optional: tool.optional === true },
+    );
   }
+}
+
+function register(api) {
+  registerTools(api);
+  const config = settings(api.pluginConfig);
+  const health = new ServiceHealth(api);
+  if (config.memory.enabled) {
+    api.registerMemoryCorpusSupplement(vaultCorpus(api, health));
+    api.registerMemoryPromptPreparation(vaultPromptLines(health));
+  }
+  // a conversation hook: OpenClaw runs it only once the user grants
+  // plugins.entries.knowledge-bridge.hooks.allowConversationAccess (and leaves allowPromptInjection on)
+  api.on("before_prompt_build", recallHook(api, health), {
+    requiresToolAuthority: true,
+    timeoutMs: config.recall.timeoutMs + 1000, // ours ends the call first; this only backs it up
+  });
 }
 
 export default definePluginEntry({

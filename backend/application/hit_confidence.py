@@ -1,0 +1,125 @@
+"""Each hit's confidence (backend/domain/confidence.py), from what the search already holds: the two sides'
+raw scores where the fusion read them, else one store call for them, and the hit's own keyword terms."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from backend.application.live_index import LiveIndex
+from backend.domain.confidence import Evidence, calibration_for
+from backend.domain.models import PointFilter, ScoredPoint, SparseVector
+from backend.domain.sparse import DocumentFields, SparseEncoder
+
+COUNT_TTL_SECONDS = 30.0  # the chunk count only scales the keyword score: a recent one is as good
+
+
+@dataclass(frozen=True, slots=True)
+class SideScores:
+    """One side's raw scores by point id, best first as the store gave them. A point not in a full list
+    scored at most its last score; one missing from a shorter list did not match at all."""
+
+    scores: Mapping[str, float]
+    floor: float  # what a point beyond the list is taken to score
+
+    @classmethod
+    def of(cls, ranked: Sequence[tuple[Hashable, float]], limit: int) -> SideScores:
+        scores = {str(point_id): float(score) for point_id, score in ranked}
+        floor = float(ranked[-1][1]) if len(ranked) >= limit and ranked else 0.0
+        return cls(scores, floor)
+
+    @classmethod
+    def of_points(cls, points: Sequence[ScoredPoint], limit: int) -> SideScores:
+        return cls.of([(point.id, point.score) for point in points], limit)
+
+    def score(self, point_id: str) -> float:
+        return self.scores.get(point_id, self.floor)
+
+
+@dataclass(frozen=True, slots=True)
+class Sides:
+    dense: SideScores | None
+    keyword: SideScores | None
+
+
+class ChunkCounter:
+    """The index's chunk count, read from the store at most every COUNT_TTL_SECONDS per store."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[int, float, int] | None = None  # (id of the store, when, count)
+
+    def count(self, live: LiveIndex) -> int:
+        now = time.monotonic()
+        seen = self._seen
+        if seen is not None and seen[0] == id(live.store) and now - seen[1] < COUNT_TTL_SECONDS:
+            return seen[2]
+        count = live.store.count()
+        self._seen = (id(live.store), now, count)
+        return count
+
+
+def read_sides(
+    live: LiveIndex,
+    dense: Sequence[float] | None,
+    sparse: SparseVector,
+    limit: int,
+    point_filter: PointFilter | None,
+) -> Sides:
+    """Both sides' raw scores in one store call (keyword only without a dense vector)."""
+    if dense is not None:
+        dense_side, keyword_side = live.store.rank_sides(
+            dense=dense, sparse=sparse, limit=limit, point_filter=point_filter
+        )
+        return Sides(SideScores.of(dense_side, limit), SideScores.of(keyword_side, limit))
+    if sparse.is_empty:
+        return Sides(None, None)
+    points = live.store.query(
+        dense=None, sparse=sparse, limit=limit, prefetch_limit=limit, point_filter=point_filter
+    )
+    return Sides(None, SideScores.of_points(points, limit))
+
+
+def evidence_of(
+    hits: Sequence[ScoredPoint], *, sides: Sides, query: SparseVector, encoder: SparseEncoder
+) -> list[Evidence]:
+    """What each hit shows about itself, in the order of `hits` (`query`: the terms it is judged by)."""
+    terms = set(query.indices)
+    best = max((hit.score for hit in hits), default=0.0)
+    return [
+        Evidence(
+            dense=sides.dense.score(hit.id) if sides.dense is not None else None,
+            keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
+            covered=len(terms & _terms_of(hit.payload, encoder)) if terms else 0,
+            query_terms=len(terms),
+            relative=hit.score / best if best > 0 else 0.0,
+        )
+        for hit in hits
+    ]
+
+
+def with_confidence(
+    hits: Sequence[ScoredPoint], evidence: Sequence[Evidence], *, model: str | None, dense: bool, chunks: int
+) -> list[ScoredPoint]:
+    """The hits, each with its confidence (the model's calibration when the hits have dense scores)."""
+    calibration = calibration_for(model, dense=dense)
+    return [
+        replace(hit, confidence=round(calibration.probability(shown, chunks), 4))
+        for hit, shown in zip(hits, evidence, strict=True)
+    ]
+
+
+def _terms_of(payload: dict[str, Any], encoder: SparseEncoder) -> set[int]:
+    """The keyword terms of the chunk as the index analysed them: body, title, aliases, tags, headings."""
+    path = str(payload.get("note_path", ""))
+    name = path.rsplit("/", 1)[-1]
+    fields = DocumentFields(
+        body=str(payload.get("content", "")),
+        file_name=name[:-3] if name.lower().endswith(".md") else name,
+        title=str(payload.get("note_title", "")),
+        aliases=tuple(payload.get("aliases") or ()),
+        tags=tuple(payload.get("tags") or ()),
+        headings=tuple(payload.get("heading_path") or ()),
+    )
+    return set(encoder.encode_document(fields).indices)

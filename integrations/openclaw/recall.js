@@ -1,0 +1,147 @@
+// Recall each turn: before OpenClaw builds a prompt, ask the service's /context for the latest user message
+// (and a little of the conversation) and hand the turn one bounded, quoted block of the user's notes.
+//
+// The service decides what is worth it (entries above a calibrated confidence, so "hi" adds nothing) and
+// fences the block as quoted data; this side keeps the per-session memory of what was already injected, the
+// deadline, and OpenClaw's rules: memory never blocks a reply, and an outage is logged once, not every turn.
+import { request, settings } from "./service.js";
+
+const MAX_SESSIONS = 256; // sessions whose recent injections are remembered (oldest forgotten first)
+const HISTORY = 2; // earlier user and assistant messages sent besides the current one: they help rank, not gate
+const MAX_MESSAGE_CHARS = 4000;
+// what OpenClaw and this plugin add around a user's words, which must not become part of the search
+const INTERNAL = /<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>[\s\S]*?<<<END_OPENCLAW_INTERNAL_CONTEXT>>>/g;
+const QUOTED = /<vault-notes-[0-9a-f]+>[\s\S]*?<\/vault-notes-[0-9a-f]+>/g;
+const STAMP = /^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? [A-Z]{2,5}\] /;
+const RUNTIME = /\n\nRuntime: agent=[^\n]*$/;
+
+export function textOf(message) {
+  const content = message?.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .filter((part) => part?.type === "text" && typeof part.text === "string")
+      .map((part) => part.text)
+      .join("\n");
+  }
+  return "";
+}
+
+/** The words a person wrote, without OpenClaw's envelope (time stamp, runtime line, internal context) or an
+ * earlier turn's quoted vault block. */
+export function spoken(text) {
+  return String(text ?? "")
+    .replace(INTERNAL, "")
+    .replace(QUOTED, "")
+    .replace(STAMP, "")
+    .replace(RUNTIME, "")
+    .trim()
+    .slice(0, MAX_MESSAGE_CHARS);
+}
+
+/** The conversation as /context reads it: a few earlier user and assistant messages, then the current one. */
+export function conversation(event) {
+  const earlier = (Array.isArray(event?.messages) ? event.messages : [])
+    .filter((message) => message?.role === "user" || message?.role === "assistant")
+    .map((message) => ({ role: message.role, content: spoken(textOf(message)) }))
+    .filter((message) => message.content);
+  const current = spoken(event?.currentUserMessage ?? event?.prompt ?? "");
+  if (current && earlier.at(-1)?.role === "user" && earlier.at(-1)?.content === current) earlier.pop();
+  return { current, messages: [...earlier.slice(-HISTORY), ...(current ? [{ role: "user", content: current }] : [])] };
+}
+
+/** What each session was given lately, so the same chunk is not injected again within `turns` turns. */
+export class RecentInjections {
+  constructor(limit = MAX_SESSIONS) {
+    this.limit = limit;
+    this.sessions = new Map(); // key -> {turn, given: [{turn, labels}], last: {id, result}}
+  }
+
+  session(key) {
+    let state = this.sessions.get(key);
+    if (state) this.sessions.delete(key); // re-inserted below: the map's order is least recently used first
+    else state = { turn: 0, given: [], last: null };
+    this.sessions.set(key, state);
+    while (this.sessions.size > this.limit) this.sessions.delete(this.sessions.keys().next().value);
+    return state;
+  }
+
+  excluded(state, turns) {
+    return state.given.filter((entry) => state.turn - entry.turn < turns).flatMap((entry) => entry.labels);
+  }
+
+  record(state, labels, turns) {
+    state.given = state.given.filter((entry) => state.turn - entry.turn < turns);
+    if (labels.length) state.given.push({ turn: state.turn, labels });
+  }
+}
+
+/** Logs a failure once per outage (the first failure after a success), and the recovery. */
+export class OutageLog {
+  constructor(logger) {
+    this.logger = logger;
+    this.failing = false;
+  }
+
+  failed(error) {
+    if (this.failing) return;
+    this.failing = true;
+    this.logger?.warn?.(
+      `knowledge-bridge recall: no vault context for this turn (${error?.message ?? error}); turns go on ` +
+        "without it, and this is logged again only after the service has answered once more",
+    );
+  }
+
+  answered() {
+    if (!this.failing) return;
+    this.failing = false;
+    this.logger?.info?.("knowledge-bridge recall: the service answers again");
+  }
+}
+
+// The turn's tool surface decides whether the vault may enter it: recall gives what these tools would.
+const VAULT_TOOLS = ["memory_search", "kb_context", "kb_search"];
+
+export function recallHook(api, health, recent = new RecentInjections(), outages = new OutageLog(api.logger)) {
+  return async (event, ctx) => {
+    const config = settings(api.pluginConfig);
+    const recall = config.recall;
+    if (!recall.enabled) return undefined;
+    const authority = ctx?.toolAuthority;
+    if (authority && !VAULT_TOOLS.some((name) => authority.allows(name))) return undefined;
+    const { current, messages } = conversation(event);
+    if (!current) return undefined; // an image-only turn or a continuation: nothing was asked
+    const state = recent.session(`${ctx?.agentId ?? ""}\u0000${ctx?.sessionKey ?? ctx?.sessionId ?? ""}`);
+    const id = event?.currentUserMessageId;
+    if (id && state.last?.id === id) return state.last.result; // the same request built again (a retry)
+    state.turn += 1;
+    let answer;
+    try {
+      answer = await request(config, {
+        method: "POST",
+        path: "/context",
+        body: {
+          messages,
+          max_chars: recall.maxChars,
+          max_chunks: recall.maxEntries,
+          min_confidence: recall.minConfidence,
+          exclude: recent.excluded(state, recall.repeatTurns),
+          quoted: true,
+        },
+        timeoutMs: recall.timeoutMs,
+      });
+    } catch (error) {
+      health?.saw(!error?.unavailable);
+      outages.failed(error);
+      return undefined;
+    }
+    health?.saw(true);
+    outages.answered();
+    ctx?.hookInvocation?.assertActive?.();
+    const labels = (answer.sources ?? []).map((source) => source.attribution);
+    recent.record(state, labels, recall.repeatTurns);
+    const result = answer.context ? { prependContext: answer.context } : undefined;
+    state.last = id ? { id, result } : null;
+    return result;
+  };
+}

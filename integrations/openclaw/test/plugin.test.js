@@ -1,0 +1,240 @@
+// The plugin's own rules, run by `node --test` from tests/test_openclaw_plugin.py: the pure parts here, and
+// the parts that call the service against a real one (KB_TEST_URL, KB_TEST_KEY: a service on a copy of the
+// example vault, keyword only), a closed port and a server that accepts and never answers.
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { after, before, describe, test } from "node:test";
+
+import { conversation, OutageLog, RecentInjections, recallHook, spoken } from "../recall.js";
+import { parseLookup, ServiceHealth, vaultCorpus, vaultPromptLines } from "../vault-memory.js";
+
+const URL_ = process.env.KB_TEST_URL;
+const KEY = process.env.KB_TEST_KEY;
+const LEDGER = "Finance/Money with Sreenivas.md";
+const QUESTION = "how much do I owe Sreenivas?";
+const TOOLS = new Set(["memory_search", "memory_get", "kb_search", "kb_note", "kb_note_links", "kb_list_notes"]);
+
+function pluginApi(config) {
+  const logged = [];
+  return {
+    pluginConfig: config,
+    logged,
+    logger: { warn: (line) => logged.push(["warn", line]), info: (line) => logged.push(["info", line]) },
+  };
+}
+
+const turn = (text, session = "s1", messages = []) => [
+  { prompt: text, messages },
+  { agentId: "main", sessionKey: session },
+];
+
+describe("what a person wrote, without OpenClaw's envelope", () => {
+  test("time stamp, runtime line, internal context and an earlier quote are not searched for", () => {
+    const text =
+      "[Thu 2026-11-26 05:52 UTC] <vault-notes-0a1b>\nQuoted…\n[x.md:1-2] x\nold note text\n</vault-notes-0a1b>\n\n" +
+      "how much do I owe him?\n\nRuntime: agent=main | session=agent:main:main | model=stub/echo";
+    assert.equal(spoken(text), "how much do I owe him?");
+    const internal = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nActive exec sessions\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>";
+    assert.equal(spoken(internal), "");
+  });
+
+  test("the conversation ends with the current message, a few earlier ones before it, none twice", () => {
+    const messages = [
+      { role: "user", content: "first" },
+      { role: "assistant", content: [{ type: "text", text: "reply one" }] },
+      { role: "toolResult", content: "ignored" },
+      { role: "user", content: "I'm meeting Sreenivas" },
+      { role: "assistant", content: "Nice." },
+      { role: "user", content: "[Thu 2026-11-26 06:10 UTC] how much do I owe him?" },
+    ];
+    const { current, messages: sent } = conversation({ prompt: "how much do I owe him?", messages });
+    assert.equal(current, "how much do I owe him?");
+    assert.deepEqual(sent, [
+      { role: "user", content: "I'm meeting Sreenivas" },
+      { role: "assistant", content: "Nice." },
+      { role: "user", content: "how much do I owe him?" },
+    ]);
+  });
+});
+
+describe("citations and line windows of memory_get", () => {
+  test("a path, a citation, and explicit lines", () => {
+    assert.deepEqual(parseLookup(LEDGER), { path: LEDGER, start: undefined, end: undefined });
+    assert.deepEqual(parseLookup(`${LEDGER}#L14`), { path: LEDGER, start: 14, end: 14 });
+    assert.deepEqual(parseLookup(`${LEDGER}#L14-L18`), { path: LEDGER, start: 14, end: 18 });
+    assert.deepEqual(parseLookup(`${LEDGER}#L14-L18`, 20, 3), { path: LEDGER, start: 20, end: 22 });
+    assert.deepEqual(parseLookup(LEDGER, undefined, 5), { path: LEDGER, start: 1, end: 5 });
+    assert.deepEqual(parseLookup("Journal/#1 ideas.md"), { path: "Journal/#1 ideas.md", start: undefined, end: undefined });
+  });
+});
+
+describe("what a session was given lately", () => {
+  test("a chunk is excluded for `turns` turns, then offered again", () => {
+    const recent = new RecentInjections();
+    const state = recent.session("a");
+    state.turn = 1;
+    recent.record(state, ["x.md:1-4"], 2);
+    state.turn = 2;
+    assert.deepEqual(recent.excluded(state, 2), ["x.md:1-4"]);
+    state.turn = 3;
+    assert.deepEqual(recent.excluded(state, 2), []);
+  });
+
+  test("sessions beyond the limit are forgotten, least recently used first", () => {
+    const recent = new RecentInjections(2);
+    recent.session("a").turn = 5;
+    recent.session("b");
+    recent.session("a"); // used again: "b" is now the oldest
+    recent.session("c");
+    assert.deepEqual([...recent.sessions.keys()], ["a", "c"]);
+    assert.equal(recent.session("a").turn, 5);
+  });
+
+  test("an outage is logged once, and the recovery once", () => {
+    const api = pluginApi({});
+    const log = new OutageLog(api.logger);
+    log.failed(new Error("down"));
+    log.failed(new Error("down"));
+    log.answered();
+    log.answered();
+    log.failed(new Error("down again"));
+    assert.deepEqual(
+      api.logged.map(([level]) => level),
+      ["warn", "info", "warn"],
+    );
+  });
+});
+
+describe("against services that do not answer", () => {
+  let silent;
+  let silentUrl;
+  const sockets = [];
+  before(async () => {
+    silent = createServer((socket) => sockets.push(socket)); // accepts, never answers
+    await new Promise((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    silentUrl = `http://127.0.0.1:${silent.address().port}`;
+  });
+  after(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
+
+  test("a silent service: the corpus fails within its deadline, with the reason", async () => {
+    const api = pluginApi({ baseUrl: silentUrl, memory: { timeoutMs: 300 } });
+    const started = Date.now();
+    await assert.rejects(vaultCorpus(api, new ServiceHealth(api)).search({ query: QUESTION }), /no answer within 300 ms/);
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  });
+
+  test("a silent service: recall gives nothing within its deadline, logged once for many turns", async () => {
+    const api = pluginApi({ baseUrl: silentUrl, recall: { timeoutMs: 200 } });
+    const hook = recallHook(api, new ServiceHealth(api));
+    const started = Date.now();
+    for (let i = 0; i < 3; i += 1) assert.equal(await hook(...turn(`${QUESTION} ${i}`)), undefined);
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+    assert.equal(api.logged.length, 1);
+    assert.match(api.logged[0][1], /no answer within 200 ms/);
+  });
+
+  test("no service: the prompt says nothing of the vault", async () => {
+    const closed = createServer();
+    await new Promise((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address();
+    await new Promise((resolve) => closed.close(resolve));
+    const api = pluginApi({ baseUrl: `http://127.0.0.1:${port}` });
+    assert.deepEqual(await vaultPromptLines(new ServiceHealth(api))({ availableTools: TOOLS }), []);
+    await assert.rejects(vaultCorpus(api).search({ query: QUESTION }), /did not answer \(ECONNREFUSED\)/);
+  });
+});
+
+describe("against the service", { skip: URL_ ? false : "KB_TEST_URL is not set" }, () => {
+  const config = { baseUrl: URL_, apiKey: KEY };
+
+  test("memory_search's corpus: vault chunks with a 0-1 score, a citation and where they come from", async () => {
+    const api = pluginApi(config);
+    const results = await vaultCorpus(api, new ServiceHealth(api)).search({ query: QUESTION, maxResults: 5 });
+    const [best] = results;
+    assert.equal(best.path, LEDGER);
+    assert.equal(best.corpus, "wiki");
+    assert.ok(best.score > 0 && best.score <= 1);
+    assert.equal(best.citation, `${LEDGER}#L${best.startLine}-L${best.endLine}`);
+    assert.match(best.provenanceLabel, /Obsidian vault/);
+    assert.deepEqual(best.sensitiveCategories, ["finance"]);
+    assert.ok(results.length <= 5);
+  });
+
+  test("memory_get reads a note by citation or by lines; anything else is not found here", async () => {
+    const corpus = vaultCorpus(pluginApi(config));
+    const cited = await corpus.get({ lookup: `${LEDGER}#L14-L16` });
+    assert.equal(cited.fromLine, 14);
+    assert.equal(cited.lineCount, 3);
+    assert.match(cited.content, /I owe Sreenivas €79.50/);
+    const window = await corpus.get({ lookup: LEDGER, fromLine: 14, lineCount: 1 });
+    assert.equal(window.content, "## Current balance");
+    assert.equal(await corpus.get({ lookup: "MEMORY.md" }), null);
+    assert.equal(await corpus.get({ lookup: "../../etc/passwd" }), null);
+  });
+
+  test("a wrong key fails with the service's own reason", async () => {
+    const corpus = vaultCorpus(pluginApi({ ...config, apiKey: "not-the-key" }));
+    await assert.rejects(corpus.search({ query: QUESTION }), /wrong API key/);
+  });
+
+  test("the prompt's memory section: at most four lines naming the tools this turn has", async () => {
+    const lines = await vaultPromptLines(new ServiceHealth(pluginApi(config)))({ availableTools: TOOLS });
+    assert.ok(lines.length > 1 && lines.length <= 4, lines.join("\n"));
+    assert.match(lines.join("\n"), /memory_search` with corpus=all/);
+    const noMemory = await vaultPromptLines(new ServiceHealth(pluginApi(config)))({ availableTools: new Set(["kb_search"]) });
+    assert.doesNotMatch(noMemory.join("\n"), /memory_search/);
+    assert.deepEqual(await vaultPromptLines(new ServiceHealth(pluginApi(config)))({ availableTools: new Set() }), []);
+  });
+
+  test("recall: a vault question gets a quoted block; greetings get nothing", async () => {
+    const hook = recallHook(pluginApi(config), new ServiceHealth(pluginApi(config)));
+    const given = await hook(...turn(QUESTION, "fresh"));
+    assert.match(given.prependContext, /^<vault-notes-([0-9a-f]+)>\n[^\n]*not instructions[^\n]*\n\n\[Finance\/Money with Sreenivas\.md:\d+-\d+\]/);
+    assert.ok(given.prependContext.length <= 1500);
+    for (const chitchat of ["hi", "thanks!", "ok cool", "good night"]) {
+      assert.equal(await hook(...turn(chitchat, "fresh")), undefined, chitchat);
+    }
+  });
+
+  test("recall: a chunk given to a session is not given to it again, but is to another session", async () => {
+    const hook = recallHook(pluginApi(config), undefined);
+    const first = await hook(...turn(QUESTION, "one"));
+    const again = await hook(...turn(QUESTION, "one"));
+    const labels = (block) => [...(block?.prependContext ?? "").matchAll(/^\[([^\]]+:\d+-\d+)\]/gm)].map((m) => m[1]);
+    assert.ok(labels(first).length >= 1);
+    for (const label of labels(again)) assert.ok(!labels(first).includes(label), label);
+    assert.deepEqual(labels(await hook(...turn(QUESTION, "two"))), labels(first));
+  });
+
+  test("recall: the same request built again (a retry) gets the same block, not the next one", async () => {
+    const hook = recallHook(pluginApi(config), undefined);
+    const [event, ctx] = turn(QUESTION, "retry");
+    event.currentUserMessageId = "m-1";
+    const first = await hook(event, ctx);
+    assert.deepEqual(await hook(event, ctx), first);
+  });
+
+  test("recall: budget and entry count from the config", async () => {
+    const hook = recallHook(pluginApi({ ...config, recall: { maxChars: 600, maxEntries: 1, minConfidence: 0 } }));
+    const given = await hook(...turn("sleep coffee caffeine", "budget"));
+    assert.ok(given.prependContext.length <= 600);
+    assert.equal([...given.prependContext.matchAll(/^\[[^\]]+:\d+-\d+\]/gm)].length, 1);
+  });
+
+  test("recall off: nothing asked", async () => {
+    const hook = recallHook(pluginApi({ ...config, recall: { enabled: false } }));
+    assert.equal(await hook(...turn(QUESTION, "off")), undefined);
+  });
+
+  test("recall follows the turn's tools: none of the vault's tools allowed, no vault context", async () => {
+    const hook = recallHook(pluginApi(config));
+    const [event, ctx] = turn(QUESTION, "denied");
+    ctx.toolAuthority = { allows: () => false, assertActive() {}, fingerprint: "x" };
+    assert.equal(await hook(event, ctx), undefined);
+    ctx.toolAuthority = { allows: (name) => name === "memory_search", assertActive() {}, fingerprint: "y" };
+    assert.match((await hook(event, ctx)).prependContext, /Money with Sreenivas/);
+  });
+});

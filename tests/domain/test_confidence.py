@@ -1,0 +1,54 @@
+"""The hits' confidence: a probability that moves the way evidence does, on one scale for any vault size."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from backend.domain.confidence import DENSE, KEYWORD_ONLY, RECALL_FLOOR, Evidence, calibration_for, max_idf
+
+ANSWERING = Evidence(dense=0.62, keyword=14.0, covered=4, query_terms=4, relative=1.0)
+GREETING = Evidence(dense=0.25, keyword=2.0, covered=1, query_terms=1, relative=1.0)
+
+
+@pytest.mark.parametrize("calibration", [KEYWORD_ONLY, *DENSE.values()])
+def test_a_hit_that_holds_the_question_is_likely_and_a_greeting_is_not(calibration) -> None:
+    assert calibration.probability(ANSWERING, chunks=1000) > RECALL_FLOOR
+    assert calibration.probability(GREETING, chunks=1000) < RECALL_FLOOR / 2
+
+
+@pytest.mark.parametrize("calibration", [KEYWORD_ONLY, *DENSE.values()])
+@pytest.mark.parametrize(
+    "better",
+    [
+        {"keyword": 20.0},
+        {"covered": 4, "query_terms": 4},
+        {"relative": 1.0},
+    ],
+)
+def test_more_evidence_never_lowers_the_confidence(calibration, better: dict) -> None:
+    weak = Evidence(dense=0.4, keyword=6.0, covered=2, query_terms=4, relative=0.5)
+    stronger = replace(weak, **better)
+    assert calibration.probability(stronger, chunks=500) >= calibration.probability(weak, chunks=500)
+
+
+def test_a_closer_dense_match_raises_the_confidence_of_the_calibrated_model() -> None:
+    (minilm,) = DENSE.values()
+    near = Evidence(dense=0.7, keyword=5.0, covered=2, query_terms=4, relative=0.8)
+    far = Evidence(dense=0.2, keyword=5.0, covered=2, query_terms=4, relative=0.8)
+    assert minilm.probability(near, chunks=800) > minilm.probability(far, chunks=800)
+
+
+def test_the_keyword_score_is_read_against_the_largest_idf_of_the_vault() -> None:
+    """The same raw BM25 score means more in a small vault (no term weighs much there) than in a big one."""
+    assert max_idf(100) < max_idf(100_000)
+    evidence = Evidence(dense=None, keyword=8.0, covered=2, query_terms=3, relative=1.0)
+    assert KEYWORD_ONLY.probability(evidence, chunks=100) > KEYWORD_ONLY.probability(evidence, chunks=100_000)
+
+
+def test_the_model_decides_which_weights_read_the_dense_score() -> None:
+    assert calibration_for("all-MiniLM-L6-v2-int8-opt-outliers", dense=True).uses_dense
+    assert calibration_for("all-MiniLM-L6-v2", dense=False) is KEYWORD_ONLY  # keyword-only hits
+    assert calibration_for("mxbai-embed-large", dense=True) is KEYWORD_ONLY  # not calibrated: cosines unread
+    assert calibration_for(None, dense=True) is KEYWORD_ONLY
