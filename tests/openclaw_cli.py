@@ -7,16 +7,21 @@ reads or writes the user's ~/.openclaw; its logs go there too.
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from scripts.node import environment, openclaw_command, openclaw_installed
+from backend.config import REPO_ROOT
+from scripts.node import OPENCLAW_DIR, environment, openclaw_command, openclaw_installed
+from tests import live_server
 
 NOT_INSTALLED = (
     "OpenClaw is not installed in tools/openclaw (`make` installs it with npm ci; the npm registry was "
@@ -47,8 +52,11 @@ class Result:
 
 
 class OpenClaw:
-    def __init__(self, root: Path) -> None:
+    """`variables`: what the user exported in the shell OpenClaw runs in (the keys the README puts there)."""
+
+    def __init__(self, root: Path, variables: dict[str, str] | None = None) -> None:
         self.root = root
+        self.variables = dict(variables or {})
         self.home = root / "home"
         self.state = root / "state"
         self.config_path = self.state / "openclaw.json"
@@ -63,17 +71,20 @@ class OpenClaw:
                 "OPENCLAW_STATE_DIR": str(self.state),
                 "OPENCLAW_CONFIG_PATH": str(self.config_path),
                 "NO_COLOR": "1",
+                **self.variables,
             }
         )
 
     def command(self, *args: str) -> list[str]:
         return openclaw_command(*args)
 
-    def run(self, *args: str, timeout: float = 180, check: bool = True) -> Result:
+    def run(
+        self, *args: str, timeout: float = 180, check: bool = True, env: dict[str, str] | None = None
+    ) -> Result:
         """Run a command; while a starting gateway holds the state lock, OpenClaw refuses it: run it again."""
         deadline = time.monotonic() + timeout
         while True:
-            result = self._run_once(args, max(1.0, deadline - time.monotonic()))
+            result = self._run_once(args, max(1.0, deadline - time.monotonic()), env or {})
             if result.returncode == 0 or LOCKED not in result.output or time.monotonic() > deadline:
                 break
             time.sleep(1)
@@ -81,10 +92,16 @@ class OpenClaw:
             raise AssertionError(f"openclaw {' '.join(args)} failed ({result.returncode}):\n{result.output}")
         return result
 
-    def _run_once(self, args: tuple[str, ...], timeout: float) -> Result:
+    def _run_once(self, args: tuple[str, ...], timeout: float, env: dict[str, str]) -> Result:
         command = self.command(*args)
         done = subprocess.run(
-            command, env=self.env, capture_output=True, text=True, timeout=timeout, check=False, cwd=self.root
+            command,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            cwd=self.root,
         )
         return Result(command, done.returncode, done.stdout, done.stderr)
 
@@ -96,3 +113,138 @@ class OpenClaw:
     def write_config(self, config: dict[str, Any]) -> None:
         """What `openclaw config set` would write; a running gateway reloads it (watched file)."""
         self.config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+
+GATEWAY_TOKEN = "gateway-test-token"
+README = REPO_ROOT / "README.md"
+
+
+def record(result: Result, shown: str) -> Result:
+    """Append `$ openclaw ...` and its output to OPENCLAW_TRANSCRIPT, when set."""
+    note(f"openclaw {shown}", result.output)
+    return result
+
+
+def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
+    """README "Connect OpenClaw" shows `$ openclaw <shown>` and then exactly what OpenClaw printed, with its
+    temp folder and the checkout shortened to `...`."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert f"$ openclaw {shown}" in lines, f"README does not show `openclaw {shown}`"
+    start = lines.index(f"$ openclaw {shown}") + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith(("$ ", "```")))
+    output = result.output.strip()
+    node_modules = OPENCLAW_DIR / "node_modules"  # a symlink in a worktree: OpenClaw prints where it points
+    for path, short in (
+        (node_modules.resolve(), ".../node_modules"),
+        (node_modules, ".../node_modules"),
+        (openclaw.root, "..."),
+        (REPO_ROOT, "..."),
+    ):
+        output = output.replace(str(path), short)
+    assert lines[start:end] == output.splitlines(), f"README's output of `openclaw {shown}` is not today's"
+
+
+def note(shown: str, output: str) -> None:
+    transcript = os.environ.get("OPENCLAW_TRANSCRIPT")
+    if transcript:
+        with open(transcript, "a", encoding="utf-8") as out:
+            out.write(f"$ {shown}\n{output.rstrip()}\n\n")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def gateway_config(openclaw: OpenClaw, port: int) -> dict[str, Any]:
+    """The config with a loopback Gateway on `port` (token auth) and OpenClaw's log in the temp folder."""
+    settings = openclaw.config()
+    settings["gateway"] = {
+        "mode": "local",
+        "port": port,
+        "bind": "loopback",
+        "auth": {"mode": "token", "token": GATEWAY_TOKEN},
+    }
+    settings["logging"] = {"file": str(openclaw.root / "openclaw.log")}
+    return settings
+
+
+class Gateway:
+    """An OpenClaw Gateway started in the background (`openclaw gateway run`, with `env` added to the
+    environment); `invoke` waits for it on first use."""
+
+    def __init__(self, openclaw: OpenClaw, port: int, env: dict[str, str] | None = None) -> None:
+        self.openclaw = openclaw
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = openclaw.root / "gateway.out"
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                openclaw.command("gateway", "run"),
+                env={**openclaw.env, **(env or {})},
+                cwd=openclaw.root,
+                stdout=log,
+                stderr=log,
+            )
+        self.ready = False
+
+    def wait(self) -> None:
+        if not self.ready:
+            live_server.wait_until(self._answers, "the OpenClaw gateway to listen", timeout=180)
+            self.ready = True
+
+    def _answers(self) -> bool:
+        assert self.process.poll() is None, "the OpenClaw gateway exited"
+        try:
+            httpx.get(self.url, timeout=2)
+        except httpx.TransportError:
+            return False
+        return True
+
+    def post(self, tool: str, args: dict[str, Any]) -> httpx.Response:
+        self.wait()
+        return httpx.post(
+            f"{self.url}/tools/invoke",
+            json={"tool": tool, "args": args},
+            headers={"Authorization": f"Bearer {GATEWAY_TOKEN}"},
+            timeout=120,
+        )
+
+    def invoke(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The tool's `details`: what the tool handed OpenClaw (the model reads the same as JSON text)."""
+        response = self.post(tool, args)
+        assert response.status_code == 200, response.text
+        result = response.json()["result"]
+        details: dict[str, Any] = result["details"]
+        assert result["content"][0]["text"].startswith("{")
+        return details
+
+    def output(self) -> str:
+        """What the Gateway printed so far."""
+        return _ANSI.sub("", self.log.read_text(encoding="utf-8", errors="replace"))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+PLUGIN_ENTRY = "plugins.entries.knowledge-bridge"
+BASE_URL_SET = f"config set {PLUGIN_ENTRY}.config.baseUrl http://127.0.0.1:8000"
+RECALL_GRANT = f"config set {PLUGIN_ENTRY}.hooks.allowConversationAccess true"
+
+
+def configure_plugin(openclaw: OpenClaw, service: str, *, recall: bool = False) -> None:
+    """The README's configuration of the plugin: the service's URL (its key comes from KB_API_KEY in the
+    Gateway's environment, not from openclaw.json) and, for recall, OpenClaw's conversation-hook grant."""
+    done = record(openclaw.run("config", "set", f"{PLUGIN_ENTRY}.config.baseUrl", service), BASE_URL_SET)
+    shown_in_readme(openclaw, done, BASE_URL_SET)
+    if recall:
+        granted = openclaw.run("config", "set", f"{PLUGIN_ENTRY}.hooks.allowConversationAccess", "true")
+        shown_in_readme(openclaw, record(granted, RECALL_GRANT), RECALL_GRANT)
+    entry = openclaw.config()["plugins"]["entries"]["knowledge-bridge"]
+    assert entry["config"] == {"baseUrl": service}
+    assert entry.get("hooks", {}).get("allowConversationAccess", False) is recall

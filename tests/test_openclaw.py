@@ -14,27 +14,32 @@ Set OPENCLAW_TRANSCRIPT=path to record each command and what OpenClaw printed (R
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
-import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.main import create_app
-from scripts.node import OPENCLAW_DIR
 from tests import live_server
-from tests.openclaw_cli import OpenClaw, Result, require_openclaw
+from tests.openclaw_cli import (
+    Gateway,
+    OpenClaw,
+    Result,
+    configure_plugin,
+    free_port,
+    gateway_config,
+    note,
+    record,
+    require_openclaw,
+    shown_in_readme,
+)
 
 pytestmark = pytest.mark.slow
 
 KEY = "openclaw-test-key"
-GATEWAY_TOKEN = "gateway-test-token"
 PLUGIN_DIR = REPO_ROOT / "integrations" / "openclaw"
 SKILL_DIR = REPO_ROOT / "docs" / "agents"
 MCP_TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "remember"}
@@ -48,48 +53,11 @@ PLUGIN_TOOLS = {
     "kb_remember",
     "kb_index_admin",
 }
+# README: `export KB_API_KEY=... KB_AUTHORIZATION="Bearer $KB_API_KEY"` before OpenClaw runs
+EXPORTED = {"KB_API_KEY": KEY, "KB_AUTHORIZATION": f"Bearer {KEY}"}
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 LEDGER = "Finance/Money with Sreenivas.md"
-README = REPO_ROOT / "README.md"
 PLUGIN_INSTALL = "plugins install ./integrations/openclaw --force --accept-capabilities"
-
-
-def record(result: Result, shown: str) -> Result:
-    """Append `$ openclaw ...` and its output to OPENCLAW_TRANSCRIPT, when set."""
-    note(f"openclaw {shown}", result.output)
-    return result
-
-
-def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
-    """README "Connect OpenClaw" shows `$ openclaw <shown>` and then exactly what OpenClaw printed, with its
-    temp folder and the checkout shortened to `...`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert f"$ openclaw {shown}" in lines, f"README does not show `openclaw {shown}`"
-    start = lines.index(f"$ openclaw {shown}") + 1
-    end = next(i for i in range(start, len(lines)) if lines[i].startswith(("$ ", "```")))
-    output = result.output.strip()
-    node_modules = OPENCLAW_DIR / "node_modules"  # a symlink in a worktree: OpenClaw prints where it points
-    for path, short in (
-        (node_modules.resolve(), ".../node_modules"),
-        (node_modules, ".../node_modules"),
-        (openclaw.root, "..."),
-        (REPO_ROOT, "..."),
-    ):
-        output = output.replace(str(path), short)
-    assert lines[start:end] == output.splitlines(), f"README's output of `openclaw {shown}` is not today's"
-
-
-def note(shown: str, output: str) -> None:
-    transcript = os.environ.get("OPENCLAW_TRANSCRIPT")
-    if transcript:
-        with open(transcript, "a", encoding="utf-8") as out:
-            out.write(f"$ {shown}\n{output.rstrip()}\n\n")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -111,60 +79,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-class Gateway:
-    """An OpenClaw Gateway started in the background; `invoke` waits for it on first use."""
-
-    def __init__(self, openclaw: OpenClaw, port: int) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        log = (openclaw.root / "gateway.out").open("w")
-        self.process = subprocess.Popen(
-            openclaw.command("gateway", "run"), env=openclaw.env, cwd=openclaw.root, stdout=log, stderr=log
-        )
-        self.ready = False
-
-    def wait(self) -> None:
-        if not self.ready:
-            live_server.wait_until(self._answers, "the OpenClaw gateway to listen", timeout=180)
-            self.ready = True
-
-    def _answers(self) -> bool:
-        assert self.process.poll() is None, "the OpenClaw gateway exited"
-        try:
-            httpx.get(self.url, timeout=2)
-        except httpx.TransportError:
-            return False
-        return True
-
-    def post(self, tool: str, args: dict[str, Any]) -> httpx.Response:
-        self.wait()
-        return httpx.post(
-            f"{self.url}/tools/invoke",
-            json={"tool": tool, "args": args},
-            headers={"Authorization": f"Bearer {GATEWAY_TOKEN}"},
-            timeout=120,
-        )
-
-    def invoke(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The tool's `details`: what the plugin handed OpenClaw (the model reads the same as JSON text)."""
-        response = self.post(tool, args)
-        assert response.status_code == 200, response.text
-        result = response.json()["result"]
-        details: dict[str, Any] = result["details"]
-        assert result["content"][0]["text"].startswith("{")
-        return details
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
 @pytest.fixture(scope="module")
 def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str) -> OpenClaw:
-    return OpenClaw(tmp_path_factory.mktemp("openclaw"))
+    return OpenClaw(tmp_path_factory.mktemp("openclaw"), variables=EXPORTED)
 
 
 @pytest.fixture(scope="module")
@@ -186,20 +103,11 @@ def plugin_config(openclaw: OpenClaw, **config: Any) -> None:
 @pytest.fixture(scope="module")
 def gateway(openclaw: OpenClaw, installed: Result, service: str) -> Iterator[Gateway]:
     port = free_port()
-    settings = openclaw.config()
-    settings["gateway"] = {"mode": "local", "port": port, "bind": "loopback"}
-    settings["gateway"]["auth"] = {"mode": "token", "token": GATEWAY_TOKEN}
-    settings["logging"] = {"file": str(openclaw.root / "openclaw.log")}
+    settings = gateway_config(openclaw, port)
     settings["tools"] = {"alsoAllow": ["kb_index_admin"]}  # the admin tool is optional: allowlisted by hand
     openclaw.write_config(settings)
-    config = {"baseUrl": service, "apiKey": KEY, "timeoutMs": 60000}
-    path = "plugins.entries.knowledge-bridge.config"
-    shown = f'config set {path} \'{{"baseUrl": "http://127.0.0.1:8000", "apiKey": "\'$API_KEY\'"}}\''
-    shown += " --strict-json"
-    configured = record(openclaw.run("config", "set", path, json.dumps(config), "--strict-json"), shown)
-    shown_in_readme(openclaw, configured, shown)
-    assert openclaw.config()["plugins"]["entries"]["knowledge-bridge"]["config"] == config
-    started = Gateway(openclaw, port)
+    configure_plugin(openclaw, service)
+    started = Gateway(openclaw, port)  # the key from the environment, as README says
     try:
         yield started
     finally:
@@ -212,38 +120,32 @@ def gateway(openclaw: OpenClaw, installed: Result, service: str) -> Iterator[Gat
 def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     openclaw: OpenClaw, installed: Result, service: str
 ) -> None:
-    added = openclaw.run(
-        "mcp", "add", "kb", "--url", f"{service}/mcp", "--header", f"Authorization=Bearer {KEY}"
-    )
-    shown = 'mcp add kb --url http://127.0.0.1:8000/mcp --header "Authorization=Bearer $API_KEY"'
-    record(added, shown)
-    shown_in_readme(openclaw, added, shown)
+    # the key is a reference to the environment, resolved when OpenClaw connects: `mcp add` would probe with
+    # the unresolved text, so it saves without probing and `mcp probe` (with the variable set) connects
+    header = "Authorization=${KB_AUTHORIZATION}"
+    added = openclaw.run("mcp", "add", "kb", "--url", f"{service}/mcp", "--header", header, "--no-probe")
+    shown = f"mcp add kb --url http://127.0.0.1:8000/mcp --header '{header}' --no-probe"
+    shown_in_readme(openclaw, record(added, shown), shown)
     assert 'Saved MCP server "kb"' in added.output
     saved = openclaw.config()["mcp"]["servers"]["kb"]
     assert "transport" not in saved  # OpenClaw's default: the legacy SSE transport
+    assert saved["headers"] == {"Authorization": "${KB_AUTHORIZATION}"}  # no secret in openclaw.json
 
-    # the stdio entry, spawned by OpenClaw itself: it relays to the running service (`mcp add` probes first)
+    # the stdio entry, spawned by OpenClaw itself: it relays to the running service
     port = service.rsplit(":", 1)[1]
-    stdio = [
-        "--command",
-        sys.executable,
-        "--arg",
-        "-m",
-        "--arg",
-        "backend",
-        "--arg",
-        "mcp",
-        "--cwd",
-        str(REPO_ROOT),
-    ]
-    spawned = openclaw.run(
-        "mcp", "add", "kb-stdio", *stdio, "--env", f"PORT={port}", "--env", f"API_KEY={KEY}"
-    )
+    stdio = ["--command", sys.executable, "--arg", "-m", "--arg", "backend", "--arg", "mcp"]
+    stdio += ["--cwd", str(REPO_ROOT), "--env", "API_KEY=${KB_API_KEY}"]
+    spawned = openclaw.run("mcp", "add", "kb-stdio", *stdio, "--env", f"PORT={port}", "--no-probe")
     shown = 'mcp add kb-stdio --command .venv/bin/python --arg -m --arg backend --arg mcp --cwd "$PWD" '
-    record(spawned, shown + '--env "API_KEY=$API_KEY"')
-    shown_in_readme(openclaw, spawned, shown + '--env "API_KEY=$API_KEY"')
+    shown += "--env 'API_KEY=${KB_API_KEY}' --no-probe"
+    shown_in_readme(openclaw, record(spawned, shown), shown)
     assert 'Saved MCP server "kb-stdio"' in spawned.output
 
+    # no secret in openclaw.json; OpenClaw's doctor reads the values resolved, so it is asked with the
+    # variables unset (set, it flags the key it resolved to as a literal)
+    assert KEY not in openclaw.config_path.read_text(encoding="utf-8")
+    unset = {name: "" for name in EXPORTED}
+    assert "literal sensitive value" not in openclaw.run("mcp", "doctor", env=unset).output
     probe = record(openclaw.run("mcp", "probe", "--json"), "mcp probe --json")
     report = probe.json()
     assert report["diagnostics"] == []
@@ -260,23 +162,19 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
 # -- the skill ---------------------------------------------------------------------------------------------
 
 
-def test_the_skill_installs_and_is_ready_with_its_key_from_the_skill_config(
+def test_the_skill_installs_and_is_ready_with_its_key_from_the_environment(
     openclaw: OpenClaw, installed: Result
 ) -> None:
     installed = record(openclaw.run("skills", "install", str(SKILL_DIR)), "skills install ./docs/agents")
     shown_in_readme(openclaw, installed, "skills install ./docs/agents")
     assert "Installed knowledge-bridge" in installed.output
-    entry = {"apiKey": KEY, "env": {"KB_URL": "http://127.0.0.1:8000"}}
-    shown = (
-        "config set skills.entries.knowledge-bridge "
-        '\'{"apiKey": "\'$API_KEY\'", "env": {"KB_URL": "http://127.0.0.1:8000"}}\' --strict-json'
-    )
-    configured = openclaw.run(
-        "config", "set", "skills.entries.knowledge-bridge", json.dumps(entry), "--strict-json"
-    )
-    record(configured, shown)
-    shown_in_readme(openclaw, configured, shown)
-    assert openclaw.config()["skills"]["entries"]["knowledge-bridge"] == entry
+    # the key as a reference to the environment (OpenClaw's SecretRef), not a literal in openclaw.json
+    ref = ["--ref-provider", "default", "--ref-source", "env", "--ref-id", "KB_API_KEY"]
+    configured = openclaw.run("config", "set", "skills.entries.knowledge-bridge.apiKey", *ref)
+    shown = f"config set skills.entries.knowledge-bridge.apiKey {' '.join(ref)}"
+    shown_in_readme(openclaw, record(configured, shown), shown)
+    entry = openclaw.config()["skills"]["entries"]["knowledge-bridge"]
+    assert entry["apiKey"] == {"source": "env", "provider": "default", "id": "KB_API_KEY"}
 
     check = record(openclaw.run("skills", "check"), "skills check")
     ready = check.output.split("Ready and visible to model:", 1)[1].split("\n\n", 1)[0]

@@ -101,8 +101,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "minimum": 50,
                     "maximum": 5000,
                     "default": 300,
-                    "description": "How long building a prompt waits for the service to say it is up (the "
-                    "answer is reused for 15 s); no answer: the memory section says nothing of the vault.",
+                    "description": "How long building a prompt waits for the service to say it is up (asked "
+                    "at most every 2 s); no answer: the memory section says nothing of the vault.",
                 },
             },
         },
@@ -271,10 +271,10 @@ def plugin_manifest(version: str) -> dict[str, Any]:
         "configSchema": CONFIG_SCHEMA,
         "contracts": {"tools": [spec.name for spec in TOOLS]},
         "toolMetadata": {
+            # a profile is an allowlist: an optional tool in one would be allowed without the user's opt-in
             spec.name: {
-                "profiles": ["coding", "messaging", "full"],
+                **({"optional": True} if spec.optional else {"profiles": ["coding", "messaging", "full"]}),
                 **({"replaySafe": True} if spec.read_only else {"sideEffecting": True}),
-                **({"optional": True} if spec.optional else {}),
             }
             for spec in TOOLS
         },

@@ -11,7 +11,7 @@ const PROVENANCE = "the user's Obsidian vault (Knowledge Bridge)";
 const SOURCE_TYPE = "obsidian-vault";
 const CITATION = /^(?<path>.+?)#L(?<start>\d+)(?:-L?(?<end>\d+))?$/;
 const MAX_RESULTS = 20;
-const PROBE_TTL_MS = 10_000; // how long one answer (or failure) of the service stands for its state
+const PROBE_TTL_MS = 2_000; // how long one answer (or failure) stands for the service's state: a turn asks anew
 
 function citation(path, start, end) {
   return start === end ? `${path}#L${start}` : `${path}#L${start}-L${end}`;
@@ -150,9 +150,9 @@ export function vaultPromptLines(health) {
 }
 
 /**
- * Whether the service answers with this config: the last call's outcome (recall, memory search) when recent,
- * else a probe of /index/status asked at most every PROBE_TTL_MS and never waited on longer than
- * memory.probeMs: a prompt is built every turn and must not wait on a service that is down.
+ * Whether the service answers with this config (its key included): the last call's outcome (recall, memory
+ * search) when recent, else a probe of /index/status, never waited on longer than memory.probeMs: a prompt is
+ * built every turn and must neither wait on a service that is down nor promise a vault that is not there.
  */
 export class ServiceHealth {
   constructor(api) {
