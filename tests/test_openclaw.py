@@ -144,7 +144,7 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     # no secret in openclaw.json; OpenClaw's doctor reads the values resolved, so it is asked with the
     # variables unset (set, it flags the key it resolved to as a literal)
     assert KEY not in openclaw.config_path.read_text(encoding="utf-8")
-    unset = {name: "" for name in EXPORTED}
+    unset = dict.fromkeys(EXPORTED, "")
     assert "literal sensitive value" not in openclaw.run("mcp", "doctor", env=unset).output
     probe = record(openclaw.run("mcp", "probe", "--json"), "mcp probe --json")
     report = probe.json()
