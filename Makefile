@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval bench bench-index bench-embed bench-live loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval bench bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -98,6 +98,11 @@ bench-embed: $(STAMP)
 ## freshness per kind of change, idle CPU with the watcher, embedding calls of a second rebuild (~40 min).
 bench-live: $(STAMP)
 	$(BIN)/python -m scripts.bench_live --vault $(ZETTEL)/vault
+
+## What the OpenClaw recall costs a turn: the plugin's hook timed from Node against the service (embedded default)
+## on the example vault and the 13k-note Zettelkasten, once fully dense (~10 min the first time); docs/benchmarks.md.
+bench-recall: $(STAMP)
+	$(BIN)/python -m scripts.bench_recall
 
 ## The OpenClaw plugin's tools and manifest from the OpenAPI schema (integrations/openclaw; a test checks them).
 agent-tools: $(STAMP)
