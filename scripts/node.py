@@ -3,7 +3,7 @@
 The wheel's own `bin/npm` cannot find npm's code, and scripts starting `#!/usr/bin/env node` would meet an
 older system Node: every command here runs with the wheel's `bin/` first on PATH.
 
-    .venv/bin/python -m scripts.node install            # npm ci of tools/openclaw (what make does)
+    .venv/bin/python -m scripts.node install            # npm ci of tools/openclaw (what make test does)
     .venv/bin/python -m scripts.node openclaw --version # the pinned OpenClaw CLI
     .venv/bin/python -m scripts.node npm ...            # npm itself
 """
@@ -74,7 +74,8 @@ def main(argv: Sequence[str]) -> int:
     if tool == "openclaw":
         if not openclaw_installed():
             print(
-                "OpenClaw is not installed: run `make` (or `python -m scripts.node install`)", file=sys.stderr
+                "OpenClaw is not installed: run `make test` (or `python -m scripts.node install`)",
+                file=sys.stderr,
             )
             return 1
         return run(openclaw_command(*args))

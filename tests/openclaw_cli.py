@@ -24,7 +24,7 @@ from scripts.node import OPENCLAW_DIR, environment, openclaw_command, openclaw_i
 from tests import live_server
 
 NOT_INSTALLED = (
-    "OpenClaw is not installed in tools/openclaw (`make` installs it with npm ci; the npm registry was "
+    "OpenClaw is not installed in tools/openclaw (`make test` installs it with npm ci; the npm registry was "
     "unreachable?): run `.venv/bin/python -m scripts.node install`"
 )
 LOCKED = "another OpenClaw process owns state-lifecycle"
