@@ -5,9 +5,18 @@ it: `onnx_model_files` (the weights, the variants and the graph file each is cac
 (building a variant's graph on the first start) and `onnx_session` (thread pools and spinning of the
 document and the query session).
 
-`prebuilt_dir` is a read-only folder prepared ahead of time (`prepare_model`, run by `python -m backend
-prepare-model` while the Docker image is built): a graph there with the right name is loaded as it is; if
-there is none (other weights, other code) the graph is built into `cache_dir` as usual.
+Where the graph comes from, first found first: `prebuilt_dir`, a read-only folder prepared ahead of time
+(`prepare_model`, run by `python -m backend prepare-model` while the Docker image is built); `cache_dir`, the
+cache shared by every service of the machine's user (MODEL_CACHE_DIR); `fallback_dir` (DATA_DIR/models,
+where graphs were kept before). None there (other weights, other code): it is built into `cache_dir`, or
+into `fallback_dir` when `cache_dir` cannot be written (read-only), under a lock file, so two services
+starting at once build it once: the second waits, then loads what the first built.
+
+Batches: an int8 variant quantises each call's activations with one scale for the whole batch, so a
+text's vector depended on the texts embedded with it (cosine to itself alone down to 0.988 on Zettelkasten
+chunks in batches of 16) and two builds of one vault differed. Int8 variants embed one text a call
+(`batch_size` 1): its vector is the same in any batch and equal to its query vector, and the throughput
+was the same as in sorted batches of 16 (no padding at all; `make bench-embed`).
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -16,9 +25,14 @@ and the tokenizer is only read (its padding/truncation are configured once, befo
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import logging
+import os
+import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +84,31 @@ def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
     return embedder.onnx_path
 
 
+FP32_BATCH = 16  # float32 variants: fastest of 16/32/64 here (docs/benchmarks.md), no batch effect
+
+
+def _writable(folder: Path) -> bool:
+    """The folder exists or can be made, and a file can be created in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+@contextmanager
+def _build_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the folder across processes (flock on the directory itself: no lock file is
+    left behind), released when the block ends or the process dies."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 @dataclass(frozen=True, slots=True)
 class _Runtime:
     session: ort.InferenceSession
@@ -83,26 +122,30 @@ class OnnxMiniLMEmbedder:
         self,
         *,
         cache_dir: Path,
-        batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
+        batch_size: int | None = None,  # None: 1 for int8 variants (see above), else 16
         threads: int | None = None,
         query_threads: int | None = None,
         query_spinning: bool = True,
         variant: str = DEFAULT_VARIANT,
         model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
+        fallback_dir: Path | None = None,
     ) -> None:
+        check_variant(variant)
+        if batch_size is None:
+            batch_size = 1 if RECIPES[variant].int8 else FP32_BATCH
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self._model_dir = model_dir if model_dir is not None else locate_model_dir()
         check_model_dir(self._model_dir)
         self._cache_dir = Path(cache_dir)
         self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
+        self._fallback_dir = Path(fallback_dir) if fallback_dir is not None else None
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
         self._query_threads = query_threads
         self._query_spinning = query_spinning
-        check_variant(variant)
         self._variant = variant
         self._lock = threading.Lock()
         self._runtime: _Runtime | None = None
@@ -123,8 +166,12 @@ class OnnxMiniLMEmbedder:
 
     @property
     def onnx_path(self) -> Path:
-        """Where the graph this embedder runs is cached."""
-        return self._cache_dir / cache_file_name(self._model_dir, variant=self._variant)
+        """Where the graph this embedder runs is cached (in `cache_dir`)."""
+        return self._cache_dir / self._file_name
+
+    @functools.cached_property
+    def _file_name(self) -> str:
+        return cache_file_name(self._model_dir, variant=self._variant)
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
@@ -212,19 +259,39 @@ class OnnxMiniLMEmbedder:
         prepared = self._load_prebuilt()
         if prepared is not None:
             return prepared
-        self._cache_dir.mkdir(parents=True, exist_ok=True)
-        target = self.onnx_path
-        if target.is_file():
-            try:
-                return self._open_session(target)
-            except Exception as exc:  # a cache we cannot load is rebuilt, whatever the reason
-                logger.warning("cached ONNX model %s is unusable (%s); rebuilding", target, exc)
-        build_variant(self._model_dir, self._variant, target)
-        remove_stale(self._cache_dir, target)
+        folders = [self._cache_dir, *([self._fallback_dir] if self._fallback_dir is not None else [])]
+        for folder in folders:
+            found = self._load_cached(folder / self._file_name)
+            if found is not None:
+                return found
+        folder = next((f for f in folders if _writable(f)), None)
+        if folder is None:
+            raise EmbedderUnavailableError(
+                f"cannot build the {self._variant} ONNX graph of {MODEL_NAME}: none of "
+                f"{', '.join(map(str, folders))} can be written",
+                suggestion="Set MODEL_CACHE_DIR to a writable folder, or ONNX_MODEL_DIR to a prepared one.",
+            )
+        target = folder / self._file_name
+        # one build per machine: a service that starts while another builds waits for it, then loads it
+        with _build_lock(folder):
+            built = self._load_cached(target)
+            if built is not None:
+                return built
+            build_variant(self._model_dir, self._variant, target)
+            remove_stale(folder, target)
         try:
             return self._open_session(target)
         except Exception as exc:
             raise EmbedderUnavailableError(f"Could not load the freshly built {target}: {exc}") from exc
+
+    def _load_cached(self, path: Path) -> ort.InferenceSession | None:
+        if not path.is_file():
+            return None
+        try:
+            return self._open_session(path)
+        except Exception as exc:  # a cache we cannot load is built again, whatever the reason
+            logger.warning("cached ONNX model %s is unusable (%s); building it again", path, exc)
+            return None
 
     def _load_prebuilt(self) -> ort.InferenceSession | None:
         if self._prebuilt_dir is None:

@@ -84,6 +84,11 @@ def variant_model_name(variant: str) -> str:
     return MODEL_NAME if variant == "fp32" else f"{MODEL_NAME}-{variant}"
 
 
+def variant_named(model_name: str) -> str | None:
+    """The variant whose vectors are recorded under `model_name` (an index's identity), or None."""
+    return next((v for v in VARIANTS if variant_model_name(v) == model_name), None)
+
+
 def check_variant(variant: str) -> None:
     if variant not in RECIPES:
         raise ValueError(f"unknown ONNX variant {variant!r}; one of {', '.join(VARIANTS)}")

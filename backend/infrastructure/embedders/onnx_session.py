@@ -27,6 +27,10 @@ import onnxruntime as ort
 from backend.infrastructure.embedders import onnx_graph
 from backend.infrastructure.embedders.onnx_model_files import DIMENSION
 
+# onnxruntime's own warnings (initializers it drops, fusions it skips) say nothing a user can act on, and
+# came out as unformatted lines on stderr at every first start; its errors still do.
+ort.set_default_logger_severity(3)
+
 # How long the query session's idle thread spins for the next operator before it sleeps. Measured on 2
 # cores: 10 us lost most of the gain over sleeping; 50-100 us gained no more than 30 us with the cores to
 # itself, and lost 10-20% more with them oversubscribed (the spin burns a core the awaited thread could use).
