@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from backend.application.context import ContextService
 from backend.application.embedder_health import EMBEDDER_FAILURES
-from backend.application.index_handle import IndexHandle
+from backend.application.index_handle import IndexHandle, ServingEmbedder
 from backend.application.index_supervisor import IndexSupervisor
 from backend.application.indexing import Indexer, build_index
 from backend.application.jobs import JobRunner
@@ -161,7 +161,10 @@ def build_embedder(settings: Settings, catalog: IndexCatalog | None = None) -> E
 
     `catalog`: the index, asked for the dimension it was built with when nothing else tells it (an Ollama
     model outside the table of known sizes, without EMBEDDING_DIMENSION)."""
-    inner = _build_model(settings, catalog)
+    return _cached(settings, _build_model(settings, catalog))
+
+
+def _cached(settings: Settings, inner: Embedder | None) -> Embedder | None:
     if inner is None:
         return None
     from backend.infrastructure.embedders.cache import CachedEmbedder
@@ -173,37 +176,74 @@ def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder |
     if settings.embedding_provider == "none":
         return None
     if settings.embedding_provider == "ollama":
-        import httpx
-
-        from backend.infrastructure.embedders.ollama import OllamaEmbedder, known_dimension
+        from backend.infrastructure.embedders.ollama import known_dimension
 
         model = settings.model_name
         dimension = settings.embedding_dimension or known_dimension(model)
         if dimension is None and catalog is not None:
             dimension = stored_dimension(catalog, model)
-        return OllamaEmbedder(
-            base_url=settings.ollama_url,
-            model=model,
-            batch_size=settings.ollama_batch_size,
-            concurrency=settings.ollama_concurrency,
-            timeout=httpx.Timeout(
-                settings.ollama_timeout_seconds, connect=settings.ollama_connect_timeout_seconds
-            ),
-            max_retries=settings.ollama_max_retries,
-            dimension=dimension,
-        )
-    from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
-
+        return _ollama(settings, model, dimension)
     if settings.model_name != "all-MiniLM-L6-v2":
         raise SettingsError(
             f"invalid setting EMBEDDING_MODEL: the onnx provider ships all-MiniLM-L6-v2 only "
             f"(got {settings.model_name!r})"
         )
-    return OnnxMiniLMEmbedder(
-        cache_dir=settings.models_dir,
-        prebuilt_dir=settings.onnx_model_dir,
-        **_prefixed(settings, "onnx_", ("variant", "threads", "query_threads", "query_spinning")),
+    return _onnx(settings, settings.onnx_variant)
+
+
+def _ollama(settings: Settings, model: str, dimension: int | None) -> Embedder:
+    import httpx
+
+    from backend.infrastructure.embedders.ollama import OllamaEmbedder
+
+    return OllamaEmbedder(
+        base_url=settings.ollama_url,
+        model=model,
+        batch_size=settings.ollama_batch_size,
+        concurrency=settings.ollama_concurrency,
+        timeout=httpx.Timeout(
+            settings.ollama_timeout_seconds, connect=settings.ollama_connect_timeout_seconds
+        ),
+        max_retries=settings.ollama_max_retries,
+        dimension=dimension,
     )
+
+
+def _onnx(settings: Settings, variant: str) -> Embedder:
+    from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+    return OnnxMiniLMEmbedder(
+        cache_dir=settings.model_cache,
+        prebuilt_dir=settings.onnx_model_dir,
+        fallback_dir=settings.models_dir,
+        variant=variant,
+        **_prefixed(settings, "onnx_", ("threads", "query_threads", "query_spinning")),
+    )
+
+
+def serving_embedder(settings: Settings) -> ServingEmbedder:
+    """Loads the model an outdated index was built with (IndexHandle): an in-process model by the name its
+    vectors are recorded under, or with the Ollama provider the same server's model of that name; None
+    when it cannot be had here (the index then answers by keyword until its rebuild switches)."""
+
+    def load(stored: IndexIdentity) -> Embedder | None:
+        from backend.infrastructure.embedders.onnx_model_files import variant_named
+
+        if settings.embedding_provider == "none":  # keyword only, as asked: no model is loaded
+            return None
+        variant = variant_named(stored.embedding_model)
+        try:
+            if variant is not None:
+                return _cached(settings, _onnx(settings, variant))
+            if settings.embedding_provider == "ollama":
+                return _cached(settings, _ollama(settings, stored.embedding_model, stored.dimension))
+        except KnowledgeBridgeError as exc:  # e.g. the weights package is gone
+            log.warning(
+                "cannot load %s, which the index was built with: %s", stored.embedding_model, exc.detail
+            )
+        return None
+
+    return load
 
 
 def stored_dimension(catalog: IndexCatalog, model: str) -> int | None:
@@ -251,9 +291,13 @@ FROM_SETTINGS = _FromSettings()
 
 
 def build_services(
-    settings: Settings, *, embedder: Embedder | None | _FromSettings = FROM_SETTINGS
+    settings: Settings,
+    *,
+    embedder: Embedder | None | _FromSettings = FROM_SETTINGS,
+    settle: Callable[[], None] | None = None,
 ) -> Services:
-    """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake)."""
+    """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake).
+    `settle`: run once the index is loaded and after each job (the service settles its heap there)."""
     catalog = build_catalog(settings)
     try:
         if isinstance(embedder, _FromSettings):
@@ -285,6 +329,7 @@ def build_services(
         encoder=encoder,
         identity=identity,
         chunking=ChunkingOptions(settings.chunk_max_tokens, settings.chunk_overlap_tokens),
+        serving_embedder=serving_embedder(settings),
     )
     search = SearchService(
         embedder=embedder,
@@ -313,7 +358,7 @@ def build_services(
         rrf_k=settings.rrf_k,
     )
     context = ContextService(search=search, memory=memory, policy=policy, stemming=settings.keyword_stemming)
-    jobs = JobRunner()
+    jobs = JobRunner(after_job=settle)
     supervisor = IndexSupervisor(
         index=index,
         indexer=indexer,
@@ -322,6 +367,8 @@ def build_services(
         embedder=embedder,
         vault_path=str(settings.vault_path.expanduser().resolve()),  # one spelling per vault
         model_in_process=settings.embedding_provider == "onnx",
+        auto_reembed=settings.auto_reembed,
+        settle=settle,
     )
     return Services(
         settings, catalog, embedder, index, indexer, search, jobs, policy, notes, memory, context, supervisor

@@ -162,6 +162,7 @@ def _cmd_serve(settings: Settings) -> None:
     import uvicorn
 
     from backend.api.http_protocol import protocol_with_head_deadline
+    from backend.infrastructure.heap import settle_heap
     from backend.main import create_app, open_services
 
     if not settings.api_key and not _is_loopback(settings.host):
@@ -171,7 +172,8 @@ def _cmd_serve(settings: Settings) -> None:
             settings.host,
             settings.port,
         )
-    services = open_services(settings)  # fails here, in one line, if the index is locked or unusable
+    # fails here, in one line, if the index is locked or unusable
+    services = open_services(settings, settle=settle_heap)
     uvicorn.run(
         create_app(settings, services=services),
         host=settings.host,

@@ -5,6 +5,7 @@ Built in the composition root (`backend.main` / the CLI) and passed down; never 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Literal
@@ -159,7 +160,7 @@ class Settings(BaseSettings):
         le=2000,
         description="Words in a dense window: a chunk of several blocks (chat messages, entries) also gets "
         "one vector per window of blocks and is scored by its best one (MAX_SIM); 0 = one vector a chunk. "
-        "Part of the index identity: changing it needs a rebuild (POST /index/rebuild).",
+        "Part of the index identity: changing it rebuilds the index (AUTO_REEMBED).",
     )
     search_prefetch_limit: int = Field(
         100, ge=10, le=1000, description="Candidates each side (dense, keyword) hands to fusion."
@@ -274,7 +275,21 @@ class Settings(BaseSettings):
     onnx_model_dir: Path | None = Field(
         None,
         description="A folder with the ONNX graph prepared by `python -m backend prepare-model` (the "
-        "Docker image bakes one in); unset or stale = built on first start into DATA_DIR/models.",
+        "Docker image bakes one in); unset or stale = built on first start into MODEL_CACHE_DIR.",
+    )
+    model_cache_dir: Path | None = Field(
+        None,
+        description="Where the in-process model's built graphs are kept, once per machine and user (shared "
+        "by every service and data dir; safe for two services at once); unset = "
+        "$XDG_CACHE_HOME/knowledge-bridge/models (~/.cache/...), or DATA_DIR/models when that is not "
+        "writable.",
+    )
+    auto_reembed: bool = Field(
+        True,
+        description="When the index was built with another embedding model, variant, DENSE_WINDOW_WORDS or "
+        "keyword settings (an upgrade, a changed setting), rebuild it for the configured ones in the "
+        "background while it keeps answering with the model it was built with; false = keep answering so "
+        "until POST /index/rebuild.",
     )
     onnx_variant: Literal[
         "fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32", "int8-opt-outliers"
@@ -282,8 +297,8 @@ class Settings(BaseSettings):
         "int8-opt-outliers",
         description="Build of the in-process model: fp32 as exported, -opt after onnxruntime's transformer "
         "optimiser, int8 dynamically quantised (-ffn2fp32: but each layer's feed-forward output; -outliers: "
-        "but that output's few widest input channels). Part of the index identity: changing it needs a "
-        "rebuild (POST /index/rebuild).",
+        "but that output's few widest input channels). Part of the index identity: changing it re-embeds "
+        "the vault (AUTO_REEMBED).",
     )
     onnx_threads: int | None = Field(
         None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
@@ -337,6 +352,7 @@ class Settings(BaseSettings):
         "qdrant_replication_factor",
         "qdrant_write_consistency_factor",
         "onnx_model_dir",
+        "model_cache_dir",
         "onnx_threads",
         "onnx_query_threads",
         mode="before",
@@ -371,7 +387,22 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
+        """Where built graphs were kept before MODEL_CACHE_DIR (one per data dir): still read, and written
+        when the shared cache is not writable."""
         return self.data_dir / "models"
+
+    @property
+    def model_cache(self) -> Path:
+        """MODEL_CACHE_DIR, or the user's cache folder (XDG_CACHE_HOME, else ~/.cache)."""
+        if self.model_cache_dir is not None:
+            return self.model_cache_dir.expanduser()
+        root = os.environ.get("XDG_CACHE_HOME", "").strip()
+        if root and Path(root).is_absolute():
+            return Path(root) / "knowledge-bridge" / "models"
+        try:
+            return Path.home() / ".cache" / "knowledge-bridge" / "models"
+        except RuntimeError:  # no home folder known (a bare container user): the data dir's own
+            return self.models_dir
 
 
 def load_settings(**overrides: object) -> Settings:

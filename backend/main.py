@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -22,9 +22,10 @@ from backend.domain.errors import IndexUnavailableError, StorageFullError
 log = logging.getLogger(__name__)
 
 
-def open_services(settings: Settings) -> Services:
-    """Build and open everything, and start the first indexing or catch-up sync in the background."""
-    services = build_services(settings)
+def open_services(settings: Settings, *, settle: Callable[[], None] | None = None) -> Services:
+    """Build and open everything, and start the first indexing or catch-up sync in the background.
+    `settle`: run once the index is loaded and after each job (`serve` settles the heap there)."""
+    services = build_services(settings, settle=settle)
     # Watch first, then scan: a change made while the start-up scan runs is an event the watcher applies,
     # and one made before it is seen by the scan. The other way round, the window between them was lost.
     try:

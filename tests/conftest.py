@@ -72,6 +72,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Graphs the suite builds (other variants, first-start builds) go to a cache of its own, not to the
+    user's (MODEL_CACHE_DIR defaults to ~/.cache/knowledge-bridge/models); child processes inherit it."""
+    if "MODEL_CACHE_DIR" in os.environ:
+        yield
+        return
+    os.environ["MODEL_CACHE_DIR"] = str(tmp_path_factory.mktemp("model-cache"))
+    try:
+        yield
+    finally:
+        os.environ.pop("MODEL_CACHE_DIR", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
 def prepared_model(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:

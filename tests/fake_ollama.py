@@ -21,6 +21,7 @@ class FakeOllama(AbstractContextManager["FakeOllama"]):
         self.gate = threading.Event()
         self.holding = threading.Event()  # set while a request waits at the gate
         self.answered = 0
+        self.texts = 0  # texts asked for, over every request
         self._lock = threading.Lock()
         self._vectors = FakeEmbedder(dimension, MODEL)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -52,6 +53,7 @@ class FakeOllama(AbstractContextManager["FakeOllama"]):
         with self._lock:
             turn = self.answered
             self.answered += 1
+            self.texts += len(texts)
         if self.hold_after is not None and turn >= self.hold_after:
             self.holding.set()
             self.gate.wait(timeout=300)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from backend.application.index_handle import ServingEmbedder
 from backend.application.indexing import KEYWORD_FIRST_MIN, build_index
 from backend.application.ports import ChunkStore, Embedder, GraphStore, IndexCatalog, Vault
 from backend.application.search import SearchService
@@ -70,6 +71,7 @@ class Harness:
         keyword_first_min: int = KEYWORD_FIRST_MIN,
         dense_windows: int = 0,
         catalog: IndexCatalog | None = None,
+        serving_embedder: ServingEmbedder | None = None,
     ) -> None:
         self.embedder = embedder
         self._swappable = SwappableEmbedder(embedder) if embedder is not None else None
@@ -89,6 +91,7 @@ class Harness:
             encoder=encoder,
             identity=identity,
             keyword_first_min=keyword_first_min,
+            serving_embedder=serving_embedder,
         )
         self.encoder = encoder
         self.search = SearchService(embedder=embedder, encoder=encoder, index=self.index)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
-from backend.bootstrap import build_services
-from backend.config import load_settings
 from backend.infrastructure.embedders.cache import CachedEmbedder, cache_key
 from backend.infrastructure.embedders.onnx_minilm import DEFAULT_VARIANT, OnnxMiniLMEmbedder
+from scripts.service_process import ServiceProcess
 from tests.application.fakes import FakeEmbedder
 
 
@@ -35,31 +35,59 @@ def test_the_cache_key_includes_the_variant(tmp_path: Path) -> None:
     assert (first.texts_embedded, second.texts_embedded) == (1, 1)  # never served the other's vector
 
 
+PREVIOUS_DEFAULT = "int8-opt-ffn2fp32"  # the default variant before issue 18's last change
+
+
+def _notes(root: Path, count: int) -> Path:
+    words = ("harbour", "tide", "lantern", "glacier", "orchard", "violin", "ledger", "comet")
+    for n in range(count):
+        topic = words[n % len(words)]
+        body = "\n\n".join(
+            f"Paragraph {p} of note {n} is about the {topic} and {words[(n + p) % len(words)]} {n}x{p}."
+            for p in range(4)
+        )
+        (root / f"Note {n:03}.md").write_text(f"# Note {n} on the {topic}\n\n{body}\n", encoding="utf-8")
+    return root
+
+
 @pytest.mark.slow
-def test_an_index_of_another_variant_is_not_written_into_and_a_rebuild_switches_it(tmp_path: Path) -> None:
-    vault = _vault(tmp_path)
+def test_an_upgrade_to_a_new_default_variant_stays_hybrid_while_it_re_embeds_and_ends_on_the_new_model(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "vault").mkdir()
+    vault = _notes(tmp_path / "vault", 150)
     data = tmp_path / "data"
+    old, new = f"all-MiniLM-L6-v2-{PREVIOUS_DEFAULT}", f"all-MiniLM-L6-v2-{DEFAULT_VARIANT}"
+    with ServiceProcess(vault, data, env={"WATCH": "false", "ONNX_VARIANT": PREVIOUS_DEFAULT}) as before:
+        status = before.wait_idle(timeout=600)
+        assert (status["index_model"], status["dense_pending"]) == (old, 0)
 
-    def services(variant: str):  # noqa: ANN202 - the composition root's Services
-        settings = load_settings(vault_path=vault, data_dir=data, onnx_variant=variant, watch=False)
-        return build_services(settings)
-
-    built = services(DEFAULT_VARIANT)  # the index is created with the default variant's identity
-    try:
-        built.index.open()
-        assert built.index.identity.embedding_model == f"all-MiniLM-L6-v2-{DEFAULT_VARIANT}"
-    finally:
-        built.close()
-
-    switched = services("fp32")
-    try:
-        switched.index.open()
-        assert switched.index.model_mismatch  # fp32 vectors never go into the default variant's index
-        assert switched.index.keyword_fallback is not None  # still answers, by keyword
-        switched.indexer.rebuild()  # the zero-downtime rebuild of a model change
-        assert not switched.index.model_mismatch
-        assert switched.index.identity.embedding_model == "all-MiniLM-L6-v2"
-        assert switched.index.dense_pending == 0
-        assert switched.index.indexed_notes == 2
-    finally:
-        switched.close()
+    # the upgrade: the same data dir, the new default variant
+    with ServiceProcess(vault, data, env={"WATCH": "false"}) as after:
+        after.wait_ready()
+        seen: list[str] = []
+        answers: list[tuple[int, str, list[str]]] = []
+        deadline = time.monotonic() + 600
+        while True:
+            status = after.get("/index/status").json()
+            seen.append(status["model_change"] or "")
+            found = after.post(
+                "/search", {"query": "the glacier and the violin", "mode": "hybrid", "top_k": 3}
+            )
+            body = found.json()
+            answers.append((found.status_code, body.get("mode", ""), body.get("warnings", [])))
+            job = status["job"]
+            if status["index_model"] == new and job is not None and job["finished_at"] is not None:
+                break
+            assert time.monotonic() < deadline, status
+        assert status["embedding_model"] == new
+        assert status["model_change"] is None
+        assert status["dense_pending"] == 0
+        assert job["kind"] == "rebuild"
+        assert job["phase"] == "done"
+    # every answer, before, during and after the switch, was a hybrid one with nothing degraded
+    assert answers
+    assert all(answer == (200, "hybrid", []) for answer in answers), answers
+    re_embedding = [line for line in seen if line.startswith(f"serving {old}; re-embedding for {new}: ")]
+    assert re_embedding, seen  # "serving X; re-embedding for Y: n of N" while it ran
+    assert re_embedding[-1].endswith(" of 150") or re_embedding[-1].endswith(" of 0")

@@ -107,7 +107,7 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
     from backend import cli
 
     ran: dict[str, object] = {}
-    monkeypatch.setattr(backend.main, "open_services", lambda settings: object())  # nothing opened
+    monkeypatch.setattr(backend.main, "open_services", lambda settings, **_: object())  # nothing opened
     monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: ran.update(kwargs))  # nothing bound
     monkeypatch.delenv("API_KEY", raising=False)
     if key:

@@ -188,6 +188,9 @@ INDEX_STATUS: dict[str, Any] = {
     "embedder": {"provider": "onnx", "model": "all-MiniLM-L6-v2", "state": "ready", "healthy": True},
     "embedding_model": "all-MiniLM-L6-v2",
     "embedding_dimension": 384,
+    "index_model": "all-MiniLM-L6-v2",
+    "index_dimension": 384,
+    "model_change": None,
     "vault_path": "/home/me/knowledge-bridge/docs/example-vault",
     "store": "embedded",
     "store_healthy": True,
@@ -200,6 +203,7 @@ INDEX_STATUS: dict[str, Any] = {
         "started_at": "2026-11-22T22:39:56.068312Z",
         "finished_at": "2026-11-22T22:40:08.123469Z",
         "error": None,
+        "detail": None,
     },
     "failed_files": [],
 }

@@ -218,15 +218,18 @@ class JobInfo(BaseModel):
     id: str
     kind: str = Field(description="index (first pass), sync (compare vault and index) or rebuild.")
     phase: str = Field(
-        description="queued, scanning, indexing (keyword vectors, and dense ones for small passes), "
-        "embedding (dense vectors behind the keyword ones), removing, switching (rebuild), done, failed or "
-        "cancelled."
+        description="queued, scanning, indexing (keyword vectors: every note is searchable by keyword once "
+        "it ends), embedding (dense vectors, after the keyword ones), removing, switching (rebuild), done, "
+        "failed or cancelled."
     )
-    done: int
-    total: int
+    done: int = Field(description="Notes done in this phase.")
+    total: int = Field(description="Notes this phase has to do.")
     started_at: datetime
     finished_at: datetime | None = None
     error: str | None = None
+    detail: str | None = Field(
+        None, description="What the phase does now when the counts cannot show it (a large note's pieces)."
+    )
 
 
 class FailedFile(BaseModel):
@@ -286,8 +289,21 @@ class IndexStatus(BaseModel):
         None, description="The index generation serving now; a rebuild switches it."
     )
     embedder: EmbedderInfo
-    embedding_model: str
+    embedding_model: str = Field(
+        description="The configured embedding model (EMBEDDING_MODEL, ONNX_VARIANT)."
+    )
     embedding_dimension: int | None = None
+    index_model: str = Field(
+        description="The model the serving index was built with, whose vectors answer searches: the "
+        "configured one, or after a change of model or variant the previous one until the re-embedding "
+        "switches (see model_change)."
+    )
+    index_dimension: int | None = None
+    model_change: str | None = Field(
+        None,
+        description='Set while the index was built for other settings than the configured ones: "serving X; '
+        're-embedding for Y: n of N" (notes with vectors of Y so far), or what is needed to switch.',
+    )
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
     store_healthy: bool = Field(

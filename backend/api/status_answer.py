@@ -24,6 +24,7 @@ from backend.domain.errors import (
     IndexNotReadyError,
     IndexUnavailableError,
 )
+from backend.domain.models import IndexIdentity
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ def status_answer(services: Services) -> IndexStatus:
     try:
         # no-op once open; after a start with Qdrant down, this is where it recovers (and reports the store)
         services.supervisor.open()
-        chunks = services.index.chunk_count()
+        chunks = services.index.recent_chunk_count()
         links = LinkCountsOut(**asdict(services.index.link_counts()))
         store_healthy = True
     except (IndexUnavailableError, IndexNotReadyError) as exc:
@@ -67,6 +68,9 @@ def status_answer(services: Services) -> IndexStatus:
         generation=index.generation,
         embedding_model=index.identity.embedding_model,
         embedding_dimension=index.identity.dimension,
+        index_model=index.serving_identity.embedding_model,
+        index_dimension=index.serving_identity.dimension,
+        model_change=_model_change(services),
         embedder=_embedder_info(services),
         vault_path=str(settings.vault_path),
         store=settings.qdrant_url or "embedded",
@@ -74,6 +78,39 @@ def status_answer(services: Services) -> IndexStatus:
         job=JobInfo(**asdict(job)) if job else None,  # the snapshot's fields are the schema's, by name
         failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in index.failed_files],
     )
+
+
+def _model_change(services: Services) -> str | None:
+    """ "serving X; re-embedding for Y: n of N" while the index was built for other settings, or what it
+    takes to switch; None when it was built for the configured ones."""
+    index = services.index
+    if not index.model_mismatch:
+        return None
+    served, wanted = index.serving_identity, index.identity
+    serving = served.embedding_model
+    target = wanted.embedding_model
+    if (served.embedding_model, served.dimension) == (wanted.embedding_model, wanted.dimension):
+        serving, target = f"{serving} ({_settings_of(served)})", f"{target} ({_settings_of(wanted)})"
+    if index.keyword_fallback is not None and served.dimension is not None:
+        serving += " by keyword only (it cannot be loaded here)"
+    building = index.building
+    if building is not None:
+        done, total = building.rebuild_progress()
+        return f"serving {serving}; re-embedding for {target}: {done} of {total}"
+    job = services.jobs.current
+    if job is not None and job.kind == "rebuild" and job.phase == "failed":
+        return (
+            f"serving {serving}; re-embedding for {target} failed ({job.error}); POST /index/rebuild retries"
+        )
+    if not services.settings.auto_reembed:
+        return (
+            f"serving {serving}; configured for {target}: POST /index/rebuild re-embeds (AUTO_REEMBED=false)"
+        )
+    return f"serving {serving}; re-embedding for {target}: starting"
+
+
+def _settings_of(identity: IndexIdentity) -> str:
+    return f"dense windows of {identity.dense_windows} words, keyword encoding [{identity.keyword_encoding}]"
 
 
 def _embedder_info(services: Services) -> EmbedderInfo:

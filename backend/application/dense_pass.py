@@ -1,4 +1,4 @@
-"""The dense pass: dense vectors for the notes written by keyword only, overlapped with the keyword pass."""
+"""The dense pass: dense vectors for the notes written by keyword only, once the keyword pass is done."""
 
 from __future__ import annotations
 
@@ -18,11 +18,16 @@ from backend.domain.models import NoteFile
 log = logging.getLogger(__name__)
 
 PROGRESS_LOG_SECONDS = 10.0  # long passes say where they are in the log, not only in /index/status
-# Chunks per embedder call in the dense pass: the embedder sorts each call by token length, and wider calls
-# pad less (Zettelkasten chunks: 2.3x the real tokens computed in calls of 64, 1.2x in calls of 256; a
-# whole first index of it, quiet machine: fully dense after 370 s and 377 s in calls of 256, 341 s in
-# calls of 1024).
+# Chunks per embedder call in the dense pass. An embedder that batches sorts each call by token length, and
+# wider calls pad less (Zettelkasten chunks: 2.3x the real tokens computed in calls of 64, 1.2x in calls of
+# 256; a whole first index of it, quiet machine: fully dense after 370 s and 377 s in calls of 256, 341 s in
+# calls of 1024); the int8 variants embed one text a call since issue 28 and do not pad at all. A note with
+# more texts than this (chunks and dense windows) is a large note: embedded after the others, so it holds
+# no other note back.
 DENSE_WINDOW = 1024
+# Texts per embedder call for a large note (a 2 MB note holds ~7,000): its progress shows after each call,
+# seconds apart, instead of once a window of 1024 (over a minute on a busy machine).
+LARGE_NOTE_PIECE = 128
 # Batches waiting between the reader, the embedder and the writer: enough that the embedder never waits for
 # the other two, few enough that memory stays flat whatever the vault's size.
 PIPELINE_DEPTH = 4
@@ -30,10 +35,17 @@ PIPELINE_DEPTH = 4
 
 class DensePass:
     """Gives notes written by keyword only their dense vectors, in three stages so the embedder never waits
-    for the disk or the store: a reader thread reads and chunks the notes of the feed (as the keyword pass
-    adds them), an embedder thread embeds, and the thread that runs the pass encodes keyword vectors and
-    writes (there, because a watcher's refresh runs it holding the writer lock, and the keyword pass writes
-    from there too). Queues of `PIPELINE_DEPTH` batches between the stages bound the memory.
+    for the disk or the store: a reader thread reads and chunks the notes of the feed, an embedder thread
+    embeds, and the thread that runs the pass encodes keyword vectors and writes (there, because a watcher's
+    refresh runs it holding the writer lock, and the keyword pass writes from there too). Queues of
+    `PIPELINE_DEPTH` batches between the stages bound the memory.
+
+    The keyword pass comes first: the reader starts once the feed is closed (the keyword pass is done), so
+    the keyword pass has the cores to itself (13k notes: 27 s alone, 60-90 s beside the embedder on 2
+    cores) and every note is searchable by keyword before any embedding starts. Large notes (more texts
+    than `DENSE_WINDOW`) are embedded after all the others, in pieces; with `defer_large` (a watcher's
+    refresh, which must not hold the next change back for minutes) they are left keyword-only instead and
+    counted in `deferred`, for a background pass.
 
     The reader works without the writer lock, so a note only gets its vectors while its indexed content is
     still the text that was embedded (a change applied meanwhile wins; the note stays pending for the next
@@ -41,12 +53,22 @@ class DensePass:
     """
 
     def __init__(
-        self, notes: NoteWriter, live: LiveIndex, feed: PathFeed, writer: AbstractContextManager[object]
+        self,
+        notes: NoteWriter,
+        live: LiveIndex,
+        feed: PathFeed,
+        writer: AbstractContextManager[object],
+        *,
+        progress: JobProgress | None = None,
+        defer_large: bool = False,
     ) -> None:
         self.feed = feed
         self._notes = notes
         self._live = live
         self._writer = writer  # the index's writer lock, held while a batch is written
+        self._progress = progress
+        self._defer_large = defer_large
+        self.deferred = 0  # large notes left keyword-only (`defer_large`)
         self._abort = threading.Event()  # something failed: every stage stops
         self._reader_halt = threading.Event()  # the embedder is done (or gave up): read no further
         self._errors: list[BaseException] = []
@@ -54,6 +76,7 @@ class DensePass:
         self._to_write: queue.Queue[list[PendingNote] | None] = queue.Queue(maxsize=PIPELINE_DEPTH)
         self._ended = False  # the embedder thread's end marker was taken
         self.embedded = 0  # notes whose dense batch was written (or skipped: changed meanwhile)
+        self._next_piece_log = 0.0
         self._threads = [
             threading.Thread(target=self._read, name="index-read", daemon=True),
             threading.Thread(target=self._embed, name="index-embed", daemon=True),
@@ -65,9 +88,10 @@ class DensePass:
         live = self._live
         notes = (
             NoteFile(path, 0, 0.0)  # re-read in prepare (force) with its current size and mtime
-            for path in self.feed.take(self._reader_halt)
+            for path in self.feed.take(self._reader_halt, after_close=True)
             if live.is_pending(path)
         )
+        large: list[PendingNote] = []
         try:
             while not self._reader_halt.is_set():
                 batch = self._notes.next_batch(
@@ -75,8 +99,21 @@ class DensePass:
                 )
                 if not batch:
                     break
-                batch = [item for item in batch if live.is_pending(item.file.rel_path)]
+                large += [item for item in batch if item.text_count() > DENSE_WINDOW]
+                batch = [
+                    item
+                    for item in batch
+                    if live.is_pending(item.file.rel_path) and item.text_count() <= DENSE_WINDOW
+                ]
                 if batch and not channels.put(self._to_embed, batch, self._reader_halt):
+                    break
+            if self._defer_large:
+                self.deferred = len(large)
+                large = []
+            for item in large:  # each a batch of its own, embedded in pieces
+                if live.is_pending(item.file.rel_path, item.file_hash) and not channels.put(
+                    self._to_embed, [item], self._reader_halt
+                ):
                     break
         except BaseException as exc:  # handed to the thread that runs the pass, which raises it
             self._errors.append(exc)
@@ -87,7 +124,10 @@ class DensePass:
     def _embed(self) -> None:
         try:
             while (batch := channels.get(self._to_embed, self._abort)) is not None:
-                self._notes.embed(batch)
+                if len(batch) == 1 and batch[0].text_count() > DENSE_WINDOW:
+                    self._notes.embed(batch, piece=LARGE_NOTE_PIECE, on_piece=self._piece_done)
+                else:
+                    self._notes.embed(batch)
                 if all(item.dense_missing() for item in batch):
                     log.warning("embedder still unavailable: notes stay keyword-only until it is back")
                     break
@@ -100,22 +140,23 @@ class DensePass:
             self._reader_halt.set()
             channels.put(self._to_write, None, self._abort)
 
-    def write_ready(self) -> None:
-        """Write the batches already embedded, without waiting for more (between keyword batches)."""
-        while not self._ended:
-            try:
-                batch = self._to_write.get_nowait()
-            except queue.Empty:
-                break
-            self._write(batch)
-        self._raise_failure()
+    def _piece_done(self, item: PendingNote, done: int, total: int) -> None:
+        """A piece of a large note is embedded: say so, so its minutes show as progress."""
+        if self._progress is not None:
+            self._progress.update(detail=f"{item.file.rel_path}: {done} of {total} texts embedded")
+        if time.monotonic() >= self._next_piece_log:
+            log.info("embedding the large note %s: %d of %d texts", item.file.rel_path, done, total)
+            self._next_piece_log = time.monotonic() + PROGRESS_LOG_SECONDS
 
-    def finish(self, progress: JobProgress | None) -> None:
-        """Write the rest as it is embedded, until the feed (closed by now) is done or the embedder fails."""
+    def finish(self) -> None:
+        """Close the feed (the keyword pass is done: the reader starts now), and write what is embedded as it
+        comes, until every note of the feed is done or the embedder fails."""
+        self.feed.close()
         total = self.feed.added
+        progress = self._progress
         if progress:
-            progress.update(phase="embedding", done=min(self.embedded, total), total=total)
-        log.info("embedding %d notes indexed by keyword only (%d done alongside)", total, self.embedded)
+            progress.update(phase="embedding", done=0, total=total)
+        log.info("embedding %d notes indexed by keyword only", total)
         next_log = time.monotonic() + PROGRESS_LOG_SECONDS
         while not self._ended:
             batch = channels.get(self._to_write, self._abort)

@@ -74,6 +74,18 @@ class EmbedderHealth:
                 self._unhealthy_until = self._clock() + self._probe_interval
         return healthy
 
+    @property
+    def model_name(self) -> str:
+        return self._embedder.model_name
+
+    def healthy(self) -> bool:
+        """The embedder's own health probe, asked now (for Ollama an HTTP call)."""
+        return self._embedder.health()
+
+    def close(self) -> None:
+        """Release the embedder (a model loaded for an outdated generation, once it no longer serves)."""
+        self._embedder.close()
+
     def documents(self, texts: Sequence[str]) -> list[list[float]] | None:
         """One vector per text, or None (the failure is kept) when the embedder cannot give them all."""
         return self._embed(lambda: self._embedder.embed_documents(texts))

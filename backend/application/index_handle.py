@@ -4,6 +4,14 @@
 to a reader so a rebuild cannot close it mid-read, and says when the index cannot be written or searched
 (damaged files, another embedding model). It does not index: `Indexer` (indexing.py) writes into the
 generation it serves, and a rebuild fills a sibling handle, which this one then `adopt`s in one step.
+
+A generation built for another identity (another model, variant, dense windows or keyword encoding: an
+upgrade, or a setting changed) is *outdated*. It keeps serving as it was built: queries are embedded by the
+model that made its vectors (`serving_health`, loaded through `serving_embedder`) and its keyword vectors
+answer while the keyword encoding is the same, so searches stay hybrid while a rebuild re-embeds the vault
+into a sibling for the configured identity. Only what cannot be served is left out, with a warning: dense
+search when that model cannot be loaded (`keyword_fallback`), keyword search when the encoding changed
+(`dense_fallback`).
 """
 
 from __future__ import annotations
@@ -11,14 +19,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from backend.application.embedder_health import EmbedderHealth
 from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
-from backend.application.ports import ChunkStore, IndexCatalog, Vault
+from backend.application.ports import ChunkStore, Embedder, IndexCatalog, Vault
 from backend.domain.errors import EmbeddingModelMismatchError, IndexCorruptedError, IndexNotReadyError
 from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
 from backend.domain.links import LinkRecord, NoteRecord
@@ -26,6 +34,9 @@ from backend.domain.models import FileProblem, IndexIdentity
 from backend.domain.vault_paths import vault_path
 
 log = logging.getLogger(__name__)
+
+# The embedder that makes the vectors of an index built for this identity (None: it cannot be loaded here).
+ServingEmbedder = Callable[[IndexIdentity], Embedder | None]
 
 
 class IndexHandle:
@@ -36,16 +47,20 @@ class IndexHandle:
         vault: Vault,
         identity: IndexIdentity,
         embedder_health: EmbedderHealth | None,
+        serving_embedder: ServingEmbedder | None = None,
     ) -> None:
         self._catalog = catalog
         self._vault = vault
         self._identity = identity
         self._health = embedder_health
+        self._serving_embedder = serving_embedder
+        self._serving_health: EmbedderHealth | None = None  # the outdated generation's model, while it serves
+        self.building: IndexHandle | None = None  # the sibling a rebuild is filling now
         # One writer at a time: job batches, watcher changes, a rebuild's switch, a consistent read.
         self.writer = threading.RLock()
         self._live: LiveIndex | None = None
         self._ready = False  # the collection exists and holds this embedder's vectors
-        self._mismatch: IndexIdentity | None = None
+        self._mismatch: IndexIdentity | None = None  # what the serving (outdated) generation was built for
         self._corrupted: str | None = None  # why the serving index cannot be trusted; a rebuild clears it
         self._complete = False  # a full pass over the vault has finished at least once
         self._run_failures: list[FileProblem] = []
@@ -56,12 +71,25 @@ class IndexHandle:
 
     @property
     def identity(self) -> IndexIdentity:
+        """What the service is configured for (what a new generation is built for)."""
         return self._identity
 
     @property
+    def serving_identity(self) -> IndexIdentity:
+        """What the serving generation was built for: `identity`, or an outdated generation's own."""
+        return self._mismatch or self._identity
+
+    @property
     def embedder_health(self) -> EmbedderHealth | None:
-        """The embedder's last failure and whether to try it now (None without an embedder)."""
+        """The configured embedder's last failure and whether to try it now (None without an embedder)."""
         return self._health
+
+    @property
+    def serving_health(self) -> EmbedderHealth | None:
+        """The embedder whose vectors the serving generation holds: it embeds the queries and the notes
+        written into it. The configured one, or for an outdated generation the model it was built with (None
+        when that cannot be loaded, or the generation holds no dense vectors)."""
+        return self._health if self._mismatch is None else self._serving_health
 
     @property
     def vault(self) -> Vault:
@@ -80,7 +108,17 @@ class IndexHandle:
     def dense_pending(self) -> int:
         """Notes whose chunks have keyword vectors only, waiting for the embedder."""
         live = self._live
-        return live.dense_pending_count() if live and self._health is not None else 0
+        dense = self.serving_identity.dimension is not None and self._health is not None
+        return live.dense_pending_count() if live and dense else 0
+
+    def rebuild_progress(self) -> tuple[int, int]:
+        """A generation being filled: the notes it holds with all their vectors, of the notes on the disk
+        (0 of 0 until its scan)."""
+        live = self._live
+        if live is None:
+            return 0, 0
+        held = live.note_count()
+        return held - self.dense_pending, max(live.disk_count(), held)
 
     @property
     def unindexed_files(self) -> int:
@@ -127,6 +165,12 @@ class IndexHandle:
         with self.serving() as live:
             return live.store.count()
 
+    def recent_chunk_count(self) -> int:
+        """The chunk count for /index/status: read from the store again only after writes, at most once a
+        second (`LiveIndex.counted`), so polling it costs nothing however large the vault."""
+        with self.serving() as live:
+            return live.counted("chunks", live.store.count)
+
     def note_links(self, path: str) -> NoteLinks:
         path = vault_path(path)
         with self.serving() as live:
@@ -142,8 +186,9 @@ class IndexHandle:
             return live.graph.records()
 
     def link_counts(self) -> LinkCounts:
+        """As `recent_chunk_count`: counted again only after writes, at most once a second."""
         with self.serving() as live:
-            return live.graph.counts()
+            return live.counted("links", live.graph.counts)
 
     def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
         """What the serving index holds on disk, read under the writer lock so no half-written note shows:
@@ -193,7 +238,21 @@ class IndexHandle:
 
     @property
     def model_mismatch(self) -> bool:
+        """The serving generation was built for another identity (see the module's docstring)."""
         return self._mismatch is not None
+
+    @property
+    def accepts_writes(self) -> bool:
+        """Notes can be written into the serving generation now: it is sound, and built for the configured
+        identity, or outdated but with the same keyword encoding and its own model at hand (changes made
+        while it is re-embedded are searchable at once, and carried over by the rebuild's last pass)."""
+        stored = self._mismatch
+        if self._corrupted is not None or not self._ready:
+            return False
+        if stored is None:
+            return True
+        same_keywords = stored.keyword_encoding == self._identity.keyword_encoding
+        return same_keywords and (stored.dimension is None or self._serving_health is not None)
 
     @property
     def complete(self) -> bool:
@@ -202,31 +261,48 @@ class IndexHandle:
     def check_writable(self) -> None:
         if self._corrupted is not None:
             raise IndexCorruptedError(self._corrupted)
-        if self._mismatch is not None:
+        if self._mismatch is not None and not self.accepts_writes:
             raise EmbeddingModelMismatchError(self._mismatch_message(self._mismatch))
         if not self._ready:
             raise IndexNotReadyError("the index has not been created yet")
 
     @property
     def keyword_fallback(self) -> str | None:
-        """Why searches answer by keyword only from an index built with another embedding model, or None.
-
-        Its keyword vectors are still right (same keyword encoding), so it keeps answering, degraded, until a
-        rebuild to the configured model switches over; its dense vectors are never queried with this model.
-        """
+        """Why searches answer by keyword only from an outdated generation, or None: its keyword vectors are
+        still right (same keyword encoding) but the model that made its dense vectors cannot be loaded (an
+        Ollama model removed, say), and they are never queried with another model."""
         stored = self._mismatch
         if stored is None or stored.keyword_encoding != self._identity.keyword_encoding:
             return None
-        return (
-            f"{self._mismatch_message(stored)}: answered from keyword search only until a rebuild "
-            "(POST /index/rebuild) switches to the configured model"
-        )
+        if self._serving_health is not None:
+            return None
+        return f"{self._mismatch_message(stored)}: answered from keyword search only {self._until()}"
+
+    @property
+    def dense_fallback(self) -> str | None:
+        """Why searches answer by dense vectors only from an outdated generation, or None: its keyword vectors
+        were built with another keyword encoding, its dense vectors are those of a model at hand."""
+        stored = self._mismatch
+        if stored is None or stored.keyword_encoding == self._identity.keyword_encoding:
+            return None
+        if self._serving_health is None:
+            return None
+        return f"{self._mismatch_message(stored)}: answered from dense search only {self._until()}"
+
+    def _until(self) -> str:
+        if self.building is not None:
+            return "until the rebuild running now switches to the configured settings"
+        return "until a rebuild (POST /index/rebuild) switches to the configured settings"
 
     def check_searchable(self) -> None:
         """Raise when a search cannot be answered at all; a partly built index can answer."""
         if self._corrupted is not None:
             raise IndexCorruptedError(self._corrupted)
-        if self.keyword_fallback is None:
+        stored = self._mismatch
+        if stored is not None and self.keyword_fallback is None and self.dense_fallback is None:
+            if stored.keyword_encoding != self._identity.keyword_encoding:  # neither side can answer
+                raise EmbeddingModelMismatchError(f"{self._mismatch_message(stored)} {self._until()}")
+        if stored is None:
             self.check_writable()
         if not self._complete and self.indexed_notes == 0:
             raise IndexNotReadyError("the first indexing of the vault has not indexed any note yet")
@@ -281,7 +357,7 @@ class IndexHandle:
             )
         for leftover in present:
             if leftover != active:
-                log.warning("dropping index generation %s left by an unfinished rebuild", leftover)
+                log.warning("dropping index generation %s %s", leftover, _left_by(leftover, active))
                 self.drop(leftover)
         if active is None:
             self.start_generation()
@@ -296,14 +372,39 @@ class IndexHandle:
             self._ready = True
             return True
         if not stored.matches(self._identity):
-            self._mismatch = stored
-            log.error("%s", self._mismatch_message(stored))
-            if self.keyword_fallback is not None:
-                self._load(live, live.graph.open(reset=False))
+            self._outdated(live, stored)
             return False
         self._ready = True
         self._load(live, live.graph.open(reset=False))
         return not live.note_count()
+
+    def _outdated(self, live: LiveIndex, stored: IndexIdentity) -> None:
+        """The active generation was built for `stored`: serve it as it was built, with its own model."""
+        self._mismatch = stored
+        self._ready = True
+        if stored.dimension is not None:
+            same_model = (stored.embedding_model, stored.dimension) == (
+                self._identity.embedding_model,
+                self._identity.dimension,
+            )
+            if same_model:
+                self._serving_health = self._health
+            elif self._serving_embedder is not None:
+                embedder = self._serving_embedder(stored)
+                if embedder is not None:
+                    self._serving_health = EmbedderHealth(embedder, dimension=stored.dimension)
+        if self._serving_health is not None or stored.dimension is None:
+            log.warning(
+                "%s: the index keeps answering with %s until a rebuild switches it to the configured ones",
+                self._mismatch_message(stored),
+                stored.embedding_model,
+            )
+        else:
+            log.error(
+                "%s, and %s cannot be loaded here", self._mismatch_message(stored), stored.embedding_model
+            )
+        if self.keyword_fallback is not None or self._serving_health is not None or self.accepts_writes:
+            self._load(live, live.graph.open(reset=False))
 
     def start_generation(self) -> None:
         """Serve a new, empty generation (not yet the active one): the first index, or a rebuild's sibling."""
@@ -334,6 +435,9 @@ class IndexHandle:
         self._catalog.activate(live.generation)
         old, self._live = self._live, live
         sibling.hand_over()
+        serving, self._serving_health = self._serving_health, None
+        if serving is not None and serving is not self._health:
+            serving.close()  # the outdated generation's own model: a query still running keeps its session
         self._mismatch = None
         self._corrupted = None
         self._ready = True
@@ -390,6 +494,21 @@ class IndexHandle:
         if records:
             self._complete = True  # built by an earlier run; a start-up sync catches up with edits
             self.last_indexed = datetime.now(UTC)
+
+
+def _left_by(leftover: str, active: str | None) -> str:
+    """Why a generation beside the active one is there, from the order their names were handed out in."""
+    if active is None:
+        return "left by a first indexing that stopped before it was recorded"
+    if _number(leftover) < _number(active):
+        return f"replaced by {active} when a rebuild finished (it was not dropped then)"
+    return "left by a rebuild that stopped before it switched"
+
+
+def _number(generation: str) -> int:
+    """N of a generation named "gN" (the catalog's names: handed out in increasing order)."""
+    digits = generation[1:]
+    return int(digits) if digits.isdigit() else -1
 
 
 def _layout(window_words: int) -> str:

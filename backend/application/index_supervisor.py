@@ -3,7 +3,9 @@
 One object owns them, so every door (HTTP routes, MCP tools, CLI, the watcher) goes through the same path:
 open once (and again after a start with the store down), index or catch up in the background, apply the
 watcher's batches, start a sync or a rebuild on request, start the dense catch-up when the embedder answers
-again, and load an in-process embedding model in the background at start. `bootstrap.py` only builds it.
+again, and load an in-process embedding model in the background at start. An index built for another model,
+variant or keyword encoding (an upgrade, a changed setting) is re-embedded in the background while it keeps
+answering with its own model (`auto_reembed`; see IndexHandle). `bootstrap.py` only builds it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from backend.application.index_handle import IndexHandle
@@ -70,6 +72,8 @@ class IndexSupervisor:
         embedder: Embedder | None,
         vault_path: str,
         model_in_process: bool = False,
+        auto_reembed: bool = True,
+        settle: Callable[[], None] | None = None,
     ) -> None:
         self.index = index
         self.indexer = indexer
@@ -78,6 +82,8 @@ class IndexSupervisor:
         self._embedder = embedder
         self._vault_path = vault_path
         self._model_in_process = model_in_process  # loaded by us (ONNX), not by a server of its own (Ollama)
+        self._auto_reembed = auto_reembed
+        self._settle = settle or (lambda: None)  # once the index is loaded (the heap, see bootstrap)
         self._open_lock = threading.Lock()
         self._opened = False
         self._warming = False
@@ -92,7 +98,7 @@ class IndexSupervisor:
         return self._opened
 
     def _writable(self) -> bool:
-        return not (self.index.model_mismatch or self.index.corrupted)
+        return self.index.accepts_writes
 
     def open(self, *, start_indexing: bool = True) -> None:
         """Open the index and start the first indexing (or the catch-up sync) in the background.
@@ -108,9 +114,22 @@ class IndexSupervisor:
             replaced = claim_index(self._catalog, self._vault_path, replace=self.replace_vault)
             needs_full_index = self.index.open()
             self._opened = True
+        self._settle()
         if replaced and start_indexing:
             self.jobs.start("rebuild", self.indexer.rebuild)
             return
+        if self.index.model_mismatch and not self.index.corrupted and start_indexing:
+            if self._auto_reembed:
+                log.info(
+                    "re-embedding the vault for %s in the background; searches are answered from the index "
+                    "as it was built meanwhile",
+                    self.index.identity.embedding_model,
+                )
+                self.jobs.start("rebuild", self.indexer.rebuild)
+                return
+            log.warning(
+                "AUTO_REEMBED is off: POST /index/rebuild switches the index to the configured settings"
+            )
         if not start_indexing or not self._writable():
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
         if needs_full_index:
@@ -138,7 +157,9 @@ class IndexSupervisor:
             # before the loss), never instead of it
             self.jobs.start_after("sync", self.indexer.sync)
             return
-        self.indexer.refresh(changes.paths, changes.folders)
+        report = self.indexer.refresh(changes.paths, changes.folders)
+        if report.dense_deferred:  # a large note: embedded by a background pass, not in the watcher's turn
+            self.jobs.start_after("sync", self.indexer.sync)
 
     @property
     def pending_changes(self) -> int:
@@ -176,14 +197,15 @@ class IndexSupervisor:
         Called after searches, so a degraded index heals without a watcher or an operator; the health probe
         runs at most every `catch_up_interval` seconds (for Ollama it is an HTTP call).
         """
-        if self._embedder is None or not self._writable() or not self.index.dense_pending:
+        health = self.index.serving_health
+        if health is None or not self._writable() or not self.index.dense_pending:
             return
         now = time.monotonic()
         job = self.jobs.current
         if now < self._next_catch_up or (job is not None and job.running):
             return
         self._next_catch_up = now + self.catch_up_interval
-        if self._embedder.health():
+        if health.healthy():
             log.info("embedder is back: embedding %d notes indexed by keyword only", self.index.dense_pending)
             with contextlib.suppress(ReindexInProgressError):
                 self.jobs.start("sync", self.indexer.sync)
@@ -198,14 +220,18 @@ class IndexSupervisor:
         start), so `/index/status` can say `loading`, then `ready` or `failed` with the error, instead of
         an unexplained "not healthy" until the first embed call. Ollama loads its model itself: its state is
         its health probe, and no request is spent here."""
-        health = self.index.embedder_health
-        if health is None or self._warming or not self._model_in_process:
+        configured, serving = self.index.embedder_health, self.index.serving_health
+        models = [
+            h for h in dict.fromkeys((serving, configured)) if h is not None
+        ]  # the one queries need first
+        if not models or self._warming or not self._model_in_process:
             return
         self._warming = True
 
         def warm() -> None:
             try:
-                health.query("warm-up")  # a failure is kept by `health` and shown as the error
+                for health in models:
+                    health.query("warm-up")  # a failure is kept by `health` and shown as the error
             except Exception:  # the model's own problem is reported by the next embed call
                 log.exception("loading the embedding model failed")
             finally:

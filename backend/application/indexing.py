@@ -6,8 +6,9 @@ into the generation its `IndexHandle` serves, which keeps a small picture of wha
 
 * never pay twice for a vector: a note that moved (same content under a new path) takes its dense vectors
   from its old points, and the embedder sits behind a persistent cache for everything else;
-* keyword first: a pass with many notes to embed writes every note's keyword vectors first (searchable in
-  seconds), and fills in dense vectors behind it, from the first notes written on (the embedder never idles);
+* keyword first: a pass writes every note's keyword vectors first (searchable in seconds, whatever the vault's
+  size), and fills in dense vectors after it; a note's keyword indexing never waits for an embedding, and the
+  keyword pass has the machine to itself (on 2 cores the embedder beside it made it 2-3x slower);
 * one writer at a time, per batch: the watcher's small changes interleave with a long job instead of waiting
   for it, and each batch re-reads the files it writes, so the last write of a note is its latest text.
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from backend.application.dense_pass import PROGRESS_LOG_SECONDS, DensePass
 from backend.application.embedder_health import EmbedderHealth
-from backend.application.index_handle import IndexHandle
+from backend.application.index_handle import IndexHandle, ServingEmbedder
 from backend.application.jobs import JobProgress
 from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.note_writer import ChunkingOptions, IndexReport, NoteWriter
@@ -40,9 +41,12 @@ from backend.domain.sparse import SparseEncoder
 
 log = logging.getLogger(__name__)
 
-# From this many notes to embed in one pass, the keyword pass never waits for the embedder (which follows
-# it): a watcher's handful of edits is embedded at once, a first index of thousands is searchable in seconds.
-KEYWORD_FIRST_MIN = 32
+# Below this many notes to write, a pass embeds each batch before writing it (one write per note, no
+# keyword-only moment). 1: never; every pass writes keyword vectors first. Tests set it for the other path.
+KEYWORD_FIRST_MIN = 1
+# Notes of this size or more are written last in a keyword pass: one 2 MB note takes a second or two to
+# chunk, encode and write, and must not hold the notes behind it back.
+LARGE_NOTE_BYTES = 256 * 1024
 
 
 class Indexer:
@@ -57,19 +61,34 @@ class Indexer:
     ) -> None:
         self._handle = handle
         self._vault = handle.vault
-        self._health = handle.embedder_health  # None: keyword only
         self._parser = parser
         self._encoder = encoder
         self._chunking = chunking
         self._keyword_first_min = keyword_first_min
-        self._notes = NoteWriter(
-            vault=handle.vault,
-            parser=parser,
-            encoder=encoder,
-            identity=handle.identity,
-            embedder_health=handle.embedder_health,
-            chunking=chunking,
-        )
+        self._writer: tuple[IndexIdentity, EmbedderHealth | None, NoteWriter] | None = None
+
+    @property
+    def _health(self) -> EmbedderHealth | None:
+        """The embedder of the generation written now (None: keyword only)."""
+        return self._handle.serving_health
+
+    @property
+    def _notes(self) -> NoteWriter:
+        """How notes are written into the serving generation: with what it was built for (an outdated one
+        keeps its own model until the rebuild switches; see IndexHandle)."""
+        identity, health = self._handle.serving_identity, self._handle.serving_health
+        writer = self._writer
+        if writer is None or writer[0] != identity or writer[1] is not health:
+            made = NoteWriter(
+                vault=self._vault,
+                parser=self._parser,
+                encoder=self._encoder,
+                identity=identity,
+                embedder_health=health,
+                chunking=self._chunking,
+            )
+            writer = self._writer = (identity, health, made)
+        return writer[2]
 
     def rebuild(self, progress: JobProgress | None = None) -> IndexReport:
         """Index the whole vault into a new generation while the serving one keeps answering, then switch.
@@ -86,6 +105,7 @@ class Indexer:
             keyword_first_min=self._keyword_first_min,
         )
         switched = False
+        self._handle.building = sibling
         try:
             report = builder.sync(progress)
             if progress:
@@ -95,6 +115,7 @@ class Indexer:
                 replaced = self._handle.adopt(sibling)
                 switched = True
         finally:
+            self._handle.building = None
             if not switched:
                 sibling.discard()
         self._handle.retire(replaced)
@@ -214,48 +235,61 @@ class Indexer:
     ) -> None:
         """Write what the plan says changed, remove what went, then embed what was written by keyword only
         (or, with `all_pending`, every note still waiting for dense vectors)."""
-        candidates = [observed[path] for path in plan.to_write]
+        # large notes last: one of them must not hold the others back
+        candidates = sorted((observed[path] for path in plan.to_write), key=_large)
         live = run.live
+        health = self._health
         # A full pass always tries the embedder (once: a failing batch stops the dense work); the watcher's
         # small changes skip it while it is known to be down, instead of waiting through its retries.
-        use_embedder = self._health is not None and (all_pending or self._health.worth_trying())
+        use_embedder = health is not None and (all_pending or health.worth_trying())
         embed_now = use_embedder and len(candidates) < self._keyword_first_min
         dense: DensePass | None = None
         if use_embedder and not embed_now:
-            # keyword first, dense alongside: the dense pass starts on the first notes written by keyword and
-            # follows the keyword pass, so the embedder is busy from the start instead of after it
+            # keyword first: the dense pass is fed as notes are written, and starts once they all are
             changing = {f.rel_path for f in candidates}
             earlier = [p for p in live.pending_dense() if p not in changing] if all_pending else []
-            dense = self._dense_pass(live, earlier)
+            dense = self._dense_pass(live, earlier, run.progress, defer_large=not all_pending)
+        live.bulk_writing = all_pending
         try:
             keyword_only = self._write(run, candidates, embed_now, dense)
             self._remove_gone(run, _went(plan))
             if not live.fresh:
                 # links elsewhere may now lead to a new note, or to nothing
                 live.graph.reresolve([*plan.new, *(move.new for move in plan.moved), *_went(plan)])
+                live.changed()
             live.fresh = False
             if dense is None and use_embedder:  # embedded batch by batch: what the embedder left undone
                 pending = live.pending_dense() if all_pending else keyword_only
                 if pending:
-                    dense = self._dense_pass(live, pending)
+                    dense = self._dense_pass(live, pending, run.progress, defer_large=not all_pending)
             if dense is not None:
                 if all_pending:  # e.g. touched notes still waiting from an earlier pass
                     dense.feed.add(live.pending_dense())
-                dense.feed.close()
-                dense.finish(run.progress)
+                dense.finish()
+                run.report.dense_deferred = dense.deferred
         finally:
+            live.bulk_writing = False
             if dense is not None:
                 dense.stop()
 
-    def _dense_pass(self, live: LiveIndex, paths: list[str]) -> DensePass:
-        return DensePass(self._notes, live, PathFeed(paths), self._handle.writer)
+    def _dense_pass(
+        self, live: LiveIndex, paths: list[str], progress: JobProgress | None, *, defer_large: bool
+    ) -> DensePass:
+        return DensePass(
+            self._notes,
+            live,
+            PathFeed(paths),
+            self._handle.writer,
+            progress=progress,
+            defer_large=defer_large,
+        )
 
     def _write(
         self, run: _Pass, candidates: Sequence[NoteFile], embed_now: bool, dense: DensePass | None
     ) -> list[str]:
         """The keyword pass (or, with `embed_now`, the whole pass): write the changed notes, a batch at a
-        time under the writer lock. Notes written by keyword only go to `dense`, whose embedded batches are
-        written in between; without it they are returned."""
+        time under the writer lock. Notes written by keyword only go to `dense`'s feed (it embeds them once
+        this pass is done); without it they are returned."""
         keyword_only: list[str] = []
         live, report, progress = run.live, run.report, run.progress
         if progress:
@@ -273,7 +307,6 @@ class Indexer:
                 keyword_only.extend(written)
             else:
                 dense.feed.add(written)
-                dense.write_ready()
             if progress:
                 progress.advance(len(batch))
             if time.monotonic() >= next_log:
@@ -337,10 +370,18 @@ def build_index(
     identity: IndexIdentity,
     chunking: ChunkingOptions | None = None,
     keyword_first_min: int = KEYWORD_FIRST_MIN,
+    serving_embedder: ServingEmbedder | None = None,
 ) -> tuple[IndexHandle, Indexer]:
-    """The serving index and its indexer over one catalog, sharing one record of the embedder's health."""
+    """The serving index and its indexer over one catalog, sharing one record of the embedder's health.
+    `serving_embedder`: loads the model an outdated index was built with (see IndexHandle)."""
     health = EmbedderHealth(embedder, dimension=identity.dimension) if embedder is not None else None
-    handle = IndexHandle(catalog=catalog, vault=vault, identity=identity, embedder_health=health)
+    handle = IndexHandle(
+        catalog=catalog,
+        vault=vault,
+        identity=identity,
+        embedder_health=health,
+        serving_embedder=serving_embedder,
+    )
     indexer = Indexer(
         handle, parser=parser, encoder=encoder, chunking=chunking, keyword_first_min=keyword_first_min
     )
@@ -368,6 +409,10 @@ def _merged_failures(
     kept = [f for f in before if f.rel_path not in paths and not f.rel_path.startswith(prefixes)]
     fresh = {f.rel_path for f in found}
     return [*(f for f in kept if f.rel_path not in fresh), *found]
+
+
+def _large(file: NoteFile) -> bool:
+    return file.size >= LARGE_NOTE_BYTES
 
 
 def _went(plan: ChangePlan) -> list[str]:

@@ -25,6 +25,7 @@ class JobSnapshot:
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     finished_at: datetime | None = None
     error: str | None = None
+    detail: str | None = None  # what the phase is doing now, when done/total cannot say (a large note)
 
     @property
     def running(self) -> bool:
@@ -42,8 +43,16 @@ class JobProgress:
         self._runner = runner
         self._job_id = job_id
 
-    def update(self, *, phase: str | None = None, done: int | None = None, total: int | None = None) -> None:
-        self._runner._update(self._job_id, phase=phase, done=done, total=total)
+    def update(
+        self,
+        *,
+        phase: str | None = None,
+        done: int | None = None,
+        total: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """A new phase clears the detail of the last one."""
+        self._runner._update(self._job_id, phase=phase, done=done, total=total, detail=detail)
         if self._runner._cancel.is_set():
             raise JobCancelled
 
@@ -57,7 +66,8 @@ JobBody = Callable[[JobProgress], None]
 
 
 class JobRunner:
-    def __init__(self) -> None:
+    def __init__(self, *, after_job: Callable[[], None] | None = None) -> None:
+        self._after_job = after_job  # run in the job's thread once a job has ended, however it ended
         self._lock = threading.Lock()
         self._current: JobSnapshot | None = None
         self._thread: threading.Thread | None = None
@@ -154,11 +164,16 @@ class JobRunner:
                 raise
         else:
             self._finish(job_id, phase="done")
+        finally:
+            if self._after_job is not None:
+                self._after_job()
 
     def _update(self, job_id: str, **changes: object) -> None:
         with self._lock:
             if self._current is not None and self._current.id == job_id:
                 values = {k: v for k, v in changes.items() if v is not None}
+                if "phase" in values and "detail" not in values:
+                    values["detail"] = None
                 self._current = replace(self._current, **values)  # type: ignore[arg-type]
 
     def _advance(self, job_id: str, n: int) -> None:

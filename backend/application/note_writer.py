@@ -8,7 +8,7 @@ while a batch is read and written, and `DensePass` calls it from its stages.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from backend.application.embedder_health import EmbedderHealth
@@ -45,6 +45,7 @@ class IndexReport:
     chunks: int = 0
     reused_vectors: int = 0  # dense vectors taken from a moved note's old points instead of the embedder
     repaired: int = 0  # notes whose chunk points did not add up with their record, indexed again
+    dense_deferred: int = 0  # large notes left keyword-only by a refresh, for a background pass to embed
     failed: list[FileProblem] = field(default_factory=list)
 
 
@@ -60,6 +61,10 @@ class PendingNote:
     vectors: list[list[float] | None] = field(default_factory=list)
     window_texts: list[list[str]] = field(default_factory=list)  # per chunk; empty lists without windows
     window_vectors: list[list[list[float] | None]] = field(default_factory=list)
+
+    def text_count(self) -> int:
+        """Texts its dense vectors are made from: one per chunk, plus its dense windows."""
+        return len(self.texts) + sum(len(windows) for windows in self.window_texts)
 
     def dense_missing(self) -> bool:
         return None in self.vectors or any(None in windows for windows in self.window_vectors)
@@ -196,9 +201,16 @@ class NoteWriter:
                 reused += 1
         return reused
 
-    def embed(self, batch: Sequence[PendingNote]) -> None:
+    def embed(
+        self,
+        batch: Sequence[PendingNote],
+        *,
+        piece: int | None = None,
+        on_piece: Callable[[PendingNote, int, int], None] | None = None,
+    ) -> None:
         """Fill in the batch's missing dense vectors: all of them, or (embedder failing) none, so a note is
-        never written half dense."""
+        never written half dense. `piece`: texts per embedder call (a large note), each followed by
+        `on_piece(first item, texts done, texts in all)`; None: one call."""
         assert self._health is not None
         missing: list[tuple[PendingNote, int, int | None]] = [
             (item, i, None) for item in batch for i, vector in enumerate(item.vectors) if vector is None
@@ -210,28 +222,35 @@ class NoteWriter:
             for j, vector in enumerate(windows)
             if vector is None
         ]
-        if not missing:
-            return
-        vectors = self._health.documents(
-            [item.texts[i] if j is None else item.window_texts[i][j] for item, i, j in missing]
-        )
-        if vectors is None:
-            for item in batch:  # vectors reused from a moved note's points wait with the rest of the note
-                if item.dense_missing():
-                    item.forget_dense()
-            # keyword first: the notes become searchable now, their dense vectors on a later pass
-            problem = self._health.problem
-            log.warning(
-                "embedder failed, indexing %d notes by keyword only: %s",
-                len(batch),
-                f"{problem.code}: {problem.detail}" if problem else "unknown failure",
+        step = piece or max(len(missing), 1)
+        for start in range(0, len(missing), step):
+            part = missing[start : start + step]
+            vectors = self._health.documents(
+                [item.texts[i] if j is None else item.window_texts[i][j] for item, i, j in part]
             )
-            return
-        for (item, i, j), vector in zip(missing, vectors, strict=True):
-            if j is None:
-                item.vectors[i] = vector
-            else:
-                item.window_vectors[i][j] = vector
+            if vectors is None:
+                self._failed(batch)
+                return
+            for (item, i, j), vector in zip(part, vectors, strict=True):
+                if j is None:
+                    item.vectors[i] = vector
+                else:
+                    item.window_vectors[i][j] = vector
+            if on_piece is not None:
+                on_piece(batch[0], start + len(part), len(missing))
+
+    def _failed(self, batch: Sequence[PendingNote]) -> None:
+        assert self._health is not None
+        for item in batch:  # vectors reused from a moved note's points wait with the rest of the note
+            if item.dense_missing():
+                item.forget_dense()
+        # keyword first: the notes become searchable now, their dense vectors on a later pass
+        problem = self._health.problem
+        log.warning(
+            "embedder failed, indexing %d notes by keyword only: %s",
+            len(batch),
+            f"{problem.code}: {problem.detail}" if problem else "unknown failure",
+        )
 
     def write_note(self, live: LiveIndex, item: PendingNote) -> None:
         note = item.note

@@ -75,11 +75,12 @@ class PathFeed:
             self._closed = True
             self._changed.notify_all()
 
-    def take(self, stop: threading.Event) -> Iterator[str]:
-        """Paths in the order they were added, waiting for more until the feed is closed or `stop` is set."""
+    def take(self, stop: threading.Event, *, after_close: bool = False) -> Iterator[str]:
+        """Paths in the order they were added, waiting for more until the feed is closed or `stop` is set;
+        `after_close`: none before the feed is closed (whoever adds them has finished)."""
         while True:
             with self._changed:
-                while not self._waiting and not self._closed and not stop.is_set():
+                while (after_close or not self._waiting) and not self._closed and not stop.is_set():
                     self._changed.wait(POLL_SECONDS)
                 if not self._waiting or stop.is_set():
                     return

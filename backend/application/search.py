@@ -110,6 +110,10 @@ class SearchService:
         if fallback is not None:
             warnings.append(fallback)
             mode = SearchMode.KEYWORD
+        dense_only = self._index.dense_fallback  # an outdated index's keyword vectors are another encoding's
+        if dense_only is not None:
+            warnings.append(dense_only)
+            mode = SearchMode.DENSE
         if not self._index.complete:
             warnings.append(
                 f"the first indexing is still running ({self._index.indexed_notes} notes so far); "
@@ -152,7 +156,7 @@ class SearchService:
         dense: list[float] | None = None
         started = time.perf_counter()
         pending = self._index.dense_pending if mode is not SearchMode.KEYWORD else 0
-        health = self._index.embedder_health
+        health = self._index.serving_health
         failed = health is not None and health.problem is not None
         # keyword first: without a standing failure the notes are simply still waiting their turn
         why = (
@@ -266,7 +270,8 @@ class SearchService:
         """The outcome with each hit's confidence, and what it was computed from."""
         hits = outcome.hits
         evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._encoder)
-        model = self._embedder.model_name if self._embedder is not None else None
+        health = self._index.serving_health  # whose cosines the dense scores are
+        model = health.model_name if health is not None else None
         chunks = self._chunks.count(live) if hits else 0
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
         return replace(outcome, hits=hits, evidence=evidence)
@@ -301,7 +306,7 @@ class SearchService:
         return [first[path] for path in paths if path in first]
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
-        health = self._index.embedder_health
+        health = self._index.serving_health  # the model of the index's vectors (an outdated one's own)
         if self._embedder is None or health is None:
             return None, "no embedder is configured (EMBEDDING_PROVIDER=none)"
         if not health.worth_trying():  # known down: answer now rather than wait through its retries

@@ -23,6 +23,11 @@ class ServingIndex(Protocol):
         """The embedder's record of failures, shared by searches and indexing (None: keyword only)."""
 
     @property
+    def serving_health(self) -> EmbedderHealth | None:
+        """The embedder of the serving generation's vectors: it embeds queries (an index built with another
+        model keeps its own until a rebuild switches; None: keyword only)."""
+
+    @property
     def indexed_notes(self) -> int: ...
 
     @property
@@ -36,6 +41,10 @@ class ServingIndex(Protocol):
     @property
     def keyword_fallback(self) -> str | None:
         """Why searches can only use keywords now, or None."""
+
+    @property
+    def dense_fallback(self) -> str | None:
+        """Why searches can only use dense vectors now (keyword vectors of another encoding), or None."""
 
     def check_searchable(self) -> None:
         """Raise the error a search must answer with when the index cannot serve one."""

@@ -339,19 +339,27 @@ def test_before_the_first_indexing_wrote_anything_search_says_not_ready(tmp_path
         assert c.post("/search", json={"query": "milk"}).status_code == 200
 
 
-def test_an_index_built_with_another_model_is_not_written_until_rebuilt(tmp_path: Path) -> None:
+def test_an_index_built_with_another_model_is_never_mixed_with_it_and_is_rebuilt_on_request(
+    tmp_path: Path,
+) -> None:
     settings = _settings(tmp_path / "data", vault_path=tiny_vault(tmp_path, "tiny-vault"))
     with TestClient(create_app(settings)) as first:  # keyword-only index
         wait_for_job(first)
+    settings = settings.model_copy(update={"auto_reembed": False})  # kept as it is until asked
     services = build_services(settings, embedder=FakeEmbedder())
     services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         answer = search(c, "milk")
         assert answer["status"] == "degraded"
         assert "fake-bow" in answer["warnings"][0]
-        error = _assert_error(c.post("/index/sync"), 409, "EMBEDDING_MODEL_MISMATCH", recoverable=True)
-        assert "fake-bow" in error["detail"]
-        assert "rebuild" in error["suggestion"].lower()
+        status = c.get("/index/status").json()
+        assert status["model_change"] == (
+            "serving none; configured for fake-bow: POST /index/rebuild re-embeds (AUTO_REEMBED=false)"
+        )
+        assert c.post("/index/sync").status_code == 202  # it catches up as it was built: keyword only
+        assert wait_for_job(c)["dense_pending"] == 0
+        assert services.embedder is not None
+        assert services.embedder.texts_embedded == 0  # type: ignore[attr-defined]  # no fake-bow vector
         assert c.post("/index/rebuild").status_code == 202
         wait_for_job(c)
         assert search(c, "milk")["status"] == "healthy"

@@ -1,5 +1,6 @@
-"""The dense-behind pass as a pipeline: reading and writing overlap the embedder, memory stays bounded, and a
-note changed while its old text was being embedded keeps its new vectors."""
+"""The dense pass as a pipeline: it starts once the keyword pass is done, reading and writing overlap the
+embedder, memory stays bounded, a large note is embedded last and in pieces, and a note changed while its
+old text was being embedded keeps its new vectors."""
 
 from __future__ import annotations
 
@@ -131,59 +132,110 @@ def test_a_note_changed_while_its_old_text_is_embedded_keeps_the_new_vectors(tmp
 
 
 class KeywordPassProgress:
-    """A sync job's progress that, after the keyword pass's first batch, waits for the embedder to start:
-    a dense pass that only begins once every note is written by keyword never gets there."""
+    """A sync job's progress, as /index/status shows it: when the keyword pass ended (the phase moved on to
+    embedding) and what the job's detail said."""
 
-    def __init__(self, embedder: HeldEmbedder) -> None:
-        self._embedder = embedder
-        self._phase: str | None = None
-        self.dense_started_early = False
+    def __init__(self) -> None:
         self.keyword_pass_done = threading.Event()
+        self.details: list[str] = []
 
-    def update(self, *, phase: str | None = None, done: int | None = None, total: int | None = None) -> None:
+    def update(self, *, phase: str | None = None, detail: str | None = None, **counts: int | None) -> None:
         if phase == "embedding":
             self.keyword_pass_done.set()
-        self._phase = phase or self._phase
+        if detail is not None:
+            self.details.append(detail)
 
     def advance(self, n: int = 1) -> None:
-        if self._phase == "indexing" and not self.dense_started_early:
-            self.dense_started_early = self._embedder.holding.wait(WAIT)
-            assert self.dense_started_early, "the embedder waited for the keyword pass"
+        pass
 
 
-def test_the_dense_pass_embeds_the_first_notes_while_the_keyword_pass_writes_the_rest(
+class NotesAtFirstCall(FakeEmbedder):
+    """Records how many notes the index held keyword-searchable when the embedder was first called."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.harness: Harness | None = None
+        self.notes_at_first_call: int | None = None
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.notes_at_first_call is None and self.harness is not None:
+            self.notes_at_first_call = self.harness.index.indexed_notes
+        return super().embed_documents(texts)
+
+
+def test_every_note_is_searchable_by_keyword_before_the_embedder_starts(tmp_path: Path) -> None:
+    embedder = NotesAtFirstCall()
+    harness, _ = _harness(_vault(tmp_path, NOTES), tmp_path / "data", embedder)
+    embedder.harness = harness
+    harness.index.open()
+    progress = KeywordPassProgress()
+    harness.indexer.sync(progress)  # type: ignore[arg-type]  # the job's progress, watched
+    # the keyword pass had the machine to itself: no embedding before its last note was written
+    assert embedder.notes_at_first_call == NOTES
+    assert progress.keyword_pass_done.is_set()
+    assert harness.index.dense_pending == 0
+    ((_, vector),) = harness.store.note_vectors("note 0599.md")
+    assert len(vector) == embedder.dimension
+    harness.close()
+
+
+def _large_note(root: Path, paragraphs: int) -> None:
+    body = "\n\n".join(f"paragraph {i} of the big log lighthouse" for i in range(paragraphs))
+    (root / "big log.md").write_text(f"# Big log\n\n{body}\n", encoding="utf-8")
+
+
+class CallSizes(FakeEmbedder):
+    """Records the texts of each document call, and whether the big note's came after every other note."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.batches.append(list(texts))
+        return super().embed_documents(texts)
+
+
+def test_a_large_note_is_embedded_last_and_in_pieces_with_its_progress_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(dense_pass, "DENSE_WINDOW", WINDOW)
-    embedder = HeldEmbedder()
-    embedder.hold_next = True
-    harness, _ = _harness(_vault(tmp_path, NOTES), tmp_path / "data", embedder)
+    monkeypatch.setattr(dense_pass, "LARGE_NOTE_PIECE", 8)
+    root = _vault(tmp_path, 40)
+    _large_note(root, 1000)  # one chunk per ~40 words: some 40 chunks, more texts than WINDOW
+    embedder = CallSizes()
+    harness, _ = _harness(root, tmp_path / "data", embedder)
     harness.index.open()
-    progress = KeywordPassProgress(embedder)
-    failures: list[BaseException] = []
-
-    def first_index() -> None:
-        try:
-            harness.indexer.sync(progress)  # type: ignore[arg-type]  # the job's progress, watched
-        except BaseException as exc:
-            failures.append(exc)
-
-    done = threading.Thread(target=first_index)
-    done.start()
-    try:
-        # the embedder holds its first call, made while the keyword pass had written only its first batch
-        assert embedder.holding.wait(WAIT)
-        # the keyword pass does not wait for it: every note becomes keyword-searchable
-        assert progress.keyword_pass_done.wait(WAIT), failures
-        assert progress.dense_started_early
-        assert harness.index.indexed_notes == NOTES
-        assert harness.index.dense_pending > 0
-        assert harness.top_note("number599", mode=SearchMode.KEYWORD) == "note 0599.md"
-    finally:
-        embedder.release.set()
-        done.join(WAIT)
-    assert not failures
+    progress = KeywordPassProgress()
+    harness.indexer.sync(progress)  # type: ignore[arg-type]
+    big = [i for i, call in enumerate(embedder.batches) if any("big log" in text.lower() for text in call)]
+    small = [i for i, call in enumerate(embedder.batches) if any("harbour tide" in text for text in call)]
+    assert len(big) >= 2
+    assert max(small) < min(big)
+    assert all(len(embedder.batches[i]) <= 8 for i in big)
+    assert progress.details
+    assert progress.details[-1].startswith("big log.md: ")
     assert harness.index.dense_pending == 0
-    ((_, vector),) = harness.store.note_vectors("note 0599.md")  # the last note written got its vector too
-    assert len(vector) == embedder.dimension
+    assert harness.top_note("lighthouse", mode=SearchMode.DENSE) == "big log.md"
+    harness.close()
+
+
+def test_the_watcher_leaves_a_large_note_to_a_background_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dense_pass, "DENSE_WINDOW", WINDOW)
+    root = _vault(tmp_path, 5)
+    embedder = CallSizes()
+    harness, _ = _harness(root, tmp_path / "data", embedder)
+    harness.index.open()
+    harness.indexer.sync()
+    _large_note(root, 1000)
+    (root / "note 0001.md").write_text("# Note 1\n\nharbour tide edited\n", encoding="utf-8")
+    report = harness.indexer.refresh(["big log.md", "note 0001.md"])
+    # both searchable by keyword at once, the small one dense too; the big one waits for a background pass
+    assert report.dense_deferred == 1
+    assert harness.top_note("lighthouse", mode=SearchMode.KEYWORD) == "big log.md"
+    assert harness.index.dense_pending == 1
+    harness.indexer.sync()  # what the supervisor starts for it
+    assert harness.index.dense_pending == 0
     harness.close()

@@ -65,6 +65,7 @@ class FakeServingIndex:
         )
         self.complete = True
         self.keyword_fallback: str | None = None
+        self.dense_fallback: str | None = None
         self.refusal: KnowledgeBridgeError | None = None
 
     def add_notes(self, notes: Mapping[str, str], *, dense: bool = True) -> None:
@@ -109,6 +110,10 @@ class FakeServingIndex:
         self.graph.put(record, note.links)
 
     # -- the port --------------------------------------------------------------------------------
+
+    @property
+    def serving_health(self) -> EmbedderHealth | None:
+        return self.embedder_health
 
     @property
     def indexed_notes(self) -> int:

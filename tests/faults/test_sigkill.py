@@ -1,6 +1,6 @@
 """The service killed with SIGKILL in the middle of indexing: the restart finishes the job, and the index
 is then exactly the one a fresh indexing of the same vault builds (same chunk points, note records and
-links: no duplicate, no ghost, nothing missing).
+links: no duplicate, no ghost, nothing missing); and the vectors made before the kill are not made again.
 
 The service runs as users run it (`python -m backend serve`, its own process) with a look-alike Ollama that
 holds embedding requests at a gate once indexing is under way, so the kill lands mid-job every time.
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.infrastructure.embedders.cache import COMMIT_EVERY
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from scripts.service_process import ServiceProcess
 from tests.fake_ollama import FakeOllama
@@ -46,22 +47,31 @@ def contents(data: Path) -> dict[str, set[tuple]]:
         graph.close()
 
 
+def write_large(root: Path, paragraphs: int) -> None:
+    body = "\n\n".join(" ".join(f"big{p}x{i}" for i in range(WORDS)) for p in range(paragraphs))
+    write(root, "Notes/large.md", f"# Large\n\n{body}\n")
+
+
 @pytest.mark.parametrize(
-    ("notes", "paragraphs", "phase"),
+    ("notes", "paragraphs", "large"),
     [
-        # few notes: each batch is embedded, then written; the kill falls between written batches
-        pytest.param(20, 10, "indexing", id="killed while writing notes"),
-        # many notes: written by keyword first, embedded behind; the kill falls in the embedding pass
-        pytest.param(40, 5, "embedding", id="killed while embedding"),
+        # written by keyword first, embedded after: the kill falls in the embedding pass; it embeds up to
+        # DENSE_WINDOW (1024) chunks a call, so with these 200 chunks while that call is half answered,
+        # before any note of it is written
+        pytest.param(40, 5, 0, id="killed while embedding"),
+        # a large note (more texts than DENSE_WINDOW) is embedded last, in pieces: the kill falls in one
+        pytest.param(20, 1, 1100, id="killed while embedding a large note"),
     ],
 )
 def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chunk(
-    tmp_path: Path, notes: int, paragraphs: int, phase: str
+    tmp_path: Path, notes: int, paragraphs: int, large: int
 ) -> None:
     vault = tmp_path / "vault"
     write_vault(vault, notes, paragraphs)
+    if large:
+        write_large(vault, large)
     data = tmp_path / "data"
-    # the dimension probe, then one batch of the indexer (64 + a few chunks: two requests), then it holds
+    # the dimension probe, then two requests of the dense pass (64 chunks each), then it holds
     with FakeOllama(hold_after=3) as ollama:
         # one text a chunk (no dense windows), so the requests fall where the counts above say
         env = ollama.env() | {"WATCH": "false", "DENSE_WINDOW_WORDS": "0"}
@@ -70,11 +80,9 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
             assert ollama.holding.wait(timeout=120), service.log()
             status = service.get("/index/status").json()
             job = status["job"]
-            assert job["phase"] == phase, job
-            # mid-way; the dense pass embeds up to DENSE_WINDOW (1024) chunks a call, so with these 200 chunks
-            # its kill falls while that call is half answered, before any note of it is written
-            written = 1 if phase == "indexing" else 0
-            assert written <= job["done"] < job["total"], job
+            assert job["phase"] == "embedding", job  # every note was written by keyword first
+            assert status["indexed_notes"] == notes + bool(large)
+            assert 0 <= job["done"] < job["total"], job
             service.kill()
         finally:
             service.stop()
@@ -84,7 +92,7 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
         with ServiceProcess(vault, data, env=env) as restarted:
             status = restarted.wait_idle(timeout=300)
             assert status["job"]["phase"] == "done", status["job"]
-            assert (status["indexed_notes"], status["dense_pending"]) == (notes, 0)
+            assert (status["indexed_notes"], status["dense_pending"]) == (notes + bool(large), 0)
             assert restarted.get("/index/verify").json()["consistent"] is True
 
         fresh = tmp_path / "fresh"
@@ -92,6 +100,31 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
             assert reference.wait_idle(timeout=300)["job"]["phase"] == "done"
 
     after_restart, reference_index = contents(data), contents(fresh)
-    assert len(reference_index["points"]) == notes * paragraphs  # the links line shares the first chunk
+    # the links line (the title line) shares the first chunk
+    assert len(reference_index["points"]) == notes * paragraphs + large
     for kind in ("points", "notes", "links"):
         assert after_restart[kind] == reference_index[kind], kind
+
+
+def test_a_restart_after_sigkill_mid_embedding_makes_only_the_vectors_not_made_before(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    notes, paragraphs = 40, 5  # 200 chunks: one call of the dense pass
+    write_vault(vault, notes, paragraphs)
+    data = tmp_path / "data"
+    # the dimension probe, then COMMIT_EVERY (128) texts in two requests, committed; then it holds
+    with FakeOllama(hold_after=3) as ollama:
+        env = ollama.env() | {"WATCH": "false", "DENSE_WINDOW_WORDS": "0"}
+        service = ServiceProcess(vault, data, env=env)
+        try:
+            assert ollama.holding.wait(timeout=120), service.log()
+            assert service.get("/index/status").json()["dense_pending"] == notes  # no note written dense yet
+            service.kill()
+        finally:
+            service.stop()
+        asked_before_restart = ollama.texts
+        ollama.release()
+        with ServiceProcess(vault, data, env=env) as restarted:
+            status = restarted.wait_idle(timeout=300)
+            assert (status["indexed_notes"], status["dense_pending"]) == (notes, 0)
+        # the 128 vectors made before the kill came from the embedding cache: only the rest was embedded
+        assert ollama.texts - asked_before_restart == notes * paragraphs - COMMIT_EVERY
