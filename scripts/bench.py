@@ -6,6 +6,7 @@ docs/benchmarks.md with a plot of search latency against vault size (docs/search
                                        # into data/eval/scifact and reused, as `make eval` does)
     python -m scripts.bench --quick    # one repeat, fewer queries and smaller vaults: about 3 minutes
     python -m scripts.bench --only index search
+    python -m scripts.bench --only first-index large-vaults --compare-with /tmp/base  # vs a checkout
 
 It reuses the pieces that measure each thing on its own: scripts/bench_index.py (indexing), bench_search.py
 (latency over HTTP), bench_live.py (freshness with the watcher) and `python -m backend eval` (quality).
@@ -33,7 +34,7 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.domain.models import SearchMode
 from backend.infrastructure.eval_files import read_qrels, read_queries
-from scripts import bench_live
+from scripts import bench_growth, bench_live
 from scripts.bench_common import machine, percentile, spread, subset_vault
 from scripts.bench_index import index_once
 from scripts.bench_search import MODES, measure
@@ -41,7 +42,17 @@ from scripts.service_process import ServiceProcess
 
 CORPORA = Path("../shared/corpora")
 EVAL_DATA = Path("data/eval/scifact")  # where `make eval` keeps the SciFact index: built once, reused
-PARTS = ("index", "quality", "search", "freshness", "scaling")
+PARTS = ("index", "quality", "search", "freshness", "scaling", "first-index", "large-vaults")
+TITLES = {  # each part's section heading, so a run of a few parts keeps the others' sections
+    "index": "## Indexing throughput",
+    "quality": "## Retrieval quality",
+    "search": "## Search latency over HTTP",
+    "freshness": "## Freshness with the watcher",
+    "scaling": "## Search latency against vault size",
+    "first-index": "## First start",
+    "large-vaults": "## Flat as the vault grows",
+}
+EARLIER_NOTE = "_Figures of an earlier `make bench` run: this part was not run the last time (`--only`)._"
 # docs/measurements.md, earlier code on the same kind of machine: what a change should be compared with
 EARLIER = {
     "keyword notes/s scifact": 788.0,
@@ -317,15 +328,24 @@ def plot(points: list[tuple[int, float, float]], target: Path) -> None:
     plt.close(figure)
 
 
-def kept_sections(output: Path) -> list[str]:
-    """Sections other scripts own in the same file (make bench-embed's), carried over as they are."""
+def kept_sections(output: Path, skipped: list[str]) -> list[str]:
+    """Sections carried over from the file as it is: those of the parts not run this time (`--only`), marked
+    as earlier figures, and those other scripts own in it (make bench-embed's)."""
     from scripts.bench_embed import SECTION_END, SECTION_START
 
     text = output.read_text(encoding="utf-8") if output.is_file() else ""
-    if SECTION_START not in text or SECTION_END not in text:
-        return []
-    block = SECTION_START + text.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END
-    return ["", block, ""]
+    ours = text.split(SECTION_START, 1)[0]
+    kept: list[str] = []
+    for section in ours.split("\n## ")[1:]:
+        title = f"## {section.splitlines()[0]}"
+        if any(title.startswith(TITLES[part]) for part in skipped):
+            body = section.split("\n", 1)[1] if "\n" in section else ""
+            note = "" if EARLIER_NOTE in body else f"\n{EARLIER_NOTE}\n"
+            kept += [f"{title}\n{note}{body.rstrip()}", ""]
+    if SECTION_START in text and SECTION_END in text:
+        block = SECTION_START + text.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END
+        kept += ["", block, ""]
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -337,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", type=Path, default=Path("docs/search_latency_vs_size.png"))
     ap.add_argument("--eval-data", type=Path, default=EVAL_DATA, help="the SciFact index (reused)")
     ap.add_argument("--models-cache", type=Path, default=Path("data/models"), help="reuse a built ONNX graph")
+    bench_growth.add_arguments(ap)
     args = ap.parse_args(argv)
     quick = args.quick
     if quick and args.eval_data == EVAL_DATA:
@@ -348,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     args.rounds, args.idle_seconds = (3, 3.0) if quick else (10, 10.0)
     args.sizes = [250, 1000, 3000] if quick else [500, 1000, 2000, 4000, 8000, 13410]
     args.scaling_queries = 50 if quick else 200
+    args.growth_queries, args.status_calls = (300, 50) if quick else (1000, 200)
     host = machine()  # before anything runs: the load average says how busy the machine was
     started = time.monotonic()
     sections: list[str] = []
@@ -357,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         "quality": bench_quality,
         "search": bench_search,
         "freshness": bench_freshness,
+        "first-index": lambda a: bench_growth.bench_first_index(a, CORPORA),
+        "large-vaults": lambda a: bench_growth.bench_large_vaults(a, CORPORA),
     }
     durations = []
     for part in PARTS:
@@ -390,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     if quick:
         header += ["Quick run: smaller samples, one repeat; the figures are indicative only.", ""]
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    sections += kept_sections(args.output)
+    sections += kept_sections(args.output, [part for part in PARTS if part not in args.only])
     args.output.write_text("\n".join(header + sections), encoding="utf-8")
     print("\n".join(header + sections))
     return 0

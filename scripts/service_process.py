@@ -37,7 +37,9 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
         *,
         env: dict[str, str] | None = None,
         log_path: Path | None = None,
+        repo: Path = REPO,
     ) -> None:
+        """`repo`: the checkout whose `backend` runs (a benchmark compares with the code before a change)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_path = log_path
@@ -54,8 +56,9 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
             "--data-dir",
             str(data_dir),
         ]
+        self.started = time.monotonic()
         self.process = subprocess.Popen(
-            command, cwd=REPO, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
+            command, cwd=repo, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
         )
 
     def __exit__(self, *exc_info: object) -> None:
