@@ -34,6 +34,19 @@ from scripts.service_process import REPO, ServiceProcess
 
 POLL_SECONDS = 0.25  # how often the first-index run asks for status and searches
 HUGE_NOTE_BYTES = 2_000_000
+FIRST_INDEX_INTRO = (
+    "`scripts/bench_growth.py`: `python -m backend serve` on the vault with an empty index (the embedded "
+    "default, the real embedder; its graph built beforehand), polled every {poll:g} s. Seconds from the "
+    "start of the process to the first keyword answer, to every note searchable by keyword (the keyword pass "
+    "done), to every note dense{dense}, and the longest time /index/status showed the same progress "
+    "figures. Median of {repeats} run(s)."
+)
+LARGE_VAULTS_INTRO = (
+    "`scripts/bench_growth.py`: the Zettelkasten copied 1, 2 and 4 times into one vault (copy1 ..), "
+    "`python -m backend serve` keyword-only, indexed from empty, then one client on loopback: "
+    "`GET /index/status` {status} times, then {queries} keyword searches of three words (top_k 10). "
+    "Milliseconds over HTTP; RSS of the service once idle."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +100,9 @@ def first_start(
             changed_at, stall, notes = 0.0, 0.0, 0
             while True:
                 now = time.monotonic() - service.started
-                if now > cap or not service.alive:
+                if not service.alive:
+                    raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
+                if now > cap:
                     break
                 try:
                     status = client.get("/index/status").json()
@@ -209,16 +224,10 @@ def bench_first_index(args: argparse.Namespace, corpora: Path) -> list[str]:
                     )
                     log(f"first index, {name}, {label}: {run}")
                     rows.append((name, label, run))
-    lines = ["## First start: keyword-first for every vault", ""]
+    dense = "" if args.until_dense else " (not waited for on the Zettelkasten: n/a)"
+    intro = FIRST_INDEX_INTRO.format(poll=POLL_SECONDS, dense=dense, repeats=args.repeats)
+    lines = ["## First start: keyword-first for every vault", "", f"{intro} {_before(args)}", ""]
     lines += [
-        "`scripts/bench_growth.py`: `python -m backend serve` on the vault with an empty index (the embedded "
-        "default, the real embedder; its graph built beforehand), polled every "
-        f"{POLL_SECONDS:g} s. Seconds from the start of the process to the first keyword answer, to every "
-        "note searchable by keyword (the keyword pass done), to every note dense"
-        + ("" if args.until_dense else " (not waited for on the Zettelkasten: n/a)")
-        + ", and the longest time /index/status showed the same progress figures. Median of "
-        f"{args.repeats} run(s); 'before' is the checkout at {args.compare_with or 'n/a'}, run alternately.",
-        "",
         "| vault | code | notes | first keyword answer | all keyword-searchable | all dense | progress "
         "stood still |",
         "|---|---|---|---|---|---|---|",
@@ -232,6 +241,12 @@ def bench_first_index(args: argparse.Namespace, corpora: Path) -> list[str]:
                 f"| {_median(r.stall for r in runs)} s |"
             )
     return [*lines, ""]
+
+
+def _before(args: argparse.Namespace) -> str:
+    if args.compare_with is None:
+        return ""
+    return f"'before' is the checkout at {args.compare_with}, run right before 'now' on the same vault."
 
 
 def _median(values: object) -> str:
@@ -270,14 +285,9 @@ def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
                     f"{percentile(run.search_ms, 0.99):.1f}"
                 )
                 rows.append((copies, label, run))
-    lines = ["## Flat as the vault grows (keyword-only)", ""]
+    intro = LARGE_VAULTS_INTRO.format(status=args.status_calls, queries=len(queries))
+    lines = ["## Flat as the vault grows (keyword-only)", "", f"{intro} {_before(args)}", ""]
     lines += [
-        "`scripts/bench_growth.py`: the Zettelkasten copied 1, 2 and 4 times into one vault (copy1 ..), "
-        "`python -m backend serve` keyword-only, indexed from empty, then one client on loopback: "
-        f"`GET /index/status` {args.status_calls} times, then {len(queries)} keyword searches of three words "
-        "(top_k 10). Milliseconds over HTTP; RSS of the service once idle. 'before' is the checkout at "
-        f"{args.compare_with or 'n/a'}, run right before 'now' on the same copy.",
-        "",
         "| vault | code | notes | indexed in | status p50 | search p50 | search p99 | search max | RSS |",
         "|---|---|---|---|---|---|---|---|---|",
     ]

@@ -52,9 +52,9 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
             "backend",
             "serve",
             "--vault",
-            str(vault),
+            str(Path(vault).resolve()),  # absolute: `repo` may be another folder than ours
             "--data-dir",
-            str(data_dir),
+            str(Path(data_dir).resolve()),
         ]
         self.started = time.monotonic()
         self.process = subprocess.Popen(

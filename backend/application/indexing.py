@@ -375,12 +375,9 @@ def build_index(
     """The serving index and its indexer over one catalog, sharing one record of the embedder's health.
     `serving_embedder`: loads the model an outdated index was built with (see IndexHandle)."""
     health = EmbedderHealth(embedder, dimension=identity.dimension) if embedder is not None else None
+    loads = serving_embedder
     handle = IndexHandle(
-        catalog=catalog,
-        vault=vault,
-        identity=identity,
-        embedder_health=health,
-        serving_embedder=serving_embedder,
+        catalog=catalog, vault=vault, identity=identity, embedder_health=health, serving_embedder=loads
     )
     indexer = Indexer(
         handle, parser=parser, encoder=encoder, chunking=chunking, keyword_first_min=keyword_first_min

@@ -52,6 +52,21 @@ def write_large(root: Path, paragraphs: int) -> None:
     write(root, "Notes/large.md", f"# Large\n\n{body}\n")
 
 
+def killed_while_held(ollama: FakeOllama, vault: Path, data: Path, env: dict[str, str]) -> dict:
+    """Start the service, SIGKILL it once an embedding request waits at the look-alike's gate (the dimension
+    probe and two requests of 64 chunks are answered before), and return /index/status as it was then.
+    One text a chunk (no dense windows), so the requests fall where the tests' counts say."""
+    service = ServiceProcess(vault, data, env=env)
+    try:
+        assert ollama.holding.wait(timeout=120), service.log()
+        status = service.get("/index/status").json()
+        service.kill()
+    finally:
+        service.stop()
+    assert service.process.returncode == -9
+    return status
+
+
 @pytest.mark.parametrize(
     ("notes", "paragraphs", "large"),
     [
@@ -71,22 +86,13 @@ def test_a_restart_after_sigkill_finishes_the_job_with_no_duplicate_or_ghost_chu
     if large:
         write_large(vault, large)
     data = tmp_path / "data"
-    # the dimension probe, then two requests of the dense pass (64 chunks each), then it holds
     with FakeOllama(hold_after=3) as ollama:
-        # one text a chunk (no dense windows), so the requests fall where the counts above say
         env = ollama.env() | {"WATCH": "false", "DENSE_WINDOW_WORDS": "0"}
-        service = ServiceProcess(vault, data, env=env)
-        try:
-            assert ollama.holding.wait(timeout=120), service.log()
-            status = service.get("/index/status").json()
-            job = status["job"]
-            assert job["phase"] == "embedding", job  # every note was written by keyword first
-            assert status["indexed_notes"] == notes + bool(large)
-            assert 0 <= job["done"] < job["total"], job
-            service.kill()
-        finally:
-            service.stop()
-        assert service.process.returncode == -9
+        status = killed_while_held(ollama, vault, data, env)
+        job = status["job"]
+        assert job["phase"] == "embedding", job  # every note was written by keyword first
+        assert status["indexed_notes"] == notes + bool(large)
+        assert 0 <= job["done"] < job["total"], job
 
         ollama.release()
         with ServiceProcess(vault, data, env=env) as restarted:
@@ -111,16 +117,11 @@ def test_a_restart_after_sigkill_mid_embedding_makes_only_the_vectors_not_made_b
     notes, paragraphs = 40, 5  # 200 chunks: one call of the dense pass
     write_vault(vault, notes, paragraphs)
     data = tmp_path / "data"
-    # the dimension probe, then COMMIT_EVERY (128) texts in two requests, committed; then it holds
+    # COMMIT_EVERY (128) texts are answered in two requests and committed before the service is killed
     with FakeOllama(hold_after=3) as ollama:
         env = ollama.env() | {"WATCH": "false", "DENSE_WINDOW_WORDS": "0"}
-        service = ServiceProcess(vault, data, env=env)
-        try:
-            assert ollama.holding.wait(timeout=120), service.log()
-            assert service.get("/index/status").json()["dense_pending"] == notes  # no note written dense yet
-            service.kill()
-        finally:
-            service.stop()
+        status = killed_while_held(ollama, vault, data, env)
+        assert status["dense_pending"] == notes  # no note written dense yet: the call was half answered
         asked_before_restart = ollama.texts
         ollama.release()
         with ServiceProcess(vault, data, env=env) as restarted:
