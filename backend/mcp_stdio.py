@@ -4,7 +4,9 @@
 When the service answers at HOST:PORT, every JSON-RPC message is relayed to its `/mcp` (stateless streamable
 HTTP with JSON answers: one POST per message, the answer is the reply), with API_KEY as the bearer key, so the
 running service stays the one owner of the index. Otherwise the index is opened here, read-only: no indexing,
-no watcher, and no `remember` (that writes; it needs the service).
+no watcher, and no `remember` (that writes; it needs the service). When neither works (another process holds
+the index, the index cannot be read), every request is answered with an error saying why and what to do: a
+client shows that error (OpenClaw: "MCP error -32002: ..."), where a process that exits shows only a timeout.
 
 stdout carries the protocol only; logs go to stderr.
 """
@@ -21,6 +23,7 @@ import httpx
 
 from backend.cli_target import service_answers, settings_url
 from backend.config import Settings
+from backend.domain.errors import KnowledgeBridgeError
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +95,35 @@ def serve_local(settings: Settings) -> None:
         services.close()
 
 
+UNUSABLE = -32002  # a server error of JSON-RPC's reserved range: the server cannot serve at all
+
+
+def refuse(reason: str, stdin: IO[str], stdout: IO[str]) -> None:
+    """Answer every request with `reason` (notifications get nothing), until the client closes stdin."""
+    for line in stdin:
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(message, dict) and message.get("id") is not None and "method" in message:
+            stdout.write(json.dumps(_rpc_error(message["id"], UNUSABLE, reason)) + "\n")
+            stdout.flush()
+
+
 def run(settings: Settings) -> int:
     base = settings_url(settings)
     if service_answers(base):
         log.info("relaying MCP over stdio to the service at %s", base)
         relay(base, settings, sys.stdin, sys.stdout)
-    else:
-        log.info("no service at %s: serving MCP over stdio from the index, read-only", base)
+        return 0
+    log.info("no service at %s: serving MCP over stdio from the index, read-only", base)
+    try:
         serve_local(settings)
+    except KnowledgeBridgeError as exc:
+        reason = f"Knowledge Bridge ({exc.code}): {exc.detail}"
+        if exc.suggestion:
+            reason += f" What to do: {exc.suggestion}"
+        log.error("%s", reason)
+        refuse(reason, sys.stdin, sys.stdout)
+        return 1
     return 0
