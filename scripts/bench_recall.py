@@ -100,7 +100,7 @@ def _write(results: list[dict], where: str) -> str:
         "",
         "The OpenClaw plugin's `before_prompt_build` hook (integrations/openclaw/recall.js) called from Node",
         "as the Gateway calls it, one call a turn, against the service in its own process on loopback with",
-        "the embedded default, the vault fully dense. Turns: the vault's questions and chit-chat, two to one,",
+        "the embedded default, the vault fully dense. Turns: the vault's questions and chit-chat, 2 to 1,",
         "five turns a session (repeats left out). Goal (issue 26): p95 ≤ 60 ms.",
         "",
         "| vault | notes | chunks | turns | p50 ms | p95 ms | max ms | turns given a block |",
