@@ -29,6 +29,7 @@ NOT_INSTALLED = (
 )
 LOCKED = "another OpenClaw process owns state-lifecycle"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+GATEWAY_TOKEN = "gateway-test-token"
 
 
 def require_openclaw() -> None:
@@ -71,6 +72,7 @@ class OpenClaw:
                 "OPENCLAW_STATE_DIR": str(self.state),
                 "OPENCLAW_CONFIG_PATH": str(self.config_path),
                 "NO_COLOR": "1",
+                "OPENCLAW_GATEWAY_TOKEN": GATEWAY_TOKEN,  # README: the Gateway's key, exported
                 **self.variables,
             }
         )
@@ -115,7 +117,6 @@ class OpenClaw:
         self.config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
 
 
-GATEWAY_TOKEN = "gateway-test-token"
 README = REPO_ROOT / "README.md"
 
 
@@ -158,14 +159,10 @@ def free_port() -> int:
 
 
 def gateway_config(openclaw: OpenClaw, port: int) -> dict[str, Any]:
-    """The config with a loopback Gateway on `port` (token auth) and OpenClaw's log in the temp folder."""
+    """The config with a local Gateway on `port` (its token from OPENCLAW_GATEWAY_TOKEN, as README says) and
+    OpenClaw's log in the temp folder."""
     settings = openclaw.config()
-    settings["gateway"] = {
-        "mode": "local",
-        "port": port,
-        "bind": "loopback",
-        "auth": {"mode": "token", "token": GATEWAY_TOKEN},
-    }
+    settings["gateway"] = {"mode": "local", "port": port}
     settings["logging"] = {"file": str(openclaw.root / "openclaw.log")}
     return settings
 
@@ -180,7 +177,7 @@ class Gateway:
         self.log = openclaw.root / "gateway.out"
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                openclaw.command("gateway", "run"),
+                openclaw.command("gateway", "run", "--bind", "loopback"),
                 env={**openclaw.env, **(env or {})},
                 cwd=openclaw.root,
                 stdout=log,
