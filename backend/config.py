@@ -5,6 +5,8 @@ Built in the composition root (`backend.main` / the CLI) and passed down; never 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Annotated, Literal
@@ -18,6 +20,7 @@ from backend.domain.sensitivity import DEFAULT_CATEGORIES
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
+DATA_ROOT = Path("data")  # relative to the working directory, as `make run` starts the service
 DEFAULT_VAULT_NAME = "obsidian"  # the collection names before VAULT_NAME existed: obsidian_chunks, ...
 _HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
 _ORIGIN = re.compile(r"https?://[^/\s?#]+")
@@ -51,11 +54,43 @@ def _split_list(value: object) -> object:
     return value
 
 
+def vault_data_dir(vault: Path) -> Path:
+    """The data directory a vault gets when DATA_DIR is unset: its own folder under ./data, named after the
+    vault's folder plus 8 hex digits of its absolute path (two vaults both called `notes` differ), e.g.
+    `data/example-vault-1f2e3d4c`. An index from before per-vault folders, in `data/` itself and recorded as
+    this vault's, stays where it is: `data`."""
+    if recorded_vault(DATA_ROOT / "qdrant") == str(vault):
+        return DATA_ROOT
+    return DATA_ROOT / vault_folder(vault)
+
+
+def vault_folder(vault: Path) -> str:
+    """`<vault folder>-<8 hex digits of its absolute path>`: a person tells vaults apart by the first part,
+    and two vaults of the same folder name (two `notes`) still differ."""
+    name = re.sub(r"[^\w.-]+", "-", vault.name).strip(".-")[:40] or "vault"
+    return f"{name}-{hashlib.sha256(str(vault).encode()).hexdigest()[:8]}"
+
+
+def recorded_vault(store: Path) -> str | None:
+    """The vault an embedded index says it belongs to (the catalog's `vault.json` in its store folder,
+    backend/infrastructure/index_catalog/edge.py); None when it says none."""
+    try:
+        owner = json.loads((store / "vault.json").read_text(encoding="utf-8")).get("vault")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return owner if isinstance(owner, str) else None
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")
-    data_dir: Path = Field(Path("data"), description="Where the embedded index and caches live.")
+    data_dir: Path = Field(
+        default_factory=lambda fields: vault_data_dir(fields.get("vault_path", EXAMPLE_VAULT)),
+        description="Where this vault's index, embedding cache and remembered facts live. Unset: a folder of "
+        "the vault's own under ./data, `data/<vault folder>-<8 hex digits of its path>`, so each vault keeps "
+        "its index and switching back finds it. A data dir belongs to one vault: another is refused.",
+    )
     qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     embedding_provider: Literal["onnx", "ollama", "none"] = Field(
@@ -66,7 +101,13 @@ class Settings(BaseSettings):
     )
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
-    port: int = Field(8000, ge=1, le=65535, description="HTTP port.")
+    port: int = Field(
+        8000,
+        ge=0,
+        le=65535,
+        description="HTTP port; 0 = any free port. The service records the one it listens on in DATA_DIR "
+        "(service.json), where the CLI finds it.",
+    )
     debounce_seconds: float = Field(
         2.0, ge=0.0, le=60.0, description="Quiet time after the last save of a note before it is indexed."
     )
@@ -305,6 +346,12 @@ class Settings(BaseSettings):
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
     _split_hosts = field_validator("allowed_hosts", mode="before")(_split_list)
 
+    @field_validator("vault_path")
+    @classmethod
+    def _absolute_vault(cls, value: Path) -> Path:
+        # one spelling per vault (~, .., symlinks): it names the vault's data dir and is recorded in its index
+        return value.expanduser().resolve()
+
     @field_validator("api_key")
     @classmethod
     def _printable_key(cls, value: str | None) -> str | None:
@@ -370,8 +417,21 @@ class Settings(BaseSettings):
         return self.vault_name if self.vault_name != DEFAULT_VAULT_NAME else self.vault_path.name
 
     @property
+    def data_dir_named(self) -> bool:
+        """DATA_DIR was set (environment, .env, --data-dir), not derived from the vault."""
+        return "data_dir" in self.model_fields_set
+
+    @property
+    def vault_named(self) -> bool:
+        """VAULT_PATH was set (environment, .env, --vault), not the bundled example vault by default."""
+        return "vault_path" in self.model_fields_set
+
+    @property
     def models_dir(self) -> Path:
-        return self.data_dir / "models"
+        """The built ONNX model: a cache of the weights, not of a vault, so the data dirs under ./data share
+        `data/models` (a new vault does not build it again); any other DATA_DIR has its own."""
+        data, root = self.data_dir.resolve(), DATA_ROOT.resolve()
+        return root / "models" if root in (data, data.parent) else self.data_dir / "models"
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -386,7 +446,6 @@ def load_settings(**overrides: object) -> Settings:
         first = exc.errors()[0]
         field = str(first["loc"][0]).upper() if first["loc"] else "settings"
         raise SettingsError(f"invalid setting {field}: {first['msg']} (got {first.get('input')!r})") from None
-    vault = settings.vault_path.expanduser()
-    if not vault.is_dir():
-        raise SettingsError(f"invalid setting VAULT_PATH: {vault} is not a directory")
-    return settings.model_copy(update={"vault_path": vault.resolve()})
+    if not settings.vault_path.is_dir():
+        raise SettingsError(f"invalid setting VAULT_PATH: {settings.vault_path} is not a directory")
+    return settings
