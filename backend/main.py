@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -44,8 +45,11 @@ def open_services(settings: Settings) -> Services:
     return services
 
 
-def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
-    """`services` lets the CLI open the store first, so a start-up failure is one clear line."""
+def create_app(
+    settings: Settings | None = None, *, services: Services | None = None, instance: str | None = None
+) -> FastAPI:
+    """`services` lets the CLI open the store first, so a start-up failure is one clear line; `instance`
+    names this run in /health (the CLI records it in DATA_DIR: infrastructure/running_service.py)."""
     settings = settings or load_settings()
     prepared = services
     mcp = build_mcp_server(lambda: app.state.services, settings, version=health.VERSION)
@@ -68,6 +72,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         docs_url=None,  # served with local assets instead of a CDN's: docs_pages.py
         redoc_url=None,
     )
+    app.state.instance = instance or secrets.token_hex(8)
     install_docs_pages(app)
     install_error_handlers(app)
     install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included
