@@ -126,6 +126,18 @@ def test_index_search_status_note_links_without_a_service(
     assert "  Shopping list.md  (line 9)" in links.stdout
 
 
+def test_a_filter_that_matches_nothing_says_so(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    nothing = run(
+        "search", "PostgreSQL", "--folder", "Nonexistent", "--vault", str(vault), tmp_path=tmp_path, cli=cli
+    )
+    assert nothing.returncode == 0
+    assert nothing.stdout == "no results\n"
+    assert "warning: no indexed note is under the folder 'Nonexistent'" in nothing.stderr
+    typo = run("search", "PostgreSQL", "--tag", "wrok", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    assert "warning: no indexed note has the tag 'wrok' (did you mean 'work'?)" in typo.stderr
+
+
 def test_status_lists_the_problems_with_their_reasons(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:

@@ -14,6 +14,7 @@ from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
+from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.result_rules import (
     LineSpan,
@@ -41,6 +42,8 @@ class SearchOutcome:
     embed_ms: float = 0.0  # time spent embedding the query
     store_ms: float = 0.0  # time spent in the store query
     time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
+    # filters that match no indexed note (an unknown folder, tag or path): said, but the answer is whole
+    notices: list[str] = field(default_factory=list)
 
     @property
     def degraded(self) -> bool:
@@ -162,7 +165,12 @@ class SearchService:
         sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
         if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
             return SearchOutcome(
-                hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings, time_intent=span
+                hits=entity[:top_k],
+                total_hits=len(entity),
+                mode=mode,
+                warnings=warnings,
+                time_intent=span,
+                notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(entity)),
             )
 
         embed_ms = (time.perf_counter() - started) * 1000
@@ -196,6 +204,7 @@ class SearchService:
             embed_ms=embed_ms,
             store_ms=store_ms,
             time_intent=span,
+            notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(hits)),
         )
 
     def _query(
