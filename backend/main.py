@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -46,10 +46,15 @@ def open_services(settings: Settings) -> Services:
 
 
 def create_app(
-    settings: Settings | None = None, *, services: Services | None = None, instance: str | None = None
+    settings: Settings | None = None,
+    *,
+    services: Services | None = None,
+    instance: str | None = None,
+    on_stop: Callable[[], None] | None = None,
 ) -> FastAPI:
     """`services` lets the CLI open the store first, so a start-up failure is one clear line; `instance`
-    names this run in /health (the CLI records it in DATA_DIR: infrastructure/running_service.py)."""
+    names this run in /health and `on_stop` runs as it stops (`serve` records where it listens in DATA_DIR
+    and takes the record away then: infrastructure/running_service.py)."""
     settings = settings or load_settings()
     prepared = services
     mcp = build_mcp_server(lambda: app.state.services, settings, version=health.VERSION)
@@ -62,6 +67,8 @@ def create_app(
             async with mcp.session_manager.run():  # the MCP endpoint's task group, for the app's lifetime
                 yield
         finally:
+            if on_stop is not None:  # first: a client must not find a service that no longer answers
+                on_stop()
             await run_in_threadpool(services.close)
 
     app = FastAPI(

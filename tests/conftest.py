@@ -31,6 +31,7 @@ WHOLE_SERVICE = (
     "test_eval_cli.py",
     "test_openclaw.py",
     "test_serve_bind.py",
+    "test_vault_switching.py",
 )
 TESTS = Path(__file__).resolve().parent
 QUICK_LOOP = "not slow"  # make test-fast's marker expression

@@ -12,10 +12,10 @@ another program's since): it counts only while GET {url}/health answers with the
 
 Where a client looks, first hit wins (`find_running_service`):
 1. `--url`, when given: that service or an error, never another.
-2. The record in the data dir of the settings' vault (DATA_DIR, or the vault's own folder under ./data).
-3. When no vault and no data dir is named at all (the bundled example vault by default): the services
-   recorded in every data dir under ./data. One: that one. Several: ServiceAmbiguousError naming them.
-4. HOST:PORT from the settings (PORT, else 8000): a Knowledge Bridge service answering there, unless a vault
+2. A vault or a data dir named (--vault, --data-dir, VAULT_PATH, DATA_DIR): the record in its data dir.
+   Neither named (the bundled example vault is only a default): the services recorded in every data dir
+   under ./data. One: that one. Several: ServiceAmbiguousError, naming each with its `--vault`.
+3. HOST:PORT from the settings (PORT, else 8000): a Knowledge Bridge service answering there, unless a vault
    is named and its /index/status says it serves another (one that will not say, for want of the right
    API_KEY, is asked: its 401 says what to fix).
 None answering: the caller works on the data dir itself, or says so.
@@ -168,25 +168,26 @@ def find_running_service(settings: Settings, url: str | None = None) -> ServiceL
             )
         return ServiceLookup(RunningService(base, served_vault(base, settings.api_key), "--url"), ())
     named = settings.vault_named or settings.data_dir_named
-    own = record_path(settings.data_dir, settings.vault_name)
-    record = read_record(own)
-    if record is not None and is_alive(record):
-        return ServiceLookup(RunningService(record.url, record.vault_path, f"recorded in {own}"), ())
-    looked = [f"{own} ({'no service recorded' if record is None else f'{record.url} has stopped'})"]
-    if not named:
-        others = [(path, found) for path, found in recorded_services() if path != own]
-        if len(others) == 1:
-            path, found = others[0]
+    if named:
+        own = record_path(settings.data_dir, settings.vault_name)
+        record = read_record(own)
+        if record is not None and is_alive(record):
+            return ServiceLookup(RunningService(record.url, record.vault_path, f"recorded in {own}"), ())
+        looked = [f"{own} ({'no service recorded' if record is None else f'{record.url} has stopped'})"]
+    else:  # the example vault is only a default: any vault's service recorded under ./data is meant
+        running = recorded_services()
+        if len(running) == 1:
+            path, found = running[0]
             return ServiceLookup(RunningService(found.url, found.vault_path, f"recorded in {path}"), ())
-        if others:
+        if running:
             raise ServiceAmbiguousError(
-                f"{len(others)} services run and no vault is named: "
-                + ", ".join(f"{found.url} serves {found.vault_path}" for _, found in others),
+                f"{len(running)} services run and no vault is named: "
+                + ", ".join(f"{found.url} serves {found.vault_path}" for _, found in running),
                 suggestion="Name the vault: "
-                + "; ".join(f"--vault {found.vault_path}" for _, found in others)
+                + ", or ".join(f"`--vault {found.vault_path}`" for _, found in running)
                 + " (or set VAULT_PATH).",
             )
-        looked.append(f"{DATA_ROOT}/*/ (no other service recorded)")
+        looked = [f"{DATA_ROOT}/ (no service recorded in its data dirs)"]
     if settings.port == 0:  # any free port: only its record says which
         return ServiceLookup(None, tuple(looked))
     base = settings_url(settings)

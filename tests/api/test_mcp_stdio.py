@@ -24,6 +24,7 @@ from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.main import create_app
 from backend.mcp_stdio import relay
+from scripts.service_process import ServiceProcess
 from tests import live_server
 
 KEY = "stdio-test-key"
@@ -111,6 +112,20 @@ def test_with_the_service_running_it_relays_to_it(indexed: tuple[Path, Path]) ->
     assert found["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
     assert json.loads(missing.content[0].text)["error_code"] == "NOTE_NOT_FOUND"
     assert remembered.structured_content["created"] is True
+
+
+def test_it_finds_the_service_of_its_vault_whatever_port(indexed: tuple[Path, Path]) -> None:
+    """PORT says nothing (OpenClaw spawns the server with the settings it was given): the record the service
+    wrote in the vault's data dir says where it listens."""
+    vault, data = indexed
+    env = {"EMBEDDING_PROVIDER": "none", "WATCH": "false", "API_KEY": KEY}
+
+    async def tools(session: ClientSession) -> set[str]:
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+    with ServiceProcess(vault, data, env=env) as service:
+        service.wait_ready()
+        assert spawn(vault, data, closed_port(), tools) == READ_TOOLS | {"remember"}  # relayed: it writes
 
 
 @pytest.fixture
