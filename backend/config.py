@@ -113,7 +113,9 @@ class Settings(BaseSettings):
     )
     watch: bool = Field(True, description="Follow the vault with a file watcher while the service runs.")
     api_key: str | None = Field(
-        None, description="When set, every request but /health needs `Authorization: Bearer <key>`."
+        None,
+        description="When set, every request but /health (the API, /mcp, /docs, /openapi.json alike) needs "
+        "`Authorization: Bearer <key>`.",
     )
     # -- what the HTTP edge accepts (backend/api/guards.py) -----------------------------------------
     max_request_bytes: int = Field(
@@ -171,7 +173,8 @@ class Settings(BaseSettings):
         5.0, gt=0, le=3600, description="An idle keep-alive connection is closed after this."
     )
     deny_dirs: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Comma-separated vault folders never indexed."
+        default_factory=list,
+        description="Comma-separated vault folders never indexed (a folder name, or a vault-relative path).",
     )
     allow_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders; when set, only these are indexed."
@@ -275,7 +278,7 @@ class Settings(BaseSettings):
         min_length=1,
         max_length=48,
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$",
-        description="Names this vault's index: collections <name>_chunks/_notes/_links on a Qdrant server, "
+        description="Names this vault's index: collections `<name>_chunks/_notes/_links` on a Qdrant server, "
         "its own folder in the embedded store. One name per vault.",
     )
     embedding_dimension: int | None = Field(

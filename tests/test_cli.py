@@ -86,7 +86,7 @@ def test_index_search_status_note_links_without_a_service(
     assert indexed.stdout.startswith("indexed 2 notes, ")
     # it says where it ran, and where it looked for the service of the vault
     assert f"no running service for the vault {vault}: indexing {tmp_path / 'data'} in" in indexed.stderr
-    assert "http://127.0.0.1:1 (nothing answers)" in indexed.stderr
+    assert "http://127.0.0.1:1: nothing answers" in indexed.stderr
     assert "index: done 2/2 notes" in indexed.stderr  # plain progress lines: stderr is no terminal here
 
     found = run(

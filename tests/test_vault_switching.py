@@ -124,7 +124,7 @@ def test_switching_vaults_and_the_cli_finding_the_service_of_each(checkout: Chec
         assert (
             f"no running service for the vault {mine}: reading {dirs[mine]} in this process" in offline.stderr
         )
-        assert f"{example.url} (serves {EXAMPLE})" in offline.stderr
+        assert f"{example.url}: serves {EXAMPLE}" in offline.stderr
 
         # two services, no vault named: the CLI names both instead of guessing
         with checkout.make_run(checkout.mine) as service:

@@ -173,7 +173,7 @@ def find_running_service(settings: Settings, url: str | None = None) -> ServiceL
         record = read_record(own)
         if record is not None and is_alive(record):
             return ServiceLookup(RunningService(record.url, record.vault_path, f"recorded in {own}"), ())
-        looked = [f"{own} ({'no service recorded' if record is None else f'{record.url} has stopped'})"]
+        looked = [f"{own}: {'no service recorded' if record is None else f'{record.url} has stopped'}"]
     else:  # the example vault is only a default: any vault's service recorded under ./data is meant
         running = recorded_services()
         if len(running) == 1:
@@ -187,17 +187,17 @@ def find_running_service(settings: Settings, url: str | None = None) -> ServiceL
                 + ", or ".join(f"`--vault {found.vault_path}`" for _, found in running)
                 + " (or set VAULT_PATH).",
             )
-        looked = [f"{DATA_ROOT}/ (no service recorded in its data dirs)"]
+        looked = [f"{DATA_ROOT}/: no service recorded in its data dirs"]
     if settings.port == 0:  # any free port: only its record says which
         return ServiceLookup(None, tuple(looked))
     base = settings_url(settings)
     if health_instance(base) is None:
-        return ServiceLookup(None, (*looked, f"{base} (nothing answers)"))
+        return ServiceLookup(None, (*looked, f"{base}: nothing answers"))
     vault = served_vault(base, settings.api_key)
     # one that will not say (another API_KEY) is asked all the same: its answer, 401, says what to fix
     if not named or vault is None or vault == str(settings.vault_path):
         return ServiceLookup(RunningService(base, vault, "at HOST:PORT"), ())
-    return ServiceLookup(None, (*looked, f"{base} (serves {vault})"))
+    return ServiceLookup(None, (*looked, f"{base}: serves {vault}"))
 
 
 def describe(service: RunningService, doing: str = "") -> str:

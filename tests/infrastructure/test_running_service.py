@@ -39,10 +39,10 @@ def test_a_record_counts_only_while_its_own_run_answers(tmp_path: Path) -> None:
         assert read_record(path) is not None
         lookup = find_running_service(settings)
         assert lookup.service is None
-        assert f"{path} ({base} has stopped)" in lookup.looked
+        assert f"{path}: {base} has stopped" in lookup.looked
 
         forget_service(path, "run-one")  # not its record any more: left alone
         assert path.exists()
         forget_service(path, "run-zero")
         assert not path.exists()
-        assert f"{path} (no service recorded)" in find_running_service(settings).looked
+        assert f"{path}: no service recorded" in find_running_service(settings).looked
