@@ -33,7 +33,8 @@ from backend.cli_commands import (
 )
 from backend.cli_output import Progress, cli_advice
 from backend.cli_target import open_local
-from backend.config import DATA_ROOT, Settings, SettingsError, load_settings, recorded_vault, vault_folder
+from backend.config import Settings, SettingsError, load_settings
+from backend.data_dirs import DATA_ROOT, recorded_vault, vault_folder
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
 

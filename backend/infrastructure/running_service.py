@@ -31,7 +31,8 @@ from pathlib import Path
 
 import httpx
 
-from backend.config import DATA_ROOT, DEFAULT_VAULT_NAME, Settings
+from backend.config import DEFAULT_VAULT_NAME, Settings
+from backend.data_dirs import DATA_ROOT
 from backend.domain.errors import ServiceAmbiguousError, ServiceUnreachableError
 from backend.infrastructure.durable_files import write_json_durably
 
