@@ -33,7 +33,9 @@ def cmd_migrate(settings: Settings, to_url: str, api_key: str | None, replace: b
         bar.refresh()
 
     try:
-        report = migrate_index(source, target, replace=replace, progress=progress)
+        report = migrate_index(
+            source, target, vault=str(settings.vault_path), replace=replace, progress=progress
+        )
     finally:
         for bar in bars.values():
             bar.close()

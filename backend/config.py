@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
+from backend.data_dirs import DATA_ROOT, vault_data_dir
 from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +56,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")
-    data_dir: Path = Field(Path("data"), description="Where the embedded index and caches live.")
+    data_dir: Path = Field(
+        default_factory=lambda fields: vault_data_dir(fields.get("vault_path", EXAMPLE_VAULT)),
+        description="Where this vault's index, embedding cache and remembered facts live. Unset: a folder of "
+        "the vault's own under ./data, `data/<vault folder>-<8 hex digits of its path>`, so each vault keeps "
+        "its index and switching back finds it. A data dir belongs to one vault: another is refused.",
+    )
     qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     embedding_provider: Literal["onnx", "ollama", "none"] = Field(
@@ -66,13 +72,21 @@ class Settings(BaseSettings):
     )
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
-    port: int = Field(8000, ge=1, le=65535, description="HTTP port.")
+    port: int = Field(
+        8000,
+        ge=0,
+        le=65535,
+        description="HTTP port; 0 = any free port. The service records the one it listens on in DATA_DIR "
+        "(service.json), where the CLI finds it.",
+    )
     debounce_seconds: float = Field(
         2.0, ge=0.0, le=60.0, description="Quiet time after the last save of a note before it is indexed."
     )
     watch: bool = Field(True, description="Follow the vault with a file watcher while the service runs.")
     api_key: str | None = Field(
-        None, description="When set, every request but /health needs `Authorization: Bearer <key>`."
+        None,
+        description="When set, every request but /health (the API, /mcp, /docs, /openapi.json alike) needs "
+        "`Authorization: Bearer <key>`.",
     )
     # -- what the HTTP edge accepts (backend/api/guards.py) -----------------------------------------
     max_request_bytes: int = Field(
@@ -130,7 +144,8 @@ class Settings(BaseSettings):
         5.0, gt=0, le=3600, description="An idle keep-alive connection is closed after this."
     )
     deny_dirs: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Comma-separated vault folders never indexed."
+        default_factory=list,
+        description="Comma-separated vault folders never indexed (a folder name, or a vault-relative path).",
     )
     allow_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders; when set, only these are indexed."
@@ -234,7 +249,7 @@ class Settings(BaseSettings):
         min_length=1,
         max_length=48,
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$",
-        description="Names this vault's index: collections <name>_chunks/_notes/_links on a Qdrant server, "
+        description="Names this vault's index: collections `<name>_chunks/_notes/_links` on a Qdrant server, "
         "its own folder in the embedded store. One name per vault.",
     )
     embedding_dimension: int | None = Field(
@@ -305,6 +320,12 @@ class Settings(BaseSettings):
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
     _split_hosts = field_validator("allowed_hosts", mode="before")(_split_list)
 
+    @field_validator("vault_path")
+    @classmethod
+    def _absolute_vault(cls, value: Path) -> Path:
+        # one spelling per vault (~, .., symlinks): it names the vault's data dir and is recorded in its index
+        return value.expanduser().resolve()
+
     @field_validator("api_key")
     @classmethod
     def _printable_key(cls, value: str | None) -> str | None:
@@ -370,8 +391,21 @@ class Settings(BaseSettings):
         return self.vault_name if self.vault_name != DEFAULT_VAULT_NAME else self.vault_path.name
 
     @property
+    def data_dir_named(self) -> bool:
+        """DATA_DIR was set (environment, .env, --data-dir), not derived from the vault."""
+        return "data_dir" in self.model_fields_set
+
+    @property
+    def vault_named(self) -> bool:
+        """VAULT_PATH was set (environment, .env, --vault), not the bundled example vault by default."""
+        return "vault_path" in self.model_fields_set
+
+    @property
     def models_dir(self) -> Path:
-        return self.data_dir / "models"
+        """The built ONNX model: a cache of the weights, not of a vault, so the data dirs under ./data share
+        `data/models` (a new vault does not build it again); any other DATA_DIR has its own."""
+        data, root = self.data_dir.resolve(), DATA_ROOT.resolve()
+        return root / "models" if root in (data, data.parent) else self.data_dir / "models"
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -386,7 +420,6 @@ def load_settings(**overrides: object) -> Settings:
         first = exc.errors()[0]
         field = str(first["loc"][0]).upper() if first["loc"] else "settings"
         raise SettingsError(f"invalid setting {field}: {first['msg']} (got {first.get('input')!r})") from None
-    vault = settings.vault_path.expanduser()
-    if not vault.is_dir():
-        raise SettingsError(f"invalid setting VAULT_PATH: {vault} is not a directory")
-    return settings.model_copy(update={"vault_path": vault.resolve()})
+    if not settings.vault_path.is_dir():
+        raise SettingsError(f"invalid setting VAULT_PATH: {settings.vault_path} is not a directory")
+    return settings

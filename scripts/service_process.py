@@ -32,30 +32,29 @@ def free_port() -> int:
 class ServiceProcess(AbstractContextManager["ServiceProcess"]):
     def __init__(
         self,
-        vault: Path,
-        data_dir: Path,
+        vault: Path | None,
+        data_dir: Path | None,
         *,
         env: dict[str, str] | None = None,
         log_path: Path | None = None,
+        cwd: Path = REPO,
+        unset: tuple[str, ...] = (),
     ) -> None:
+        """`vault` / `data_dir` None: not named, as `make run` names neither (the example vault, and the
+        vault's own folder under `cwd`/data); `unset`: variables of this environment the service must not
+        see."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_path = log_path
         self._log_file = open(log_path, "w+b") if log_path else tempfile.TemporaryFile()  # noqa: SIM115
-        environment = {**os.environ, "LOG_LEVEL": "WARNING", **(env or {})}
-        environment |= {"HOST": "127.0.0.1", "PORT": str(self.port)}
-        command = [
-            sys.executable,
-            "-m",
-            "backend",
-            "serve",
-            "--vault",
-            str(vault),
-            "--data-dir",
-            str(data_dir),
-        ]
+        inherited = {name: value for name, value in os.environ.items() if name not in unset}
+        environment = {**inherited, "LOG_LEVEL": "WARNING", **(env or {})}
+        environment |= {"HOST": "127.0.0.1", "PORT": str(self.port), "PYTHONPATH": str(REPO)}
+        command = [sys.executable, "-m", "backend", "serve"]
+        command += ["--vault", str(vault)] if vault is not None else []
+        command += ["--data-dir", str(data_dir)] if data_dir is not None else []
         self.process = subprocess.Popen(
-            command, cwd=REPO, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
+            command, cwd=cwd, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
         )
 
     def __exit__(self, *exc_info: object) -> None:

@@ -33,6 +33,7 @@ WHOLE_SERVICE = (
     "test_openclaw_memory.py",
     "test_openclaw_plugin.py",
     "test_serve_bind.py",
+    "test_vault_switching.py",
 )
 TESTS = Path(__file__).resolve().parent
 QUICK_LOOP = "not slow"  # make test-fast's marker expression

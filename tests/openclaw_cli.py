@@ -118,6 +118,7 @@ class OpenClaw:
 
 
 README = REPO_ROOT / "README.md"
+OPENCLAW_PAGE = REPO_ROOT / "docs" / "openclaw.md"
 
 
 def record(result: Result, shown: str) -> Result:
@@ -127,10 +128,11 @@ def record(result: Result, shown: str) -> Result:
 
 
 def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
-    """README "Connect OpenClaw" shows `$ openclaw <shown>` and then exactly what OpenClaw printed, with its
-    temp folder and the checkout shortened to `...`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert f"$ openclaw {shown}" in lines, f"README does not show `openclaw {shown}`"
+    """README "Connect OpenClaw" (or docs/openclaw.md, where the rest of it lives) shows `$ openclaw <shown>`
+    and then exactly what OpenClaw printed, with its temp folder and the checkout shortened to `...`."""
+    pages = [page.read_text(encoding="utf-8").splitlines() for page in (README, OPENCLAW_PAGE)]
+    lines = next((page for page in pages if f"$ openclaw {shown}" in page), None)
+    assert lines is not None, f"neither README nor docs/openclaw.md shows `openclaw {shown}`"
     start = lines.index(f"$ openclaw {shown}") + 1
     end = next(i for i in range(start, len(lines)) if lines[i].startswith(("$ ", "```")))
     output = result.output.strip()
@@ -142,7 +144,7 @@ def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
         (REPO_ROOT, "..."),
     ):
         output = output.replace(str(path), short)
-    assert lines[start:end] == output.splitlines(), f"README's output of `openclaw {shown}` is not today's"
+    assert lines[start:end] == output.splitlines(), f"the shown output of `openclaw {shown}` is not today's"
 
 
 def note(shown: str, output: str) -> None:

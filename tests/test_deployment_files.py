@@ -161,7 +161,7 @@ def test_backend_waits_for_qdrant_healthy_and_ollama_started_not_for_the_pull(
 def test_readme_and_deployment_docs_say_what_compose_does() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     deployment = (ROOT / "docs" / "deployment.md").read_text(encoding="utf-8")
-    assert "not for the pull" in readme
+    assert "[docs/deployment.md](docs/deployment.md)" in readme
     assert "Ollama has started (not when the pull finishes" in deployment
     assert "the pull has completed" not in deployment
 

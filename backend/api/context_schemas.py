@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from backend.api import examples
 from backend.api.input_types import JsonInt
-from backend.api.schemas import MAX_QUERY_CHARS, SearchFilters
+from backend.api.schemas import FILTER_WARNINGS, MAX_QUERY_CHARS, SearchFilters
 from backend.domain.models import SearchMode
 
 MAX_CONTEXT_CHARS = 32_000
@@ -148,5 +148,5 @@ class ContextResponse(BaseModel):
     omitted: int = Field(description="Candidates left out: duplicates, excluded, or over the budget.")
     mode: SearchMode
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
-    warnings: list[str]
+    warnings: list[str] = Field(description=FILTER_WARNINGS)
     sensitive_detected: bool

@@ -218,4 +218,4 @@ VERIFY_RESULT: dict[str, Any] = {  # a note added and one deleted while the serv
     "skipped": [],
 }
 JOB_ACCEPTED: dict[str, Any] = {"job_id": "a41c9e07d2b3", "status": "accepted", "status_url": "/index/status"}
-HEALTH: dict[str, Any] = {"status": "ok", "version": "0.1.0"}
+HEALTH: dict[str, Any] = {"status": "ok", "version": "0.1.0", "instance": "5f0c2a9e8d7b6a41"}

@@ -13,6 +13,22 @@ from backend.api.memory_schemas import MemoryOut
 from backend.domain.models import PointFilter, SearchMode
 
 MAX_QUERY_CHARS = 2000
+# what a score means in each mode: the threshold's description, and the README's (a test compares them)
+SCORE_SCALES = (
+    "Drop results scoring below this, on the mode's own scale. hybrid (default, FUSION=score): 0 to 1, "
+    "0.3 x the chunk's dense score over the best dense score + 0.7 x its keyword score over the best keyword "
+    "score (FUSION_WEIGHT_DENSE / FUSION_WEIGHT_KEYWORD), so a chunk no keyword matches scores at most 0.3 "
+    "and a threshold above 0.3 keeps keyword matches only. dense: cosine similarity (at most 1). keyword: "
+    "BM25 (0 upwards, unbounded; it grows with rare query words). FUSION=rrf: a sum of weighted reciprocal "
+    "ranks, at most about 0.64 with RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a time multiplies the "
+    "scores of notes dated in that span by 1 + TIME_BOOST (x2 by default). A degraded hybrid request is "
+    "answered, and thresholded, as keyword."
+)
+FILTER_WARNINGS = (
+    "What is missing (with status degraded: the embedder, or the index still filling in), and each filter "
+    "that matches no indexed note, with the closest names the index holds (an unknown folder, tag or path, "
+    "a date range no note falls in; status stays healthy)."
+)
 
 
 class ErrorBody(BaseModel):
@@ -52,11 +68,7 @@ class SearchFilters(BaseModel):
     threshold: JsonFloat | None = Field(
         None,
         ge=0,
-        description=(
-            "Drop results scoring below this. It applies to the mode's own score scale: RRF scores for "
-            "hybrid (small numbers, about 1/(rrf_k + rank) per side), cosine similarity for dense, "
-            "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
-        ),
+        description=SCORE_SCALES,
     )
     include_memory: JsonBool = Field(
         False,
@@ -133,7 +145,8 @@ class SearchResult(BaseModel):
     note_title: str
     content: str
     score: float = Field(
-        description="The rank score of the mode (hybrid: 0-1, relative to the other results of the query)."
+        description="Relevance on the mode's own scale (see the request's `threshold`): it ranks the results "
+        "of one query against each other."
     )
     confidence: float = Field(
         description="How likely the chunk is relevant at all, 0-1, calibrated on judged questions and on "
@@ -162,7 +175,7 @@ class SearchResult(BaseModel):
 class NoteGroupOut(BaseModel):
     note_path: str
     note_title: str
-    score: float = Field(description="The score of the note's best chunk.")
+    score: float = Field(description="The score of the note's best chunk (scales: `threshold`).")
     tags: list[str]
     date: str | None = None
     chunks: list[SearchResult] = Field(description="The note's best chunks, best first.")
@@ -188,7 +201,7 @@ class SearchResponse(BaseModel):
     query: str
     mode: SearchMode = Field(description="The mode actually used.")
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
-    warnings: list[str]
+    warnings: list[str] = Field(description=FILTER_WARNINGS)
     results: list[SearchResult]
     related_notes: list[RelatedNoteOut] = Field(description="Notes linked to or from the results.")
     memories: list[MemoryOut] = Field(
@@ -329,6 +342,10 @@ class Health(BaseModel):
 
     status: str
     version: str
+    instance: str = Field(
+        description="Names this run of the service (random, new at every start): what its record in DATA_DIR "
+        "(service.json) says, so a client finds the service of its vault and never a stale record's port."
+    )
 
 
 class LinkedNoteOut(BaseModel):

@@ -61,6 +61,7 @@ class ContextResult:
     mode: SearchMode
     warnings: list[str] = field(default_factory=list)
     sensitive_detected: bool = False
+    notices: list[str] = field(default_factory=list)  # filters that match no indexed note
 
 
 class ContextService:
@@ -144,6 +145,7 @@ class ContextService:
             mode=outcome.mode,
             warnings=warnings,
             sensitive_detected=sensitive,
+            notices=outcome.notices,
         )
 
 

@@ -83,7 +83,6 @@ class IndexSupervisor:
         self._warming = False
         self._next_catch_up = 0.0
         self.catch_up_interval = CATCH_UP_SECONDS
-        self.replace_vault = False  # `index --replace`: take over an index another vault built here
         self.watcher: ChangeFeed | None = None
 
     @property
@@ -105,12 +104,9 @@ class IndexSupervisor:
             if self._opened:
                 return
             # never open (and so sync away) an index another vault built here
-            replaced = claim_index(self._catalog, self._vault_path, replace=self.replace_vault)
+            claim_index(self._catalog, self._vault_path)
             needs_full_index = self.index.open()
             self._opened = True
-        if replaced and start_indexing:
-            self.jobs.start("rebuild", self.indexer.rebuild)
-            return
         if not start_indexing or not self._writable():
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
         if needs_full_index:

@@ -96,8 +96,13 @@ class SearchAnswer:
     outcome: SearchOutcome
     views: list[ResultView]
     memories: list[MemoryView] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what was unavailable: the answer is degraded
     total_ms: float = 0.0
+
+    @property
+    def notices(self) -> list[str]:
+        """Filters that match no indexed note: said along with the warnings, the answer still whole."""
+        return self.outcome.notices
 
     @property
     def sensitive_detected(self) -> bool:

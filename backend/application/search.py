@@ -23,6 +23,7 @@ from backend.application.ports import Embedder
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
 from backend.domain.confidence import Evidence
+from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.result_rules import (
     LineSpan,
@@ -51,6 +52,8 @@ class SearchOutcome:
     store_ms: float = 0.0  # time spent in the store query
     time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
     evidence: list[Evidence] = field(default_factory=list)  # what each hit's confidence was computed from
+    # filters that match no indexed note (an unknown folder, tag or path): said, but the answer is whole
+    notices: list[str] = field(default_factory=list)
 
     @property
     def degraded(self) -> bool:
@@ -178,7 +181,12 @@ class SearchService:
         sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
         if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
             found = SearchOutcome(
-                hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings, time_intent=span
+                hits=entity[:top_k],
+                total_hits=len(entity),
+                mode=mode,
+                warnings=warnings,
+                time_intent=span,
+                notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(entity)),
             )
             return found, Sides(None, None)
 
@@ -216,6 +224,7 @@ class SearchService:
             embed_ms=embed_ms,
             store_ms=store_ms,
             time_intent=span,
+            notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(hits)),
         )
         return found, sides
 
