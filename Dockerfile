@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Knowledge Bridge API image. Build: `docker build -t knowledge-bridge .`; normally run via docker-compose.yml.
 # Without Docker Hub, on a Debian base made here: `docker build --build-arg PYTHON_IMAGE=$(.venv/bin/python -m
 # scripts.docker_base) .` (docs/deployment.md).

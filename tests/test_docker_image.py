@@ -36,6 +36,13 @@ def test_dockerfile_is_multi_stage_on_python_311_slim() -> None:
         names.add(name.strip())
 
 
+def test_the_build_needs_no_registry_but_for_its_base() -> None:
+    # BuildKit fetches a `# syntax=` frontend from Docker Hub before anything else; without one it builds
+    # offline from a local PYTHON_IMAGE (docs/deployment.md, "Building without a registry")
+    first_lines = DOCKERFILE.read_text(encoding="utf-8").splitlines()[:5]
+    assert not any(line.replace(" ", "").lower().startswith("#syntax=") for line in first_lines)
+
+
 def test_final_stage_runs_as_a_non_root_user() -> None:
     users = [arguments for keyword, arguments in final_stage() if keyword == "USER"]
     assert users, "final stage never switches away from root"

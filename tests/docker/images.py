@@ -36,7 +36,7 @@ def build_image(work_dir: Path, run_id: str) -> BuiltImage:
     iid = work_dir / "image.id"
     tag = f"knowledge-bridge:test-{run_id}"
     started = time.monotonic()
-    # The classic builder: BuildKit would fetch the Dockerfile's `# syntax=` frontend from Docker Hub.
+    # The classic builder, as Debian's docker.io builds by default: its layers are the next run's cache.
     docker(
         "build",
         "--build-arg",

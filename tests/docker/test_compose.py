@@ -20,7 +20,7 @@ import httpx
 import pytest
 import yaml
 
-from tests.docker.engine import Engine
+from tests.docker.engine import Engine, docker
 from tests.docker.images import REPO, BuiltImage, inspect, logs
 from tests.live_server import answers, indexed, wait_until
 from tests.ports import refused_port
@@ -119,8 +119,13 @@ def one_machine(
     try:
         yield compose, env, project
     finally:
-        down = compose("--project-name", project, "down", "--volumes", env=env)
+        # as the docs say to: Compose v2's plain `down` leaves the containers of profiles not named running
+        down = compose("--project-name", project, "--profile", "embedded", "down", "--volumes", env=env)
         assert down.returncode == 0, down.stderr
+        left = docker("ps", "--all", "--quiet", "--filter", f"label=com.docker.compose.project={project}")
+        assert left.stdout.split() == [], f"`down` left {project}'s containers behind"
+        volumes = docker("volume", "ls", "--quiet", "--filter", f"label=com.docker.compose.project={project}")
+        assert volumes.stdout.split() == [], f"`down --volumes` left {project}'s volumes behind"
 
 
 def test_the_one_machine_mode_serves_the_vault_alone_and_stops_cleanly(
