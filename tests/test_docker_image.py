@@ -1,7 +1,7 @@
 """The Dockerfile and .dockerignore build an image that can run: multi-stage on the slim Python base, a
 non-root runtime with its healthcheck, port and command, the ONNX model baked in outside the data volume, no
-torch, and a build context holding what the Dockerfile copies and nothing local. (Its healthcheck command is
-run for real in test_deployment_files.py.)"""
+torch, and a build context holding what the Dockerfile copies and nothing local. Read as text here; built and
+run for real in tests/docker/ where a Docker engine runs."""
 
 from __future__ import annotations
 
