@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.docker.engine import Engine, EngineUnavailable, docker, engine
+from tests.docker.engine import Engine, docker, engine
 from tests.docker.images import BuiltImage, build_image, unique_suffix
 
 
@@ -71,6 +71,3 @@ class Preparation:
         if self._engine is not None:
             self._engine.stop()
         shutil.rmtree(self._work_dir, ignore_errors=True)
-
-
-__all__ = ["EngineUnavailable", "Preparation"]
