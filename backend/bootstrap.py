@@ -24,6 +24,7 @@ from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import IndexIdentity
 from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
+from backend.infrastructure.data_dir import data_dir_problem
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
 
@@ -254,6 +255,9 @@ def build_services(
     settings: Settings, *, embedder: Embedder | None | _FromSettings = FROM_SETTINGS
 ) -> Services:
     """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake)."""
+    problem = data_dir_problem(settings.data_dir)
+    if problem is not None:
+        raise SettingsError(f"invalid setting DATA_DIR: {problem}")
     catalog = build_catalog(settings)
     try:
         if isinstance(embedder, _FromSettings):

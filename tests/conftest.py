@@ -22,6 +22,7 @@ from tests.harness import Harness  # noqa: E402
 # store) stays a quick loop; `make test`, which CI runs, runs them all.
 WHOLE_SERVICE = (
     "api/",
+    "docker/",
     "faults/",
     "scripts/",
     "test_admin_cli.py",

