@@ -62,7 +62,11 @@ class Settings(BaseSettings):
         "onnx", description="onnx = in-process MiniLM; ollama = Ollama /api/embed; none = keyword only."
     )
     embedding_model: str | None = Field(
-        None, description="Model name; defaults to all-MiniLM-L6-v2 (onnx) or mxbai-embed-large (ollama)."
+        None,
+        description="Model name. onnx: all-MiniLM-L6-v2 (English) or multilingual-e5-small (~100 languages); "
+        "unset = the model the index was built with, or at the first index the one the vault's languages "
+        "call for (multilingual-e5-small when most notes are not in English). ollama: defaults to "
+        "mxbai-embed-large (bge-m3 for a vault in many languages).",
     )
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
@@ -209,7 +213,20 @@ class Settings(BaseSettings):
     keyword_avg_doc_len: float = Field(
         120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
     )
-    keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
+    keyword_stemming: bool = Field(
+        True, description="Snowball stemming of each word in its note's language (the query's: in its own)."
+    )
+    keyword_compounds: bool = Field(
+        True,
+        description="Also index the parts of compound words (German, Dutch, the Nordic languages...), so "
+        "'Steuer' finds 'Steuererklärung'. Part of the index identity.",
+    )
+    vault_language: str = Field(
+        "en",
+        pattern=r"^[a-z]{2,3}$",
+        description="ISO 639-1 code of the language of a note whose frontmatter names none (lang, language) "
+        "and whose text is too short to tell. Part of the index identity.",
+    )
     # What agents see (issue 7)
     # all-MiniLM-L6-v2 on the example facts: questions about a fact 0.52-0.69, unrelated questions <= 0.13
     memory_min_similarity: float = Field(

@@ -55,12 +55,10 @@ class ContextService:
         search: SearchService,
         memory: MemoryService | None,
         policy: ContentPolicy,
-        stemming: bool,
     ) -> None:
         self._search = search
         self._memory = memory
         self._policy = policy
-        self._stemming = stemming
 
     def build(self, request: ContextQuery) -> ContextResult:
         query = (request.query or "").strip()
@@ -78,7 +76,7 @@ class ContextService:
             point_filter=request.point_filter,
             threshold=request.threshold,
         )
-        views = present_hits(outcome.hits[:wanted], query, self._policy, stemming=self._stemming)
+        views = present_hits(outcome.hits[:wanted], query, self._policy, analyzer=self._search.analyzer)
         views = [v for v in views if not excluded & {c.casefold() for c in v.sensitive_categories}]
         views = views[: request.max_chunks]
         facts: list[MemoryHit] = []

@@ -23,6 +23,7 @@ from backend.domain.result_rules import (
     hubs_after_their_notes,
 )
 from backend.domain.sparse import SparseEncoder
+from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
 from backend.domain.vault_paths import safe_filter
 
@@ -72,6 +73,11 @@ class SearchService:
         self._encoder = encoder
         self._index = index
         self._options = options or SearchOptions()
+
+    @property
+    def analyzer(self) -> TextAnalyzer:
+        """How queries and notes become keyword terms (highlights follow the same rules)."""
+        return self._encoder.analyzer
 
     def search(
         self,

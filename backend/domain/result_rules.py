@@ -11,13 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from backend.domain.sparse import analyze, analyze_words
+from backend.domain.text_analysis import UNSPACED, TextAnalyzer, runs, words
 
 T = TypeVar("T")
-
-# Letter/digit runs of the original text: the candidates a highlight is cut from. `analyze` decides what
-# each run means (folding, stop words, stemming), so highlights follow the keyword side's rules.
-_RUN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,30 +66,56 @@ def apply_threshold(hits: Sequence[S], threshold: float | None) -> list[S]:
     return [hit for hit in hits if hit.score >= threshold]
 
 
-def highlights(query: str, text: str, *, stemming: bool = True) -> list[str]:
+def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -> list[str]:
     """The query's terms as they are written in `text`: each once, in order of first appearance.
 
-    Matching uses the keyword side's normalisation (`analyze`: case and accent folding, stop words,
-    stemming), so "Cafe" in a query highlights "café" in the text, "deciding" highlights "decides", and stop
-    words are never highlights.
+    Matching uses the keyword side's analysis (case and accent folding, stop words, stemming in the query's
+    languages, compound parts, bigrams), so "Cafe" in a query highlights "café" in the text, "deciding"
+    highlights "decides", "Steuer" highlights "Steuererklärung", and stop words are never highlights. In
+    a script written without spaces the highlight is the matched stretch ("迁移" in "数据库迁移计划").
     """
-    wanted = set(analyze(query, stemming=stemming))
+    analyzer = analyzer or TextAnalyzer()
+    wanted = set(analyzer.query_terms(query))
     if not wanted:
         return []
-    words = _RUN.findall(text)
-    distinct = list(dict.fromkeys(words))  # words repeat; analyse each distinct one once, in one batch
-    analysed = {
-        word: {term for term in terms if term in wanted}
-        for word, terms in zip(distinct, analyze_words(distinct, stemming=stemming), strict=True)
-    }
+    languages = analyzer.query_languages_for(query)
     found: list[str] = []
     seen: set[str] = set()
-    for word in words:
-        terms = analysed[word]
-        if terms - seen:
-            seen |= terms
-            found.append(word)
+    matched: dict[str, list[tuple[str, set[str]]]] = {}
+    for word in words(text):
+        if word not in matched:  # words repeat: analyse each distinct one once
+            matched[word] = _matches(analyzer, word, languages, wanted)
+        for shown, terms in matched[word]:
+            if terms - seen:
+                seen |= terms
+                found.append(shown)
     return found
+
+
+def _matches(
+    analyzer: TextAnalyzer, word: str, languages: Sequence[str], wanted: set[str]
+) -> list[tuple[str, set[str]]]:
+    """What of `word` to show as highlights, each with the query terms it matched."""
+    if word.isascii():
+        terms = analyzer.word_terms(word, languages) & wanted
+        return [(word, terms)] if terms else []
+    out: list[tuple[str, set[str]]] = []
+    for script, run in runs(word):
+        if script not in UNSPACED:
+            terms = analyzer.word_terms(run, languages) & wanted
+            out += [(run, terms)] if terms else []
+            continue
+        folded = run.casefold()
+        spans: list[list[int]] = []  # stretches covered by matched bigrams (or a matched lone character)
+        for i in range(len(folded)):
+            gram = folded[i : i + 2]
+            if gram in wanted and (len(gram) == 2 or len(folded) == 1):
+                if spans and i <= spans[-1][1]:
+                    spans[-1][1] = i + len(gram)
+                else:
+                    spans.append([i, i + len(gram)])
+        out += [(run[a:b], {folded[a:b]}) for a, b in spans]
+    return out
 
 
 # -- hubs: chunks that are mostly links (index and map-of-content notes) ---------------------------------

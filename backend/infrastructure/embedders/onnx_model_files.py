@@ -78,10 +78,10 @@ VARIANTS = tuple(RECIPES)
 DEFAULT_VARIANT = "int8-opt-outliers"
 
 
-def variant_model_name(variant: str) -> str:
-    """The model name vectors of `variant` are recorded under (index identity, embedding cache key)."""
+def variant_model_name(variant: str, model: str = MODEL_NAME) -> str:
+    """The name vectors of `model`'s `variant` are recorded under (index identity, embedding cache key)."""
     check_variant(variant)
-    return MODEL_NAME if variant == "fp32" else f"{MODEL_NAME}-{variant}"
+    return model if variant == "fp32" else f"{model}-{variant}"
 
 
 def check_variant(variant: str) -> None:
@@ -130,16 +130,23 @@ def check_pooling(model_dir: Path) -> None:
             )
 
 
-def cache_file_name(model_dir: Path, *, variant: str) -> str:
+def cache_file_name(model: str, weights_digest: str, *, variant: str) -> str:
     """Keyed on graph version, the weights' content and the variant's recipe so a stale cache is never
     loaded."""
     check_variant(variant)
-    weights = model_dir / "model.safetensors"
-    stat = weights.stat()
-    digest = _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
-    key_source = f"{onnx_graph.GRAPH_VERSION}:{digest}:{RECIPES[variant].key}"
+    key_source = f"{onnx_graph.GRAPH_VERSION}:{weights_digest}:{RECIPES[variant].key}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
-    return f"{MODEL_NAME}-{variant}-{key}.onnx"
+    return f"{model}-{variant}-{key}.onnx"
+
+
+def weights_digest(weights: Path) -> str:
+    stat = weights.stat()
+    return _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
+
+
+def bert_config(model_dir: Path) -> onnx_graph.BertConfig:
+    raw = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    return onnx_graph.BertConfig.from_dict(raw)
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,0 +1,383 @@
+"""How text in any script becomes keyword terms: words stemmed in their own language, unspaced scripts cut
+into character bigrams, compounds found by their parts.
+
+- **Words** (letters, with their combining marks: a Hindi vowel sign or a Thai tone mark is part of its word)
+  are split into runs of one script. A run of Chinese/Japanese (Han and kana together), Korean, Thai, Lao,
+  Khmer or Myanmar becomes overlapping character bigrams, as Lucene's CJK analyzer does ("数据库迁移" →
+  数据 据库 库迁 迁移; a lone character is a unigram): a query for 迁移 meets it without any dictionary.
+- **Every other run** is case-folded and stemmed with the Snowball stemmer of its language: the note's
+  language when that language is written in the run's script, else the usual language of the script (Latin
+  → English, Cyrillic → Russian, ...). Then accents are folded away (Latin and Greek only: Russian й is a
+  letter of its own) so "café" meets "cafe". Stemming comes first because the stemmers know the accents
+  ("nationalité" → "national"). A run with a digit is a code or a number and stays as it is.
+- **Compounds** (German, Dutch, the Nordic languages, ...): a long word also yields its parts, cut where a
+  hyphenation dictionary allows, at `PART_WEIGHT`, so "Steuer" finds "Steuererklärung" and "Erklärung"
+  finds it too. The cutting is handed in (`Decompounder`, backend/infrastructure/compounds.py).
+- **A query** is stemmed in every language a note of the vault may be in (`query_languages`, from a sample of
+  the vault) and in its own detected language: the same word can then meet a German note stemmed as German
+  and an English note stemmed as English. With one language, a query's terms are that language's only.
+
+Pure: the language detector and the decompounder are functions handed in by the composition root.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import Stemmer
+
+# (language, confidence 0..1) for a text, or None when the detector cannot tell
+Detector = Callable[[str], tuple[str, float] | None]
+# the parts of a (case-folded, unstemmed) word of `language` worth indexing on their own, or none
+Decompounder = Callable[[str, str], Sequence[str]]
+
+PART_WEIGHT = 0.5  # a compound's part counts half a word: the whole word still ranks first
+MIN_DETECT_CONFIDENCE = 0.5  # below this the detector's guess is not used (short texts, names, codes)
+DETECT_CHARS = 2000  # a note's language is told from its first characters
+
+# The usual English list (as in NLTK/Lucene) plus a few question words: an agent asks full questions
+# ("how much do I owe ..."), and without these the question words outrank the note's own words. Applied to
+# Latin-script words whatever the language (as before languages were told apart).
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such
+    than that the their theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours yourself
+    yourselves s t d ll m re ve much many also""".split()
+)
+
+LATIN, CYRILLIC, GREEK, ARABIC, OTHER = "latin", "cyrillic", "greek", "arabic", "other"
+# scripts written without spaces between words (Korean has spaces, but particles cling to the word)
+UNSPACED = frozenset({"cjk", "hangul", "thai", "lao", "khmer", "myanmar"})
+
+_SCRIPT_RANGES = sorted(
+    [
+        (0x0370, 0x03FF, GREEK),
+        (0x1F00, 0x1FFF, GREEK),
+        (0x0400, 0x052F, CYRILLIC),
+        (0x1C80, 0x1C8F, CYRILLIC),
+        (0x2DE0, 0x2DFF, CYRILLIC),
+        (0xA640, 0xA69F, CYRILLIC),
+        (0x0530, 0x058F, "armenian"),
+        (0x0590, 0x05FF, "hebrew"),
+        (0x0600, 0x06FF, ARABIC),
+        (0x0750, 0x077F, ARABIC),
+        (0x08A0, 0x08FF, ARABIC),
+        (0xFB50, 0xFDFF, ARABIC),
+        (0xFE70, 0xFEFF, ARABIC),
+        (0x0900, 0x097F, "devanagari"),
+        (0x0B80, 0x0BFF, "tamil"),
+        (0x0E00, 0x0E7F, "thai"),
+        (0x0E80, 0x0EFF, "lao"),
+        (0x1000, 0x109F, "myanmar"),
+        (0x1100, 0x11FF, "hangul"),
+        (0x1780, 0x17FF, "khmer"),
+        (0x3005, 0x3007, "cjk"),  # 々 〆 〇
+        (0x3040, 0x30FF, "cjk"),  # hiragana, katakana
+        (0x3130, 0x318F, "hangul"),
+        (0x31F0, 0x31FF, "cjk"),
+        (0x3400, 0x4DBF, "cjk"),
+        (0x4E00, 0x9FFF, "cjk"),
+        (0xA960, 0xA97F, "hangul"),
+        (0xAC00, 0xD7FF, "hangul"),
+        (0xF900, 0xFAFF, "cjk"),
+        (0xFF66, 0xFF9F, "cjk"),  # half-width katakana (NFKC makes them full width first)
+        (0x20000, 0x3FFFF, "cjk"),
+    ]
+)
+_RANGE_STARTS = [start for start, _, _ in _SCRIPT_RANGES]
+
+# ISO 639-1 code -> (Snowball stemmer, script it stems)
+STEMMERS: dict[str, tuple[str, str]] = {
+    **{
+        code: (name, LATIN)
+        for code, name in {
+            "en": "english",
+            "de": "german",
+            "fr": "french",
+            "es": "spanish",
+            "it": "italian",
+            "pt": "portuguese",
+            "nl": "dutch",
+            "sv": "swedish",
+            "da": "danish",
+            "no": "norwegian",
+            "nb": "norwegian",
+            "nn": "norwegian",
+            "fi": "finnish",
+            "hu": "hungarian",
+            "ro": "romanian",
+            "tr": "turkish",
+            "id": "indonesian",
+            "ms": "indonesian",
+            "ga": "irish",
+            "lt": "lithuanian",
+            "et": "estonian",
+            "ca": "catalan",
+            "eu": "basque",
+            "eo": "esperanto",
+            "cs": "czech",
+            "pl": "polish",
+        }.items()
+    },
+    "ru": ("russian", CYRILLIC),
+    "sr": ("serbian", CYRILLIC),
+    "el": ("greek", GREEK),
+    "ar": ("arabic", ARABIC),
+    "fa": ("persian", ARABIC),
+    "hy": ("armenian", "armenian"),
+    "hi": ("hindi", "devanagari"),
+    "ne": ("nepali", "devanagari"),
+    "ta": ("tamil", "tamil"),
+    "yi": ("yiddish", "hebrew"),
+}
+# languages without a stemmer whose words must not be stemmed as their script's usual language
+UNSTEMMED: dict[str, str] = {
+    "uk": CYRILLIC,
+    "be": CYRILLIC,
+    "bg": CYRILLIC,
+    "mk": CYRILLIC,
+    "kk": CYRILLIC,
+    "ky": CYRILLIC,
+    "mn": CYRILLIC,
+    "ur": ARABIC,
+    "ps": ARABIC,
+    "he": "hebrew",
+    "mr": "devanagari",
+}
+SCRIPT_LANGUAGE = {LATIN: "en", CYRILLIC: "ru", GREEK: "el", ARABIC: "ar", "armenian": "hy"}
+SCRIPT_LANGUAGE |= {"devanagari": "hi", "tamil": "ta"}
+
+
+def _marks() -> str:
+    """A character class body of every combining mark of the first two planes (Mn, Mc, Me)."""
+    ranges: list[list[int]] = []
+    for cp in range(0x20000):
+        if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges)
+
+
+# A word: letters and digits with the marks inside and after them (Python's \w leaves marks out, which cut
+# Hindi and Thai words at every vowel sign).
+_TOKEN = re.compile(rf"(?:[^\W_]|[{_marks()}])+")
+
+
+def script_of(ch: str) -> str:
+    """The script class of one character: a name from `_SCRIPT_RANGES`, else "latin" (Latin letters, digits
+    and any script without a stemmer or a range of its own)."""
+    cp = ord(ch)
+    if cp < 0x370:
+        return LATIN
+    at = bisect_right(_RANGE_STARTS, cp) - 1
+    if at >= 0:
+        start, end, script = _SCRIPT_RANGES[at]
+        if start <= cp <= end:
+            return script
+    return LATIN
+
+
+def runs(token: str) -> list[tuple[str, str]]:
+    """`token` cut into runs of one script class; a combining mark stays with the run it follows."""
+    out: list[tuple[str, str]] = []
+    current, start = "", 0
+    for i, ch in enumerate(token):
+        script = current if (i and unicodedata.combining(ch)) else script_of(ch)
+        if script != current and i:
+            out.append((current, token[start:i]))
+            start = i
+        current = script
+    out.append((current, token[start:]))
+    return out
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` as written (letters and digits with their marks)."""
+    return _TOKEN.findall(text)
+
+
+def bigrams(run: str) -> list[str]:
+    """Overlapping character pairs of an unspaced run; a single character is its own term."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+@lru_cache(maxsize=64)
+def _stemmer(name: str) -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(name)
+
+
+def _strip_marks(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@lru_cache(maxsize=1 << 16)
+def _fold_stem(stem: str, script: str) -> str:
+    """A stem as the index compares it: accents gone in Latin and Greek, ё as е in Cyrillic."""
+    if script in (LATIN, GREEK):
+        return stem if stem.isascii() else _strip_marks(stem)
+    if script == CYRILLIC:
+        return stem.replace("ё", "е")
+    return stem
+
+
+def stem_language(language: str, script: str) -> str | None:
+    """The language whose stemmer handles a word of `script` in a note of `language` (None: no stemming)."""
+    known = STEMMERS.get(language)
+    if known is not None and known[1] == script:
+        return language
+    if UNSTEMMED.get(language) == script:
+        return None
+    return SCRIPT_LANGUAGE.get(script)
+
+
+def language_code(value: object) -> str | None:
+    """An ISO 639-1 code from a frontmatter `lang`/`language` value ("de", "de-AT", "pt_BR", "German")."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().lower()
+    if text in _LANGUAGE_NAMES:
+        return _LANGUAGE_NAMES[text]
+    code = re.split(r"[-_\s]", text, maxsplit=1)[0]
+    return code if re.fullmatch(r"[a-z]{2,3}", code) else None
+
+
+_LANGUAGE_NAMES = {
+    name: code
+    for code, names in {
+        "en": "english",
+        "de": "german deutsch",
+        "fr": "french français francais",
+        "es": "spanish español espanol",
+        "it": "italian italiano",
+        "pt": "portuguese português portugues",
+        "nl": "dutch nederlands",
+        "ru": "russian русский",
+        "zh": "chinese 中文 汉语 漢語",
+        "ja": "japanese 日本語",
+        "ko": "korean 한국어",
+        "th": "thai ไทย",
+        "ar": "arabic العربية",
+        "uk": "ukrainian українська",
+        "pl": "polish polski",
+        "sv": "swedish svenska",
+        "tr": "turkish türkçe",
+        "el": "greek ελληνικά",
+        "hi": "hindi हिन्दी",
+    }.items()
+    for name in names.split()
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TextAnalyzer:
+    """Turns note text and queries into index terms (see the module docstring).
+
+    `default_language`: a note's language when its frontmatter names none and the detector cannot tell.
+    `query_languages`: languages every query is also stemmed in (the vault's own). `tools` names the
+    detector and decompounder (with versions): what they decide shapes stored terms, so it is part of the
+    fingerprint."""
+
+    stemming: bool = True
+    default_language: str = "en"
+    query_languages: tuple[str, ...] = ()
+    detect: Detector | None = field(default=None, compare=False)
+    decompound: Decompounder | None = field(default=None, compare=False)
+    tools: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        stem = "snowball" if self.stemming else "off"
+        return (
+            f"text-2 stem={stem} default={self.default_language} bigrams=unspaced part={PART_WEIGHT:g} "
+            f"{self.tools}"
+        ).strip()
+
+    def detected(self, text: str) -> str | None:
+        """The language of `text` when the detector is confident enough, else None."""
+        if self.detect is None or not text.strip():
+            return None
+        guess = self.detect(text[:DETECT_CHARS])
+        if guess is None or guess[1] < MIN_DETECT_CONFIDENCE:
+            return None
+        return guess[0]
+
+    def note_language(self, declared: object, text: str) -> str:
+        """A note's language: its frontmatter's, else detected from its text, else the default."""
+        return language_code(declared) or self.detected(text) or self.default_language
+
+    def terms(self, text: str, language: str) -> list[tuple[str, float]]:
+        """The index terms of a note's text (or one of its fields) with their weights, in order."""
+        out: list[tuple[str, float]] = []
+        for token in _TOKEN.findall(text):
+            out.extend(self._token_terms(token, (language,)))
+        return out
+
+    def query_terms(self, text: str) -> dict[str, float]:
+        """A query's terms, each with its weight: stemmed in its own language and the vault's."""
+        languages = self.query_languages_for(text)
+        terms: dict[str, float] = {}
+        for token in _TOKEN.findall(text):
+            for term, weight in self._token_terms(token, languages):
+                if weight > terms.get(term, 0.0):
+                    terms[term] = weight
+        return terms
+
+    def query_languages_for(self, text: str) -> tuple[str, ...]:
+        own = self.detected(text)
+        languages = (*self.query_languages, own) if own else self.query_languages
+        return tuple(dict.fromkeys(languages or (self.default_language,)))
+
+    def word_terms(self, word: str, languages: Sequence[str]) -> set[str]:
+        """Every term one written word yields in any of `languages` (what highlights compare)."""
+        return {term for token in _TOKEN.findall(word) for term, _ in self._token_terms(token, languages)}
+
+    def _token_terms(self, token: str, languages: Sequence[str]) -> Iterable[tuple[str, float]]:
+        if token.isascii():
+            yield from self._word_terms(token.lower(), LATIN, languages)
+            return
+        token = unicodedata.normalize("NFKC", token)
+        for script, run in runs(token):
+            if script in UNSPACED:
+                yield from ((gram, 1.0) for gram in bigrams(run.casefold()))
+            else:
+                yield from self._word_terms(run.casefold(), script, languages)
+
+    def _word_terms(self, word: str, script: str, languages: Sequence[str]) -> Iterable[tuple[str, float]]:
+        if script == LATIN and word in STOP_WORDS:
+            return
+        if not self.stemming or any(ch.isdigit() for ch in word):
+            yield _fold_stem(word, script), 1.0
+            return
+        seen: set[str] = set()
+        for language in languages:
+            chosen = stem_language(language, script)
+            whole = _stem(chosen, word, script)
+            if whole not in seen:
+                seen.add(whole)
+                yield whole, 1.0
+            if chosen is None or self.decompound is None:
+                continue
+            for part in self.decompound(chosen, word):
+                stemmed = _stem(chosen, part, script)
+                if stemmed not in seen and part not in STOP_WORDS:
+                    seen.add(stemmed)
+                    yield stemmed, PART_WEIGHT
+
+
+def _stem(language: str | None, word: str, script: str) -> str:
+    if language is None:
+        return _fold_stem(word, script)
+    return _fold_stem(_stemmer(STEMMERS[language][0]).stemWord(word), script)
