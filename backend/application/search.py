@@ -53,6 +53,8 @@ class SearchOptions:
     prefetch_limit: int = 100
     rrf_k: int = 2
     rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (fusion weights, whichever fusion)
+    # dense, keyword for a question in another language than the vault's (its words cannot match the notes')
+    cross_language_weights: tuple[float, float] = (0.9, 0.1)
     fusion: str = "score"  # or "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
@@ -180,6 +182,7 @@ class SearchService:
             sparse if sparse is not None and not sparse.is_empty else None,
             limit,
             point_filter if point_filter is not None and not point_filter.is_empty else None,
+            self._weights(query),
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
@@ -211,6 +214,7 @@ class SearchService:
         sparse: SparseVector | None,
         limit: int,
         point_filter: PointFilter | None,
+        weights: tuple[float, float],
     ) -> list[ScoredPoint]:
         """The fused candidates: RRF or DBSF inside one store query; score fusion (which the engines do not
         offer) over both sides' ids and scores, fused by the domain's rule so both engines rank alike, then
@@ -223,11 +227,11 @@ class SearchService:
                 prefetch_limit=limit,  # never below the configured depth: limit includes it
                 point_filter=point_filter,
                 rrf_k=self._options.rrf_k,
-                rrf_weights=self._options.rrf_weights,
+                rrf_weights=weights,
                 fusion=self._options.fusion,
             )
         sides = live.store.rank_sides(dense=dense, sparse=sparse, limit=limit, point_filter=point_filter)
-        fused = fusion.top_scaled(sides, self._options.rrf_weights)
+        fused = fusion.top_scaled(sides, weights)
         ranked = sorted(fused.items(), key=lambda item: -item[1])
         # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
         cut = min(len(ranked), limit)
@@ -240,6 +244,14 @@ class SearchService:
             if point_id in payloads  # deleted meanwhile by the writer
         ]
         return sorted(points, key=_best_first)[:limit]
+
+    def _weights(self, query: str) -> tuple[float, float]:
+        """The fusion weights for `query`: the configured ones, or the dense side's when the question is in
+        another language than the vault's (an English question about German notes shares only names and
+        numbers with them, and the keyword side ranks by those)."""
+        if self._encoder.analyzer.foreign(query):
+            return self._options.cross_language_weights
+        return self._options.rrf_weights
 
     def _entity_hits(
         self, live: LiveIndex, query: str, point_filter: PointFilter | None

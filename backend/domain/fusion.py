@@ -49,19 +49,23 @@ def dbsf(lists: Sequence[Ranked[K]], weights: Sequence[float] | None = None) -> 
 
 def top_scaled(lists: Sequence[Ranked[K]], weights: Sequence[float]) -> dict[K, float]:
     """Score fusion: each list's scores divided by its own top score (so its best candidate counts 1), then
-    summed with the weights. Unlike RRF it keeps how far apart a side's candidates are: a dense list whose
-    top few stand out from the rest moves them, one whose scores lie close together barely does. A list
-    with no positive top score is left out."""
+    summed with the weights, over the weights of the lists that answered. Unlike RRF it keeps how far apart
+    a side's candidates are: a dense list whose top few stand out from the rest moves them, one whose scores
+    lie close together barely does. A list with no positive top score is left out, and so is its weight:
+    a candidate best on every side that answered scores 1, whether or not the keyword side found anything
+    (a question in another language than the notes), so a threshold means the same in every language."""
     fused: dict[K, float] = {}
+    answered = 0.0
     for ranked, weight in zip(lists, weights, strict=True):
         if not ranked or weight <= 0:
             continue
         top = max(score for _, score in ranked)
         if top <= 0:
             continue
+        answered += weight
         for key, score in ranked:
             fused[key] = fused.get(key, 0.0) + weight * max(score, 0.0) / top
-    return fused
+    return {key: value / answered for key, value in fused.items()}
 
 
 def _three_sigma(scores: object) -> tuple[float, float]:

@@ -122,22 +122,23 @@ def _matches(
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]*)\]\]")
 _MD_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-HUB_LINK_SHARE = 0.5  # "mostly links": more than half of the chunk's words sit inside links
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+# A map of content links to several notes, on most of its lines; how many words go with each link ("- [[X]]
+# — the decision and the options") does not matter, nor how a language counts words.
+HUB_MIN_NOTES = 3  # notes a chunk links to, at least
+HUB_LINE_SHARE = 0.5  # ... on more than this share of its lines (headings and blank lines left out)
 
 
-def link_share(text: str) -> float:
-    """Share of the chunk's words (its heading lines left out) that are inside wikilinks or Markdown links."""
+def is_hub(text: str) -> bool:
+    """Whether a chunk is a map of content: it links to at least `HUB_MIN_NOTES` notes, and more than
+    `HUB_LINE_SHARE` of its lines carry a link to one. Decided by its links alone, never by word counts."""
     if "[[" not in text and "](" not in text:
-        return 0.0  # most chunks: no link at all
-    body = _HEADING_LINE.sub(" ", text)
-    total = len(_WORD.findall(body))
-    if not total:
-        return 0.0
-    inside = sum(len(_WORD.findall(m.group(0))) for m in _WIKILINK.finditer(body))
-    inside += sum(len(_WORD.findall(m.group(1))) for m in _MD_LINK.finditer(body))
-    return min(inside / total, 1.0)
+        return False  # most chunks: no link at all
+    if len(linked_names(text)) < HUB_MIN_NOTES:
+        return False
+    lines = [line for line in text.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    linking = [line for line in lines if linked_names(line)]
+    return len(linking) > HUB_LINE_SHARE * len(lines)
 
 
 def linked_names(text: str) -> set[str]:
@@ -171,14 +172,14 @@ def hubs_after_their_notes(
     note_path: Callable[[T], str],
     rescore: Callable[[T, T], T],
 ) -> list[T]:
-    """Move each hub chunk (mostly links) just below the last hit of a note it links to.
+    """Move each hub chunk (a map of content: `is_hub`) just below the last hit of a note it links to.
 
     A map of content matches a question about its notes through their names, but the notes hold the answer:
     they go first, and the hub stays in the list after them. `rescore(hub, neighbour)` returns the hub with
     a score no higher than the hit it now follows, so the list stays best first. Hits are best first.
     """
     ordered = list(hits)
-    for hub in [hit for hit in hits if link_share(text(hit)) > HUB_LINK_SHARE]:
+    for hub in [hit for hit in hits if is_hub(text(hit))]:
         own = note_name(note_path(hub))
         targets = linked_names(text(hub)) - {own}
         if not targets:

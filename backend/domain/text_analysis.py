@@ -156,6 +156,13 @@ SCRIPT_LANGUAGE = {LATIN: "en", CYRILLIC: "ru", GREEK: "el", ARABIC: "ar", "arme
 SCRIPT_LANGUAGE |= {"devanagari": "hi", "tamil": "ta"}
 
 
+UNSPACED_LANGUAGES = {"zh": "cjk", "ja": "cjk", "ko": "hangul", "th": "thai", "lo": "lao", "km": "khmer"}
+UNSPACED_LANGUAGES["my"] = "myanmar"
+# the script each language we know is written in (a query in another script is in another language)
+LANGUAGE_SCRIPTS = {lang: script for lang, (_, script) in STEMMERS.items()} | UNSTEMMED | UNSPACED_LANGUAGES
+KNOWN_LANGUAGES = frozenset(LANGUAGE_SCRIPTS)
+
+
 def _marks() -> str:
     """A character class body of every combining mark of the first two planes (Mn, Mc, Me)."""
     ranges: list[list[int]] = []
@@ -334,6 +341,19 @@ class TextAnalyzer:
                 if weight > terms.get(term, 0.0):
                     terms[term] = weight
         return terms
+
+    def foreign(self, text: str) -> bool:
+        """Whether a query is in a language none of the vault's main languages is: confidently detected as
+        another language we know, or written in a script none of them uses (English about Chinese notes).
+        False when the vault's languages are not known."""
+        if not self.query_languages:
+            return False
+        own = self.detected(text)
+        if own is not None and own in KNOWN_LANGUAGES and own not in self.query_languages:
+            return True
+        scripts = {script_of(ch) for ch in text if ch.isalpha()}
+        vault_scripts = {LANGUAGE_SCRIPTS.get(lang) for lang in self.query_languages}
+        return bool(scripts) and None not in vault_scripts and not scripts & vault_scripts
 
     def query_languages_for(self, text: str) -> tuple[str, ...]:
         own = self.detected(text)

@@ -22,6 +22,18 @@ def test_a_dense_side_whose_scores_lie_close_together_barely_reorders_the_keywor
     assert sorted(fused, key=fused.__getitem__, reverse=True) == ["y", "z", "x"]
 
 
-def test_an_empty_or_scoreless_side_is_left_out() -> None:
-    assert top_scaled([[], [("a", 2.0)]], (0.3, 0.7)) == {"a": pytest.approx(0.7)}
-    assert top_scaled([[("a", 0.0)], [("b", 1.0)]], (0.5, 0.5)) == {"b": pytest.approx(0.5)}
+def test_an_empty_or_scoreless_side_is_left_out_with_its_weight() -> None:
+    # the best candidate of the sides that answered scores 1: a threshold means the same whether or not
+    # the keyword side found anything (a question in another language than the notes)
+    assert top_scaled([[], [("a", 2.0)]], (0.3, 0.7)) == {"a": pytest.approx(1.0)}
+    assert top_scaled([[("a", 0.9), ("b", 0.45)], []], (0.3, 0.7)) == {
+        "a": pytest.approx(1.0),
+        "b": pytest.approx(0.5),
+    }
+    assert top_scaled([[("a", 0.0)], [("b", 1.0)]], (0.5, 0.5)) == {"b": pytest.approx(1.0)}
+
+
+def test_scores_stay_between_zero_and_one_and_the_best_on_both_sides_scores_one() -> None:
+    fused = top_scaled([[("a", 0.8), ("b", 0.4)], [("a", 12.0), ("c", 3.0)]], (0.3, 0.7))
+    assert fused["a"] == pytest.approx(1.0)
+    assert all(0.0 <= value <= 1.0 for value in fused.values())
