@@ -29,6 +29,7 @@ from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.fusion import AdaptiveWeights
 from backend.domain.language_mix import LanguageMix
 from backend.domain.models import IndexIdentity
 from backend.domain.sensitivity import SensitiveCategory
@@ -337,6 +338,8 @@ def build_services(
             prefetch_limit=settings.search_prefetch_limit,
             rrf_k=settings.rrf_k,
             rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
+            cross_language_weights=(settings.fusion_dense_foreign, 1.0 - settings.fusion_dense_foreign),
+            adaptive=AdaptiveWeights(low=settings.fusion_dense_low, high=settings.fusion_dense_high),
             fusion=settings.fusion,
             max_chunks_per_note=settings.max_chunks_per_note,
             time_boost=settings.time_boost,

@@ -181,10 +181,33 @@ class Settings(BaseSettings):
     fusion_weight_keyword: float = Field(
         0.7, ge=0.0, le=10.0, description="Weight of the keyword side (as FUSION_WEIGHT_DENSE)."
     )
-    fusion: Literal["score", "rrf", "dbsf"] = Field(
-        "score",
-        description="How the dense and keyword lists are joined: score (each side's scores over its top "
-        "score, weighted; both sides in one batched store query), rrf (weighted ranks) or dbsf (Qdrant's).",
+    # adaptive, dense 0.3..0.7 by the dense winner's lead 1..4, foreign questions 0.9: of a grid on SciFact,
+    # LoCoMo and the six XQuAD dev sets at once, the best worst-set margin (docs/languages.md, issue 27)
+    fusion: Literal["adaptive", "score", "rrf", "dbsf"] = Field(
+        "adaptive",
+        description="How the dense and keyword lists are joined: adaptive (each side spread onto 0..1, the "
+        "dense side weighted FUSION_DENSE_LOW..FUSION_DENSE_HIGH by how clearly its best candidate stands "
+        "out), score (each side's scores over its top score, FUSION_WEIGHT_* weights), rrf (weighted "
+        "ranks) or dbsf (Qdrant's). adaptive and score run both sides in one batched store query.",
+    )
+    fusion_dense_low: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="adaptive: the dense side's weight when its best candidate is unsure.",
+    )
+    fusion_dense_high: float = Field(
+        0.7,
+        ge=0.0,
+        le=1.0,
+        description="adaptive: the dense side's weight when its best candidate stands out clearly.",
+    )
+    fusion_dense_foreign: float = Field(
+        0.9,
+        ge=0.0,
+        le=1.0,
+        description="adaptive and score: the dense side's weight for a question in another language than "
+        "the vault's main ones (its words can only meet names and numbers in the notes).",
     )
     max_chunks_per_note: int = Field(
         2,

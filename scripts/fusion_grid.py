@@ -28,6 +28,7 @@ from backend.infrastructure.eval_files import EvalSet, find_set
 DEPTH = 200  # keyword candidates fetched; variants use a prefix of them
 DENSE_DEPTH = 1000  # dense candidates: deep, so dense scores of most keyword candidates are known
 FUSED = 100  # fused chunks kept per query (as the evaluation does)
+ONLY: str | None = None  # --only
 
 Cand = tuple[str, float, str, int, str | None]  # chunk id, score, note path, chunk index, note date
 
@@ -139,6 +140,21 @@ def score_variant(wd: float, wk: float, cross: tuple[float, float] | None = None
     return run
 
 
+def service_adaptive_variant(
+    weights: fusion.AdaptiveWeights, cross: tuple[float, float] | None = (0.9, 0.1), depth: int = 100
+) -> Fuser:
+    """The service's default (`fusion.adaptive`): each side spread onto 0..1, the dense side weighted by
+    its winner's lead; `cross`: the weights for a question in another language than the vault's."""
+
+    def run(q: QueryLists) -> list[str]:
+        fixed = cross if q.foreign else None
+        dense = [(c[0], c[1]) for c in q.dense[:depth]]
+        keyword = [(c[0], c[1]) for c in q.keyword[:depth]]
+        return _ranking(fusion.adaptive(dense, keyword, weights, fixed), _info(q))
+
+    return run
+
+
 def adaptive_variant(k: float, rule: Callable[[QueryLists], tuple[float, float]], depth: int = 100) -> Fuser:
     def run(q: QueryLists) -> list[str]:
         wd, wk = rule(q)
@@ -157,8 +173,10 @@ def main() -> None:
     ap.add_argument("--set", dest="sets", type=Path, action="append", required=True)
     ap.add_argument("--data-root", type=Path, default=Path("data") / "eval")
     ap.add_argument("--dense-depth", type=int, default=DENSE_DEPTH, help="dense candidates fetched a query")
+    ap.add_argument("--only", help="one family of variants (adaptive)")
     args = ap.parse_args()
     globals()["DENSE_DEPTH"] = args.dense_depth
+    globals()["ONLY"] = args.only
     sets = [find_set(path) for path in args.sets]
     loaded = {s.name: collect(s, args.data_root) for s in sets}
     best_single = {
@@ -177,6 +195,15 @@ def main() -> None:
 
 
 def variants() -> Iterable[tuple[str, Fuser]]:
+    if ONLY == "adaptive":
+        for low, high in ((0.3, 0.7), (0.3, 0.6), (0.4, 0.6), (0.3, 0.5), (0.5, 0.5), (0.6, 0.6)):
+            for unsure, sure in ((1.0, 4.0), (1.5, 3.0), (2.0, 3.5)):
+                for cross in ((0.9, 0.1), (0.8, 0.2), (1.0, 0.0), None):
+                    yield (
+                        f"adaptive dense {low}..{high} lead {unsure}..{sure} foreign {cross}",
+                        (service_adaptive_variant(fusion.AdaptiveWeights(low, high, unsure, sure), cross)),
+                    )
+        return
     for wk in (0.5, 0.55, 0.6, 0.65, 0.7):
         yield f"score w=({1 - wk:.2f},{wk})", score_variant(1 - wk, wk)
         for cross in (0.0, 0.1, 0.2, 0.3):

@@ -256,6 +256,30 @@ class EmbedderInfo(BaseModel):
     error: EmbedderProblemOut | None = Field(
         None, description="The embedder's last failure, until it answers again (what to do: `suggestion`)."
     )
+    chosen_by: Literal["setting", "index", "languages"] | None = Field(
+        None,
+        description="Why this model: EMBEDDING_MODEL (setting), the model the index was built with (index), "
+        "or, at the first index, the vault's languages (languages: multilingual-e5-small when most notes "
+        "are not in English).",
+    )
+    reason: str | None = Field(None, description="The choice in words, with the vault's languages.")
+    proposal: str | None = Field(
+        None,
+        description="What to change when the model does not suit the vault's languages (an English-only "
+        "model for a vault mostly in other languages), or null.",
+    )
+
+
+class LanguagesOut(BaseModel):
+    shares: dict[str, float] = Field(
+        description="Share of the sampled notes in each language (ISO 639-1), largest first: from their "
+        "frontmatter `lang`/`language`, else detected from their text."
+    )
+    sampled_notes: int = Field(description="Notes whose language was told, of an even sample of the vault.")
+    query_languages: list[str] = Field(
+        description="The languages every query is also stemmed in (each with at least 5% of the notes)."
+    )
+    non_english_share: float = Field(description="Share of the sampled notes not in English.")
 
 
 class IndexStatus(BaseModel):
@@ -281,6 +305,9 @@ class IndexStatus(BaseModel):
     embedder: EmbedderInfo
     embedding_model: str
     embedding_dimension: int | None = None
+    languages: LanguagesOut | None = Field(
+        None, description="The vault's languages, from a sample of its notes taken at start-up."
+    )
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
     store_healthy: bool = Field(

@@ -52,10 +52,13 @@ class SearchOutcome:
 class SearchOptions:
     prefetch_limit: int = 100
     rrf_k: int = 2
-    rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (fusion weights, whichever fusion)
+    rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (score and rrf fusion)
     # dense, keyword for a question in another language than the vault's (its words cannot match the notes')
     cross_language_weights: tuple[float, float] = (0.9, 0.1)
-    fusion: str = "score"  # or "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
+    adaptive: fusion.AdaptiveWeights = field(default_factory=fusion.AdaptiveWeights)
+    # "adaptive" (each side spread, dense weighted by its winner's lead), "score" (each side over its top,
+    # fixed weights), "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
+    fusion: str = "adaptive"
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
     time_boost: float = 1.0
@@ -182,7 +185,7 @@ class SearchService:
             sparse if sparse is not None and not sparse.is_empty else None,
             limit,
             point_filter if point_filter is not None and not point_filter.is_empty else None,
-            self._weights(query),
+            self._foreign_weights(query),
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
@@ -214,12 +217,15 @@ class SearchService:
         sparse: SparseVector | None,
         limit: int,
         point_filter: PointFilter | None,
-        weights: tuple[float, float],
+        foreign: tuple[float, float] | None,
     ) -> list[ScoredPoint]:
-        """The fused candidates: RRF or DBSF inside one store query; score fusion (which the engines do not
-        offer) over both sides' ids and scores, fused by the domain's rule so both engines rank alike, then
-        the payloads of the candidates kept (reading them for both whole sides cost ~18% of p95)."""
-        if self._options.fusion != "score" or dense is None or sparse is None:
+        """The fused candidates: RRF or DBSF inside one store query; adaptive and score fusion (which the
+        engines do not offer) over both sides' ids and scores, fused by the domain's rule so both engines
+        rank alike, then the payloads of the candidates kept (reading them for both whole sides cost ~18% of
+        p95). `foreign`: the weights for a question in another language than the vault's, or None."""
+        options = self._options
+        weights = foreign or options.rrf_weights
+        if options.fusion not in ("adaptive", "score") or dense is None or sparse is None:
             return live.store.query(
                 dense=dense,
                 sparse=sparse,
@@ -231,7 +237,10 @@ class SearchService:
                 fusion=self._options.fusion,
             )
         sides = live.store.rank_sides(dense=dense, sparse=sparse, limit=limit, point_filter=point_filter)
-        fused = fusion.top_scaled(sides, weights)
+        if options.fusion == "adaptive":
+            fused = fusion.adaptive(sides[0], sides[1], options.adaptive, fixed=foreign)
+        else:
+            fused = fusion.top_scaled(sides, weights)
         ranked = sorted(fused.items(), key=lambda item: -item[1])
         # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
         cut = min(len(ranked), limit)
@@ -245,13 +254,13 @@ class SearchService:
         ]
         return sorted(points, key=_best_first)[:limit]
 
-    def _weights(self, query: str) -> tuple[float, float]:
-        """The fusion weights for `query`: the configured ones, or the dense side's when the question is in
-        another language than the vault's (an English question about German notes shares only names and
-        numbers with them, and the keyword side ranks by those)."""
+    def _foreign_weights(self, query: str) -> tuple[float, float] | None:
+        """The fusion weights for a question in another language than the vault's (an English question
+        about German notes shares only names and numbers with them, and the keyword side would rank by
+        those), else None."""
         if self._encoder.analyzer.foreign(query):
             return self._options.cross_language_weights
-        return self._options.rrf_weights
+        return None
 
     def _entity_hits(
         self, live: LiveIndex, query: str, point_filter: PointFilter | None

@@ -5,6 +5,8 @@ into character bigrams, compounds found by their parts.
   are split into runs of one script. A run of Chinese/Japanese (Han and kana together), Korean, Thai, Lao,
   Khmer or Myanmar becomes overlapping character bigrams, as Lucene's CJK analyzer does ("数据库迁移" →
   数据 据库 库迁 迁移; a lone character is a unigram): a query for 迁移 meets it without any dictionary.
+  Each Han character is also a term of its own at `PART_WEIGHT` (a character is a word in Chinese: 茶
+  finds 绿茶; Chinese keyword nDCG@10 on XQuAD dev 0.945 -> 0.950).
 - **Every other run** is case-folded and stemmed with the Snowball stemmer of its language: the note's
   language when that language is written in the run's script, else the usual language of the script (Latin
   → English, Cyrillic → Russian, ...). Then accents are folded away (Latin and Greek only: Russian й is a
@@ -213,6 +215,11 @@ def words(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def _is_han(ch: str) -> bool:
+    cp = ord(ch)
+    return 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF or cp >= 0x20000
+
+
 def bigrams(run: str) -> list[str]:
     """Overlapping character pairs of an unspaced run; a single character is its own term."""
     if len(run) < 2:
@@ -308,7 +315,8 @@ class TextAnalyzer:
     def fingerprint(self) -> str:
         stem = "snowball" if self.stemming else "off"
         return (
-            f"text-2 stem={stem} default={self.default_language} bigrams=unspaced part={PART_WEIGHT:g} "
+            f"text-2 stem={stem} default={self.default_language} bigrams=unspaced unigrams=han "
+            f"part={PART_WEIGHT:g} "
             f"{self.tools}"
         ).strip()
 
@@ -371,7 +379,10 @@ class TextAnalyzer:
         token = unicodedata.normalize("NFKC", token)
         for script, run in runs(token):
             if script in UNSPACED:
-                yield from ((gram, 1.0) for gram in bigrams(run.casefold()))
+                run = run.casefold()
+                yield from ((gram, 1.0) for gram in bigrams(run))
+                if script == "cjk" and len(run) > 1:
+                    yield from ((ch, PART_WEIGHT) for ch in run if _is_han(ch))
             else:
                 yield from self._word_terms(run.casefold(), script, languages)
 

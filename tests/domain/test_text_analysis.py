@@ -34,10 +34,16 @@ def test_unspaced_scripts_are_found_by_any_word_inside_a_run(query: str, text: s
     assert meets(query, text, language)
 
 
-def test_a_run_of_chinese_becomes_overlapping_bigrams_and_a_lone_character_stays() -> None:
-    assert terms("数据库迁移", "zh") == ["数据", "据库", "库迁", "迁移"]
+def test_a_run_of_chinese_becomes_overlapping_bigrams_and_its_characters_at_half_weight() -> None:
+    analyzer = TextAnalyzer()
+    assert analyzer.terms("数据库迁移", "zh") == [
+        *[(gram, 1.0) for gram in ("数据", "据库", "库迁", "迁移")],
+        *[(ch, 0.5) for ch in "数据库迁移"],
+    ]
     assert terms("茶", "zh") == ["茶"]
+    assert meets("茶", "我喜欢绿茶", "zh")  # a one-character word inside a run
     assert terms("2026年", "zh") == ["2026", "年"]  # digits apart from the characters they touch
+    assert terms("ราเมน", "th") == ["รา", "าเ", "เม", "มน"]  # Thai letters alone mean nothing: bigrams only
 
 
 @pytest.mark.parametrize(
