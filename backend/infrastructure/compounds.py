@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version
 
-MIN_WORD = 8  # shorter words are rarely compounds, and their parts would be too short to mean anything
+from backend.domain.text_analysis import COMPOUND_MIN
+
+MIN_WORD = COMPOUND_MIN  # shorter words are rarely compounds, and their parts too short to mean anything
 MIN_PART = 4
 
 # ISO code -> pyphen dictionary, for the languages that write compounds as one word and have a stemmer

@@ -9,6 +9,7 @@ on first use (~0.5 s), once per process.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from importlib.metadata import version
 from typing import Any
 
@@ -21,6 +22,7 @@ def name() -> str:
     return f"py3langid-{version('py3langid')}"
 
 
+@lru_cache(maxsize=4096)  # a query is detected for its terms, the fusion and each result's highlights
 def detect_language(text: str) -> tuple[str, float] | None:
     """(ISO 639-1 code, probability) of `text`, or None for a text without letters."""
     if not any(ch.isalpha() for ch in text):

