@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -43,6 +43,11 @@ def _default_categories() -> dict[str, SensitiveCategorySetting]:
         c.name: SensitiveCategorySetting(tags=list(c.tags), words=list(c.words), headings=list(c.headings))
         for c in DEFAULT_CATEGORIES
     }
+
+
+def _share(default: float, description: str) -> Any:
+    """A setting that is a weight between 0 and 1."""
+    return Field(default, ge=0.0, le=1.0, description=description)
 
 
 def _split_list(value: object) -> object:
@@ -190,24 +195,16 @@ class Settings(BaseSettings):
         "out), score (each side's scores over its top score, FUSION_WEIGHT_* weights), rrf (weighted "
         "ranks) or dbsf (Qdrant's). adaptive and score run both sides in one batched store query.",
     )
-    fusion_dense_low: float = Field(
-        0.3,
-        ge=0.0,
-        le=1.0,
-        description="adaptive: the dense side's weight when its best candidate is unsure.",
+    fusion_dense_low: float = _share(
+        0.3, "adaptive: the dense side's weight when its best candidate is unsure."
     )
-    fusion_dense_high: float = Field(
-        0.7,
-        ge=0.0,
-        le=1.0,
-        description="adaptive: the dense side's weight when its best candidate stands out clearly.",
+    fusion_dense_high: float = _share(
+        0.7, "adaptive: the dense side's weight when its best candidate stands out clearly."
     )
-    fusion_dense_foreign: float = Field(
+    fusion_dense_foreign: float = _share(
         0.9,
-        ge=0.0,
-        le=1.0,
-        description="adaptive and score: the dense side's weight for a question in another language than "
-        "the vault's main ones (its words can only meet names and numbers in the notes).",
+        "adaptive and score: the dense side's weight for a question in another language than the vault's "
+        "main ones (its words can only meet names and numbers in the notes).",
     )
     max_chunks_per_note: int = Field(
         2,

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from backend.domain.dense_windows import chunk_windows
+from backend.domain.languages import language_code
 from backend.domain.models import Chunk, ParsedNote
 from backend.domain.payload import HEADING_SEPARATOR
 from backend.domain.sparse import DocumentFields
-from backend.domain.text_analysis import TextAnalyzer, language_code
+from backend.domain.text_analysis import TextAnalyzer
 
 
 def embedding_text(note: ParsedNote, chunk: Chunk) -> str:

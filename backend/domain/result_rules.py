@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from backend.domain.text_analysis import UNSPACED, TextAnalyzer, runs, words
+from backend.domain.languages import UNSPACED
+from backend.domain.text_analysis import TextAnalyzer, runs, words
 
 T = TypeVar("T")
 

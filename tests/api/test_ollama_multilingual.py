@@ -14,7 +14,7 @@ import pytest
 import respx
 from fastapi.testclient import TestClient
 
-from backend.config import load_settings
+from backend.config import Settings, load_settings
 from backend.infrastructure.embedders.ollama import known_dimension
 from backend.main import create_app
 from tests.api.conftest import wait_for_job
@@ -46,6 +46,17 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
+def ollama_settings(tmp_path: Path, **overrides: object) -> Settings:
+    return load_settings(
+        vault_path=vault(tmp_path),
+        data_dir=tmp_path / "data",
+        embedding_provider="ollama",
+        ollama_url=URL,
+        watch=False,
+        **overrides,
+    )
+
+
 @pytest.mark.parametrize(
     ("model", "size"),
     [
@@ -75,14 +86,7 @@ def test_a_multilingual_ollama_model_finds_notes_across_languages(tmp_path: Path
         vectors = [meaning_vector(text, size) for text in body["input"]]
         return httpx.Response(200, json={"model": model, "embeddings": vectors})
 
-    settings = load_settings(
-        vault_path=vault(tmp_path),
-        data_dir=tmp_path / "data",
-        embedding_provider="ollama",
-        embedding_model=model,
-        ollama_url=URL,
-        watch=False,
-    )
+    settings = ollama_settings(tmp_path, embedding_model=model)
     with respx.mock(base_url=URL, assert_all_called=False) as ollama:
         ollama.post("/api/embed").mock(side_effect=embed)
         ollama.get("/api/tags").mock(return_value=httpx.Response(200, json={"models": [{"name": model}]}))
@@ -103,13 +107,7 @@ def test_a_multilingual_ollama_model_finds_notes_across_languages(tmp_path: Path
 
 
 def test_an_english_only_ollama_model_over_a_multilingual_vault_gets_bge_m3_proposed(tmp_path: Path) -> None:
-    settings = load_settings(
-        vault_path=vault(tmp_path),
-        data_dir=tmp_path / "data",
-        embedding_provider="ollama",
-        ollama_url=URL,
-        watch=False,
-    )
+    settings = ollama_settings(tmp_path)
     with respx.mock(base_url=URL, assert_all_called=False) as ollama:
         ollama.post("/api/embed").mock(
             side_effect=lambda request: httpx.Response(

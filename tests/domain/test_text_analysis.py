@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from backend.domain.languages import language_code
 from backend.domain.sparse import DocumentFields, SparseEncoder
-from backend.domain.text_analysis import TextAnalyzer, language_code, words
+from backend.domain.text_analysis import TextAnalyzer, words
 
 
 def terms(text: str, language: str, **options: object) -> list[str]:

