@@ -186,6 +186,7 @@ class SearchService:
             limit,
             point_filter if point_filter is not None and not point_filter.is_empty else None,
             self._foreign_weights(query),
+            hybrid=mode is SearchMode.HYBRID,
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
@@ -218,14 +219,19 @@ class SearchService:
         limit: int,
         point_filter: PointFilter | None,
         foreign: tuple[float, float] | None,
+        *,
+        hybrid: bool,
     ) -> list[ScoredPoint]:
         """The fused candidates: RRF or DBSF inside one store query; adaptive and score fusion (which the
         engines do not offer) over both sides' ids and scores, fused by the domain's rule so both engines
         rank alike, then the payloads of the candidates kept (reading them for both whole sides cost ~18% of
-        p95). `foreign`: the weights for a question in another language than the vault's, or None."""
+        p95). `foreign`: the weights for a question in another language than the vault's, or None. A hybrid
+        question without keyword terms (stop words only) is fused too, with an empty keyword side, so its
+        scores are on the same 0..1 scale as any other hybrid answer."""
         options = self._options
         weights = foreign or options.rrf_weights
-        if options.fusion not in ("adaptive", "score") or dense is None or sparse is None:
+        scaled = options.fusion in ("adaptive", "score") and hybrid and dense is not None
+        if not scaled or dense is None:
             return live.store.query(
                 dense=dense,
                 sparse=sparse,
@@ -236,7 +242,8 @@ class SearchService:
                 rrf_weights=weights,
                 fusion=self._options.fusion,
             )
-        sides = live.store.rank_sides(dense=dense, sparse=sparse, limit=limit, point_filter=point_filter)
+        keyword = sparse if sparse is not None else SparseVector((), ())
+        sides = live.store.rank_sides(dense=dense, sparse=keyword, limit=limit, point_filter=point_filter)
         if options.fusion == "adaptive":
             fused = fusion.adaptive(sides[0], sides[1], options.adaptive, fixed=foreign)
         else:

@@ -233,6 +233,22 @@ class TextAnalyzer:
 
     def word_terms(self, word: str, languages: Sequence[str]) -> set[str]:
         """Every term one written word yields in any of `languages` (what highlights compare)."""
+        if word.isascii() and word.isalpha() and self.stemming:  # most words of most notes: table lookups
+            lowered = word.lower()
+            if lowered in STOP_WORDS:
+                return set()
+            found = set()
+            for language in languages:
+                chosen = stem_language(language, LATIN)
+                stems = _stem_table(chosen)
+                stem = stems.get(lowered) if stems is not None else lowered
+                if stem is None:
+                    stem = stems[lowered] = _stem(chosen, lowered, LATIN)  # type: ignore[index]
+                found.add(stem)
+                if chosen and self.decompound is not None and len(lowered) >= COMPOUND_MIN:
+                    if self.decompound(chosen, lowered):
+                        found.update(term for term, _ in self._parts(chosen, lowered, LATIN, {stem}))
+            return found
         return {term for token in _TOKEN.findall(word) for term, _ in self._token_terms(token, languages)}
 
     def _token_terms(self, token: str, languages: Sequence[str]) -> Iterable[tuple[str, float]]:
