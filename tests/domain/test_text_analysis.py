@@ -151,3 +151,21 @@ def test_english_terms_are_what_they_were() -> None:
         "64",
         "2026",
     ]
+
+
+def test_everything_that_shapes_stored_terms_is_in_the_fingerprint() -> None:
+    # a different analysis must never write into (or be read from) an index built with another
+    base = SparseEncoder(analyzer=TextAnalyzer(tools="py3langid-0.4.0 pyphen-0.18.1"))
+    others = [
+        SparseEncoder(analyzer=TextAnalyzer(default_language="de", tools="py3langid-0.4.0 pyphen-0.18.1")),
+        SparseEncoder(analyzer=TextAnalyzer(tools="py3langid-0.4.0 compounds=off")),
+        SparseEncoder(analyzer=TextAnalyzer(tools="py3langid-0.5.0 pyphen-0.18.1")),
+        SparseEncoder(analyzer=TextAnalyzer(stemming=False, tools="py3langid-0.4.0 pyphen-0.18.1")),
+    ]
+    assert len({base.fingerprint, *(other.fingerprint for other in others)}) == 5
+    assert base.fingerprint.startswith("bm25f-2 ")  # indexes of the English-only analysis are rebuilt
+    # the vault's query languages only shape queries: not part of it
+    queries = SparseEncoder(
+        analyzer=TextAnalyzer(query_languages=("de",), tools="py3langid-0.4.0 pyphen-0.18.1")
+    )
+    assert queries.fingerprint == base.fingerprint
