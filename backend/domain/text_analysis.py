@@ -53,7 +53,7 @@ Decompounder = Callable[[str, str], Sequence[str]]
 PART_WEIGHT = 0.5  # a compound's part counts half a word: the whole word still ranks first
 COMPOUND_MIN = 8  # letters of the shortest word worth offering to the decompounder
 MIN_DETECT_CONFIDENCE = 0.5  # below this the detector's guess is not used (short texts, names, codes)
-DETECT_CHARS = 2000  # a note's language is told from its first characters
+DETECT_CHARS = 500  # a note's language is told from its first characters (0.18 ms; 2,000 took 0.45)
 
 # The usual English list (as in NLTK/Lucene) plus a few question words: an agent asks full questions
 # ("how much do I owe ..."), and without these the question words outrank the note's own words. Applied to
