@@ -160,8 +160,7 @@ class TextAnalyzer:
         stem = "snowball" if self.stemming else "off"
         return (
             f"text-2 stem={stem} default={self.default_language} bigrams=unspaced unigrams=han "
-            f"part={PART_WEIGHT:g} "
-            f"{self.tools}"
+            f"part={PART_WEIGHT:g} detect={DETECT_CHARS}@{MIN_DETECT_CONFIDENCE:g} {self.tools}"
         ).strip()
 
     def detected(self, text: str) -> str | None:
