@@ -53,9 +53,10 @@ class SearchFilters(BaseModel):
         None,
         ge=0,
         description=(
-            "Drop results scoring below this. It applies to the mode's own score scale: RRF scores for "
-            "hybrid (small numbers, about 1/(rrf_k + rank) per side), cosine similarity for dense, "
-            "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
+            "Drop results scoring below this. It applies to the mode's own score scale: 0..1 for hybrid "
+            "(the best result of both sides scores 1, in every language and with either model; about "
+            "1/(RRF_K + rank) per side with FUSION=rrf), cosine similarity for dense, BM25 scores for "
+            "keyword. A degraded hybrid request is answered, and thresholded, as keyword."
         ),
     )
     include_memory: JsonBool = Field(
