@@ -10,40 +10,27 @@ LATIN, CYRILLIC, GREEK, ARABIC, OTHER = "latin", "cyrillic", "greek", "arabic", 
 # scripts written without spaces between words (Korean has spaces, but particles cling to the word)
 UNSPACED = frozenset({"cjk", "hangul", "thai", "lao", "khmer", "myanmar"})
 
+# Code point ranges of each script the analysis tells apart; anything else is read as Latin (letters, digits).
+_SCRIPT_BLOCKS = {
+    GREEK: "0370-03FF 1F00-1FFF",
+    CYRILLIC: "0400-052F 1C80-1C8F 2DE0-2DFF A640-A69F",
+    "armenian": "0530-058F",
+    "hebrew": "0590-05FF",
+    ARABIC: "0600-06FF 0750-077F 08A0-08FF FB50-FDFF FE70-FEFF",
+    "devanagari": "0900-097F",
+    "tamil": "0B80-0BFF",
+    "thai": "0E00-0E7F",
+    "lao": "0E80-0EFF",
+    "myanmar": "1000-109F",
+    "khmer": "1780-17FF",
+    "hangul": "1100-11FF 3130-318F A960-A97F AC00-D7FF",
+    # 々〆〇, kana, Han (and its extensions), half-width katakana (NFKC makes them full width first)
+    "cjk": "3005-3007 3040-30FF 31F0-31FF 3400-4DBF 4E00-9FFF F900-FAFF FF66-FF9F 20000-3FFFF",
+}
 _SCRIPT_RANGES = sorted(
-    [
-        (0x0370, 0x03FF, GREEK),
-        (0x1F00, 0x1FFF, GREEK),
-        (0x0400, 0x052F, CYRILLIC),
-        (0x1C80, 0x1C8F, CYRILLIC),
-        (0x2DE0, 0x2DFF, CYRILLIC),
-        (0xA640, 0xA69F, CYRILLIC),
-        (0x0530, 0x058F, "armenian"),
-        (0x0590, 0x05FF, "hebrew"),
-        (0x0600, 0x06FF, ARABIC),
-        (0x0750, 0x077F, ARABIC),
-        (0x08A0, 0x08FF, ARABIC),
-        (0xFB50, 0xFDFF, ARABIC),
-        (0xFE70, 0xFEFF, ARABIC),
-        (0x0900, 0x097F, "devanagari"),
-        (0x0B80, 0x0BFF, "tamil"),
-        (0x0E00, 0x0E7F, "thai"),
-        (0x0E80, 0x0EFF, "lao"),
-        (0x1000, 0x109F, "myanmar"),
-        (0x1100, 0x11FF, "hangul"),
-        (0x1780, 0x17FF, "khmer"),
-        (0x3005, 0x3007, "cjk"),  # 々 〆 〇
-        (0x3040, 0x30FF, "cjk"),  # hiragana, katakana
-        (0x3130, 0x318F, "hangul"),
-        (0x31F0, 0x31FF, "cjk"),
-        (0x3400, 0x4DBF, "cjk"),
-        (0x4E00, 0x9FFF, "cjk"),
-        (0xA960, 0xA97F, "hangul"),
-        (0xAC00, 0xD7FF, "hangul"),
-        (0xF900, 0xFAFF, "cjk"),
-        (0xFF66, 0xFF9F, "cjk"),  # half-width katakana (NFKC makes them full width first)
-        (0x20000, 0x3FFFF, "cjk"),
-    ]
+    (int(low, 16), int(high, 16), script)
+    for script, blocks in _SCRIPT_BLOCKS.items()
+    for low, high in (block.split("-") for block in blocks.split())
 )
 _RANGE_STARTS = [start for start, _, _ in _SCRIPT_RANGES]
 

@@ -31,16 +31,9 @@ E5_MAX_TOKENS = 512
 class ModelSource(Protocol):
     """One model's weights and tokenizer, as the graph builder, the calibration and the embedder use them."""
 
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def dimension(self) -> int: ...
-
-    @property
-    def external_words(self) -> bool:
-        """The word embeddings are looked up outside the graph (`feeds`) rather than inside it."""
-        ...
+    name: str
+    dimension: int
+    external_words: bool  # the word embeddings are looked up outside the graph (`feeds`), not inside it
 
     def content_digest(self) -> str:
         """A digest of the weights: a cached graph built from other weights is never loaded."""
