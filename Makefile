@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval bench bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval eval-languages bench bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -89,6 +89,12 @@ index: $(STAMP)
 ## mode; indexes under data/eval/<set>, built once and reused).
 eval: $(STAMP)
 	$(BIN)/python -m backend eval --set $(SCIFACT) --set $(LOCOMO)
+
+## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions
+## over the German vault): each vault's model chosen by its languages (docs/languages.md).
+XQUAD := ../shared/corpora/xquad-dev
+eval-languages: $(STAMP)
+	$(BIN)/python -m backend eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed

@@ -58,10 +58,12 @@ def cmd_migrate(settings: Settings, to_url: str, api_key: str | None, replace: b
 
 
 def cmd_prepare_model(into: Path) -> None:
-    """Build the all-MiniLM-L6-v2 ONNX graph into `into` (no network): what ONNX_MODEL_DIR points at."""
+    """Build the ONNX graphs of both in-process models (all-MiniLM-L6-v2, multilingual-e5-small) into `into`
+    (no network): what ONNX_MODEL_DIR points at."""
     from backend.infrastructure.embedders.onnx_minilm import prepare_model
 
-    started = time.perf_counter()
-    path = prepare_model(into)
-    print(f"prepared {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.1f}s")
+    for multilingual in (False, True):
+        started = time.perf_counter()
+        path = prepare_model(into, multilingual=multilingual)
+        print(f"prepared {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.1f}s")
     print(f"use it with ONNX_MODEL_DIR={into}")

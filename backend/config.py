@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -46,6 +46,11 @@ def _default_categories() -> dict[str, SensitiveCategorySetting]:
     }
 
 
+def _share(default: float, description: str) -> Any:
+    """A setting that is a weight between 0 and 1."""
+    return Field(default, ge=0.0, le=1.0, description=description)
+
+
 def _split_list(value: object) -> object:
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
@@ -68,7 +73,11 @@ class Settings(BaseSettings):
         "onnx", description="onnx = in-process MiniLM; ollama = Ollama /api/embed; none = keyword only."
     )
     embedding_model: str | None = Field(
-        None, description="Model name; defaults to all-MiniLM-L6-v2 (onnx) or mxbai-embed-large (ollama)."
+        None,
+        description="Model name. onnx: all-MiniLM-L6-v2 (English) or multilingual-e5-small (~100 languages); "
+        "unset = the model the index was built with, or at the first index the one the vault's languages "
+        "call for (multilingual-e5-small when most notes are not in English). ollama: defaults to "
+        "mxbai-embed-large (bge-m3 for a vault in many languages).",
     )
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
@@ -192,10 +201,25 @@ class Settings(BaseSettings):
     fusion_weight_keyword: float = Field(
         0.7, ge=0.0, le=10.0, description="Weight of the keyword side (as FUSION_WEIGHT_DENSE)."
     )
-    fusion: Literal["score", "rrf", "dbsf"] = Field(
-        "score",
-        description="How the dense and keyword lists are joined: score (each side's scores over its top "
-        "score, weighted; both sides in one batched store query), rrf (weighted ranks) or dbsf (Qdrant's).",
+    # adaptive, dense 0.3..0.7 by the dense winner's lead 1..4, foreign questions 0.9: of a grid on SciFact,
+    # LoCoMo and the six XQuAD dev sets at once, the best worst-set margin (docs/languages.md, issue 27)
+    fusion: Literal["adaptive", "score", "rrf", "dbsf"] = Field(
+        "adaptive",
+        description="How the dense and keyword lists are joined: adaptive (each side spread onto 0..1, the "
+        "dense side weighted FUSION_DENSE_LOW..FUSION_DENSE_HIGH by how clearly its best candidate stands "
+        "out), score (each side's scores over its top score, FUSION_WEIGHT_* weights), rrf (weighted "
+        "ranks) or dbsf (Qdrant's). adaptive and score run both sides in one batched store query.",
+    )
+    fusion_dense_low: float = _share(
+        0.3, "adaptive: the dense side's weight when its best candidate is unsure."
+    )
+    fusion_dense_high: float = _share(
+        0.7, "adaptive: the dense side's weight when its best candidate stands out clearly."
+    )
+    fusion_dense_foreign: float = _share(
+        0.9,
+        "adaptive and score: the dense side's weight for a question in another language than the vault's "
+        "main ones (its words can only meet names and numbers in the notes).",
     )
     max_chunks_per_note: int = Field(
         2,
@@ -224,7 +248,20 @@ class Settings(BaseSettings):
     keyword_avg_doc_len: float = Field(
         120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
     )
-    keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
+    keyword_stemming: bool = Field(
+        True, description="Snowball stemming of each word in its note's language (the query's: in its own)."
+    )
+    keyword_compounds: bool = Field(
+        True,
+        description="Also index the parts of compound words (German, Dutch, the Nordic languages...), so "
+        "'Steuer' finds 'Steuererklärung'. Part of the index identity.",
+    )
+    vault_language: str = Field(
+        "en",
+        pattern=r"^[a-z]{2,3}$",
+        description="ISO 639-1 code of the language of a note whose frontmatter names none (lang, language) "
+        "and whose text is too short to tell. Part of the index identity.",
+    )
     # What agents see (issue 7)
     # all-MiniLM-L6-v2 on the example facts: questions about a fact 0.52-0.69, unrelated questions <= 0.13
     memory_min_similarity: float = Field(

@@ -17,7 +17,7 @@ from backend import admin_cli
 from backend.bootstrap import build_server_catalog
 from backend.cli import main
 from backend.config import Settings
-from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxMiniLMEmbedder
 from backend.infrastructure.index_catalog import ClientIndexCatalog
 from tests.backend_cli import run_backend
 from tests.ports import refused_url
@@ -119,7 +119,8 @@ def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_pa
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
-    (built,) = baked.glob("*.onnx")
+    (built,) = baked.glob("all-MiniLM-L6-v2-*.onnx")
+    (multilingual,) = baked.glob("multilingual-e5-small-*.onnx")  # both in-process models are baked
     assert f"ONNX_MODEL_DIR={baked}" in result.stdout
     # with the tokenizer and the weights' hash, the folder serves without the weights package
     assert {path.name for path in baked.iterdir()} == {built.name, "tokenizer.json", "prepared.json"}
@@ -133,8 +134,12 @@ def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_pa
         vector = embedder.embed_query("how much do I owe Sreenivas?")
         assert len(vector) == 384
         assert embedder.loaded_from == built  # loaded as baked: nothing built on first start
-        assert not cache.exists()
         embedder.close()
+        e5 = OnnxE5Embedder(cache_dir=cache, prebuilt_dir=baked)
+        assert len(e5.embed_query("wie viel schulde ich Sreenivas?")) == 384
+        assert e5.loaded_from == multilingual
+        e5.close()
+        assert not cache.exists()
     finally:
         baked.chmod(stat.S_IRWXU)
 

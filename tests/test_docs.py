@@ -25,6 +25,7 @@ SECTIONS = [
     "## Two commands",
     "## Try it",
     "## Your own vault",
+    "## Languages",
     "## Connect OpenClaw",
     "## The command line",
     "## Where the rest lives",
@@ -83,17 +84,20 @@ def test_every_route_is_listed(page: Path) -> None:
 
 
 def test_fusion_and_score_scales_are_described_as_configured() -> None:
+    low, high = DEFAULTS["fusion_dense_low"].default, DEFAULTS["fusion_dense_high"].default
     dense, keyword = DEFAULTS["fusion_weight_dense"].default, DEFAULTS["fusion_weight_keyword"].default
-    assert DEFAULTS["fusion"].default == "score"
+    assert DEFAULTS["fusion"].default == "adaptive"
     search_text = create_app(load_settings(embedding_provider="none")).openapi()["paths"]["/search"]["post"]
     readme, api = README.read_text(encoding="utf-8"), API_DOC.read_text(encoding="utf-8")
     for text in (readme, api, search_text["description"]):
-        assert "weighted score fusion" in text
-        assert f"{dense} dense" in text
-        assert f"{keyword} keyword" in text
+        assert "adaptive fusion" in text
+        assert f"{low} to {high}" in text
         assert "0 to 1" in text
+        assert "confidence" in text
     for text in (readme, api, SCORE_SCALES):
-        assert f"at most {dense}" in text  # a chunk no keyword matches
+        assert f"at most {high}" in text  # a chunk no keyword matches
+        assert f"{dense} dense" in text or f"{dense} x dense" in text  # FUSION=score, the option
+        assert f"{keyword} keyword" in text or f"{keyword} x keyword" in text
         assert "cosine similarity" in text
         assert "BM25" in text
     for text in (readme, api, SCORE_SCALES, search_text["description"]):
@@ -104,11 +108,12 @@ def test_fusion_and_score_scales_are_described_as_configured() -> None:
 
 
 def test_hybrid_scores_run_as_described(make_harness: Callable[..., Harness]) -> None:
-    """0 to 1, and at most the dense weight (0.3) for a chunk no keyword matches, on the example vault."""
+    """0 to 1, and at most the highest dense weight (0.7) for a chunk no keyword matches, on the example vault
+    (English questions over English notes: never the foreign weights)."""
     harness = make_harness(EXAMPLE_VAULT, FakeEmbedder(dimension=64, spread=True))
     harness.index.open()
     harness.indexer.sync()
-    dense_weight = DEFAULTS["fusion_weight_dense"].default
+    dense_weight = DEFAULTS["fusion_dense_high"].default
     without_keyword = 0
     for query in ("how much do I owe Sreenivas?", "what did I decide about the database migration?",
                   "rasam recipe", "home lab NAS disks", "quarterly goals"):  # fmt: skip

@@ -75,7 +75,6 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
             by_note=by_note,
             memory_top_k=body.memory_top_k,
             candidates=services.settings.search_prefetch_limit,
-            stemming=services.settings.keyword_stemming,
             **body.search_options(),
         ),
     )

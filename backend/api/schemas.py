@@ -15,14 +15,17 @@ from backend.domain.models import PointFilter, SearchMode
 MAX_QUERY_CHARS = 2000
 # what a score means in each mode: the threshold's description, and the README's (a test compares them)
 SCORE_SCALES = (
-    "Drop results scoring below this, on the mode's own scale. hybrid (default, FUSION=score): 0 to 1, "
-    "0.3 x the chunk's dense score over the best dense score + 0.7 x its keyword score over the best keyword "
-    "score (FUSION_WEIGHT_DENSE / FUSION_WEIGHT_KEYWORD), so a chunk no keyword matches scores at most 0.3 "
-    "and a threshold above 0.3 keeps keyword matches only. dense: cosine similarity (at most 1). keyword: "
-    "BM25 (0 upwards, unbounded; it grows with rare query words). FUSION=rrf: a sum of weighted reciprocal "
-    "ranks, at most about 0.64 with RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a time multiplies the "
-    "scores of notes dated in that span by 1 + TIME_BOOST (x2 by default). A degraded hybrid request is "
-    "answered, and thresholded, as keyword."
+    "Drop results scoring below this, on the mode's own scale. hybrid (default, FUSION=adaptive): 0 to 1, "
+    "adaptive fusion: each side's scores spread from its lowest to its best candidate onto 0 to 1, then "
+    "weighted, the dense side from 0.3 to 0.7 dense by how clearly its best candidate stands out "
+    "(FUSION_DENSE_LOW / FUSION_DENSE_HIGH; 0.9 for a question in another language than the notes) and "
+    "keyword the rest; the best of both sides scores 1, and a chunk no keyword matches scores at most 0.7. "
+    "dense: cosine similarity (at most 1). keyword: BM25 (0 upwards, unbounded; it grows with rare query "
+    "words). FUSION=score: each side over its best, 0.3 dense + 0.7 keyword (FUSION_WEIGHT_DENSE / "
+    "FUSION_WEIGHT_KEYWORD). FUSION=rrf: a sum of weighted reciprocal ranks, at most about 0.64 with "
+    "RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a time multiplies the scores of notes dated in that "
+    "span by 1 + TIME_BOOST (x2 by default). A degraded hybrid request is answered, and thresholded, as "
+    "keyword. Whether a result is relevant at all, on one scale for every mode: its `confidence`."
 )
 FILTER_WARNINGS = (
     "What is missing (with status degraded: the embedder, or the index still filling in), and each filter "
@@ -276,6 +279,30 @@ class EmbedderInfo(BaseModel):
     error: EmbedderProblemOut | None = Field(
         None, description="The embedder's last failure, until it answers again (what to do: `suggestion`)."
     )
+    chosen_by: Literal["setting", "index", "languages"] | None = Field(
+        None,
+        description="Why this model: EMBEDDING_MODEL (setting), the model the index was built with (index), "
+        "or, at the first index, the vault's languages (languages: multilingual-e5-small when most notes "
+        "are not in English).",
+    )
+    reason: str | None = Field(None, description="The choice in words, with the vault's languages.")
+    proposal: str | None = Field(
+        None,
+        description="What to change when the model does not suit the vault's languages (an English-only "
+        "model for a vault mostly in other languages), or null.",
+    )
+
+
+class LanguagesOut(BaseModel):
+    shares: dict[str, float] = Field(
+        description="Share of the sampled notes in each language (ISO 639-1), largest first: from their "
+        "frontmatter `lang`/`language`, else detected from their text."
+    )
+    sampled_notes: int = Field(description="Notes whose language was told, of an even sample of the vault.")
+    query_languages: list[str] = Field(
+        description="The languages every query is also stemmed in (each with at least 5% of the notes)."
+    )
+    non_english_share: float = Field(description="Share of the sampled notes not in English.")
 
 
 class IndexStatus(BaseModel):
@@ -301,6 +328,9 @@ class IndexStatus(BaseModel):
     embedder: EmbedderInfo
     embedding_model: str
     embedding_dimension: int | None = None
+    languages: LanguagesOut | None = Field(
+        None, description="The vault's languages, from a sample of its notes taken at start-up."
+    )
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
     store_healthy: bool = Field(

