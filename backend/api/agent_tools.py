@@ -102,7 +102,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "maximum": 5000,
                     "default": 300,
                     "description": "How long building a prompt waits for the service to say it is up (asked "
-                    "at most every 2 s); no answer: the memory section says nothing of the vault.",
+                    "before each prompt; a failure stands 2 s); no answer: the memory section says nothing of "
+                    "the vault.",
                 },
             },
         },
