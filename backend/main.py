@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -45,8 +46,16 @@ def open_services(settings: Settings, *, settle: Callable[[], None] | None = Non
     return services
 
 
-def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
-    """`services` lets the CLI open the store first, so a start-up failure is one clear line."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    services: Services | None = None,
+    instance: str | None = None,
+    on_stop: Callable[[], None] | None = None,
+) -> FastAPI:
+    """`services` lets the CLI open the store first, so a start-up failure is one clear line; `instance`
+    names this run in /health and `on_stop` runs as it stops (`serve` records where it listens in DATA_DIR
+    and takes the record away then: infrastructure/running_service.py)."""
     settings = settings or load_settings()
     prepared = services
     mcp = build_mcp_server(lambda: app.state.services, settings, version=health.VERSION)
@@ -59,6 +68,8 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             async with mcp.session_manager.run():  # the MCP endpoint's task group, for the app's lifetime
                 yield
         finally:
+            if on_stop is not None:  # first: a client must not find a service that no longer answers
+                on_stop()
             await run_in_threadpool(services.close)
 
     app = FastAPI(
@@ -69,6 +80,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         docs_url=None,  # served with local assets instead of a CDN's: docs_pages.py
         redoc_url=None,
     )
+    app.state.instance = instance or secrets.token_hex(8)
     install_docs_pages(app)
     install_error_handlers(app)
     install_guards(app, settings)  # API_KEY, body and URL limits, CORS: around every route, /mcp included

@@ -1,10 +1,15 @@
 """`python -m backend mcp`: the MCP tools on stdin/stdout, for clients that spawn their servers
 (`openclaw mcp add kb --command .venv/bin/python --arg -m --arg backend --arg mcp`).
 
-When the service answers at HOST:PORT, every JSON-RPC message is relayed to its `/mcp` (stateless streamable
-HTTP with JSON answers: one POST per message, the answer is the reply), with API_KEY as the bearer key, so the
-running service stays the one owner of the index. Otherwise the index is opened here, read-only: no indexing,
-no watcher, and no `remember` (that writes; it needs the service).
+When the service of the vault runs (found as the CLI finds it: the record in the vault's data dir, the one
+service recorded under ./data when no vault is named, else HOST:PORT: infrastructure/running_service.py),
+every JSON-RPC message is relayed to its `/mcp` (stateless streamable HTTP with JSON answers: one POST per
+message, the answer is the reply), with API_KEY as the bearer key, so the running service stays the one owner
+of the index. Otherwise the index is opened here, read-only: no indexing, no watcher, and no `remember` (that
+writes; it needs the service). When neither works (several services and no vault named, an index another
+process holds, an index that cannot be read), every request is answered with an error saying why and what to
+do: a client shows that error (OpenClaw: "MCP error -32002: ..."), where a process that exits shows only that
+the connection closed.
 
 stdout carries the protocol only; logs go to stderr.
 """
@@ -19,8 +24,9 @@ from typing import IO, Any
 import anyio
 import httpx
 
-from backend.cli_target import service_answers, settings_url
 from backend.config import Settings
+from backend.domain.errors import KnowledgeBridgeError
+from backend.infrastructure.running_service import describe, find_running_service
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +98,39 @@ def serve_local(settings: Settings) -> None:
         services.close()
 
 
+UNUSABLE = -32002  # a server error of JSON-RPC's reserved range: the server cannot serve at all
+
+
+def refuse(reason: str, stdin: IO[str], stdout: IO[str]) -> None:
+    """Answer every request with `reason` (notifications get nothing), until the client closes stdin."""
+    for line in stdin:
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(message, dict) and message.get("id") is not None and "method" in message:
+            stdout.write(json.dumps(_rpc_error(message["id"], UNUSABLE, reason)) + "\n")
+            stdout.flush()
+
+
 def run(settings: Settings) -> int:
-    base = settings_url(settings)
-    if service_answers(base):
-        log.info("relaying MCP over stdio to the service at %s", base)
-        relay(base, settings, sys.stdin, sys.stdout)
-    else:
-        log.info("no service at %s: serving MCP over stdio from the index, read-only", base)
+    try:
+        found = find_running_service(settings).service
+        if found is not None:
+            log.info("relaying MCP over stdio to %s", describe(found))
+            relay(found.url, settings, sys.stdin, sys.stdout)
+            return 0
+        log.info(
+            "no running service for the vault %s: serving MCP over stdio from %s, read-only",
+            settings.vault_path,
+            settings.data_dir,
+        )
         serve_local(settings)
+    except KnowledgeBridgeError as exc:
+        reason = f"Knowledge Bridge ({exc.code}): {exc.detail}"
+        if exc.suggestion:
+            reason += f" What to do: {exc.suggestion}"
+        log.error("%s", reason)
+        refuse(reason, sys.stdin, sys.stdout)
+        return 1
     return 0

@@ -72,7 +72,7 @@ def _foreign(corpora: Path, name: str) -> list[Turn]:
         "locomo-dev": ("scifact/queries-train.jsonl", "xquad-dev/en/queries-dev.jsonl"),
         "xquad-dev/en": ("scifact/queries-train.jsonl", "locomo-dev/queries-dev.jsonl"),
         "example": ("locomo-dev/queries-dev.jsonl", "xquad-dev/en/queries-dev.jsonl"),
-    }[name]
+    }.get(name, ("scifact/queries-train.jsonl", "locomo-dev/queries-dev.jsonl"))
     rng = random.Random(7)
     turns = []
     for path in others:
@@ -82,12 +82,15 @@ def _foreign(corpora: Path, name: str) -> list[Turn]:
     return turns
 
 
-def observe(corpora: Path, name: str, mode: SearchMode) -> list[Observed]:
+def observe(corpora: Path, name: str, mode: SearchMode, model: str | None) -> list[Observed]:
     vault, turns = _turns(corpora, name)
     chit = [line.strip() for line in CHITCHAT.read_text(encoding="utf-8").splitlines() if line.strip()]
     turns += [Turn("chitchat", text, set()) for text in chit] + _foreign(corpora, name)
-    data_dir = REPO_ROOT / "data" / "eval" / name.replace("/", "-")
-    services = open_local(load_settings(vault_path=vault, data_dir=data_dir), replace=True)
+    folder = name.replace("/", "-") + (f"-{model}" if model else "")
+    overrides = {"embedding_model": model} if model else {}
+    services = open_local(
+        load_settings(vault_path=vault, data_dir=REPO_ROOT / "data" / "eval" / folder, **overrides)
+    )
     try:
         run_job(services, "rebuild" if services.index.model_mismatch else "index")
         chunks = services.index.chunk_count()
@@ -152,11 +155,17 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--corpora", type=Path, default=REPO_ROOT.parent / "shared" / "corpora")
+    parser.add_argument(
+        "--model", help="the embedding model to fit the dense weights for (default: the embedded default)"
+    )
+    parser.add_argument("--keyword", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--also", nargs="*", default=[], help="more held-out sets, e.g. xquad-dev/de")
     args = parser.parse_args()
-    sets = ("locomo-dev", "example", "xquad-dev/en")
+    sets = ("locomo-dev", "example", "xquad-dev/en", *args.also)
     dense_shape = Calibration("dense", (), 0.0, True)
-    for mode, shape in ((SearchMode.HYBRID, dense_shape), (SearchMode.KEYWORD, KEYWORD_ONLY)):
-        seen = {name: observe(args.corpora, name, mode) for name in sets}
+    runs = [(SearchMode.HYBRID, dense_shape)] + ([(SearchMode.KEYWORD, KEYWORD_ONLY)] if args.keyword else [])
+    for mode, shape in runs:
+        seen = {name: observe(args.corpora, name, mode, args.model) for name in sets}
         fitted = fit(seen["locomo-dev"], shape, shape.name)
         print(f"\n{mode.value}: weights={fitted.weights} bias={fitted.bias}")
         print(

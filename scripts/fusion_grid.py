@@ -28,6 +28,7 @@ from backend.infrastructure.eval_files import EvalSet, find_set
 DEPTH = 200  # keyword candidates fetched; variants use a prefix of them
 DENSE_DEPTH = 1000  # dense candidates: deep, so dense scores of most keyword candidates are known
 FUSED = 100  # fused chunks kept per query (as the evaluation does)
+ONLY: str | None = None  # --only
 
 Cand = tuple[str, float, str, int, str | None]  # chunk id, score, note path, chunk index, note date
 
@@ -38,6 +39,7 @@ class QueryLists:
     text: str
     dense: list[Cand]
     keyword: list[Cand]
+    foreign: bool = False  # in another language than the vault's (TextAnalyzer.foreign)
 
 
 def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[str, dict[str, int]]]:
@@ -48,7 +50,7 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
     settings = load_settings(vault_path=eval_set.vault, data_dir=data_dir)
     # the lists depend on how the index lays out its dense side (one vector a chunk, or windows)
     layout = f"-w{settings.dense_window_words}" if settings.dense_window_words else ""
-    cache = data_dir / f"fusion-candidates-{DENSE_DEPTH}-{DEPTH}{layout}-{digest}.json"
+    cache = data_dir / f"fusion-candidates-{DENSE_DEPTH}-{DEPTH}{layout}-q-{digest}.json"
     if cache.exists():
         raw = json.loads(cache.read_text())
         return [QueryLists(**r) for r in raw], qrels
@@ -58,7 +60,8 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
     out: list[QueryLists] = []
     try:
         assert services.embedder is not None
-        vectors = services.embedder.embed_documents([q.text for q in queries])
+        # as queries (a model such as multilingual-e5 embeds a query unlike a passage)
+        vectors = [services.embedder.embed_query(q.text) for q in queries]
         for q, vector in zip(queries, vectors, strict=True):
             sparse = encoder.encode_query(q.text)
             dense_pts = services.index.store.query(
@@ -75,6 +78,7 @@ def collect(eval_set: EvalSet, data_root: Path) -> tuple[list[QueryLists], dict[
                     q.text,
                     [_cand(p) for p in dense_pts],
                     [_cand(p) for p in kw_pts],
+                    services.search.analyzer.foreign(q.text),
                 )
             )
     finally:
@@ -124,6 +128,33 @@ def dbsf_variant(wd: float = 1.0, wk: float = 1.0, dd: int = 100, dk: int = 100)
     return run
 
 
+def score_variant(wd: float, wk: float, cross: tuple[float, float] | None = None, depth: int = 100) -> Fuser:
+    """Score fusion (each side over its top score, weighted), as the service runs it; `cross`: the
+    weights for a question in another language than the vault's."""
+
+    def run(q: QueryLists) -> list[str]:
+        weights = cross if cross is not None and q.foreign else (wd, wk)
+        lists = [[(c[0], c[1]) for c in q.dense[:depth]], [(c[0], c[1]) for c in q.keyword[:depth]]]
+        return _ranking(fusion.top_scaled(lists, weights), _info(q))
+
+    return run
+
+
+def service_adaptive_variant(
+    weights: fusion.AdaptiveWeights, cross: tuple[float, float] | None = (0.9, 0.1), depth: int = 100
+) -> Fuser:
+    """The service's default (`fusion.adaptive`): each side spread onto 0..1, the dense side weighted by
+    its winner's lead; `cross`: the weights for a question in another language than the vault's."""
+
+    def run(q: QueryLists) -> list[str]:
+        fixed = cross if q.foreign else None
+        dense = [(c[0], c[1]) for c in q.dense[:depth]]
+        keyword = [(c[0], c[1]) for c in q.keyword[:depth]]
+        return _ranking(fusion.adaptive(dense, keyword, weights, fixed), _info(q))
+
+    return run
+
+
 def adaptive_variant(k: float, rule: Callable[[QueryLists], tuple[float, float]], depth: int = 100) -> Fuser:
     def run(q: QueryLists) -> list[str]:
         wd, wk = rule(q)
@@ -142,8 +173,10 @@ def main() -> None:
     ap.add_argument("--set", dest="sets", type=Path, action="append", required=True)
     ap.add_argument("--data-root", type=Path, default=Path("data") / "eval")
     ap.add_argument("--dense-depth", type=int, default=DENSE_DEPTH, help="dense candidates fetched a query")
+    ap.add_argument("--only", help="one family of variants (adaptive)")
     args = ap.parse_args()
     globals()["DENSE_DEPTH"] = args.dense_depth
+    globals()["ONLY"] = args.only
     sets = [find_set(path) for path in args.sets]
     loaded = {s.name: collect(s, args.data_root) for s in sets}
     best_single = {
@@ -162,6 +195,22 @@ def main() -> None:
 
 
 def variants() -> Iterable[tuple[str, Fuser]]:
+    if ONLY == "adaptive":
+        for low, high in ((0.3, 0.7), (0.3, 0.6), (0.4, 0.6), (0.3, 0.5), (0.5, 0.5), (0.6, 0.6)):
+            for unsure, sure in ((1.0, 4.0), (1.5, 3.0), (2.0, 3.5)):
+                for cross in ((0.9, 0.1), (0.8, 0.2), (1.0, 0.0), None):
+                    yield (
+                        f"adaptive dense {low}..{high} lead {unsure}..{sure} foreign {cross}",
+                        (service_adaptive_variant(fusion.AdaptiveWeights(low, high, unsure, sure), cross)),
+                    )
+        return
+    for wk in (0.5, 0.55, 0.6, 0.65, 0.7):
+        yield f"score w=({1 - wk:.2f},{wk})", score_variant(1 - wk, wk)
+        for cross in (0.0, 0.1, 0.2, 0.3):
+            yield (
+                f"score w=({1 - wk:.2f},{wk}) cross=({1 - cross:.1f},{cross})",
+                score_variant(1 - wk, wk, (1 - cross, cross)),
+            )
     for k in (1, 2, 3, 5, 10):
         for wd, wk in ((1, 1), (0.75, 1), (0.5, 1), (0.35, 1), (0.25, 1), (0.15, 1), (1, 0.5)):
             yield f"rrf k={k} w=({wd},{wk})", rrf_variant(k, wd, wk)

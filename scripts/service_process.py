@@ -32,33 +32,33 @@ def free_port() -> int:
 class ServiceProcess(AbstractContextManager["ServiceProcess"]):
     def __init__(
         self,
-        vault: Path,
-        data_dir: Path,
+        vault: Path | None,
+        data_dir: Path | None,
         *,
         env: dict[str, str] | None = None,
         log_path: Path | None = None,
+        cwd: Path | None = None,
+        unset: tuple[str, ...] = (),
         repo: Path = REPO,
     ) -> None:
-        """`repo`: the checkout whose `backend` runs (a benchmark compares with the code before a change)."""
+        """`vault` / `data_dir` None: not named, as `make run` names neither (the example vault, and the
+        vault's own folder under `cwd`/data); `unset`: variables of this environment the service must not
+        see; `repo`: the checkout whose `backend` runs (a benchmark compares with the code before a change),
+        from its own folder unless `cwd` says otherwise."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_path = log_path
         self._log_file = open(log_path, "w+b") if log_path else tempfile.TemporaryFile()  # noqa: SIM115
-        environment = {**os.environ, "LOG_LEVEL": "WARNING", **(env or {})}
-        environment |= {"HOST": "127.0.0.1", "PORT": str(self.port)}
-        command = [
-            sys.executable,
-            "-m",
-            "backend",
-            "serve",
-            "--vault",
-            str(Path(vault).resolve()),  # absolute: `repo` may be another folder than ours
-            "--data-dir",
-            str(Path(data_dir).resolve()),
-        ]
+        inherited = {name: value for name, value in os.environ.items() if name not in unset}
+        environment = {**inherited, "LOG_LEVEL": "WARNING", **(env or {})}
+        environment |= {"HOST": "127.0.0.1", "PORT": str(self.port), "PYTHONPATH": str(repo)}
+        command = [sys.executable, "-m", "backend", "serve"]
+        # absolute: the service may run from another folder than ours (`cwd`, `repo`)
+        command += ["--vault", str(Path(vault).resolve())] if vault is not None else []
+        command += ["--data-dir", str(Path(data_dir).resolve())] if data_dir is not None else []
         self.started = time.monotonic()
         self.process = subprocess.Popen(
-            command, cwd=repo, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
+            command, cwd=cwd or repo, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
         )
 
     def __exit__(self, *exc_info: object) -> None:

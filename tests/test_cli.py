@@ -84,7 +84,9 @@ def test_index_search_status_note_links_without_a_service(
     indexed = run("index", *v, tmp_path=tmp_path, cli=cli)
     assert indexed.returncode == 0, indexed.stderr
     assert indexed.stdout.startswith("indexed 2 notes, ")
-    assert "no service answers at http://127.0.0.1:1: indexing" in indexed.stderr  # it says where it ran
+    # it says where it ran, and where it looked for the service of the vault
+    assert f"no running service for the vault {vault}: indexing {tmp_path / 'data'} in" in indexed.stderr
+    assert "http://127.0.0.1:1: nothing answers" in indexed.stderr
     assert "index: done 2/2 notes" in indexed.stderr  # plain progress lines: stderr is no terminal here
 
     found = run(
@@ -122,6 +124,18 @@ def test_index_search_status_note_links_without_a_service(
     assert "obsidian://open?vault=vault&file=Projects%2FDatabase%20migration.md" in note.stdout
     links = run("links", "Projects/Database migration", *v, tmp_path=tmp_path, cli=cli)
     assert "  Shopping list.md  (line 9)" in links.stdout
+
+
+def test_a_filter_that_matches_nothing_says_so(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    nothing = run(
+        "search", "PostgreSQL", "--folder", "Nonexistent", "--vault", str(vault), tmp_path=tmp_path, cli=cli
+    )
+    assert nothing.returncode == 0
+    assert nothing.stdout == "no results\n"
+    assert "warning: no indexed note is under the folder 'Nonexistent'" in nothing.stderr
+    typo = run("search", "PostgreSQL", "--tag", "wrok", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    assert "warning: no indexed note has the tag 'wrok' (did you mean 'work'?)" in typo.stderr
 
 
 def test_status_lists_the_problems_with_their_reasons(
@@ -352,24 +366,25 @@ def _read_or_end(fd: int) -> bytes:
         return b""
 
 
-def test_another_vault_in_the_same_data_dir_is_refused_then_replaced(
+def test_another_vault_in_the_same_data_dir_is_refused_and_the_data_dir_names_its_own(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:
     assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
     other = tmp_path / "other"
     other.mkdir()
     (other / "Solo.md").write_text("# Solo\n\nthe only note\n")
-    refused = run("index", "--vault", str(other), tmp_path=tmp_path, cli=cli)
-    assert refused.returncode == 1
-    assert "error (VAULT_MISMATCH)" in refused.stderr
-    assert str(vault) in refused.stderr
-    assert str(other) in refused.stderr
-    assert "--replace" in refused.stderr
-    still = json.loads(run("status", "--json", "--vault", str(vault), tmp_path=tmp_path, cli=cli).stdout)
-    assert still["indexed_notes"] == 2  # not a note was removed
-    replaced = run("index", "--replace", "--vault", str(other), tmp_path=tmp_path, cli=cli)
-    assert replaced.returncode == 0, replaced.stderr
-    assert "1 notes" in replaced.stdout
+    for command in ("index", "rebuild", "status"):
+        refused = run(command, "--vault", str(other), tmp_path=tmp_path, cli=cli)
+        assert refused.returncode == 1
+        assert "error (VAULT_MISMATCH)" in refused.stderr
+        assert str(vault) in refused.stderr
+        assert str(other) in refused.stderr
+        assert "--replace" not in refused.stderr  # nothing hands one vault's index to another
+        assert f"`--vault {vault}` reads it" in refused.stderr
+    alone = run("status", "--json", tmp_path=tmp_path, cli=cli)  # --data-dir alone: its own vault
+    assert alone.returncode == 0, alone.stderr
+    assert json.loads(alone.stdout)["vault_path"] == str(vault)
+    assert json.loads(alone.stdout)["indexed_notes"] == 2  # not a note was removed
 
 
 # -- a service running: over HTTP ---------------------------------------------------------------------
@@ -441,16 +456,33 @@ def test_every_command_asks_the_running_service(served: Served, ask: Callable[..
     assert "consistent" in verify.stdout
 
 
-def test_url_reaches_a_service_the_settings_do_not_point_at(served: Served, ask: Callable[..., Ran]) -> None:
-    service = served[0]
-    # PORT (1) says nothing runs there: without --url the CLI would open the locked store itself
-    locked = ask("status", "--vault", str(served[1]), port=False)
-    assert locked.returncode == 1
-    assert "error (INDEX_UNAVAILABLE)" in locked.stderr
-    assert "--url" in locked.stderr  # and says how to reach the service that holds it
-    reached = ask("status", "--json", "--url", f"http://127.0.0.1:{service.port}", port=False)
-    assert reached.returncode == 0, reached.stderr
-    assert json.loads(reached.stdout)["indexed_notes"] == 2
+def test_the_service_is_found_by_its_record_on_any_port(served: Served, ask: Callable[..., Ran]) -> None:
+    service, vault, data = served
+    # PORT (1) says nothing runs there: the record the service wrote in its data dir says where it does
+    found = ask("status", "--vault", str(vault), port=False)
+    assert found.returncode == 0, found.stderr
+    assert (
+        f"asking the service at http://127.0.0.1:{service.port} (vault {vault}; recorded in "
+        f"{data / 'service.json'})" in found.stderr
+    )
+    assert "2 notes, " in found.stdout
+
+
+def test_url_reaches_a_service_that_left_no_record(served: Served, ask: Callable[..., Ran]) -> None:
+    service, vault, data = served
+    record = data / "service.json"
+    kept = record.read_bytes()
+    record.unlink()  # as a service of an older version: nothing says where it listens
+    try:
+        locked = ask("status", "--vault", str(vault), port=False)
+        assert locked.returncode == 1
+        assert "error (INDEX_UNAVAILABLE)" in locked.stderr
+        assert "--url" in locked.stderr  # and says how to reach the service that holds it
+        reached = ask("status", "--json", "--url", f"http://127.0.0.1:{service.port}", port=False)
+        assert reached.returncode == 0, reached.stderr
+        assert json.loads(reached.stdout)["indexed_notes"] == 2
+    finally:
+        record.write_bytes(kept)
 
 
 def test_another_vault_than_the_service_serves_is_refused(

@@ -1,3 +1,4 @@
+import json
 import os
 import subprocess
 import sys
@@ -90,3 +91,32 @@ def test_bad_sensitive_categories_name_the_variable(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SENSITIVE_CATEGORIES", value)
     with pytest.raises(SettingsError, match="SENSITIVE_CATEGORIES"):
         load_settings()
+
+
+def test_each_vault_gets_a_data_dir_of_its_own(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    first, second = tmp_path / "a" / "notes", tmp_path / "b" / "notes"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    one, other = load_settings(vault_path=first), load_settings(vault_path=second)
+    assert one.data_dir.parent == other.data_dir.parent == Path("data")
+    assert one.data_dir.name.startswith("notes-")  # a person tells which vault it is...
+    assert one.data_dir != other.data_dir  # ...and two vaults of one name are two folders
+    assert load_settings(vault_path=tmp_path / "a" / ".." / "a" / "notes").data_dir == one.data_dir
+    assert one.models_dir == other.models_dir == (tmp_path / "data" / "models")  # one model build for all
+    named = load_settings(vault_path=first, data_dir=tmp_path / "mine")
+    assert (named.data_dir, named.models_dir) == (tmp_path / "mine", tmp_path / "mine" / "models")
+
+
+def test_an_index_from_before_per_vault_folders_stays_where_it_is(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data" / "qdrant").mkdir(parents=True)
+    (tmp_path / "data" / "qdrant" / "vault.json").write_text(
+        json.dumps({"vault": str(EXAMPLE_VAULT.resolve())})
+    )
+    assert load_settings().data_dir == Path("data")  # its vault keeps its index
+    other = tmp_path / "other"
+    other.mkdir()
+    assert load_settings(vault_path=other).data_dir.name.startswith("other-")  # never another vault's

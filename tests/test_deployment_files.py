@@ -1,9 +1,11 @@
 """The deployment files (docker-compose.yml, its agent overlay, the healthchecks) describe a stack that can
-start; the image itself: test_docker_image.py.
+start; the Dockerfile: test_docker_image.py.
 
-No Docker engine runs here, so these tests check what `docker compose up` would trip over: the compose file
-against the official Compose Specification schema, the wiring between services, the settings the backend
-receives, and the healthcheck commands themselves (run against a stand-in HTTP server on loopback).
+The real tools read the files and start the one-machine mode in tests/docker/ (where a Docker engine runs);
+the Qdrant server and Ollama cannot be pulled there, so these tests check what `docker compose up` of the
+whole stack would trip over: the files against the official Compose Specification schema, the wiring between
+services, the settings the backends receive, and the healthcheck commands themselves (run against a stand-in
+HTTP server on loopback).
 """
 
 from __future__ import annotations
@@ -106,16 +108,20 @@ def test_the_schema_check_rejects_a_broken_compose_file(compose: dict[str, Any])
     assert len(list(validator.iter_errors(broken))) >= 2
 
 
-def test_stack_has_the_four_services(services: dict[str, dict[str, Any]]) -> None:
-    assert set(services) == {"qdrant", "ollama", "ollama-pull", "backend"}
+def test_stack_has_the_four_services_and_the_one_machine_mode(services: dict[str, dict[str, Any]]) -> None:
+    assert set(services) == {"qdrant", "ollama", "ollama-pull", "backend", "backend-embedded"}
+    # a profile: `docker compose up` leaves it out, `docker compose up backend-embedded` starts it alone
+    assert services["backend-embedded"]["profiles"] == ["embedded"]
+    assert "depends_on" not in services["backend-embedded"]
+    assert all("profiles" not in service for name, service in services.items() if name != "backend-embedded")
 
 
 def test_every_image_is_pinned_to_a_version(services: dict[str, dict[str, Any]]) -> None:
     for name, service in services.items():
         image = service.get("image")
-        if image is None:
-            assert "build" in service, f"{name} has neither image nor build"
+        if "build" in service:  # its image is the one it builds (BACKEND_IMAGE, a local tag)
             continue
+        assert image is not None, f"{name} has neither image nor build"
         if "@sha256:" in image:
             continue
         repository, _, tag = image.rpartition(":")
@@ -161,7 +167,7 @@ def test_backend_waits_for_qdrant_healthy_and_ollama_started_not_for_the_pull(
 def test_readme_and_deployment_docs_say_what_compose_does() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     deployment = (ROOT / "docs" / "deployment.md").read_text(encoding="utf-8")
-    assert "not for the pull" in readme
+    assert "[docs/deployment.md](docs/deployment.md)" in readme
     assert "Ollama has started (not when the pull finishes" in deployment
     assert "the pull has completed" not in deployment
 
@@ -182,9 +188,9 @@ def test_every_backend_env_var_is_a_setting(services: dict[str, dict[str, Any]])
             if isinstance(alias, str):
                 known.add(alias.lower())
 
-    unknown = {name for name in env_names(services["backend"]) if name.lower() not in known}
-
-    assert not unknown, f"backend gets env vars that Settings ignores: {sorted(unknown)}"
+    for backend in ("backend", "backend-embedded"):
+        unknown = {name for name in env_names(services[backend]) if name.lower() not in known}
+        assert not unknown, f"{backend} gets env vars that Settings ignores: {sorted(unknown)}"
 
 
 def test_backend_env_values_are_accepted_by_settings(
@@ -234,7 +240,43 @@ def test_qdrant_publishes_rest_with_the_dashboard_and_grpc_on_loopback(
 
 
 def test_backend_is_published_on_loopback_only(services: dict[str, dict[str, Any]]) -> None:
-    assert services["backend"]["ports"] == ["127.0.0.1:8000:8000"]
+    for name in ("backend", "backend-embedded"):
+        assert services[name]["ports"] == ["127.0.0.1:${BACKEND_PORT:-8000}:8000"]
+
+
+def test_both_backends_build_the_same_image_on_a_base_that_can_be_swapped(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    for name in ("backend", "backend-embedded"):
+        assert services[name]["build"] == {
+            "context": ".",
+            "args": {"PYTHON_IMAGE": "${PYTHON_IMAGE:-python:3.11-slim}"},  # the Dockerfile's ARG
+        }
+        assert services[name]["image"] == "${BACKEND_IMAGE:-knowledge-bridge:latest}"
+
+
+def test_the_one_machine_mode_runs_on_the_embedded_default_with_its_own_data(
+    compose: dict[str, Any],
+    services: dict[str, dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    from backend.config import Settings
+
+    embedded = services["backend-embedded"]
+    environment = env_names(embedded)
+    for name in ("QDRANT_URL", "EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "OLLAMA_URL"):
+        assert name not in environment
+        monkeypatch.delenv(name, raising=False)
+    for name in ("VAULT_PATH", "DATA_DIR"):
+        monkeypatch.setenv(name, str(tmp_path))
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert (settings.qdrant_url, settings.embedding_provider) == (None, "onnx")
+    by_target = {mount["target"]: mount for mount in mounts(embedded)}
+    production = {mount["target"]: mount for mount in mounts(services["backend"])}
+    assert by_target["/vault"] == production["/vault"]  # the same read-only vault
+    assert by_target["/data"]["source"] in compose["volumes"]
+    assert by_target["/data"]["source"] != production["/data"]["source"]  # never mixed with the stack's
 
 
 def test_vault_is_mounted_read_only_and_data_on_a_named_volume(
@@ -365,7 +407,10 @@ def test_the_agent_overlay_is_valid_against_the_compose_specification(agent_over
     validator = jsonschema.validators.validator_for(schema)(schema)
     errors = list(validator.iter_errors(agent_overlay))
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
-    assert agent_overlay["name"] == yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))["name"]
+    # Debian's docker-compose 1.29 rejects a top-level name; both files take the project's name from the
+    # folder (tests/docker/test_compose.py runs them through both tools)
+    assert "name" not in agent_overlay
+    assert "name" not in yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
 
 
 def test_the_agent_reaches_the_backend_by_service_name_with_the_key(

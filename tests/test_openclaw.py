@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
+from backend.config import EXAMPLE_VAULT, REPO_ROOT, Settings, load_settings
+from backend.infrastructure.running_service import record_service
 from backend.main import create_app
 from tests import live_server
 from tests.openclaw_cli import (
@@ -61,21 +62,29 @@ PLUGIN_INSTALL = "plugins install ./integrations/openclaw --force --accept-capab
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The service on a temp copy of the example vault, keyword search, API key set."""
+def service_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """A temp copy of the example vault and its data dir, keyword search, API key set."""
     require_openclaw()
     vault = tmp_path_factory.mktemp("openclaw-vault") / "vault"
     shutil.copytree(EXAMPLE_VAULT, vault)
-    settings = load_settings(
+    return load_settings(
         vault_path=vault,
         data_dir=tmp_path_factory.mktemp("openclaw-data"),
         embedding_provider="none",
         watch=False,
         api_key=KEY,
     )
+
+
+@pytest.fixture(scope="module")
+def service(service_settings: Settings) -> Iterator[str]:
+    """The service on it, on a free port (it records where in its data dir)."""
     headers = {"Authorization": f"Bearer {KEY}"}
-    with live_server.serving(create_app(settings)) as base:
+    app = create_app(service_settings)
+    with live_server.serving(app) as base:
         live_server.wait_until(lambda: live_server.indexed(base, headers), "the first indexing to finish")
+        # what `python -m backend serve` writes once it listens: where the service of this vault answers
+        record_service(service_settings, int(base.rsplit(":", 1)[1]), app.state.instance, app.version)
         yield base
 
 
@@ -118,7 +127,7 @@ def gateway(openclaw: OpenClaw, installed: Result, service: str) -> Iterator[Gat
 
 
 def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
-    openclaw: OpenClaw, installed: Result, service: str
+    openclaw: OpenClaw, installed: Result, service: str, service_settings: Settings
 ) -> None:
     # the key is a reference to the environment, resolved when OpenClaw connects: `mcp add` would probe with
     # the unresolved text, so it saves without probing and `mcp probe` (with the variable set) connects
@@ -131,11 +140,18 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     assert "transport" not in saved  # OpenClaw's default: the legacy SSE transport
     assert saved["headers"] == {"Authorization": "${KB_AUTHORIZATION}"}  # no secret in openclaw.json
 
-    # the stdio entry, spawned by OpenClaw itself: it relays to the running service
-    port = service.rsplit(":", 1)[1]
+    # the stdio entry, spawned by OpenClaw itself: it finds the running service of its vault (the record in
+    # the vault's data dir, whatever its port: no PORT given) and relays to it. The README's entry runs on the
+    # default vault and data dir; this one names the test's.
     stdio = ["--command", sys.executable, "--arg", "-m", "--arg", "backend", "--arg", "mcp"]
     stdio += ["--cwd", str(REPO_ROOT), "--env", "API_KEY=${KB_API_KEY}"]
-    spawned = openclaw.run("mcp", "add", "kb-stdio", *stdio, "--env", f"PORT={port}", "--no-probe")
+    where = [
+        "--env",
+        f"VAULT_PATH={service_settings.vault_path}",
+        "--env",
+        f"DATA_DIR={service_settings.data_dir}",
+    ]
+    spawned = openclaw.run("mcp", "add", "kb-stdio", *stdio, *where, "--no-probe")
     shown = 'mcp add kb-stdio --command .venv/bin/python --arg -m --arg backend --arg mcp --cwd "$PWD" '
     shown += "--env 'API_KEY=${KB_API_KEY}' --no-probe"
     shown_in_readme(openclaw, record(spawned, shown), shown)

@@ -36,7 +36,9 @@ from tests.openclaw_cli import (
     free_port,
     gateway_config,
     note,
+    record,
     require_openclaw,
+    shown_in_readme,
 )
 
 pytestmark = pytest.mark.slow
@@ -96,6 +98,8 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: Service, model: 
     """OpenClaw with the plugin installed and configured as the README says, the stub as its model."""
     openclaw = OpenClaw(tmp_path_factory.mktemp("openclaw-memory"), variables={"KB_API_KEY": KEY})
     openclaw.run("plugins", "install", str(PLUGIN_DIR), "--force", "--accept-capabilities")
+    local = record(openclaw.run("config", "set", "gateway.mode", "local"), "config set gateway.mode local")
+    shown_in_readme(openclaw, local, "config set gateway.mode local")
     settings = gateway_config(openclaw, free_port())
     settings["models"] = {"providers": {"stub": model.provider()}}
     settings["agents"] = {"defaults": {"model": {"primary": f"stub/{model_stub.MODEL}"}}}

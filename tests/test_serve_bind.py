@@ -107,8 +107,14 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
     from backend import cli
 
     ran: dict[str, object] = {}
+
+    class Bound:  # the socket serve listens on, without binding (192.168.1.5 is not this machine's)
+        def getsockname(self) -> tuple[str, int]:
+            return host, 8123
+
     monkeypatch.setattr(backend.main, "open_services", lambda settings, **_: object())  # nothing opened
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: ran.update(kwargs))  # nothing bound
+    monkeypatch.setattr(cli, "_listen", lambda settings: Bound())
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets: ran.update(vars(server.config)))
     monkeypatch.delenv("API_KEY", raising=False)
     if key:
         monkeypatch.setenv("API_KEY", key)
@@ -116,3 +122,19 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
     assert cli.main(["serve", "--host", host, "--port", "8123", "--data-dir", str(tmp_path)]) == 0
     assert (ran["host"], ran["port"]) == (host, 8123)
     assert any("without API_KEY" in r.getMessage() for r in caplog.records) is warned
+
+
+def test_a_busy_port_is_one_line_naming_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Said before the index is opened, with the way out (another vault's service may hold the port)."""
+    from backend import cli
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = cli.main(["serve", "--port", str(port), "--data-dir", str(tmp_path)])
+    assert code == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"error: invalid setting PORT: cannot listen on 127.0.0.1:{port}")
+    assert f"`PORT={port + 1} make run`" in error
+    assert "\n" not in error

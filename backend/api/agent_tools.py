@@ -101,8 +101,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "minimum": 50,
                     "maximum": 5000,
                     "default": 300,
-                    "description": "How long building a prompt waits for the service to say it is up (asked "
-                    "at most every 2 s); no answer: the memory section says nothing of the vault.",
+                    "description": "How long building a prompt waits for the service to say it is up "
+                    "(asked before each prompt; a failure stands 2 s); no answer: the memory section says "
+                    "nothing of the vault.",
                 },
             },
         },

@@ -75,7 +75,6 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
             by_note=by_note,
             memory_top_k=body.memory_top_k,
             candidates=services.settings.search_prefetch_limit,
-            stemming=services.settings.keyword_stemming,
             **body.search_options(),
         ),
     )
@@ -91,7 +90,7 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
         query=body.query,
         mode=outcome.mode,
         status=_status(found.warnings),
-        warnings=found.warnings,
+        warnings=found.warnings + found.notices,
         results=[_result_out(v, vault_name) for v in found.views],
         related_notes=related,
         memories=[_memory_out(m) for m in found.memories],
@@ -163,7 +162,7 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
         omitted=result.omitted,
         mode=result.mode,
         status=_status(result.warnings),
-        warnings=result.warnings,
+        warnings=result.warnings + result.notices,
         sensitive_detected=result.sensitive_detected,
     )
 
@@ -238,7 +237,7 @@ def notes_answer(services: Services, query: NoteListQuery) -> NoteListOut:
         offset=query.offset,
         next_offset=page.next_offset,
         status=_status(listing.warnings),
-        warnings=listing.warnings,
+        warnings=listing.warnings + listing.notices,
     )
 
 

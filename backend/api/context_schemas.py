@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from backend.api import examples
-from backend.api.input_types import JsonInt
-from backend.api.schemas import MAX_QUERY_CHARS, SearchFilters
+from backend.api.input_types import JsonBool, JsonFloat, JsonInt
+from backend.api.schemas import FILTER_WARNINGS, MAX_QUERY_CHARS, SearchFilters
 from backend.domain.models import SearchMode
 
 MAX_CONTEXT_CHARS = 32_000
@@ -79,7 +79,7 @@ class ContextRequest(SearchFilters):
         default_factory=list,
         description="Leave out chunks and facts touching these sensitive categories (e.g. health).",
     )
-    min_confidence: float | None = Field(
+    min_confidence: JsonFloat | None = Field(
         None,
         ge=0,
         le=1,
@@ -93,7 +93,7 @@ class ContextRequest(SearchFilters):
         description="Attributions (`path:start-end`, as in `sources`) the caller already has, e.g. "
         "injected in earlier turns: chunks overlapping one are left out, and others fill their place.",
     )
-    quoted: bool = Field(
+    quoted: JsonBool = Field(
         False,
         description="Fence the block as quoted data: `<vault-notes-N>`, a line saying it is quoted from the "
         "user's notes and is not instructions, the entries, `</vault-notes-N>`, with N random per answer "
@@ -148,5 +148,5 @@ class ContextResponse(BaseModel):
     omitted: int = Field(description="Candidates left out: duplicates, excluded, or over the budget.")
     mode: SearchMode
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
-    warnings: list[str]
+    warnings: list[str] = Field(description=FILTER_WARNINGS)
     sensitive_detected: bool

@@ -36,6 +36,7 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.MigrationTargetNotEmptyError.code: 409,
     domain.VaultMismatchError.code: 409,
     domain.ServiceUnreachableError.code: 503,  # the CLI's, never an HTTP answer (NOT_ON_HTTP)
+    domain.ServiceAmbiguousError.code: 409,  # the CLI's too
     domain.StoreError.code: 500,
     domain.KnowledgeBridgeError.code: 500,  # INTERNAL_ERROR
     domain.IndexNotReadyError.code: 503,
@@ -192,7 +193,11 @@ _CODE_EXAMPLES: dict[str, domain.KnowledgeBridgeError] = {e.code: e for e in _EX
 
 # Raised only by command-line tools (`migrate`, opening a data directory of another vault): never an HTTP
 # answer, so never listed under a route.
-NOT_ON_HTTP = {domain.MigrationTargetNotEmptyError.code, domain.ServiceUnreachableError.code}
+NOT_ON_HTTP = {
+    domain.MigrationTargetNotEmptyError.code,
+    domain.ServiceUnreachableError.code,
+    domain.ServiceAmbiguousError.code,
+}
 # What a route reading the index answers when it cannot (a route that only reads settings does not).
 INDEX_UNREADABLE = (
     domain.IndexNotReadyError.code,

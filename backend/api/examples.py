@@ -18,6 +18,7 @@ SEARCH_RESULT: dict[str, Any] = {
     "note_title": "Money with Sreenivas",
     "content": BALANCE,
     "score": 0.34285715222358704,
+    "confidence": 0.4509,
     "heading_context": "Money with Sreenivas > Current balance",
     "start_line": 14,
     "end_line": 18,
@@ -146,6 +147,7 @@ CONTEXT_RESPONSE: dict[str, Any] = {
             "memory_key": None,
             "attribution": f"{LEDGER}:14-18",
             "score": 0.4000000059604645,
+            "confidence": 0.4509,
             "chars": 212,
             "truncated": False,
             "sensitive_categories": ["finance"],
@@ -160,6 +162,7 @@ CONTEXT_RESPONSE: dict[str, Any] = {
             "memory_key": None,
             "attribution": "Travel/Lisbon trip May 2026.md:47-48",
             "score": 0.2539682686328888,
+            "confidence": 0.0008,
             "chars": 83,
             "truncated": True,
             "sensitive_categories": ["finance"],
@@ -185,12 +188,26 @@ INDEX_STATUS: dict[str, Any] = {
     "last_indexed": "2026-11-22T22:40:08.123456Z",
     "last_sync": "2026-11-22T22:40:08.123456Z",
     "generation": "g1",
-    "embedder": {"provider": "onnx", "model": "all-MiniLM-L6-v2", "state": "ready", "healthy": True},
+    "embedder": {
+        "provider": "onnx",
+        "model": "all-MiniLM-L6-v2",
+        "state": "ready",
+        "healthy": True,
+        "chosen_by": "languages",
+        "reason": "first index, the notes are mostly in English: en 100% of 32 sampled notes",
+        "proposal": None,
+    },
     "embedding_model": "all-MiniLM-L6-v2",
     "embedding_dimension": 384,
     "index_model": "all-MiniLM-L6-v2",
     "index_dimension": 384,
     "model_change": None,
+    "languages": {
+        "shares": {"en": 1.0},
+        "sampled_notes": 32,
+        "query_languages": ["en"],
+        "non_english_share": 0.0,
+    },
     "vault_path": "/home/me/knowledge-bridge/docs/example-vault",
     "store": "embedded",
     "store_healthy": True,
@@ -222,4 +239,4 @@ VERIFY_RESULT: dict[str, Any] = {  # a note added and one deleted while the serv
     "skipped": [],
 }
 JOB_ACCEPTED: dict[str, Any] = {"job_id": "a41c9e07d2b3", "status": "accepted", "status_url": "/index/status"}
-HEALTH: dict[str, Any] = {"status": "ok", "version": "0.1.0"}
+HEALTH: dict[str, Any] = {"status": "ok", "version": "0.1.0", "instance": "5f0c2a9e8d7b6a41"}

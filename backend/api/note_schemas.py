@@ -56,4 +56,7 @@ class NoteListOut(BaseModel):
     offset: int
     next_offset: int | None = Field(None, description="Offset of the next page; null on the last page.")
     status: str = Field(description="healthy, or degraded while the first indexing still runs.")
-    warnings: list[str]
+    warnings: list[str] = Field(
+        description="The first indexing still running (status degraded), and a folder, tag or date range no "
+        "indexed note has, with the closest names the index holds (status stays healthy)."
+    )

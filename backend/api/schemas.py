@@ -13,6 +13,25 @@ from backend.api.memory_schemas import MemoryOut
 from backend.domain.models import PointFilter, SearchMode
 
 MAX_QUERY_CHARS = 2000
+# what a score means in each mode: the threshold's description, and the README's (a test compares them)
+SCORE_SCALES = (
+    "Drop results scoring below this, on the mode's own scale. hybrid (default, FUSION=adaptive): 0 to 1, "
+    "adaptive fusion: each side's scores spread from its lowest to its best candidate onto 0 to 1, then "
+    "weighted, the dense side from 0.3 to 0.7 dense by how clearly its best candidate stands out "
+    "(FUSION_DENSE_LOW / FUSION_DENSE_HIGH; 0.9 for a question in another language than the notes) and "
+    "keyword the rest; the best of both sides scores 1, and a chunk no keyword matches scores at most 0.7. "
+    "dense: cosine similarity (at most 1). keyword: BM25 (0 upwards, unbounded; it grows with rare query "
+    "words). FUSION=score: each side over its best, 0.3 dense + 0.7 keyword (FUSION_WEIGHT_DENSE / "
+    "FUSION_WEIGHT_KEYWORD). FUSION=rrf: a sum of weighted reciprocal ranks, at most about 0.64 with "
+    "RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a time multiplies the scores of notes dated in that "
+    "span by 1 + TIME_BOOST (x2 by default). A degraded hybrid request is answered, and thresholded, as "
+    "keyword. Whether a result is relevant at all, on one scale for every mode: its `confidence`."
+)
+FILTER_WARNINGS = (
+    "What is missing (with status degraded: the embedder, or the index still filling in), and each filter "
+    "that matches no indexed note, with the closest names the index holds (an unknown folder, tag or path, "
+    "a date range no note falls in; status stays healthy)."
+)
 
 
 class ErrorBody(BaseModel):
@@ -52,11 +71,7 @@ class SearchFilters(BaseModel):
     threshold: JsonFloat | None = Field(
         None,
         ge=0,
-        description=(
-            "Drop results scoring below this. It applies to the mode's own score scale: RRF scores for "
-            "hybrid (small numbers, about 1/(rrf_k + rank) per side), cosine similarity for dense, "
-            "BM25 scores for keyword. A degraded hybrid request is answered, and thresholded, as keyword."
-        ),
+        description=SCORE_SCALES,
     )
     include_memory: JsonBool = Field(
         False,
@@ -133,7 +148,8 @@ class SearchResult(BaseModel):
     note_title: str
     content: str
     score: float = Field(
-        description="The rank score of the mode (hybrid: 0-1, relative to the other results of the query)."
+        description="Relevance on the mode's own scale (see the request's `threshold`): it ranks the results "
+        "of one query against each other."
     )
     confidence: float = Field(
         description="How likely the chunk is relevant at all, 0-1, calibrated on judged questions and on "
@@ -162,7 +178,7 @@ class SearchResult(BaseModel):
 class NoteGroupOut(BaseModel):
     note_path: str
     note_title: str
-    score: float = Field(description="The score of the note's best chunk.")
+    score: float = Field(description="The score of the note's best chunk (scales: `threshold`).")
     tags: list[str]
     date: str | None = None
     chunks: list[SearchResult] = Field(description="The note's best chunks, best first.")
@@ -188,7 +204,7 @@ class SearchResponse(BaseModel):
     query: str
     mode: SearchMode = Field(description="The mode actually used.")
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
-    warnings: list[str]
+    warnings: list[str] = Field(description=FILTER_WARNINGS)
     results: list[SearchResult]
     related_notes: list[RelatedNoteOut] = Field(description="Notes linked to or from the results.")
     memories: list[MemoryOut] = Field(
@@ -266,6 +282,30 @@ class EmbedderInfo(BaseModel):
     error: EmbedderProblemOut | None = Field(
         None, description="The embedder's last failure, until it answers again (what to do: `suggestion`)."
     )
+    chosen_by: Literal["setting", "index", "languages"] | None = Field(
+        None,
+        description="Why this model: EMBEDDING_MODEL (setting), the model the index was built with (index), "
+        "or, at the first index, the vault's languages (languages: multilingual-e5-small when most notes "
+        "are not in English).",
+    )
+    reason: str | None = Field(None, description="The choice in words, with the vault's languages.")
+    proposal: str | None = Field(
+        None,
+        description="What to change when the model does not suit the vault's languages (an English-only "
+        "model for a vault mostly in other languages), or null.",
+    )
+
+
+class LanguagesOut(BaseModel):
+    shares: dict[str, float] = Field(
+        description="Share of the sampled notes in each language (ISO 639-1), largest first: from their "
+        "frontmatter `lang`/`language`, else detected from their text."
+    )
+    sampled_notes: int = Field(description="Notes whose language was told, of an even sample of the vault.")
+    query_languages: list[str] = Field(
+        description="The languages every query is also stemmed in (each with at least 5% of the notes)."
+    )
+    non_english_share: float = Field(description="Share of the sampled notes not in English.")
 
 
 class IndexStatus(BaseModel):
@@ -303,6 +343,9 @@ class IndexStatus(BaseModel):
         None,
         description='Set while the index was built for other settings than the configured ones: "serving X; '
         're-embedding for Y: n of N" (notes with vectors of Y so far), or what is needed to switch.',
+    )
+    languages: LanguagesOut | None = Field(
+        None, description="The vault's languages, from a sample of its notes taken at start-up."
     )
     vault_path: str
     store: str = Field(description="embedded (qdrant-edge) or the Qdrant server URL.")
@@ -345,6 +388,10 @@ class Health(BaseModel):
 
     status: str
     version: str
+    instance: str = Field(
+        description="Names this run of the service (random, new at every start): what its record in DATA_DIR "
+        "(service.json) says, so a client finds the service of its vault and never a stale record's port."
+    )
 
 
 class LinkedNoteOut(BaseModel):

@@ -13,6 +13,7 @@ from backend.api.schemas import (
     FailedFile,
     IndexStatus,
     JobInfo,
+    LanguagesOut,
     LinkCountsOut,
     VerifyResult,
 )
@@ -72,6 +73,12 @@ def status_answer(services: Services) -> IndexStatus:
         index_dimension=index.serving_identity.dimension,
         model_change=_model_change(services),
         embedder=_embedder_info(services),
+        languages=LanguagesOut(
+            shares=services.languages.shares(),
+            sampled_notes=services.languages.notes,
+            query_languages=list(services.languages.main_languages()),
+            non_english_share=round(services.languages.non_english_share, 3),
+        ),
         vault_path=str(settings.vault_path),
         store=settings.qdrant_url or "embedded",
         store_healthy=store_healthy,
@@ -141,12 +148,16 @@ def _embedder_info(services: Services) -> EmbedderInfo:
             f"({services.settings.ollama_url} lists no {services.settings.model_name})",
             suggestion=f"Start Ollama and pull the model: `ollama pull {services.settings.model_name}`.",
         )
+    choice = services.model_choice
     return EmbedderInfo(
         provider=provider,
         model=services.index.identity.embedding_model,
         state=state,
         healthy=healthy,
         error=error,
+        chosen_by=choice.chosen_by if choice else None,  # type: ignore[arg-type]
+        reason=choice.reason if choice else None,
+        proposal=choice.proposal if choice else None,
     )
 
 

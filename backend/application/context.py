@@ -61,6 +61,7 @@ class ContextResult:
     mode: SearchMode
     warnings: list[str] = field(default_factory=list)
     sensitive_detected: bool = False
+    notices: list[str] = field(default_factory=list)  # filters that match no indexed note
 
 
 class ContextService:
@@ -70,12 +71,10 @@ class ContextService:
         search: SearchService,
         memory: MemoryService | None,
         policy: ContentPolicy,
-        stemming: bool,
     ) -> None:
         self._search = search
         self._memory = memory
         self._policy = policy
-        self._stemming = stemming
 
     def build(self, request: ContextQuery) -> ContextResult:
         query = (request.query or "").strip()
@@ -107,7 +106,7 @@ class ContextService:
                 _path(hit.payload), _line(hit.payload, "start"), _line(hit.payload, "end"), given
             )
         ]
-        views = present_hits(hits, query, self._policy, stemming=self._stemming)
+        views = present_hits(hits, query, self._policy, analyzer=self._search.analyzer)
         views = [v for v in views if not excluded & {c.casefold() for c in v.sensitive_categories}]
         views = views[: request.max_chunks]
         facts: list[MemoryHit] = []
@@ -144,6 +143,7 @@ class ContextService:
             mode=outcome.mode,
             warnings=warnings,
             sensitive_detected=sensitive,
+            notices=outcome.notices,
         )
 
 

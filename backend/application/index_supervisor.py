@@ -89,7 +89,6 @@ class IndexSupervisor:
         self._warming = False
         self._next_catch_up = 0.0
         self.catch_up_interval = CATCH_UP_SECONDS
-        self.replace_vault = False  # `index --replace`: take over an index another vault built here
         self.watcher: ChangeFeed | None = None
 
     @property
@@ -111,13 +110,10 @@ class IndexSupervisor:
             if self._opened:
                 return
             # never open (and so sync away) an index another vault built here
-            replaced = claim_index(self._catalog, self._vault_path, replace=self.replace_vault)
+            claim_index(self._catalog, self._vault_path)
             needs_full_index = self.index.open()
             self._opened = True
         self._settle()
-        if replaced and start_indexing:
-            self.jobs.start("rebuild", self.indexer.rebuild)
-            return
         if self.index.model_mismatch and not self.index.corrupted and start_indexing:
             if self._auto_reembed:
                 log.info(

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from backend.domain.dense_windows import chunk_windows
+from backend.domain.languages import language_code
 from backend.domain.models import Chunk, ParsedNote
 from backend.domain.payload import HEADING_SEPARATOR
 from backend.domain.sparse import DocumentFields
+from backend.domain.text_analysis import TextAnalyzer
 
 
 def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
@@ -26,8 +28,19 @@ def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
     return [f"{context}\n\n{window}" for window in chunk_windows(chunk.text, max_words)]
 
 
-def keyword_fields(note: ParsedNote, chunk: Chunk) -> DocumentFields:
-    """What is keyword-encoded, by field: the note's names weigh more than its text (BM25F)."""
+def declared_language(note: ParsedNote) -> str | None:
+    """The language the note's frontmatter names (`lang` or `language`), as an ISO code."""
+    return language_code(note.metadata.get("lang") or note.metadata.get("language"))
+
+
+def note_language(analyzer: TextAnalyzer, note: ParsedNote) -> str:
+    """The language a note's words are stemmed in: declared, else detected from its text, else the default."""
+    return declared_language(note) or analyzer.note_language(None, note.body or note.title)
+
+
+def keyword_fields(note: ParsedNote, chunk: Chunk, language: str | None = None) -> DocumentFields:
+    """What is keyword-encoded, by field: the note's names weigh more than its text (BM25F). `language`:
+    the note's (`note_language`), worked out once for all its chunks."""
     return DocumentFields(
         body=chunk.text,
         file_name=file_stem(note.path),
@@ -35,6 +48,7 @@ def keyword_fields(note: ParsedNote, chunk: Chunk) -> DocumentFields:
         aliases=note.aliases,
         tags=note.tags,
         headings=chunk.heading_path,
+        language=language,
     )
 
 

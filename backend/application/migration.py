@@ -7,7 +7,9 @@ activated only once every count matches, so a copy that fails half way leaves no
 are dropped by the next migrate, or when the service opens the target).
 
 A target that already serves an index of this vault is refused unless `replace` is asked: then the copy is
-built beside it and switched to, as a rebuild does, and the old generation is dropped.
+built beside it and switched to, as a rebuild does, and the old generation is dropped. An index of another
+vault, on either side, is refused whatever is asked (VAULT_MISMATCH): nothing replaces one vault's index with
+another's. The target records the vault, as an index the service built does.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from backend.application.ports import ChunkStore, GraphStore, IndexCatalog
-from backend.domain.errors import IndexNotReadyError, MigrationTargetNotEmptyError, StoreError
+from backend.domain.errors import (
+    IndexNotReadyError,
+    MigrationTargetNotEmptyError,
+    StoreError,
+    VaultMismatchError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +50,14 @@ def migrate_index(
     source: IndexCatalog,
     target: IndexCatalog,
     *,
+    vault: str,
     replace: bool = False,
     progress: Progress | None = None,
 ) -> MigrationReport:
-    """Copy the active generation of `source` into a new generation of `target` and activate it there."""
+    """Copy the active generation of `source` (the index of `vault`) into a new generation of `target` and
+    activate it there."""
+    _check_owner(source, vault, "copy")
+    _check_owner(target, vault, "overwrite")
     generation = source.active()
     if generation is None:
         raise IndexNotReadyError("there is no index to migrate: build one first (python -m backend index)")
@@ -74,6 +85,7 @@ def migrate_index(
         finally:
             dst_chunks.close()
             dst_graph.close()
+        target.record_vault_owner(vault)
         target.activate(new)
     finally:
         src_chunks.close()
@@ -90,6 +102,17 @@ def migrate_index(
         new,
     )
     return MigrationReport(generation, new, chunks, dense, notes, links, existing)
+
+
+def _check_owner(catalog: IndexCatalog, vault: str, verb: str) -> None:
+    owner = catalog.vault_owner()
+    if owner is not None and owner != vault:
+        raise VaultMismatchError(
+            f"the index in {catalog.describe()} belongs to the vault {owner}, not to {vault}; nothing was "
+            "copied",
+            suggestion=f"Migrate {vault} with its own DATA_DIR and VAULT_NAME (a server keeps each "
+            f"VAULT_NAME apart); nothing may {verb} the index of another vault.",
+        )
 
 
 def _copy_chunks(source: ChunkStore, target: ChunkStore, progress: Progress | None) -> tuple[int, int]:

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from backend.application.embedder_health import EmbedderHealth
-from backend.application.index_texts import embedding_text, keyword_fields, reuse_key, window_texts
+from backend.application.index_texts import (
+    embedding_text,
+    keyword_fields,
+    note_language,
+    reuse_key,
+    window_texts,
+)
 from backend.application.jobs import JobProgress
 from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.ports import NoteParser, Vault
@@ -256,10 +262,11 @@ class NoteWriter:
         note = item.note
         dense_ready = self._health is None or not item.dense_missing()
         with_dense = dense_ready and self._health is not None
+        language = note_language(self._encoder.analyzer, note)
         points = [
             PointRecord(
                 id=chunk_point_id(note.path, chunk.chunk_index),
-                sparse=self._encoder.encode_document(keyword_fields(note, chunk)),
+                sparse=self._encoder.encode_document(keyword_fields(note, chunk, language)),
                 payload=chunk_payload(note, chunk, mtime=item.file.mtime, content_hash=item.file_hash),
                 dense=tuple(vector) if with_dense and vector is not None else None,
                 windows=tuple(tuple(w) for w in windows if w is not None) if with_dense else (),

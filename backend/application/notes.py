@@ -14,9 +14,11 @@ from backend.application.ports import Vault
 from backend.application.serving_index import ServingIndex
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import NoteNotFoundError, SecurityViolationError
+from backend.domain.filter_check import unmatched_filters
 from backend.domain.line_ranges import LineWindow, line_window
 from backend.domain.links import NoteRecord
-from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
+from backend.domain.models import PointFilter
+from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, has_tag, list_notes
 from backend.domain.note_lookup import lookup_note
 from backend.domain.secrets import MARKER_PREFIX
 from backend.domain.vault_paths import canonical, vault_folder, vault_path
@@ -36,6 +38,7 @@ class NoteListing:
     page: NotePage
     sensitive: dict[str, list[str]]  # path -> categories, for the notes of the page
     warnings: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # a folder or tag no indexed note has
 
 
 class NoteReader:
@@ -118,7 +121,16 @@ class NoteReader:
             date_to=wanted.date_to,
             modified_since=wanted.modified_since,
         )
-        page = list_notes(self._index.note_records(), wanted, order=order, limit=limit, offset=offset)
+        records = self._index.note_records()
+        page = list_notes(records, wanted, order=order, limit=limit, offset=offset)
+        unmatched = PointFilter(
+            folders=(wanted.folder,) if wanted.folder else (),
+            tags=(wanted.tag,) if wanted.tag else (),
+            date_from=wanted.date_from,
+            date_to=wanted.date_to,
+        )
+        # the listing's tag rule (nested tags, any case); modified_since is a moment, not a name to mistype
+        notices = unmatched_filters(unmatched, records, answered=page.total > 0, tag_rule=has_tag)
         warnings = []
         if not self._index.complete:
             warnings.append(
@@ -128,7 +140,7 @@ class NoteReader:
         sensitive = {
             r.path: self._policy.categories_of(r.title, tags=r.tags, headings=()) for r in page.notes
         }
-        return NoteListing(page, sensitive, warnings)
+        return NoteListing(page, sensitive, warnings, notices)
 
 
 def _headings_in(text: str) -> list[str]:

@@ -86,7 +86,6 @@ class SearchQuery:
     include_memory: bool = False
     memory_top_k: int = 3
     candidates: int | None = None  # how deep the store query goes when grouping by note
-    stemming: bool = True  # as the index's keyword encoder: highlights match the same word forms
 
 
 @dataclass(slots=True)
@@ -96,8 +95,13 @@ class SearchAnswer:
     outcome: SearchOutcome
     views: list[ResultView]
     memories: list[MemoryView] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what was unavailable: the answer is degraded
     total_ms: float = 0.0
+
+    @property
+    def notices(self) -> list[str]:
+        """Filters that match no indexed note: said along with the warnings, the answer still whole."""
+        return self.outcome.notices
 
     @property
     def sensitive_detected(self) -> bool:
@@ -122,7 +126,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     )
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
-    views = present_hits(hits, request.query, handles.policy, stemming=request.stemming)
+    views = present_hits(hits, request.query, handles.policy, analyzer=handles.search.analyzer)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
     if request.include_memory:
         try:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.models import ScoredPoint
 from backend.domain.result_rules import highlights
+from backend.domain.text_analysis import TextAnalyzer
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,7 @@ def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
 
 
 def present_hits(
-    hits: Sequence[ScoredPoint], query: str, policy: ContentPolicy, *, stemming: bool
+    hits: Sequence[ScoredPoint], query: str, policy: ContentPolicy, *, analyzer: TextAnalyzer
 ) -> list[ResultView]:
     views = []
     for hit in hits:
@@ -66,7 +67,7 @@ def present_hits(
                 aliases=list(p.get("aliases") or []),
                 date=p.get("date"),
                 # computed on the redacted text: a highlight never brings a secret back
-                highlights=highlights(query, content.text, stemming=stemming),
+                highlights=highlights(query, content.text, analyzer=analyzer),
                 sensitive_categories=policy.categories_of(
                     content.text, tags=tags, headings=p.get("heading_path") or ()
                 ),

@@ -23,6 +23,7 @@ from backend.application.ports import Embedder
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
 from backend.domain.confidence import Evidence
+from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.result_rules import (
     LineSpan,
@@ -32,6 +33,7 @@ from backend.domain.result_rules import (
     hubs_after_their_notes,
 )
 from backend.domain.sparse import SparseEncoder
+from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
 from backend.domain.vault_paths import safe_filter
 
@@ -51,6 +53,8 @@ class SearchOutcome:
     store_ms: float = 0.0  # time spent in the store query
     time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
     evidence: list[Evidence] = field(default_factory=list)  # what each hit's confidence was computed from
+    # filters that match no indexed note (an unknown folder, tag or path): said, but the answer is whole
+    notices: list[str] = field(default_factory=list)
 
     @property
     def degraded(self) -> bool:
@@ -61,8 +65,13 @@ class SearchOutcome:
 class SearchOptions:
     prefetch_limit: int = 100
     rrf_k: int = 2
-    rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (fusion weights, whichever fusion)
-    fusion: str = "score"  # or "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
+    rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (score and rrf fusion)
+    # dense, keyword for a question in another language than the vault's (its words cannot match the notes')
+    cross_language_weights: tuple[float, float] = (0.9, 0.1)
+    adaptive: fusion.AdaptiveWeights = field(default_factory=fusion.AdaptiveWeights)
+    # "adaptive" (each side spread, dense weighted by its winner's lead), "score" (each side over its top,
+    # fixed weights), "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
+    fusion: str = "adaptive"
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
     time_boost: float = 1.0
@@ -83,6 +92,11 @@ class SearchService:
         self._index = index
         self._options = options or SearchOptions()
         self._chunks = ChunkCounter()
+
+    @property
+    def analyzer(self) -> TextAnalyzer:
+        """How queries and notes become keyword terms (highlights follow the same rules)."""
+        return self._encoder.analyzer
 
     def search(
         self,
@@ -182,7 +196,12 @@ class SearchService:
         sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
         if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
             found = SearchOutcome(
-                hits=entity[:top_k], total_hits=len(entity), mode=mode, warnings=warnings, time_intent=span
+                hits=entity[:top_k],
+                total_hits=len(entity),
+                mode=mode,
+                warnings=warnings,
+                time_intent=span,
+                notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(entity)),
             )
             return found, Sides(None, None)
 
@@ -195,6 +214,8 @@ class SearchService:
             sparse if sparse is not None and not sparse.is_empty else None,
             limit,
             point_filter if point_filter is not None and not point_filter.is_empty else None,
+            self._foreign_weights(query),
+            hybrid=mode is SearchMode.HYBRID,
         )
         store_ms = (time.perf_counter() - started) * 1000 + entity_ms
         size = max(top_k, candidates or 0)
@@ -220,6 +241,7 @@ class SearchService:
             embed_ms=embed_ms,
             store_ms=store_ms,
             time_intent=span,
+            notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(hits)),
         )
         return found, sides
 
@@ -230,12 +252,21 @@ class SearchService:
         sparse: SparseVector | None,
         limit: int,
         point_filter: PointFilter | None,
+        foreign: tuple[float, float] | None,
+        *,
+        hybrid: bool,
     ) -> tuple[list[ScoredPoint], Sides | None]:
         """The fused candidates, and both sides' raw scores where the fusion read them: RRF or DBSF inside
-        one store query; score fusion (which the engines do not offer) over both sides' ids and scores, fused
-        by the domain's rule so both engines rank alike, then the payloads of the candidates kept (reading
-        them for both whole sides cost ~18% of p95)."""
-        if self._options.fusion != "score" or dense is None or sparse is None:
+        one store query; adaptive and score fusion (which the engines do not offer) over both sides' ids and
+        scores, fused by the domain's rule so both engines rank alike, then the payloads of the candidates
+        kept (reading them for both whole sides cost ~18% of p95). `foreign`: the weights for a question in
+        another language than the vault's, or None. A hybrid question without keyword terms (stop words
+        only) is fused too, with an empty keyword side, so its scores are on the same 0..1 scale as any
+        other hybrid answer."""
+        options = self._options
+        weights = foreign or options.rrf_weights
+        scaled = options.fusion in ("adaptive", "score") and hybrid and dense is not None
+        if not scaled or dense is None:
             points = live.store.query(
                 dense=dense,
                 sparse=sparse,
@@ -243,14 +274,18 @@ class SearchService:
                 prefetch_limit=limit,  # never below the configured depth: limit includes it
                 point_filter=point_filter,
                 rrf_k=self._options.rrf_k,
-                rrf_weights=self._options.rrf_weights,
+                rrf_weights=weights,
                 fusion=self._options.fusion,
             )
             # keyword only: the points' scores are that side's own; otherwise they are fused
             return points, Sides(None, SideScores.of_points(points, limit)) if dense is None else None
-        sides = live.store.rank_sides(dense=dense, sparse=sparse, limit=limit, point_filter=point_filter)
+        keyword = sparse if sparse is not None else SparseVector((), ())
+        sides = live.store.rank_sides(dense=dense, sparse=keyword, limit=limit, point_filter=point_filter)
         raw = Sides(SideScores.of(sides[0], limit), SideScores.of(sides[1], limit))
-        fused = fusion.top_scaled(sides, self._options.rrf_weights)
+        if options.fusion == "adaptive":
+            fused = fusion.adaptive(sides[0], sides[1], options.adaptive, fixed=foreign)
+        else:
+            fused = fusion.top_scaled(sides, weights)
         ranked = sorted(fused.items(), key=lambda item: -item[1])
         # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
         cut = min(len(ranked), limit)
@@ -275,6 +310,14 @@ class SearchService:
         chunks = self._chunks.count(live) if hits else 0
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
         return replace(outcome, hits=hits, evidence=evidence)
+
+    def _foreign_weights(self, query: str) -> tuple[float, float] | None:
+        """The fusion weights for a question in another language than the vault's (an English question
+        about German notes shares only names and numbers with them, and the keyword side would rank by
+        those), else None."""
+        if self._encoder.analyzer.foreign(query):
+            return self._options.cross_language_weights
+        return None
 
     def _entity_hits(
         self, live: LiveIndex, query: str, point_filter: PointFilter | None

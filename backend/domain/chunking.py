@@ -11,7 +11,10 @@ Rules:
 * Every chunk after the first of a section starts with up to `overlap_tokens` words of the
   previous chunk's tail; the overlap is shortened so that no chunk ever exceeds `max_tokens`.
 * Tokens are words: runs of non-whitespace, with a run longer than `MAX_WORD_CHARS` counted as one
-  word per `MAX_WORD_CHARS` characters (so base64 blobs and unspaced scripts are still capped).
+  word per `MAX_WORD_CHARS` characters (so base64 blobs are still capped). Scripts written without
+  spaces count by characters: two Chinese or Japanese characters are a word, four Thai, Lao, Khmer or
+  Myanmar letters (with their marks) are a word — about what an English word costs a model's tokenizer,
+  so a chunk of Chinese fits the multilingual model's 512 tokens as a chunk of English does.
   Simple, stable, and independent of any embedding model's tokenizer.
 * `text` is an exact slice of the note: from the first word (or the start of its line when
   only indentation precedes it) to the end of the last word. start_line/end_line are the 1-based
@@ -36,7 +39,22 @@ from backend.domain.models import Chunk, Heading, ParsedNote
 
 MAX_WORD_CHARS = 40
 
-_WORD = re.compile(rf"\S{{1,{MAX_WORD_CHARS}}}")
+# Han, kana and their marks; then the letters of Thai, Lao, Khmer and Myanmar, each with the marks after it
+_CJK = "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_SOUTHEAST = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+# the vowel signs and tone marks of those scripts, kept with the letter before them (a word never starts
+# with one)
+_MARKS = "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd\u102b-\u103e\u17b4-\u17d3"
+_WORD = re.compile(
+    rf"[{_CJK}]{{1,2}}|(?:[{_SOUTHEAST}][{_MARKS}]*){{1,4}}|[^\s{_CJK}{_SOUTHEAST}]{{1,{MAX_WORD_CHARS}}}"
+)
+
+
+def count_words(text: str) -> int:
+    """Words as chunks count them (see the module docstring)."""
+    return len(_WORD.findall(text))
+
+
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 

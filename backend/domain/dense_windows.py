@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from backend.domain.chunking import count_words
+
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
@@ -29,7 +31,7 @@ def chunk_windows(text: str, max_words: int) -> list[str]:
     if max_words < 1:
         raise ValueError("max_words must be at least 1")
     parts = blocks(text)
-    sizes = [len(part.split()) for part in parts]
+    sizes = [count_words(part) for part in parts]
     if len(parts) < 2 or sum(sizes) <= max_words:
         return []
     windows: list[str] = []

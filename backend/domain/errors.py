@@ -151,6 +151,14 @@ class ServiceUnreachableError(KnowledgeBridgeError):
     recoverable = True
 
 
+class ServiceAmbiguousError(KnowledgeBridgeError):
+    """The CLI's: several services run, each for its own vault, and the command names none of them."""
+
+    code = "SERVICE_AMBIGUOUS"
+    recoverable = True
+    suggestion = "Name the vault with --vault (or VAULT_PATH)."
+
+
 class StoreError(KnowledgeBridgeError):
     code = "STORE_ERROR"
     recoverable = False

@@ -1,5 +1,8 @@
 """Fusion of the dense and the keyword candidate lists into one ranking.
 
+The default (`adaptive`) spreads each list onto 0..1 and weighs the dense side by how clearly its winner
+stands out; `top_scaled` (each list over its top score, fixed weights) was the default before issue 27.
+
 Pure functions over (id, score) lists, best first, so the search use case and the tuning script
 (`scripts/fusion_grid.py`) run the very same rules. Qdrant computes RRF and DBSF inside one query; these
 are the same formulas (checked against the engine by the contract tests), plus what the engine cannot do:
@@ -49,19 +52,68 @@ def dbsf(lists: Sequence[Ranked[K]], weights: Sequence[float] | None = None) -> 
 
 def top_scaled(lists: Sequence[Ranked[K]], weights: Sequence[float]) -> dict[K, float]:
     """Score fusion: each list's scores divided by its own top score (so its best candidate counts 1), then
-    summed with the weights. Unlike RRF it keeps how far apart a side's candidates are: a dense list whose
-    top few stand out from the rest moves them, one whose scores lie close together barely does. A list
-    with no positive top score is left out."""
+    summed with the weights, over the weights of the lists that answered. Unlike RRF it keeps how far apart
+    a side's candidates are: a dense list whose top few stand out from the rest moves them, one whose scores
+    lie close together barely does. A list with no positive top score is left out, and so is its weight:
+    a candidate best on every side that answered scores 1, whether or not the keyword side found anything
+    (a question in another language than the notes), so a threshold means the same in every language."""
     fused: dict[K, float] = {}
+    answered = 0.0
     for ranked, weight in zip(lists, weights, strict=True):
         if not ranked or weight <= 0:
             continue
         top = max(score for _, score in ranked)
         if top <= 0:
             continue
+        answered += weight
         for key, score in ranked:
             fused[key] = fused.get(key, 0.0) + weight * max(score, 0.0) / top
-    return fused
+    return {key: value / answered for key, value in fused.items()}
+
+
+def spread(ranked: Ranked[K]) -> list[tuple[K, float]]:
+    """A list's scores mapped from its lowest to its top onto 0..1. A model whose cosines crowd just under
+    its top (multilingual-e5: 0.80-0.88 for a whole list) then separates its candidates as clearly as one
+    whose cosines spread out (MiniLM), and a keyword list does not outweigh it by its scale alone."""
+    if not ranked:
+        return []
+    low = min(score for _, score in ranked)
+    top = max(score for _, score in ranked)
+    if top <= low:
+        return [(key, 1.0) for key, _ in ranked]
+    return [(key, (score - low) / (top - low)) for key, score in ranked]
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveWeights:
+    """Adaptive fusion's dense weight, from how far the dense side's winner stands out (`SideShape.lead`):
+    `low` at a lead of `unsure` or less, `high` at `sure` or more, in between on a line; the keyword side
+    gets the rest. A flat dense list (chat messages that all look alike to the model) barely moves the
+    keyword ranking; a dense list whose winner stands out (a paragraph that answers the question) does."""
+
+    low: float = 0.3
+    high: float = 0.7
+    unsure: float = 1.0
+    sure: float = 4.0
+
+    def dense_weight(self, dense_scores: Sequence[float]) -> float:
+        lead = SideShape.of(dense_scores).lead
+        if self.sure <= self.unsure:
+            return self.high if lead >= self.sure else self.low
+        share = min(1.0, max(0.0, (lead - self.unsure) / (self.sure - self.unsure)))
+        return self.low + (self.high - self.low) * share
+
+
+def adaptive(
+    dense: Ranked[K], keyword: Ranked[K], weights: AdaptiveWeights, fixed: tuple[float, float] | None = None
+) -> dict[K, float]:
+    """Each side spread onto 0..1 (`spread`), summed with the dense weight `weights` gives for this dense
+    list (or the `fixed` (dense, keyword) weights), over the weights of the sides that answered: the best
+    candidate of both sides scores 1."""
+    if fixed is None:
+        wd = weights.dense_weight([score for _, score in dense])
+        fixed = (wd, 1.0 - wd)
+    return top_scaled([spread(dense), spread(keyword)], fixed)
 
 
 def _three_sigma(scores: object) -> tuple[float, float]:

@@ -39,7 +39,7 @@ class NotePage:
     next_offset: int | None  # None on the last page
 
 
-def _has_tag(record: NoteRecord, tag: str) -> bool:
+def has_tag(record: NoteRecord, tag: str) -> bool:
     wanted = tag.lstrip("#").casefold()
     return any(t.casefold() == wanted or t.casefold().startswith(wanted + "/") for t in record.tags)
 
@@ -47,7 +47,7 @@ def _has_tag(record: NoteRecord, tag: str) -> bool:
 def matches(record: NoteRecord, wanted: NoteListFilter) -> bool:
     if wanted.folder and not record.path.startswith(wanted.folder.rstrip("/") + "/"):
         return False
-    if wanted.tag and not _has_tag(record, wanted.tag):
+    if wanted.tag and not has_tag(record, wanted.tag):
         return False
     if wanted.date_from or wanted.date_to:
         day = (record.date or "")[:10]

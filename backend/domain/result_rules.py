@@ -11,13 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from backend.domain.sparse import analyze, analyze_words
+from backend.domain.languages import UNSPACED
+from backend.domain.text_analysis import TextAnalyzer, runs, words
 
 T = TypeVar("T")
-
-# Letter/digit runs of the original text: the candidates a highlight is cut from. `analyze` decides what
-# each run means (folding, stop words, stemming), so highlights follow the keyword side's rules.
-_RUN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,52 +67,79 @@ def apply_threshold(hits: Sequence[S], threshold: float | None) -> list[S]:
     return [hit for hit in hits if hit.score >= threshold]
 
 
-def highlights(query: str, text: str, *, stemming: bool = True) -> list[str]:
+def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -> list[str]:
     """The query's terms as they are written in `text`: each once, in order of first appearance.
 
-    Matching uses the keyword side's normalisation (`analyze`: case and accent folding, stop words,
-    stemming), so "Cafe" in a query highlights "café" in the text, "deciding" highlights "decides", and stop
-    words are never highlights.
+    Matching uses the keyword side's analysis (case and accent folding, stop words, stemming in the query's
+    languages, compound parts, bigrams), so "Cafe" in a query highlights "café" in the text, "deciding"
+    highlights "decides", "Steuer" highlights "Steuererklärung", and stop words are never highlights. In
+    a script written without spaces the highlight is the matched stretch ("迁移" in "数据库迁移计划").
     """
-    wanted = set(analyze(query, stemming=stemming))
+    analyzer = analyzer or TextAnalyzer()
+    wanted = set(analyzer.query_terms(query))
     if not wanted:
         return []
-    words = _RUN.findall(text)
-    distinct = list(dict.fromkeys(words))  # words repeat; analyse each distinct one once, in one batch
-    analysed = {
-        word: {term for term in terms if term in wanted}
-        for word, terms in zip(distinct, analyze_words(distinct, stemming=stemming), strict=True)
-    }
+    languages = analyzer.query_languages_for(query)
     found: list[str] = []
     seen: set[str] = set()
-    for word in words:
-        terms = analysed[word]
-        if terms - seen:
-            seen |= terms
-            found.append(word)
+    matched: dict[str, list[tuple[str, set[str]]]] = {}
+    for word in words(text):
+        if word not in matched:  # words repeat: analyse each distinct one once
+            matched[word] = _matches(analyzer, word, languages, wanted)
+        for shown, terms in matched[word]:
+            if terms - seen:
+                seen |= terms
+                found.append(shown)
     return found
+
+
+def _matches(
+    analyzer: TextAnalyzer, word: str, languages: Sequence[str], wanted: set[str]
+) -> list[tuple[str, set[str]]]:
+    """What of `word` to show as highlights, each with the query terms it matched."""
+    if word.isascii():
+        terms = analyzer.word_terms(word, languages) & wanted
+        return [(word, terms)] if terms else []
+    out: list[tuple[str, set[str]]] = []
+    for script, run in runs(word):
+        if script not in UNSPACED:
+            terms = analyzer.word_terms(run, languages) & wanted
+            out += [(run, terms)] if terms else []
+            continue
+        folded = run.casefold()
+        spans: list[list[int]] = []  # stretches covered by matched bigrams (or a matched lone character)
+        for i in range(len(folded)):
+            gram = folded[i : i + 2]
+            if gram in wanted and (len(gram) == 2 or len(folded) == 1):
+                if spans and i <= spans[-1][1]:
+                    spans[-1][1] = i + len(gram)
+                else:
+                    spans.append([i, i + len(gram)])
+        out += [(run[a:b], {folded[a:b]}) for a, b in spans]
+    return out
 
 
 # -- hubs: chunks that are mostly links (index and map-of-content notes) ---------------------------------
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]*)\]\]")
 _MD_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-HUB_LINK_SHARE = 0.5  # "mostly links": more than half of the chunk's words sit inside links
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+# A map of content links to several notes, on most of its lines; how many words go with each link ("- [[X]]
+# — the decision and the options") does not matter, nor how a language counts words.
+HUB_MIN_NOTES = 3  # notes a chunk links to, at least
+HUB_LINE_SHARE = 0.5  # ... on more than this share of its lines (headings and blank lines left out)
 
 
-def link_share(text: str) -> float:
-    """Share of the chunk's words (its heading lines left out) that are inside wikilinks or Markdown links."""
+def is_hub(text: str) -> bool:
+    """Whether a chunk is a map of content: it links to at least `HUB_MIN_NOTES` notes, and more than
+    `HUB_LINE_SHARE` of its lines carry a link to one. Decided by its links alone, never by word counts."""
     if "[[" not in text and "](" not in text:
-        return 0.0  # most chunks: no link at all
-    body = _HEADING_LINE.sub(" ", text)
-    total = len(_WORD.findall(body))
-    if not total:
-        return 0.0
-    inside = sum(len(_WORD.findall(m.group(0))) for m in _WIKILINK.finditer(body))
-    inside += sum(len(_WORD.findall(m.group(1))) for m in _MD_LINK.finditer(body))
-    return min(inside / total, 1.0)
+        return False  # most chunks: no link at all
+    if len(linked_names(text)) < HUB_MIN_NOTES:
+        return False
+    lines = [line for line in text.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    linking = [line for line in lines if linked_names(line)]
+    return len(linking) > HUB_LINE_SHARE * len(lines)
 
 
 def linked_names(text: str) -> set[str]:
@@ -149,14 +173,14 @@ def hubs_after_their_notes(
     note_path: Callable[[T], str],
     rescore: Callable[[T, T], T],
 ) -> list[T]:
-    """Move each hub chunk (mostly links) just below the last hit of a note it links to.
+    """Move each hub chunk (a map of content: `is_hub`) just below the last hit of a note it links to.
 
     A map of content matches a question about its notes through their names, but the notes hold the answer:
     they go first, and the hub stays in the list after them. `rescore(hub, neighbour)` returns the hub with
     a score no higher than the hit it now follows, so the list stays best first. Hits are best first.
     """
     ordered = list(hits)
-    for hub in [hit for hit in hits if link_share(text(hit)) > HUB_LINK_SHARE]:
+    for hub in [hit for hit in hits if is_hub(text(hit))]:
         own = note_name(note_path(hub))
         targets = linked_names(text(hub)) - {own}
         if not targets:

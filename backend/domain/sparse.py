@@ -17,26 +17,11 @@ import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-
-import Stemmer
 
 from backend.domain.models import SparseVector
+from backend.domain.text_analysis import STOP_WORDS, TextAnalyzer
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STEMMABLE = re.compile(r"[a-z]+")  # English stemming must not touch other scripts, numbers or codes
-
-# The usual English list (as in NLTK/Lucene) plus a few question words: an agent asks full questions
-# ("how much do I owe ..."), and without these the question words outrank the note's own words.
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having
-    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same she should so some such
-    than that the their theirs them themselves then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your yours yourself
-    yourselves s t d ll m re ve much many also""".split()
-)
 
 
 def _fold_char(ch: str) -> str:
@@ -63,58 +48,15 @@ _FOLDED = _FoldTable()
 
 
 def fold(text: str) -> str:
-    """Lower case without accents, as the keyword side compares words ("Café" -> "cafe").
-
-    Strips accents so "café" and "cafe" meet, and keeps every other letter (Cyrillic, CJK...) as it is."""
+    """Lower case without accents, as sensitive words are compared ("Café" -> "cafe")."""
     if text.isascii():  # the common case
         return text.lower()
     return text.translate(_FOLDED)
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased, accent-folded word tokens without stop words. Numbers are kept ("2026", "42")."""
+    """Lower-cased, accent-folded word tokens without English stop words (sensitive-word matching)."""
     return [tok for tok in _WORD.findall(fold(text)) if tok not in STOP_WORDS]
-
-
-@lru_cache(maxsize=1)
-def _english() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
-
-
-def stem(token: str) -> str:
-    """Snowball English stem of a Latin-letter token; anything else (digits, other scripts) as it is."""
-    return _english().stemWord(token) if _STEMMABLE.fullmatch(token) else token
-
-
-def _tokenize_word(word: str) -> list[str]:
-    if word.isascii() and word.isalnum():  # one plain word, the common case: no regex needed
-        lowered = word.lower()
-        return [] if lowered in STOP_WORDS else [lowered]
-    return tokenize(word)
-
-
-def _stem_all(tokens: list[str]) -> list[str]:
-    positions = [i for i, tok in enumerate(tokens) if _STEMMABLE.fullmatch(tok)]
-    out = list(tokens)
-    for i, stemmed in zip(positions, _english().stemWords([tokens[i] for i in positions]), strict=True):
-        out[i] = stemmed
-    return out
-
-
-def analyze_words(words: Sequence[str], *, stemming: bool = True) -> list[list[str]]:
-    """`analyze` of many short texts at once: the same terms, with one stemmer call for all of them."""
-    tokenized = [_tokenize_word(word) for word in words]
-    if not stemming:
-        return tokenized
-    flat = [tok for tokens in tokenized for tok in tokens]
-    stemmed = iter(_stem_all(flat))
-    return [[next(stemmed) for _ in tokens] for tokens in tokenized]
-
-
-def analyze(text: str, *, stemming: bool = True) -> list[str]:
-    """The index terms of a text: `tokenize`, then stemmed, so "deciding" meets "decides"."""
-    tokens = tokenize(text)
-    return [stem(tok) for tok in tokens] if stemming else tokens
 
 
 def term_index(term: str) -> int:
@@ -143,6 +85,10 @@ class DocumentFields:
     aliases: Sequence[str] = ()
     tags: Sequence[str] = ()
     headings: Sequence[str] = ()  # the chunk's heading path
+    language: str | None = None  # the note's (TextAnalyzer.note_language); None: told from `body`
+
+
+Terms = list[tuple[str, float]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,57 +97,58 @@ class SparseEncoder:
     b: float = 0.5
     avg_doc_len: float = 120.0  # body terms per chunk that count as "average length"
     weights: FieldWeights = field(default_factory=FieldWeights)
-    stemming: bool = True
+    analyzer: TextAnalyzer = field(default_factory=TextAnalyzer)
 
     @property
     def fingerprint(self) -> str:
         """Everything that shapes stored keyword vectors: a change means the index must be rebuilt."""
         w = self.weights
         names = f"{w.file_name:g}/{w.title:g}/{w.aliases:g}/{w.tags:g}/{w.headings:g}/{w.body:g}"
-        stem = "english" if self.stemming else "off"
-        return f"bm25f-1 k1={self.k1:g} b={self.b:g} avgdl={self.avg_doc_len:g} w={names} stem={stem}"
+        return (
+            f"bm25f-2 k1={self.k1:g} b={self.b:g} avgdl={self.avg_doc_len:g} w={names} "
+            f"{self.analyzer.fingerprint}"
+        )
 
     def encode_document(self, document: DocumentFields | str) -> SparseVector:
         fields = DocumentFields(body=document) if isinstance(document, str) else document
+        language = fields.language or self.analyzer.note_language(None, fields.body or fields.title)
         tf: defaultdict[str, float] = defaultdict(float)
-        body = self._terms(fields.body)
+        body = self.analyzer.terms(fields.body, language)
         if body:
-            norm = 1 - self.b + self.b * len(body) / self.avg_doc_len
+            length = sum(1 for _, weight in body if weight >= 1.0)  # a compound's parts add no length
+            norm = 1 - self.b + self.b * length / self.avg_doc_len
             _add(tf, body, self.weights.body / norm)
         w = self.weights
-        for names, weight in self._names(fields):
+        for names, weight in self._names(fields, language):
             _add(tf, names, weight)
-        _add(tf, self._terms_of(fields.tags), w.tags)
-        _add(tf, self._terms_of(fields.headings), w.headings)
+        _add(tf, self._terms_of(fields.tags, language), w.tags)
+        _add(tf, self._terms_of(fields.headings, language), w.headings)
         return _to_vector({term: t * (self.k1 + 1) / (t + self.k1) for term, t in tf.items() if t > 0})
 
     def encode_query(self, text: str) -> SparseVector:
-        return _to_vector(dict.fromkeys(self._terms(text), 1.0))
+        return _to_vector(self.analyzer.query_terms(text))
 
-    def _terms(self, text: str) -> list[str]:
-        return analyze(text, stemming=self.stemming)
+    def _terms_of(self, texts: Iterable[str], language: str) -> Terms:
+        return [term for text in texts for term in self.analyzer.terms(text, language)]
 
-    def _terms_of(self, texts: Iterable[str]) -> list[str]:
-        return [term for text in texts for term in self._terms(text)]
-
-    def _names(self, fields: DocumentFields) -> list[tuple[list[str], float]]:
+    def _names(self, fields: DocumentFields, language: str) -> list[tuple[Terms, float]]:
         # A title is usually the file name (Obsidian shows the file name when there is no other title):
         # the same name given twice is one name, at the higher weight, not a doubled one.
-        best: dict[str, float] = {}
+        best: dict[tuple[tuple[str, float], ...], float] = {}
         candidates = [(fields.file_name, self.weights.file_name), (fields.title, self.weights.title)]
         candidates += [(alias, self.weights.aliases) for alias in fields.aliases]
         for name, weight in candidates:
-            key = " ".join(self._terms(name))
+            key = tuple(self.analyzer.terms(name, language))
             if key and weight > best.get(key, 0.0):
                 best[key] = weight
-        return [(key.split(" "), weight) for key, weight in best.items()]
+        return [(list(key), weight) for key, weight in best.items()]
 
 
-def _add(tf: defaultdict[str, float], terms: Iterable[str], weight: float) -> None:
+def _add(tf: defaultdict[str, float], terms: Iterable[tuple[str, float]], weight: float) -> None:
     if weight <= 0:
         return
-    for term in terms:
-        tf[term] += weight
+    for term, share in terms:
+        tf[term] += weight * share
 
 
 def _to_vector(weights: dict[str, float]) -> SparseVector:

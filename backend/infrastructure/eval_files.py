@@ -54,9 +54,14 @@ class EvalSet:
 
 def find_set(folder: Path) -> EvalSet:
     """The set laid out as in ../shared/corpora: `vault/`, one `queries-<split>.jsonl` and the
-    `qrels-<split>.tsv` of the same split. Named after the folder (`scifact`, `locomo-dev`)."""
+    `qrels-<split>.tsv` of the same split. Named after the folder (`scifact`, `locomo-dev`). A set of
+    questions about another set's notes (xquad-dev/en-over-de) has a `VAULT` file naming that set instead
+    of a vault of its own."""
     folder = Path(folder)
     vault = folder / "vault"
+    pointer = folder / "VAULT"
+    if not vault.is_dir() and pointer.is_file():
+        vault = folder.parent / pointer.read_text(encoding="utf-8").strip() / "vault"
     if not vault.is_dir():
         raise ValueError(
             f"{folder}: no vault/ folder (an evaluation set holds vault/, queries-*.jsonl, qrels-*.tsv)"

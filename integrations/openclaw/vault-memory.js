@@ -11,7 +11,7 @@ const PROVENANCE = "the user's Obsidian vault (Knowledge Bridge)";
 const SOURCE_TYPE = "obsidian-vault";
 const CITATION = /^(?<path>.+?)#L(?<start>\d+)(?:-L?(?<end>\d+))?$/;
 const MAX_RESULTS = 20;
-const PROBE_TTL_MS = 2_000; // how long one answer (or failure) stands for the service's state: a turn asks anew
+const PROBE_TTL_MS = 2_000; // how long a failure stands for the service's state
 
 function citation(path, start, end) {
   return start === end ? `${path}#L${start}` : `${path}#L${start}-L${end}`;
@@ -150,9 +150,10 @@ export function vaultPromptLines(health) {
 }
 
 /**
- * Whether the service answers with this config (its key included): the last call's outcome (recall, memory
- * search) when recent, else a probe of /index/status, never waited on longer than memory.probeMs: a prompt is
- * built every turn and must neither wait on a service that is down nor promise a vault that is not there.
+ * Whether the service answers with this config (its key included), asked before each prompt and never waited
+ * on longer than memory.probeMs: a prompt must neither wait on a service that is down nor promise a vault that
+ * is not there. A failure (of the probe, a recall or a memory search) stands for PROBE_TTL_MS, so a service
+ * that is down is not asked again every turn; an answer stands for nothing, since the next may not come.
  */
 export class ServiceHealth {
   constructor(api) {
@@ -173,7 +174,7 @@ export class ServiceHealth {
   async up() {
     const config = settings(this.api.pluginConfig);
     const key = this.key(config);
-    if (this.known.key === key && Date.now() - this.known.at < PROBE_TTL_MS) return this.known.up;
+    if (this.known.key === key && !this.known.up && Date.now() - this.known.at < PROBE_TTL_MS) return false;
     this.pending ??= request(config, { path: "/index/status", timeoutMs: config.memory.probeMs })
       .then(() => true, () => false)
       .then((up) => {

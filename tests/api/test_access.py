@@ -103,7 +103,9 @@ def test_health_stays_open_and_says_nothing_more(client: TestClient) -> None:
     for name, headers, _ in WRONG:
         response = client.get("/health", headers=headers)
         assert response.status_code == 200, name
-        assert set(response.json()) == {"status", "version"}
+        answer = response.json()
+        assert set(answer) == {"status", "version", "instance"}
+        assert re.fullmatch(r"[0-9a-f]{16}", answer["instance"])  # a random name of this run, nothing else
 
 
 def test_the_schema_declares_the_bearer_key_when_one_is_set(make_client: AppFactory, tmp_path: Path) -> None:

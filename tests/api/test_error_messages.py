@@ -1,6 +1,6 @@
 """Errors that say what to fix: every 422 names the field and the rule, bad JSON says where it breaks, a body
 sent without a JSON content type says to send one; the OpenAPI schema lists only codes a route can answer,
-and the README explains every code."""
+and docs/api.md explains every code."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from backend.api.errors import NOT_ON_HTTP, ROUTING_CODES, STATUS_BY_CODE
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 
 @pytest.fixture(scope="module")
@@ -99,17 +99,17 @@ def test_openapi_lists_only_codes_the_route_can_answer(client: TestClient) -> No
     assert all("TARGET_NOT_EMPTY" not in listed for listed in codes.values())
 
 
-def test_every_code_is_explained_in_the_readme_table(client: TestClient) -> None:
+def test_every_code_is_explained_in_the_error_table(client: TestClient) -> None:
     table = {
         code: row
-        for row in README.read_text(encoding="utf-8").splitlines()
+        for row in API_DOC.read_text(encoding="utf-8").splitlines()
         if row.startswith("| `")
         for code in re.findall(r"`([A-Z_]+)`", row.split("|")[1])
     }
     every = set(STATUS_BY_CODE) | set(ROUTING_CODES.values()) | NOT_ON_HTTP
     every |= {code for listed in _codes_by_route(client).values() for code in listed}
     missing = every - set(table)
-    assert not missing, f"README's error table does not explain {sorted(missing)}"
+    assert not missing, f"docs/api.md's error table does not explain {sorted(missing)}"
     for code, status in STATUS_BY_CODE.items():
         if code not in NOT_ON_HTTP:
             assert f"| {status}" in table[code], (code, status)

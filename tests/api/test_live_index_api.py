@@ -137,6 +137,9 @@ def test_the_watcher_follows_create_edit_rename_folder_move_and_delete(
         "state": "ready",
         "healthy": True,
         "error": None,
+        "chosen_by": None,  # an embedder handed in (a test's fake), not chosen by the service
+        "reason": None,
+        "proposal": None,
     }
     assert status["last_sync"] is not None
 

@@ -24,6 +24,7 @@ from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.main import create_app
 from backend.mcp_stdio import relay
+from scripts.service_process import ServiceProcess
 from tests import live_server
 
 KEY = "stdio-test-key"
@@ -113,6 +114,20 @@ def test_with_the_service_running_it_relays_to_it(indexed: tuple[Path, Path]) ->
     assert remembered.structured_content["created"] is True
 
 
+def test_it_finds_the_service_of_its_vault_whatever_port(indexed: tuple[Path, Path]) -> None:
+    """PORT says nothing (OpenClaw spawns the server with the settings it was given): the record the service
+    wrote in the vault's data dir says where it listens."""
+    vault, data = indexed
+    env = {"EMBEDDING_PROVIDER": "none", "WATCH": "false", "API_KEY": KEY}
+
+    async def tools(session: ClientSession) -> set[str]:
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+    with ServiceProcess(vault, data, env=env) as service:
+        service.wait_ready()
+        assert spawn(vault, data, closed_port(), tools) == READ_TOOLS | {"remember"}  # relayed: it writes
+
+
 @pytest.fixture
 def wrong_key_service(indexed: tuple[Path, Path]) -> Iterator[int]:
     vault, data = indexed
@@ -173,3 +188,27 @@ def test_request_zero_to_a_service_gone_gets_an_error() -> None:
 def test_notifications_get_no_reply_even_when_refused(wrong_key_service: int) -> None:
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     assert relayed(f"http://127.0.0.1:{wrong_key_service}", KEY, initialized) == []
+
+
+def test_an_index_it_cannot_open_is_an_error_the_client_shows(indexed: tuple[Path, Path]) -> None:
+    """No service recorded for the vault, and another process holds its index: the client's `initialize`
+    gets the reason and what to do (OpenClaw shows "MCP error -32002: ..."), not a closed connection."""
+    vault, data = indexed
+    holder = build_services(load_settings(vault_path=vault, data_dir=data, embedding_provider="none"))
+    holder.supervisor.open(start_indexing=False)  # this process holds the embedded index; it records nothing
+    try:
+        with pytest.raises(BaseException) as raised:  # noqa: PT011 - anyio wraps it in an exception group
+            spawn(vault, data, closed_port(), lambda session: None)
+    finally:
+        holder.close()
+    (refused,) = [error for error in _leaves(raised.value) if isinstance(error, MCPError)]
+    assert refused.error.code == -32002
+    assert "INDEX_UNAVAILABLE" in refused.error.message
+    assert "in use by another process" in refused.error.message
+    assert "What to do:" in refused.error.message
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]

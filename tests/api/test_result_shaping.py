@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.domain.result_rules import link_share, linked_names, note_name
+from backend.domain.result_rules import is_hub, linked_names, note_name
 from backend.main import create_app
 from tests.api.conftest import AppFactory, wait_for_job
 
@@ -54,7 +54,7 @@ def test_the_decision_answers_the_migration_question_first(client: TestClient) -
 def test_a_hub_chunk_never_outranks_a_note_it_links_to(client: TestClient, question: str) -> None:
     results = search(client, question, top_k=20)["results"]
     for at, result in enumerate(results):
-        if link_share(result["content"]) <= 0.5:
+        if not is_hub(result["content"]):
             continue
         linked = linked_names(result["content"]) - {note_name(result["note_path"])}
         below = [r["note_path"] for r in results[at + 1 :] if note_name(r["note_path"]) in linked]

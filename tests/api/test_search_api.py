@@ -149,3 +149,30 @@ def test_a_note_with_broken_frontmatter_is_searchable_and_listed(
     assert "frontmatter" in problems[0]["reason"]
     hit = client.post("/search", json={"query": "quokka census"}).json()["results"][0]
     assert hit["note_path"] == "Broken.md"
+
+
+def test_filters_that_match_nothing_say_so(client: TestClient) -> None:
+    """An unknown folder, tag or path is named in `warnings` (with the closest names the index holds) by
+    /search, /context and /notes; the answer is whole, so the status does not turn degraded for it."""
+    wrong = {"folders": ["finance"], "tags": ["Nonexistent-tag"], "paths": ["Recipes/Tomato rasam"]}
+    said = [
+        "no indexed note has the path 'Recipes/Tomato rasam' (did you mean 'Recipes/Tomato rasam.md'?)",
+        "no indexed note is under the folder 'finance' (did you mean 'Finance'?)",
+        "no indexed note has the tag 'Nonexistent-tag'",
+    ]
+    found = client.post("/search", json={"query": "owe", **wrong}).json()
+    assert found["results"] == []
+    assert found["warnings"][-3:] == said
+    context = client.post("/context", json={"query": "owe", **wrong}).json()
+    assert context["warnings"][-3:] == said
+    right = client.post("/search", json={"query": "owe", "folders": ["Finance"], "tags": ["finance"]}).json()
+    assert right["results"]
+    assert not [w for w in right["warnings"] if w.startswith("no indexed note")]
+
+    listed = client.get("/notes", params={"folder": "Nope", "tag": "finance"}).json()
+    assert listed["total"] == 0
+    assert listed["warnings"] == ["no indexed note is under the folder 'Nope'"]
+    assert listed["status"] == "healthy"  # the listing is complete: only the filter was wrong
+    assert (
+        client.get("/notes", params={"tag": "Finance"}).json()["warnings"] == []
+    )  # a listing's tag: any case

@@ -12,6 +12,7 @@ from backend.application.note_writer import EMBED_BATCH
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.sparse import SparseEncoder
+from backend.domain.text_analysis import TextAnalyzer
 from tests.application.fakes import DyingEmbedder, FakeEmbedder
 from tests.harness import NOTES, Harness
 
@@ -180,7 +181,9 @@ def test_an_index_built_with_other_keyword_settings_is_refused(vault: Path, tmp_
     first.index.open()
     first.indexer.sync()
     first.close()
-    other = Harness(vault, tmp_path / "data", None, encoder=SparseEncoder(stemming=False))
+    other = Harness(
+        vault, tmp_path / "data", None, encoder=SparseEncoder(analyzer=TextAnalyzer(stemming=False))
+    )
     try:
         assert other.index.open() is False
         with pytest.raises(EmbeddingModelMismatchError) as info:

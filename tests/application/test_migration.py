@@ -28,13 +28,15 @@ from backend.application.migration import migrate_index
 from backend.application.ports import IndexCatalog
 from backend.application.search import SearchService
 from backend.config import EXAMPLE_VAULT
-from backend.domain.errors import IndexNotReadyError, MigrationTargetNotEmptyError
+from backend.domain.errors import IndexNotReadyError, MigrationTargetNotEmptyError, VaultMismatchError
 from backend.domain.models import IndexIdentity, ScoredPoint, SearchMode
 from backend.domain.sparse import SparseEncoder
 from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
 from backend.infrastructure.markdown_parser import parse_note
 from tests.application.fakes import FakeEmbedder
+
+VAULT = str(EXAMPLE_VAULT.resolve())  # the vault the index of `built` belongs to
 
 QUERIES = [case["query"] for case in json.loads(Path("tests/data/example_vault_queries.json").read_text())]
 QUERIES += ["Sreenivas", "pgloader cutover", "rasam recipe"]
@@ -182,6 +184,7 @@ def test_migrating_to_the_client_adapter_keeps_every_answer_without_embedding(
     report = migrate_index(
         EdgeIndexCatalog(tmp_path / "edge"),
         ClientIndexCatalog(server),
+        vault=VAULT,
         progress=lambda phase, done, total: seen.append((phase, done, total)),
     )
 
@@ -208,15 +211,17 @@ def test_migrating_to_the_client_adapter_keeps_every_answer_without_embedding(
 def test_a_second_migration_refuses_a_target_that_serves_an_index(
     tmp_path: Path, built: dict[str, Any], server: QdrantClient, embedder: FakeEmbedder
 ) -> None:
-    first = migrate_index(EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server))
+    first = migrate_index(EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server), vault=VAULT)
 
     with pytest.raises(MigrationTargetNotEmptyError) as refused:
-        migrate_index(EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server))
+        migrate_index(EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server), vault=VAULT)
     assert first.target_generation in refused.value.detail
     assert "--replace" in refused.value.suggestion
     assert ClientIndexCatalog(server).active() == first.target_generation  # untouched
 
-    replaced = migrate_index(EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server), replace=True)
+    replaced = migrate_index(
+        EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server), vault=VAULT, replace=True
+    )
     assert replaced.replaced == first.target_generation
     catalog = ClientIndexCatalog(server)
     assert catalog.generations() == [replaced.target_generation]  # the replaced copy is gone
@@ -228,7 +233,26 @@ def test_a_second_migration_refuses_a_target_that_serves_an_index(
         target.close()
 
 
+def test_no_migration_replaces_the_index_of_another_vault(
+    tmp_path: Path, built: dict[str, Any], server: QdrantClient
+) -> None:
+    first = migrate_index(EdgeIndexCatalog(tmp_path / "edge"), ClientIndexCatalog(server), vault=VAULT)
+    assert ClientIndexCatalog(server).vault_owner() == VAULT  # the service opening it finds it its own
+
+    for replace in (False, True):  # --replace overwrites this vault's copy, never another vault's
+        with pytest.raises(VaultMismatchError) as refused:
+            migrate_index(
+                EdgeIndexCatalog(tmp_path / "edge"),
+                ClientIndexCatalog(server),
+                vault="/other",
+                replace=replace,
+            )
+        assert VAULT in refused.value.detail
+        assert "--replace" not in refused.value.suggestion
+    assert ClientIndexCatalog(server).active() == first.target_generation  # untouched
+
+
 def test_nothing_to_migrate_is_said_plainly(tmp_path: Path, server: QdrantClient) -> None:
     with pytest.raises(IndexNotReadyError, match="no index to migrate"):
-        migrate_index(EdgeIndexCatalog(tmp_path / "empty"), ClientIndexCatalog(server))
+        migrate_index(EdgeIndexCatalog(tmp_path / "empty"), ClientIndexCatalog(server), vault=VAULT)
     assert server.get_collections().collections == []

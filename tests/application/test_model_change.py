@@ -14,6 +14,7 @@ from backend.application.jobs import JobRunner
 from backend.domain.errors import EmbeddingModelMismatchError
 from backend.domain.models import IndexIdentity, SearchMode
 from backend.domain.sparse import SparseEncoder
+from backend.domain.text_analysis import TextAnalyzer
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness
 
@@ -98,7 +99,9 @@ def test_keyword_settings_changed_it_answers_from_its_dense_vectors_until_the_re
     vault: Path, tmp_path: Path
 ) -> None:
     _built_with(vault, tmp_path / "data", FakeEmbedder())
-    later = Harness(vault, tmp_path / "data", FakeEmbedder(), encoder=SparseEncoder(stemming=False))
+    later = Harness(
+        vault, tmp_path / "data", FakeEmbedder(), encoder=SparseEncoder(analyzer=TextAnalyzer(stemming=False))
+    )
     try:
         later.index.open()
         outcome = later.search.search("basmati rice")  # same model: its dense vectors still answer

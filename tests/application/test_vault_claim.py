@@ -1,5 +1,5 @@
-"""A data directory belongs to one vault: another vault is refused with both paths and the fix, never
-synced over (which would remove every note of the first as deleted); `--replace` hands it over."""
+"""A data directory belongs to one vault: another vault is refused with both paths and the way out, never
+synced over (which would remove every note of the first as deleted) nor handed over."""
 
 from __future__ import annotations
 
@@ -22,11 +22,10 @@ def _vault(root: Path, *names: str) -> Path:
     return root
 
 
-def _opened(vault: Path, data: Path, *, replace: bool = False) -> Services:
+def _opened(vault: Path, data: Path) -> Services:
     services = build_services(
         load_settings(vault_path=vault, data_dir=data, embedding_provider="none", watch=False)
     )
-    services.supervisor.replace_vault = replace
     try:
         services.supervisor.open()
         services.jobs.wait(timeout=120)
@@ -49,7 +48,8 @@ def test_another_vault_is_refused_and_the_index_stays_whole(tmp_path: Path) -> N
     assert str(other) in error.detail
     assert "DATA_DIR" in error.suggestion
     assert "VAULT_NAME" in error.suggestion
-    assert "--replace" in error.suggestion
+    assert f"`--vault {first}` reads it" in error.suggestion  # the index's own vault, never a take-over
+    assert "--replace" not in error.suggestion
 
     again = _opened(first, data)
     try:
@@ -73,23 +73,6 @@ def test_one_vault_spelt_two_ways_is_one_vault(tmp_path: Path, monkeypatch: pyte
             assert services.index.indexed_notes == 1
         finally:
             services.close()
-
-
-def test_replace_hands_the_index_to_the_other_vault(tmp_path: Path) -> None:
-    first = _vault(tmp_path / "first", "Alpha", "Beta")
-    other = _vault(tmp_path / "other", "Gamma")
-    data = tmp_path / "data"
-    _opened(first, data).close()
-
-    replaced = _opened(other, data, replace=True)
-    try:
-        assert replaced.jobs.current is not None
-        assert replaced.jobs.current.kind == "rebuild"
-        assert sorted(r.path for r in replaced.index.note_records()) == ["Gamma.md"]
-    finally:
-        replaced.close()
-    with pytest.raises(VaultMismatchError):
-        _opened(first, data)  # it is the other vault's now
 
 
 def test_each_vault_name_is_its_own_index_in_one_data_dir(tmp_path: Path) -> None:
@@ -116,9 +99,9 @@ def test_both_catalogs_record_the_vault(tmp_path: Path, kind: str) -> None:
         catalog = ClientIndexCatalog(client, base="work")
         reopen = lambda: catalog  # noqa: E731
     assert catalog.vault_owner() is None
-    assert claim_index(catalog, "/vaults/a") is False
+    claim_index(catalog, "/vaults/a")
     assert reopen().vault_owner() == "/vaults/a"
+    claim_index(reopen(), "/vaults/a")  # its own vault, again
     with pytest.raises(VaultMismatchError):
         claim_index(reopen(), "/vaults/b")
-    assert claim_index(reopen(), "/vaults/b", replace=True) is True
-    assert reopen().vault_owner() == "/vaults/b"
+    assert reopen().vault_owner() == "/vaults/a"

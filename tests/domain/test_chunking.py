@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.domain.chunking import MAX_WORD_CHARS, chunk_note
+from backend.domain.chunking import MAX_WORD_CHARS, chunk_note, count_words
 from backend.domain.comments import find_comments
 from backend.domain.models import Chunk, Heading, ParsedNote
 from backend.infrastructure.markdown_parser import parse_note
@@ -23,7 +23,7 @@ def chunks_of(text: str, path: str = "Note.md", **options: int) -> list[Chunk]:
 
 
 def word_count(text: str) -> int:
-    return len(re.findall(rf"\S{{1,{MAX_WORD_CHARS}}}", text))
+    return count_words(text)
 
 
 def squash_blank_lines(text: str) -> str:
@@ -372,3 +372,16 @@ def test_every_corpus_note_chunks_within_the_cap_on_its_own_lines(vault: str) ->
         assert all(word_count(c.text) <= 200 for c in chunks)
         if chunks[0].text != path.stem:
             assert_chunks_match_file(text.removeprefix("\ufeff"), chunks, note)
+
+
+def test_text_without_spaces_is_counted_by_characters_so_long_notes_are_cut() -> None:
+    # a Chinese note of 3,000 characters is not one 75-"word" chunk that a model reads only the start of
+    sentence = "我们决定在三月把订单数据库从旧服务器迁移到新的集群，先迁移只读副本，再切换主库。"
+    text = "# 迁移\n\n" + "\n\n".join([sentence * 3] * 25)
+    chunks = chunks_of(text, max_tokens=200, overlap_tokens=30)
+    assert len(chunks) > 5
+    assert all(len(chunk.text) <= 2 * 200 + 40 for chunk in chunks)
+    assert_chunks_match_file(text, chunks)
+    assert count_words("数据库迁移计划") == 4  # two characters a word
+    assert count_words("ราเมนทงคตสึ") == 3  # Thai: four letters (with their marks) a word
+    assert count_words("Plain English text, 2026.") == 4  # unchanged

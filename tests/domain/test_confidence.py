@@ -8,17 +8,21 @@ import pytest
 
 from backend.domain.confidence import DENSE, KEYWORD_ONLY, RECALL_FLOOR, Evidence, calibration_for, max_idf
 
-ANSWERING = Evidence(dense=0.62, keyword=14.0, covered=4, query_terms=4, relative=1.0)
-GREETING = Evidence(dense=0.25, keyword=2.0, covered=1, query_terms=1, relative=1.0)
+# a related text's and an unrelated text's cosine to a question, as each model puts them
+COSINES = {"keyword": (None, None), "all-MiniLM-L6-v2": (0.62, 0.25), "multilingual-e5-small": (0.88, 0.78)}
+CALIBRATIONS = [KEYWORD_ONLY, *DENSE.values()]
 
 
-@pytest.mark.parametrize("calibration", [KEYWORD_ONLY, *DENSE.values()])
+@pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: c.name)
 def test_a_hit_that_holds_the_question_is_likely_and_a_greeting_is_not(calibration) -> None:
-    assert calibration.probability(ANSWERING, chunks=1000) > RECALL_FLOOR
-    assert calibration.probability(GREETING, chunks=1000) < RECALL_FLOOR / 2
+    related, unrelated = COSINES[calibration.name]
+    answering = Evidence(dense=related, keyword=14.0, covered=4, query_terms=4, relative=1.0)
+    greeting = Evidence(dense=unrelated, keyword=2.0, covered=1, query_terms=1, relative=1.0)
+    assert calibration.probability(answering, chunks=1000) > RECALL_FLOOR
+    assert calibration.probability(greeting, chunks=1000) < RECALL_FLOOR / 2
 
 
-@pytest.mark.parametrize("calibration", [KEYWORD_ONLY, *DENSE.values()])
+@pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: c.name)
 @pytest.mark.parametrize(
     "better",
     [
@@ -33,11 +37,11 @@ def test_more_evidence_never_lowers_the_confidence(calibration, better: dict) ->
     assert calibration.probability(stronger, chunks=500) >= calibration.probability(weak, chunks=500)
 
 
-def test_a_closer_dense_match_raises_the_confidence_of_the_calibrated_model() -> None:
-    (minilm,) = DENSE.values()
-    near = Evidence(dense=0.7, keyword=5.0, covered=2, query_terms=4, relative=0.8)
+@pytest.mark.parametrize("calibration", DENSE.values(), ids=lambda c: c.name)
+def test_a_closer_dense_match_raises_the_confidence_of_a_calibrated_model(calibration) -> None:
+    near = Evidence(dense=0.9, keyword=5.0, covered=2, query_terms=4, relative=0.8)
     far = Evidence(dense=0.2, keyword=5.0, covered=2, query_terms=4, relative=0.8)
-    assert minilm.probability(near, chunks=800) > minilm.probability(far, chunks=800)
+    assert calibration.probability(near, chunks=800) > calibration.probability(far, chunks=800)
 
 
 def test_the_keyword_score_is_read_against_the_largest_idf_of_the_vault() -> None:
@@ -49,6 +53,9 @@ def test_the_keyword_score_is_read_against_the_largest_idf_of_the_vault() -> Non
 
 def test_the_model_decides_which_weights_read_the_dense_score() -> None:
     assert calibration_for("all-MiniLM-L6-v2-int8-opt-outliers", dense=True).uses_dense
+    assert (
+        calibration_for("multilingual-e5-small-int8-opt-outliers", dense=True).name == "multilingual-e5-small"
+    )
     assert calibration_for("all-MiniLM-L6-v2", dense=False) is KEYWORD_ONLY  # keyword-only hits
     assert calibration_for("mxbai-embed-large", dense=True) is KEYWORD_ONLY  # not calibrated: cosines unread
     assert calibration_for(None, dense=True) is KEYWORD_ONLY

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import pytest
 
 from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping, highlights
+from backend.domain.text_analysis import TextAnalyzer
 
 
 @dataclass(frozen=True)
@@ -101,4 +102,6 @@ def test_highlights(query: str, text: str, expected: list[str]) -> None:
 
 
 def test_highlights_without_stemming_match_whole_words_only() -> None:
-    assert highlights("deciding", "He decides, deciding now", stemming=False) == ["deciding"]
+    assert highlights("deciding", "He decides, deciding now", analyzer=TextAnalyzer(stemming=False)) == [
+        "deciding"
+    ]

@@ -212,5 +212,5 @@ def wire(
         policy=policy,
         clock=clock,
     )
-    context = ContextService(search=search, memory=memory, policy=policy, stemming=encoder.stemming)
+    context = ContextService(search=search, memory=memory, policy=policy)
     return FakeHandles(index, search, policy, reader, memory, context, memory_store, vault)

@@ -10,9 +10,9 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
-from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder, locate_model_dir
-from backend.infrastructure.embedders.onnx_model_files import load_tokenizer
+from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 from backend.infrastructure.embedders.onnx_outlier_channels import OUTLIER_CHANNELS, split_ffn_outputs
+from backend.infrastructure.embedders.onnx_sources import MiniLMSource
 from backend.infrastructure.embedders.onnx_variant_build import build_fp32_model, build_optimized_model
 
 pytestmark = pytest.mark.slow
@@ -39,13 +39,13 @@ def _run(graph: Path, tokenizer: Tokenizer, texts: list[str]) -> np.ndarray:
 def test_splitting_off_the_outlier_channels_computes_the_same_vectors_in_float32(tmp_path: Path) -> None:
     # the split is exact algebra (masked product + product over the widest channels); only quantising the
     # masked product may change a vector, so before quantisation nothing may
-    model_dir = locate_model_dir()
+    source = MiniLMSource()
     fp32, optimized, split = tmp_path / "fp32.onnx", tmp_path / "opt.onnx", tmp_path / "split.onnx"
-    build_fp32_model(model_dir, fp32)
-    build_optimized_model(model_dir, fp32, optimized, fuse_skip_layer_norm=False)
-    kept = split_ffn_outputs(optimized, model_dir, split)
+    build_fp32_model(source, fp32)
+    build_optimized_model(source, fp32, optimized, fuse_skip_layer_norm=False)
+    kept = split_ffn_outputs(optimized, source, split)
     assert len(kept) == 6  # one per layer of all-MiniLM-L6-v2
-    tokenizer = load_tokenizer(model_dir)
+    tokenizer = source.tokenizer()
     texts = _notes()[:12]
     np.testing.assert_allclose(_run(split, tokenizer, texts), _run(optimized, tokenizer, texts), atol=2e-5)
     widths = [

@@ -21,9 +21,15 @@ SEARCH_ERRORS = error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNR
     "/search", operation_id="search", tags=["search"], response_model=SearchResponse, responses=SEARCH_ERRORS
 )
 async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
-    """Find the chunks of notes that best answer `query` (dense + keyword fused with RRF by default), with the
-    notes linked to them, and (with `include_memory`) the remembered facts that match. Each result is flagged
-    with the sensitive categories it touches; secrets in it are redacted."""
+    """Find the chunks of notes that best answer `query`, with the notes linked to them, and (with
+    `include_memory`) the remembered facts that match. `hybrid` (the default mode) searches by meaning (dense
+    vectors) and by keyword (BM25) and joins both lists by adaptive fusion: each side's scores spread onto
+    0 to 1, the dense side weighted 0.3 to 0.7 by how clearly its best candidate stands out and keyword the
+    rest, so hybrid scores run from 0 to 1 (weighted score fusion with FUSION=score, Reciprocal Rank Fusion
+    with FUSION=rrf). `dense` scores are cosine similarities, `keyword` scores BM25: `threshold` is on that
+    scale; each result's `confidence` says how likely it is relevant at all, on one scale for every mode.
+    Filters that match no indexed note are named in `warnings`. Each result is flagged with the sensitive
+    categories it touches; secrets in it are redacted."""
     answer, timing = await run_in_threadpool(search_answer, services, body)
     response.headers["Server-Timing"] = timing
     return answer

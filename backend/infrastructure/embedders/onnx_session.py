@@ -24,8 +24,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from backend.infrastructure.embedders import onnx_graph
-from backend.infrastructure.embedders.onnx_model_files import DIMENSION
+from backend.infrastructure.embedders import onnx_graph_names
 
 # onnxruntime's own warnings (initializers it drops, fusions it skips) say nothing a user can act on, and
 # came out as unformatted lines on stderr at every first start; its errors still do.
@@ -41,6 +40,7 @@ def open_session(
     path: Path,
     *,
     threads: int | None,
+    dimension: int,
     query: bool = False,
     query_spinning: bool = True,
     fuse_skip_layer_norm: bool = True,
@@ -69,6 +69,10 @@ def open_session(
     )
     names = {i.name for i in session.get_inputs()}
     out = session.get_outputs()[0]
-    if names != {onnx_graph.INPUT_IDS, onnx_graph.ATTENTION_MASK} or out.shape[-1] != DIMENSION:
+    fed = (
+        {onnx_graph_names.INPUT_IDS, onnx_graph_names.ATTENTION_MASK},
+        {onnx_graph_names.INPUTS_EMBEDS, onnx_graph_names.ATTENTION_MASK},
+    )
+    if names not in fed or out.shape[-1] != dimension:
         raise ValueError(f"{path} has unexpected inputs {sorted(names)} / output shape {out.shape}")
     return session

@@ -15,7 +15,6 @@ safetensors, onnx and optimiser imports happen inside the builders: a warm start
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import tempfile
@@ -26,23 +25,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from backend.infrastructure.embedders import onnx_graph
-from backend.infrastructure.embedders.onnx_model_files import MODEL_NAME, RECIPES
+from backend.infrastructure.embedders.onnx_model_files import RECIPES
 from backend.infrastructure.embedders.onnx_outlier_channels import ffn_output_projections, split_ffn_outputs
+from backend.infrastructure.embedders.onnx_sources import ModelSource
 
 logger = logging.getLogger(__name__)
 
 
-def build_variant(model_dir: Path, variant: str, target: Path) -> None:
-    """Build `variant`'s graph from the weights in `model_dir` into the file `target`: one log line, with
+def build_variant(source: ModelSource, variant: str, target: Path) -> None:
+    """Build `variant`'s graph from `source`'s weights into the file `target`: one log line, with
     its duration. The quantiser and the optimiser log dozens of INFO and WARNING lines about tensors and
     shape inference that ask nothing of a user; they are left out of the log while this thread builds."""
     started = time.perf_counter()
     with _third_party_quiet():
-        _build(model_dir, variant, target)
+        _build(source, variant, target)
     logger.info(
         "built the %s ONNX graph of %s in %.1f s: %s",
         variant,
-        MODEL_NAME,
+        source.name,
         time.perf_counter() - started,
         target,
     )
@@ -67,19 +67,19 @@ def _third_party_quiet() -> Iterator[None]:
             handler.removeFilter(ours)
 
 
-def _build(model_dir: Path, variant: str, target: Path) -> None:
+def _build(source: ModelSource, variant: str, target: Path) -> None:
     recipe = RECIPES[variant]
     if not recipe.optimize and not recipe.int8:
-        build_fp32_model(model_dir, target)
+        build_fp32_model(source, target)
         return
     # the steps before the last one are scratch files next to the target (same file system), never kept
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as scratch:
         current = Path(scratch) / "fp32.onnx"
-        build_fp32_model(model_dir, current)
+        build_fp32_model(source, current)
         if recipe.optimize:
             optimized = Path(scratch) / "opt.onnx"
             build_optimized_model(
-                model_dir, current, optimized, fuse_skip_layer_norm=recipe.fuse_skip_layer_norm
+                source, current, optimized, fuse_skip_layer_norm=recipe.fuse_skip_layer_norm
             )
             current = optimized
         if not recipe.int8:
@@ -90,7 +90,7 @@ def _build(model_dir: Path, variant: str, target: Path) -> None:
             kept_fp32 = _ffn_output_projections(current)
         elif recipe.ffn_output == "outliers-fp32":
             split = Path(scratch) / "split.onnx"
-            kept_fp32 = split_ffn_outputs(current, model_dir, split)
+            kept_fp32 = split_ffn_outputs(current, source, split)
             current = split
         build_int8_model(current, target, keep_fp32=kept_fp32)
 
@@ -116,16 +116,9 @@ def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _bert_config(model_dir: Path) -> onnx_graph.BertConfig:
-    raw = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    return onnx_graph.BertConfig.from_dict(raw)
-
-
-def build_fp32_model(model_dir: Path, target: Path) -> None:
-    from safetensors.numpy import load_file  # only needed on a cold start
-
+def build_fp32_model(source: ModelSource, target: Path) -> None:
     model = onnx_graph.build_sentence_embedding_graph(
-        load_file(model_dir / "model.safetensors"), _bert_config(model_dir)
+        source.weights(), source.bert_config(), external_words=source.external_words
     )
     data = model.SerializeToString()
     _atomic_write(target, lambda tmp: tmp.write_bytes(data))
@@ -158,13 +151,13 @@ def build_int8_model(fp32_path: Path, target: Path, *, keep_fp32: list[str] | No
 
 
 def build_optimized_model(
-    model_dir: Path, fp32_path: Path, target: Path, *, fuse_skip_layer_norm: bool = True
+    source: ModelSource, fp32_path: Path, target: Path, *, fuse_skip_layer_norm: bool = True
 ) -> None:
     """onnxruntime's transformer optimiser (model type bert) over our graph: fused attention and norms."""
     from onnxruntime.transformers.fusion_options import FusionOptions
     from onnxruntime.transformers.optimizer import optimize_model
 
-    config = _bert_config(model_dir)
+    config = source.bert_config()
     options = FusionOptions("bert")
     # Its symbolic shape inference needs sympy, which we do not ship; the fusions our graph needs do not.
     options.enable_shape_inference = False
