@@ -56,8 +56,6 @@ CONFIGS = [
     Config("all-MiniLM-L6-v2, int8-opt-outliers, batch 16 (before issue 28)", False),
     Config("multilingual-e5-small, int8-opt-outliers, batch 1 (the multilingual default)", True, batch_size=1),
     Config("multilingual-e5-small, int8-opt-outliers, batch 16 (before issue 28)", True),
-    Config("multilingual-e5-small, int8-opt, batch 1", True, "int8-opt", batch_size=1),
-    Config("multilingual-e5-small, fp32-opt, batch 16", True, "fp32-opt"),
 ]
 
 
