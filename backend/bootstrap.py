@@ -37,8 +37,8 @@ from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.domain.text_analysis import TextAnalyzer
 from backend.infrastructure.data_dir import data_dir_problem
-from backend.infrastructure.fs_vault import FileSystemVault
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.file_system import FileSystemVault
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -71,7 +71,7 @@ class Services:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""
         if self.supervisor.watcher is not None or not self.settings.watch:
             return
-        from backend.infrastructure.vault_watcher import VaultWatcher
+        from backend.infrastructure.vault.watcher import VaultWatcher
 
         watcher = VaultWatcher(
             self.settings.vault_path,
@@ -103,16 +103,16 @@ def build_policy(settings: Settings) -> ContentPolicy:
 def build_analyzer(settings: Settings, query_languages: tuple[str, ...] = ()) -> TextAnalyzer:
     """How text becomes keyword terms in every language (backend/domain/text_analysis.py), with the
     language detector and the compound splitter; `query_languages`: the vault's main languages."""
-    from backend.infrastructure import compounds, language_detection
+    from backend.infrastructure.languages import compounds, detection
 
     splitter = compounds.name() if settings.keyword_compounds else "compounds=off"
     return TextAnalyzer(
         stemming=settings.keyword_stemming,
         default_language=settings.vault_language,
         query_languages=query_languages,
-        detect=language_detection.detect_language,
+        detect=detection.detect_language,
         decompound=compounds.compound_parts if settings.keyword_compounds else None,
-        tools=f"{language_detection.name()} {splitter}",
+        tools=f"{detection.name()} {splitter}",
     )
 
 
@@ -137,15 +137,15 @@ def _prefixed(settings: Settings, prefix: str, names: Iterable[str]) -> dict[str
 
 def build_memory_store(settings: Settings) -> MemoryStore:
     """The remembered facts' own collection: beside the index generations, never inside one."""
-    from backend.infrastructure.qdrant_memory_store import QdrantMemoryStore, memory_collection
+    from backend.infrastructure.qdrant.memory_store import QdrantMemoryStore, memory_collection
 
     name = memory_collection(settings.vault_name)
     if settings.qdrant_url:
-        from backend.infrastructure.qdrant_client_engine import ClientEngine
+        from backend.infrastructure.qdrant.client_engine import ClientEngine
 
         client = qdrant_client(settings, settings.qdrant_url, settings.qdrant_api_key)
         return QdrantMemoryStore(ClientEngine(client), name)
-    from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+    from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 
     return QdrantMemoryStore(EdgeEngine(settings.data_dir / "memory"), name)
 
@@ -174,7 +174,7 @@ def qdrant_client(settings: Settings, url: str, api_key: str | None) -> QdrantCl
 def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> IndexCatalog:
     """This vault's collections on the Qdrant server at `url`, laid out as the QDRANT_* settings say."""
     from backend.infrastructure.index_catalog import ClientIndexCatalog
-    from backend.infrastructure.qdrant_client_engine import CollectionOptions
+    from backend.infrastructure.qdrant.client_engine import CollectionOptions
 
     client = qdrant_client(settings, url, api_key)
     options = CollectionOptions(

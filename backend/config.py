@@ -1,6 +1,7 @@
 """Settings: environment variables (and `.env`), validated once at start-up.
 
-Built in the composition root (`backend.main` / the CLI) and passed down; never imported as a global.
+Built by the entry points (the app factory, the CLI: backend/entrypoints/) and passed down; never imported as
+a global.
 """
 
 from __future__ import annotations

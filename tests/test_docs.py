@@ -14,7 +14,7 @@ from starlette.routing import Mount, Route
 
 from backend.api.schemas import SCORE_SCALES
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, Settings, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from scripts.settings_doc import SETTINGS_DOC, render
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness

@@ -1,4 +1,4 @@
-"""`python -m backend migrate` and `prepare-model`: operator commands, wired here so `cli.py` only parses."""
+"""`python -m backend migrate` and `prepare-model`: operator commands, wired here so `main.py` only parses."""
 
 from __future__ import annotations
 

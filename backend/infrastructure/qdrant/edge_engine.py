@@ -36,7 +36,7 @@ from backend.domain.errors import (
 from backend.domain.models import IndexIdentity, ScoredPoint, SparseVector
 from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.engine import (
     DENSE,
     SPARSE,
     Collection,
@@ -50,8 +50,8 @@ from backend.infrastructure.qdrant_engine import (
     identity_from_record,
     identity_record,
 )
-from backend.infrastructure.rwlock import ReadWriteLock
-from backend.infrastructure.vector_query import VectorQuery
+from backend.infrastructure.qdrant.rwlock import ReadWriteLock
+from backend.infrastructure.qdrant.vector_query import VectorQuery
 
 IDENTITY_FILE = "kb_identity.json"
 _PLACEHOLDER_VECTOR = "unused"
