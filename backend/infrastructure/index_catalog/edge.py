@@ -35,7 +35,8 @@ from backend.infrastructure.index_catalog.generations import (
     generation_number,
 )
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant.edge_engine import EdgeEngine, edge_errors_mapped, ensure_edge_shard_free
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.edge_errors import edge_errors_mapped, ensure_edge_shard_free
 from backend.infrastructure.qdrant.engine import (
     CHUNKS_COLLECTION,
     DEFAULT_BASE,
