@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from backend.bootstrap import build_server_catalog
+from backend.adapters import build_server_catalog
 from backend.config import Settings
 from backend.entrypoints.cli import admin as admin_cli
 from backend.entrypoints.cli.main import main

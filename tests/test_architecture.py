@@ -12,24 +12,34 @@ import pytest
 BACKEND = Path(__file__).resolve().parent.parent / "backend"
 MAX_LINES = 450
 
+# the settings and the wiring at backend/'s root, and the entry points, are outer rings of their own
+SETTINGS = ("backend.config", "backend.setting_values", "backend.data_dirs")
+WIRING = ("backend.bootstrap", "backend.adapters")
+ENTRY_POINTS = ("backend.entrypoints",)
+
 FORBIDDEN = {
     "domain": (
-        "backend.application", "backend.infrastructure", "backend.api", "backend.entrypoints",
-        "backend.bootstrap", "backend.config", "fastapi", "pydantic", "qdrant_client", "qdrant_edge", "httpx",
-        "onnxruntime", "yaml", "markdown_it", "watchdog", "os", "pathlib", "io",
+        "backend.application", "backend.infrastructure", "backend.api", *ENTRY_POINTS, *WIRING, *SETTINGS,
+        "fastapi", "pydantic", "qdrant_client", "qdrant_edge", "httpx", "onnxruntime", "yaml", "markdown_it",
+        "watchdog", "os", "pathlib", "io",
     ),
     "application": (
-        "backend.infrastructure", "backend.api", "backend.entrypoints", "backend.bootstrap", "fastapi",
-        "qdrant_client", "qdrant_edge", "httpx", "onnxruntime",
+        "backend.infrastructure", "backend.api", *ENTRY_POINTS, *WIRING, "fastapi", "qdrant_client",
+        "qdrant_edge", "httpx", "onnxruntime",
     ),
-    "infrastructure": ("backend.api", "backend.entrypoints", "backend.bootstrap", "fastapi"),
-    # the API reaches adapters only through the composition root (bootstrap), never by importing them
-    "api": ("backend.infrastructure", "backend.entrypoints"),
+    "infrastructure": ("backend.api", *ENTRY_POINTS, *WIRING, "fastapi"),
+    # the API reaches adapters only through the services the composition root (bootstrap) built
+    "api": ("backend.infrastructure", "backend.adapters", *ENTRY_POINTS),
 }  # fmt: skip
 
-# backend/'s root: the package, `python -m backend`, the settings (config, and data_dirs: where a vault's
-# data lives when DATA_DIR is unset, which the settings derive) and the wiring. The ways in are entrypoints/.
-ROOT_MODULES = {"__init__.py", "__main__.py", "config.py", "data_dirs.py", "bootstrap.py"}
+# backend/'s root: the package, `python -m backend`, the settings (config: the one list of settings;
+# setting_values: what single settings accept; data_dirs: where a vault's data lives, which settings derive)
+# and the wiring (bootstrap: the services; adapters: the adapters the settings name). The ways in are under
+# entrypoints/.
+ROOT_MODULES = {
+    "__init__.py", "__main__.py", "config.py", "setting_values.py", "data_dirs.py", "bootstrap.py",
+    "adapters.py",
+}  # fmt: skip
 ROOT_PACKAGES = {"domain", "application", "infrastructure", "api", "entrypoints"}
 
 # infrastructure/ by what each module adapts; the few left at its root are disk and process helpers that

@@ -17,7 +17,7 @@ import pytest
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from backend.bootstrap import build_catalog
+from backend.adapters import build_catalog
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import IndexIdentity, PointFilter, PointRecord, SparseVector
