@@ -200,31 +200,22 @@ class SearchService:
             return self._named_only(live, asked, plan, clues), Sides(None, None)
         embed_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        ask = StoreAsk(
-            dense=vectors.dense,
-            sparse=vectors.keywords,
-            limit=max(asked.size, self._options.prefetch_limit),
-            point_filter=asked.store_filter,
-            foreign=self._foreign_weights(asked.query),
-            hybrid=plan.mode is SearchMode.HYBRID,
-        )
+        ask = self._store_ask(asked, vectors, plan.mode)
         points, sides = self._retrieve(live, ask)
         store_ms = (time.perf_counter() - started) * 1000 + clues.store_ms
         matched = self._rank(asked, clues, points, own_scale=plan.mode is SearchMode.KEYWORD)
         if sides is None:  # the fusion did not read both sides' own scores: read them for the confidence
-            keywords = (
-                vectors.sparse if vectors.sparse is not None else self._encoder.encode_query(asked.query)
-            )
-            sides = read_sides(live, vectors.dense, keywords, ask.limit, asked.point_filter)
-        timed = SearchOutcome(
-            hits=[],
-            total_hits=0,
-            mode=plan.mode,
+            sides = self._sides(live, asked, ask, vectors)
+        head = SearchOutcome(
+            [],
+            0,
+            plan.mode,
+            list(plan.warnings),
             embed_ms=embed_ms,
             store_ms=store_ms,
             time_intent=clues.span,
         )
-        return self._shape(live, asked, matched, replace(timed, warnings=list(plan.warnings))), sides
+        return self._shape(live, asked, matched, head), sides
 
     def _clues(self, live: LiveIndex, asked: Asked) -> Clues:
         started = time.perf_counter()
@@ -242,6 +233,16 @@ class SearchService:
                 plan = plan.without_dense(reason)
         sparse = self._encoder.encode_query(query) if plan.mode is not SearchMode.DENSE else None
         return QueryVectors(dense, sparse), plan
+
+    def _store_ask(self, asked: Asked, vectors: QueryVectors, mode: SearchMode) -> StoreAsk:
+        return StoreAsk(
+            dense=vectors.dense,
+            sparse=vectors.keywords,
+            limit=max(asked.size, self._options.prefetch_limit),
+            point_filter=asked.store_filter,
+            foreign=self._foreign_weights(asked.query),
+            hybrid=mode is SearchMode.HYBRID,
+        )
 
     def _retrieve(self, live: LiveIndex, ask: StoreAsk) -> tuple[list[ScoredPoint], Sides | None]:
         """The fused candidates, and both sides' raw scores where the fusion read them: RRF or DBSF inside
@@ -290,6 +291,11 @@ class SearchService:
         ]
         return sorted(points, key=best_first)[:limit], raw
 
+    def _sides(self, live: LiveIndex, asked: Asked, ask: StoreAsk, vectors: QueryVectors) -> Sides:
+        """Both sides' own scores, read apart for a fusion that did not read them (RRF, DBSF)."""
+        keywords = vectors.sparse if vectors.sparse is not None else self._encoder.encode_query(asked.query)
+        return read_sides(live, vectors.dense, keywords, ask.limit, asked.point_filter)
+
     def _rank(
         self, asked: Asked, clues: Clues, points: list[ScoredPoint], *, own_scale: bool
     ) -> list[ScoredPoint]:
@@ -300,7 +306,7 @@ class SearchService:
         return put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
 
     def _shape(
-        self, live: LiveIndex, asked: Asked, matched: list[ScoredPoint], timed: SearchOutcome
+        self, live: LiveIndex, asked: Asked, matched: list[ScoredPoint], head: SearchOutcome
     ) -> SearchOutcome:
         """The answer: the first `size` hits, the notes they link to when asked, and what the filters
         matched nowhere."""
@@ -310,7 +316,7 @@ class SearchService:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
             related = live.graph.related(paths)
         notices = unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(hits))
-        return replace(timed, hits=hits, total_hits=len(matched), related=related, notices=notices)
+        return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
 
     def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
         """Keyword mode without a keyword term (stop words only): only the notes the query names."""
