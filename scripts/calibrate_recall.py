@@ -11,7 +11,7 @@ as the OpenClaw recall gives:
 * only irrelevant: share of all turns that get entries, none of them relevant;
 * unanswerable: share of chit-chat and foreign turns that get any entry.
 
-    .venv/bin/python -m scripts.calibrate_recall [--corpora ../shared/corpora]
+    .venv/bin/python -m scripts.calibrate_recall [--corpora ../shared/corpora] [--shipped]
 
 Indexes are built (or reused) under data/eval/<set> with the embedded default, as `make eval` does.
 """
@@ -27,8 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from backend.application.model_choice import ENGLISH_MODEL
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
-from backend.domain.confidence import KEYWORD_ONLY, Calibration, Evidence, features
+from backend.domain.confidence import KEYWORD_ONLY, Calibration, Evidence, calibration_for, features
 from backend.domain.models import SearchMode
 from backend.entrypoints.cli.commands import run_job
 from backend.entrypoints.cli.target import open_local
@@ -160,13 +161,21 @@ def main() -> None:
     )
     parser.add_argument("--keyword", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--also", nargs="*", default=[], help="more held-out sets, e.g. xquad-dev/de")
+    parser.add_argument(
+        "--shipped",
+        action="store_true",
+        help="report the weights in backend/domain/confidence.py instead of fitting new ones",
+    )
     args = parser.parse_args()
     sets = ("locomo-dev", "example", "xquad-dev/en", *args.also)
     dense_shape = Calibration("dense", (), 0.0, True)
     runs = [(SearchMode.HYBRID, dense_shape)] + ([(SearchMode.KEYWORD, KEYWORD_ONLY)] if args.keyword else [])
     for mode, shape in runs:
         seen = {name: observe(args.corpora, name, mode, args.model) for name in sets}
-        fitted = fit(seen["locomo-dev"], shape, shape.name)
+        if args.shipped:
+            fitted = calibration_for(args.model or ENGLISH_MODEL, dense=mode is SearchMode.HYBRID)
+        else:
+            fitted = fit(seen["locomo-dev"], shape, shape.name)
         print(f"\n{mode.value}: weights={fitted.weights} bias={fitted.bias}")
         print(
             "| threshold | "

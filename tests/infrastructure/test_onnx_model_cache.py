@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from backend.infrastructure.embedders import onnx_minilm
+from backend.infrastructure.embedders import onnx_variant_build
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
+from backend.infrastructure.embedders.onnx_sources import ModelSource
 
 pytestmark = pytest.mark.slow
 
@@ -32,13 +33,13 @@ def test_two_services_starting_at_once_build_the_graph_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     builds: list[Path] = []
-    real_build = onnx_minilm.build_variant
+    real_build = onnx_variant_build.build_variant
 
-    def counted(model_dir: Path, variant: str, target: Path) -> None:
+    def counted(source: ModelSource, variant: str, target: Path) -> None:
         builds.append(target)
-        real_build(model_dir, variant, target)
+        real_build(source, variant, target)
 
-    monkeypatch.setattr(onnx_minilm, "build_variant", counted)
+    monkeypatch.setattr(onnx_variant_build, "build_variant", counted)
     shared = tmp_path / "cache"
     first, second = (OnnxMiniLMEmbedder(cache_dir=shared, variant="fp32") for _ in range(2))
     start = threading.Barrier(2)
