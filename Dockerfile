@@ -61,7 +61,7 @@ COPY --from=model /opt/models /opt/models
 RUN export ONNX_MODEL_DIR=/opt/models VAULT_PATH=/build/vault DATA_DIR=/tmp/warm-up \
     && python -m backend index \
     && python -m backend search "warm up the bytecode" > /dev/null \
-    && python -c "import backend.main, backend.api.http_protocol, uvicorn.protocols.http.h11_impl" \
+    && python -c "import backend.entrypoints.app, backend.api.http_protocol, uvicorn.protocols.http.h11_impl" \
     && rm -rf /tmp/warm-up
 
 # ---- runtime: the venv, the model and the app only; no compilers, no pip --------------------------------

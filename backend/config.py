@@ -1,61 +1,44 @@
 """Settings: environment variables (and `.env`), validated once at start-up.
 
-Built in the composition root (`backend.main` / the CLI) and passed down; never imported as a global.
+Built by the entry points (the app factory, the CLI: backend/entrypoints/) and passed down; never imported as
+a global.
 """
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
-from backend.data_dirs import DATA_ROOT, vault_data_dir
-from backend.domain.sensitivity import DEFAULT_CATEGORIES
+from backend.data_dirs import DEFAULT_VAULT_NAME, model_cache, models_dir, store_dir, vault_data_dir
+from backend.setting_values import (
+    SensitiveCategorySetting,
+    browser_origins,
+    default_categories,
+    header_token,
+    share,
+    split_list,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
-DEFAULT_VAULT_NAME = "obsidian"  # the collection names before VAULT_NAME existed: obsidian_chunks, ...
-_HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
-_ORIGIN = re.compile(r"https?://[^/\s?#]+")
+# optional settings where an empty value (`QDRANT_URL=` in .env or compose) means unset
+_BLANK_IS_UNSET = (
+    "qdrant_url", "qdrant_api_key", "api_key", "embedding_model", "embedding_dimension",
+    "qdrant_shard_number", "qdrant_replication_factor", "qdrant_write_consistency_factor", "onnx_model_dir",
+    "model_cache_dir", "onnx_threads", "onnx_query_threads",
+)  # fmt: skip
 DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
 
 
 class SettingsError(Exception):
     """Invalid configuration, described in one line that names the variable."""
-
-
-class SensitiveCategorySetting(BaseModel):
-    """One entry of SENSITIVE_CATEGORIES (see backend/domain/sensitivity.py for the matching rules)."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt "word" must not silently match nothing
-
-    tags: list[str] = Field(default_factory=list, description="Note tags, nested ones included.")
-    words: list[str] = Field(default_factory=list, description="Words or phrases in the text.")
-    headings: list[str] = Field(default_factory=list, description="Section names the text sits under.")
-
-
-def _default_categories() -> dict[str, SensitiveCategorySetting]:
-    return {
-        c.name: SensitiveCategorySetting(tags=list(c.tags), words=list(c.words), headings=list(c.headings))
-        for c in DEFAULT_CATEGORIES
-    }
-
-
-def _share(default: float, description: str) -> Any:
-    """A setting that is a weight between 0 and 1."""
-    return Field(default, ge=0.0, le=1.0, description=description)
-
-
-def _split_list(value: object) -> object:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
 
 
 class Settings(BaseSettings):
@@ -211,13 +194,13 @@ class Settings(BaseSettings):
         "out), score (each side's scores over its top score, FUSION_WEIGHT_* weights), rrf (weighted "
         "ranks) or dbsf (Qdrant's). adaptive and score run both sides in one batched store query.",
     )
-    fusion_dense_low: float = _share(
+    fusion_dense_low: float = share(
         0.3, "adaptive: the dense side's weight when its best candidate is unsure."
     )
-    fusion_dense_high: float = _share(
+    fusion_dense_high: float = share(
         0.7, "adaptive: the dense side's weight when its best candidate stands out clearly."
     )
-    fusion_dense_foreign: float = _share(
+    fusion_dense_foreign: float = share(
         0.9,
         "adaptive and score: the dense side's weight for a question in another language than the vault's "
         "main ones (its words can only meet names and numbers in the notes).",
@@ -276,7 +259,7 @@ class Settings(BaseSettings):
         True, description="Replace secrets (keys, tokens, passwords, card numbers) in every returned text."
     )
     sensitive_categories: dict[str, SensitiveCategorySetting] = Field(
-        default_factory=_default_categories,
+        default_factory=default_categories,
         description='JSON: {"name": {"tags": [...], "words": [...], "headings": [...]}}; replaces the '
         "defaults (health, finance, relationships); {} turns flagging off.",
     )
@@ -369,8 +352,8 @@ class Settings(BaseSettings):
         "false on a machine other programs keep oversubscribed, where it made the p95 much worse.",
     )
 
-    _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(_split_list)
-    _split_hosts = field_validator("allowed_hosts", mode="before")(_split_list)
+    _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(split_list)
+    _split_hosts = field_validator("allowed_hosts", mode="before")(split_list)
 
     @field_validator("vault_path")
     @classmethod
@@ -378,43 +361,15 @@ class Settings(BaseSettings):
         # one spelling per vault (~, .., symlinks): it names the vault's data dir and is recorded in its index
         return value.expanduser().resolve()
 
-    @field_validator("api_key")
-    @classmethod
-    def _printable_key(cls, value: str | None) -> str | None:
-        # a header carries visible ASCII: a key with spaces or accents could never be sent back as set
-        if value is not None and not _HEADER_TOKEN.fullmatch(value):
-            raise ValueError("must be visible ASCII characters without spaces")
-        return value
-
-    @field_validator("cors_origins")
-    @classmethod
-    def _origins(cls, value: list[str]) -> list[str]:
-        # browsers send `scheme://host[:port]`: a path or a trailing slash would never match any of them
-        for origin in value:
-            if origin != "*" and not _ORIGIN.fullmatch(origin):
-                raise ValueError(f"{origin!r} is not an origin like http://localhost:3000 (no path)")
-        return value
+    _printable_key = field_validator("api_key")(header_token)
+    _origins = field_validator("cors_origins")(browser_origins)
 
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator(
-        "qdrant_url",
-        "qdrant_api_key",
-        "api_key",
-        "embedding_model",
-        "embedding_dimension",
-        "qdrant_shard_number",
-        "qdrant_replication_factor",
-        "qdrant_write_consistency_factor",
-        "onnx_model_dir",
-        "model_cache_dir",
-        "onnx_threads",
-        "onnx_query_threads",
-        mode="before",
-    )
+    @field_validator(*_BLANK_IS_UNSET, mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -425,17 +380,18 @@ class Settings(BaseSettings):
             raise ValueError("CHUNK_OVERLAP_TOKENS must be smaller than CHUNK_MAX_TOKENS")
         return self
 
+    def prefixed(self, prefix: str, names: Iterable[str]) -> dict[str, Any]:
+        """Constructor arguments from the settings named `prefix` + the argument's name
+        (KEYWORD_WEIGHT_TITLE → title), for a group of settings that maps one to one onto a constructor."""
+        return {name: getattr(self, prefix + name) for name in names}
+
     @property
     def model_name(self) -> str:
         return self.embedding_model or DEFAULT_MODELS[self.embedding_provider]
 
     @property
     def store_dir(self) -> Path:
-        """The embedded store: `DATA_DIR/qdrant` for the default vault name (as before names existed),
-        `DATA_DIR/qdrant-<VAULT_NAME>` for any other."""
-        if self.vault_name == DEFAULT_VAULT_NAME:
-            return self.data_dir / "qdrant"
-        return self.data_dir / f"qdrant-{self.vault_name}"
+        return store_dir(self.data_dir, self.vault_name)
 
     @property
     def obsidian_vault(self) -> str:
@@ -455,24 +411,11 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        """Where built graphs were kept before MODEL_CACHE_DIR, still read, and written when the shared
-        cache is not writable: the data dirs under ./data share `data/models`, any other DATA_DIR has its
-        own."""
-        data, root = self.data_dir.resolve(), DATA_ROOT.resolve()
-        return root / "models" if root in (data, data.parent) else self.data_dir / "models"
+        return models_dir(self.data_dir)
 
     @property
     def model_cache(self) -> Path:
-        """MODEL_CACHE_DIR, or the user's cache folder (XDG_CACHE_HOME, else ~/.cache)."""
-        if self.model_cache_dir is not None:
-            return self.model_cache_dir.expanduser()
-        root = os.environ.get("XDG_CACHE_HOME", "").strip()
-        if root and Path(root).is_absolute():
-            return Path(root) / "knowledge-bridge" / "models"
-        try:
-            return Path.home() / ".cache" / "knowledge-bridge" / "models"
-        except RuntimeError:  # no home folder known (a bare container user): the data dir's own
-            return self.models_dir
+        return model_cache(self.model_cache_dir, self.data_dir)
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -1,15 +1,17 @@
-"""Where a vault's data lives when DATA_DIR is unset: a folder of its own under ./data, named so a person
-tells which vault it belongs to. Settings derive DATA_DIR from here; the CLI reads which vault a data dir's
-index belongs to from here."""
+"""Where a vault's data lives: when DATA_DIR is unset a folder of its own under ./data, named so a person
+tells which vault it belongs to, and inside it the embedded store; where built models are kept. Settings
+derive DATA_DIR and those folders from here; the CLI reads which vault a data dir's index belongs to here."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
 DATA_ROOT = Path("data")  # relative to the working directory, as `make run` starts the service
+DEFAULT_VAULT_NAME = "obsidian"  # the collection names before VAULT_NAME existed: obsidian_chunks, ...
 
 
 def vault_data_dir(vault: Path) -> Path:
@@ -37,3 +39,32 @@ def recorded_vault(store: Path) -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     return owner if isinstance(owner, str) else None
+
+
+def store_dir(data_dir: Path, vault_name: str) -> Path:
+    """The embedded store: `DATA_DIR/qdrant` for the default vault name (as before names existed),
+    `DATA_DIR/qdrant-<VAULT_NAME>` for any other."""
+    if vault_name == DEFAULT_VAULT_NAME:
+        return data_dir / "qdrant"
+    return data_dir / f"qdrant-{vault_name}"
+
+
+def models_dir(data_dir: Path) -> Path:
+    """Where built graphs were kept before MODEL_CACHE_DIR, still read, and written when the shared
+    cache is not writable: the data dirs under ./data share `data/models`, any other DATA_DIR has its
+    own."""
+    data, root = data_dir.resolve(), DATA_ROOT.resolve()
+    return root / "models" if root in (data, data.parent) else data_dir / "models"
+
+
+def model_cache(model_cache_dir: Path | None, data_dir: Path) -> Path:
+    """MODEL_CACHE_DIR, or the user's cache folder (XDG_CACHE_HOME, else ~/.cache)."""
+    if model_cache_dir is not None:
+        return model_cache_dir.expanduser()
+    root = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if root and Path(root).is_absolute():
+        return Path(root) / "knowledge-bridge" / "models"
+    try:
+        return Path.home() / ".cache" / "knowledge-bridge" / "models"
+    except RuntimeError:  # no home folder known (a bare container user): the data dir's own
+        return models_dir(data_dir)

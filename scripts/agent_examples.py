@@ -28,7 +28,7 @@ import httpx
 import uvicorn
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 
 SKILL = REPO_ROOT / "docs" / "agents" / "references" / "examples.md"
 LEDGER = "Finance/Money with Sreenivas.md"

@@ -41,7 +41,7 @@ from backend.application.index_texts import embedding_text
 from backend.domain.chunking import chunk_note
 from backend.infrastructure.embedders import onnx_minilm
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
 from scripts.bench_common import machine, percentile
 
 K = TypeVar("K")  # what is measured round-robin: a variant, or a query path's label

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from backend.domain.chunking import chunk_note
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
 from scripts.bench_common import machine
 
 MB = 1_000_000

@@ -54,7 +54,9 @@ CONFIGS = [
     # int8 variants embed one text a call (issue 28: a text's vector must not depend on its batch)
     Config("all-MiniLM-L6-v2, int8-opt-outliers, batch 1 (the English default)", False, batch_size=1),
     Config("all-MiniLM-L6-v2, int8-opt-outliers, batch 16 (before issue 28)", False),
-    Config("multilingual-e5-small, int8-opt-outliers, batch 1 (the multilingual default)", True, batch_size=1),
+    Config(
+        "multilingual-e5-small, int8-opt-outliers, batch 1 (the multilingual default)", True, batch_size=1
+    ),
     Config("multilingual-e5-small, int8-opt-outliers, batch 16 (before issue 28)", True),
 ]
 

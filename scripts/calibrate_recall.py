@@ -28,11 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from backend.application.model_choice import ENGLISH_MODEL
-from backend.cli_commands import run_job
-from backend.cli_target import open_local
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.domain.confidence import KEYWORD_ONLY, Calibration, Evidence, calibration_for, features
 from backend.domain.models import SearchMode
+from backend.entrypoints.cli.commands import run_job
+from backend.entrypoints.cli.target import open_local
 from backend.infrastructure.eval_files import find_set, read_queries
 
 CHITCHAT = REPO_ROOT / "tests" / "data" / "chitchat_turns.txt"

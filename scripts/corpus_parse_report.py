@@ -15,8 +15,8 @@ from pathlib import Path
 
 from backend.domain.chunking import chunk_note
 from backend.domain.models import Chunk
-from backend.infrastructure.markdown_parser import parse_note
-from backend.infrastructure.vault_scanner import scan_vault_detailed
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.scanner import scan_vault_detailed
 
 CORPORA = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
 DEFAULT_VAULTS = [CORPORA / name / "vault" for name in ("obsidian-help", "zettelkasten", "scifact")]

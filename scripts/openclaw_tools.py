@@ -15,7 +15,7 @@ from pathlib import Path
 
 from backend.api.agent_tools import plugin_manifest, plugin_tools
 from backend.config import REPO_ROOT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 
 PLUGIN_DIR = REPO_ROOT / "integrations" / "openclaw"
 TOOLS_FILE = PLUGIN_DIR / "tools.json"

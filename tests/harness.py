@@ -13,9 +13,9 @@ from backend.application.ports import ChunkStore, Embedder, GraphStore, IndexCat
 from backend.application.search import SearchService
 from backend.domain.models import IndexIdentity, SearchMode
 from backend.domain.sparse import SparseEncoder
-from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.application.fakes import FakeEmbedder
 
 NOTES = {

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from backend import admin_cli
-from backend.bootstrap import build_server_catalog
-from backend.cli import main
+from backend.adapters import build_server_catalog
 from backend.config import Settings
+from backend.entrypoints.cli import admin as admin_cli
+from backend.entrypoints.cli.main import main
 from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxMiniLMEmbedder
 from backend.infrastructure.index_catalog import ClientIndexCatalog
 from tests.backend_cli import run_backend
@@ -99,7 +99,7 @@ def refuse(*args, **kwargs):
     raise OSError("network disabled for this test")
 socket.socket.connect = refuse
 socket.create_connection = refuse
-from backend.cli import main
+from backend.entrypoints.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from backend.config import REPO_ROOT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from scripts.openclaw_tools import MANIFEST_FILE, TOOLS_FILE, render
 
 AGENTS = REPO_ROOT / "docs" / "agents"

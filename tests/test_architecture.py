@@ -1,4 +1,6 @@
-"""The layering rule: inner layers never import outer ones, and the domain imports no framework or I/O."""
+"""The shape of the house: inner layers never import outer ones, the domain imports no framework or I/O, the
+entry points live together and nothing inside imports them, the adapters sit in folders by what they adapt,
+no import circle anywhere in backend/, and no module grows past 450 lines."""
 
 from __future__ import annotations
 
@@ -8,20 +10,45 @@ from pathlib import Path
 import pytest
 
 BACKEND = Path(__file__).resolve().parent.parent / "backend"
+MAX_LINES = 450
+
+# the settings and the wiring at backend/'s root, and the entry points, are outer rings of their own
+SETTINGS = ("backend.config", "backend.setting_values", "backend.data_dirs")
+WIRING = ("backend.bootstrap", "backend.adapters")
+ENTRY_POINTS = ("backend.entrypoints",)
 
 FORBIDDEN = {
     "domain": (
-        "backend.application", "backend.infrastructure", "backend.api", "backend.main", "backend.bootstrap",
-        "backend.config", "fastapi", "pydantic", "qdrant_client", "qdrant_edge", "httpx", "onnxruntime",
-        "yaml", "markdown_it", "watchdog", "os", "pathlib", "io",
+        "backend.application", "backend.infrastructure", "backend.api", *ENTRY_POINTS, *WIRING, *SETTINGS,
+        "fastapi", "pydantic", "qdrant_client", "qdrant_edge", "httpx", "onnxruntime", "yaml", "markdown_it",
+        "watchdog", "os", "pathlib", "io",
     ),
     "application": (
-        "backend.infrastructure", "backend.api", "backend.main", "backend.bootstrap", "fastapi",
-        "qdrant_client", "qdrant_edge", "httpx", "onnxruntime",
+        "backend.infrastructure", "backend.api", *ENTRY_POINTS, *WIRING, "fastapi", "qdrant_client",
+        "qdrant_edge", "httpx", "onnxruntime",
     ),
-    "infrastructure": ("backend.api", "backend.main", "backend.bootstrap", "fastapi"),
-    # the API reaches adapters only through the composition root (bootstrap), never by importing them
-    "api": ("backend.infrastructure",),
+    "infrastructure": ("backend.api", *ENTRY_POINTS, *WIRING, "fastapi"),
+    # the API reaches adapters only through the services the composition root (bootstrap) built
+    "api": ("backend.infrastructure", "backend.adapters", *ENTRY_POINTS),
+}  # fmt: skip
+
+# backend/'s root: the package, `python -m backend`, the settings (config: the one list of settings;
+# setting_values: what single settings accept; data_dirs: where a vault's data lives, which settings derive)
+# and the wiring (bootstrap: the services; adapters: the adapters the settings name). The ways in are under
+# entrypoints/.
+ROOT_MODULES = {
+    "__init__.py", "__main__.py", "config.py", "setting_values.py", "data_dirs.py", "bootstrap.py",
+    "adapters.py",
+}  # fmt: skip
+ROOT_PACKAGES = {"domain", "application", "infrastructure", "api", "entrypoints"}
+
+# infrastructure/ by what each module adapts; the few left at its root are disk and process helpers that
+# several adapters and the entry points share (durable JSON records, the disk guard, the data dir check,
+# the running service's record, the heap, the judged-query files).
+ADAPTER_FOLDERS = {"qdrant", "vault", "markdown", "embedders", "index_catalog", "languages"}
+INFRASTRUCTURE_ROOT = {
+    "__init__.py", "data_dir.py", "disk_space.py", "durable_files.py", "eval_files.py", "heap.py",
+    "running_service.py",
 }  # fmt: skip
 
 
@@ -32,7 +59,18 @@ def _imports(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
+            # `from backend.x import y` may import the module backend.x.y
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(BACKEND.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _sources() -> list[Path]:
+    return sorted(BACKEND.rglob("*.py"))
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
@@ -48,9 +86,14 @@ def test_layer_does_not_import_outward(layer: str) -> None:
 
 def test_no_route_and_no_other_door_imports_a_route() -> None:
     """A route only translates: what two doors share (the use case and its translation) lives outside the
-    route modules, so no route imports another, and the MCP tools and the CLI import none."""
+    route modules, so no route imports another, and the MCP tools and the CLI import none (the app factory
+    mounts them)."""
     routes = BACKEND / "api" / "routes"
-    doors = [*routes.glob("*.py"), BACKEND / "api" / "mcp_server.py", *BACKEND.glob("cli*.py")]
+    doors = [
+        *routes.glob("*.py"),
+        BACKEND / "api" / "mcp_server.py",
+        *(BACKEND / "entrypoints" / "cli").glob("*.py"),
+    ]
     offences = [
         f"{path.relative_to(BACKEND)} imports {name}"
         for path in sorted(doors)
@@ -58,3 +101,109 @@ def test_no_route_and_no_other_door_imports_a_route() -> None:
         if name.startswith("backend.api.routes.")
     ]
     assert offences == []
+
+
+def test_backend_root_holds_only_the_package_settings_and_wiring() -> None:
+    """A newcomer finds the ways in under entrypoints/ (the CLI and its parts, the HTTP app, MCP over stdio),
+    not scattered among the wiring."""
+    modules = {p.name for p in BACKEND.glob("*.py")}
+    packages = {p.name for p in BACKEND.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert (modules, packages) == (ROOT_MODULES, ROOT_PACKAGES)
+    entrypoints = {
+        p.relative_to(BACKEND / "entrypoints").as_posix() for p in (BACKEND / "entrypoints").rglob("*.py")
+    }
+    assert {"app.py", "mcp_stdio.py", "cli/main.py"} <= entrypoints
+
+
+def test_nothing_inside_imports_an_entry_point() -> None:
+    """The entry points are the outermost ring: only `python -m backend` (__main__) reaches into them."""
+    offences = [
+        f"{path.relative_to(BACKEND)} imports {name}"
+        for path in _sources()
+        if "entrypoints" not in path.relative_to(BACKEND).parts and path.name != "__main__.py"
+        for name in _imports(path)
+        if name.startswith("backend.entrypoints")
+    ]
+    assert offences == []
+
+
+def test_infrastructure_is_in_folders_by_what_it_adapts() -> None:
+    infrastructure = BACKEND / "infrastructure"
+    folders = {p.name for p in infrastructure.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == ADAPTER_FOLDERS
+    assert {p.name for p in infrastructure.glob("*.py")} == INFRASTRUCTURE_ROOT
+    # a name prefix is a folder waiting to be made
+    prefixed = [
+        p.name for p in infrastructure.rglob("*.py") if p.name.startswith(("qdrant_", "vault_", "markdown_"))
+    ]
+    assert prefixed == []
+
+
+def _import_graph() -> dict[str, set[str]]:
+    modules = {_module_name(path): path for path in _sources()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = set()
+        for imported in _imports(path):
+            # `from backend.a import b` names a module when backend.a.b is one, else a name in backend.a
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                edges.add(imported)
+        graph[name] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each an import circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_in_backend() -> None:
+    """Every import counts, also the ones inside a function (a late import hides a circle, it does not
+    remove it); a package's __init__ counts as the package."""
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_cycle_check_sees_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_over_450_lines() -> None:
+    long = {
+        str(path.relative_to(BACKEND)): lines
+        for path in _sources()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}

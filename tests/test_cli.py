@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from backend import cli as backend_cli_module
-from backend.cli import main
-from backend.cli_output import cli_advice
 from backend.config import load_settings
 from backend.domain import errors as domain_errors
 from backend.domain.errors import KnowledgeBridgeError
-from backend.main import create_app
+from backend.entrypoints.app import create_app
+from backend.entrypoints.cli import main as backend_cli_module
+from backend.entrypoints.cli.main import main
+from backend.entrypoints.cli.output import cli_advice
 from scripts.service_process import ServiceProcess
 from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
@@ -321,7 +321,7 @@ def test_ctrl_c_while_the_cli_still_loads_prints_no_traceback() -> None:
         "import runpy, sys\n"
         "class CtrlC:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'backend.cli_commands':\n"
+        "        if name == 'backend.entrypoints.cli.commands':\n"
         "            raise KeyboardInterrupt\n"
         "sys.meta_path.insert(0, CtrlC())\n"
         "sys.argv = ['backend', 'status']\n"
@@ -513,7 +513,7 @@ def test_the_key_of_the_settings_is_sent_and_a_wrong_one_gets_cli_advice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
 ) -> None:
     from backend.config import load_settings
-    from backend.main import create_app
+    from backend.entrypoints.app import create_app
     from tests import live_server
 
     settings = load_settings(

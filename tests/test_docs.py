@@ -14,7 +14,7 @@ from starlette.routing import Mount, Route
 
 from backend.api.schemas import SCORE_SCALES
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, Settings, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from scripts.settings_doc import SETTINGS_DOC, render
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness
@@ -28,6 +28,7 @@ SECTIONS = [
     "## Languages",
     "## Connect OpenClaw",
     "## The command line",
+    "## The code",
     "## Where the rest lives",
 ]
 DEFAULTS = Settings.model_fields
@@ -38,6 +39,22 @@ def test_the_readme_is_short_and_in_the_order_a_newcomer_needs() -> None:
     assert len(lines) <= 260, f"README has {len(lines)} lines: move the long material into docs/"
     headings = [line for line in lines if line.startswith("## ")]
     assert headings == SECTIONS
+
+
+def test_the_layout_drawn_is_the_code() -> None:
+    """The trees in the README and docs/development.md name every folder of backend/ and of its
+    infrastructure, and every module at backend/'s root (tests/test_architecture.py keeps that list short)."""
+    backend = REPO_ROOT / "backend"
+    readme = README.read_text(encoding="utf-8").split("## The code", 1)[1].split("\n## ", 1)[0]
+    layout = (REPO_ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Layout", 1)[1]
+    folders = [
+        p
+        for p in [*backend.iterdir(), *(backend / "infrastructure").iterdir()]
+        if (p / "__init__.py").exists()
+    ]
+    for tree in (readme, layout):
+        assert [p.name for p in folders if f"{p.name}/" not in tree] == []
+    assert [p.name for p in backend.glob("*.py") if p.name != "__init__.py" and p.name not in layout] == []
 
 
 @pytest.mark.parametrize("page", [README, *sorted((REPO_ROOT / "docs").glob("*.md"))], ids=lambda p: p.name)

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, Settings, load_settings
+from backend.entrypoints.app import create_app
 from backend.infrastructure.running_service import record_service
-from backend.main import create_app
 from tests import live_server
 from tests.openclaw_cli import (
     Gateway,

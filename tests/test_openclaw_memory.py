@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests import live_server, model_stub
 from tests.model_stub import ModelStub, last_user_text, system_text, tool_names
 from tests.openclaw_cli import (

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from scripts.node import NODE, environment
 from tests import live_server
 

@@ -103,8 +103,8 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
 ) -> None:
     import uvicorn
 
-    import backend.main
-    from backend import cli
+    import backend.entrypoints.app
+    from backend.entrypoints.cli import main as cli
 
     ran: dict[str, object] = {}
 
@@ -112,7 +112,8 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
         def getsockname(self) -> tuple[str, int]:
             return host, 8123
 
-    monkeypatch.setattr(backend.main, "open_services", lambda settings, **_: object())  # nothing opened
+    # nothing opened
+    monkeypatch.setattr(backend.entrypoints.app, "open_services", lambda settings, **_: object())
     monkeypatch.setattr(cli, "_listen", lambda settings: Bound())
     monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets: ran.update(vars(server.config)))
     monkeypatch.delenv("API_KEY", raising=False)
@@ -126,7 +127,7 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
 
 def test_a_busy_port_is_one_line_naming_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Said before the index is opened, with the way out (another vault's service may hold the port)."""
-    from backend import cli
+    from backend.entrypoints.cli import main as cli
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, Field, Strict, ValidationError
 
+from backend.api.validation_messages import describe_validation
 from backend.domain.errors import InvalidRequestError
 
 Request = TypeVar("Request", bound=BaseModel)
@@ -68,6 +69,4 @@ def request_from(model: type[Request], **arguments: Any) -> Request:
     try:
         return model(**{name: value for name, value in arguments.items() if value is not None})
     except ValidationError as exc:
-        from backend.api.errors import describe_validation  # errors.py loads FastAPI, which the CLI need not
-
         raise InvalidRequestError(describe_validation(list(exc.errors()))) from None

@@ -29,13 +29,14 @@ from pydantic import BaseModel, Field, ValidationError
 
 from backend.api.answers import context_answer, links_answer, note_answer, remember_answer, search_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
-from backend.api.errors import INTERNAL, describe_validation, envelope
+from backend.api.errors import INTERNAL, envelope
 from backend.api.errors import validation_envelope as invalid
 from backend.api.input_types import request_from
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
 from backend.api.status_answer import status_answer
+from backend.api.validation_messages import describe_validation
 from backend.bootstrap import Services
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError

@@ -18,20 +18,19 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from backend.application.embedder_health import EmbedderHealth
+from backend.application.generation_texts import describe_mismatch, left_by, one_side_only, until_switch
 from backend.application.live_index import IndexedNote, LiveIndex
-from backend.application.note_graph import LinkCounts, NoteGraph, NoteLinks
+from backend.application.note_graph import NoteGraph
 from backend.application.ports import ChunkStore, Embedder, IndexCatalog, Vault
+from backend.application.serving_reads import ServingReads
 from backend.domain.errors import EmbeddingModelMismatchError, IndexCorruptedError, IndexNotReadyError
-from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
-from backend.domain.links import LinkRecord, NoteRecord
+from backend.domain.links import NoteRecord
 from backend.domain.models import FileProblem, IndexIdentity
-from backend.domain.vault_paths import vault_path
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ log = logging.getLogger(__name__)
 ServingEmbedder = Callable[[IndexIdentity], Embedder | None]
 
 
-class IndexHandle:
+class IndexHandle(ServingReads):
     def __init__(
         self,
         *,
@@ -161,45 +160,6 @@ class IndexHandle:
         with self.current().lease() as live, self.corruption_noted(live):
             yield live
 
-    def chunk_count(self) -> int:
-        with self.serving() as live:
-            return live.store.count()
-
-    def recent_chunk_count(self) -> int:
-        """The chunk count for /index/status: read from the store again only after writes, at most once a
-        second (`LiveIndex.counted`), so polling it costs nothing however large the vault."""
-        with self.serving() as live:
-            return live.counted("chunks", live.store.count)
-
-    def note_links(self, path: str) -> NoteLinks:
-        path = vault_path(path)
-        with self.serving() as live:
-            return live.graph.links_of(path)
-
-    def note_record(self, path: str) -> NoteRecord | None:
-        """The indexed note at `path`, or None when the index does not hold it."""
-        with self.serving() as live:
-            return live.graph.record(path)
-
-    def note_records(self) -> list[NoteRecord]:
-        with self.serving() as live:
-            return live.graph.records()
-
-    def link_counts(self) -> LinkCounts:
-        """As `recent_chunk_count`: counted again only after writes, at most once a second."""
-        with self.serving() as live:
-            return live.counted("links", live.graph.counts)
-
-    def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
-        """What the serving index holds on disk, read under the writer lock so no half-written note shows:
-        how its chunk points add up with its stored note records, those records, and every link."""
-        with self.writer, self.serving() as live:
-            stored = live.graph_store.all_notes()
-            links = live.graph_store.all_links()
-            recorded = {r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count) for r in stored}
-            drift = store_drift(live.store.inventory(), recorded, Counter(link.source for link in links))
-            return drift, stored, links
-
     def current(self) -> LiveIndex:
         """The serving generation (not leased: for the writer, which holds the writer lock)."""
         if self._corrupted is not None:
@@ -262,7 +222,7 @@ class IndexHandle:
         if self._corrupted is not None:
             raise IndexCorruptedError(self._corrupted)
         if self._mismatch is not None and not self.accepts_writes:
-            raise EmbeddingModelMismatchError(self._mismatch_message(self._mismatch))
+            raise EmbeddingModelMismatchError(describe_mismatch(self._mismatch, self._identity))
         if not self._ready:
             raise IndexNotReadyError("the index has not been created yet")
 
@@ -276,7 +236,7 @@ class IndexHandle:
             return None
         if self._serving_health is not None:
             return None
-        return f"{self._mismatch_message(stored)}: answered from keyword search only {self._until()}"
+        return one_side_only(stored, self._identity, "keyword", rebuilding=self.building is not None)
 
     @property
     def dense_fallback(self) -> str | None:
@@ -287,12 +247,7 @@ class IndexHandle:
             return None
         if self._serving_health is None:
             return None
-        return f"{self._mismatch_message(stored)}: answered from dense search only {self._until()}"
-
-    def _until(self) -> str:
-        if self.building is not None:
-            return "until the rebuild running now switches to the configured settings"
-        return "until a rebuild (POST /index/rebuild) switches to the configured settings"
+        return one_side_only(stored, self._identity, "dense", rebuilding=self.building is not None)
 
     def check_searchable(self) -> None:
         """Raise when a search cannot be answered at all; a partly built index can answer."""
@@ -301,32 +256,12 @@ class IndexHandle:
         stored = self._mismatch
         if stored is not None and self.keyword_fallback is None and self.dense_fallback is None:
             if stored.keyword_encoding != self._identity.keyword_encoding:  # neither side can answer
-                raise EmbeddingModelMismatchError(f"{self._mismatch_message(stored)} {self._until()}")
+                until = until_switch(rebuilding=self.building is not None)
+                raise EmbeddingModelMismatchError(f"{describe_mismatch(stored, self._identity)} {until}")
         if stored is None:
             self.check_writable()
         if not self._complete and self.indexed_notes == 0:
             raise IndexNotReadyError("the first indexing of the vault has not indexed any note yet")
-
-    def _mismatch_message(self, stored: IndexIdentity) -> str:
-        if (
-            stored.embedding_model != self._identity.embedding_model
-            or stored.dimension != self._identity.dimension
-        ):
-            return (
-                f"the index was built with {stored.embedding_model} ({stored.dimension}-d) but the service "
-                f"is configured for {self._identity.embedding_model} ({self._identity.dimension}-d); "
-                "it will not mix models"
-            )
-        if stored.dense_windows != self._identity.dense_windows:
-            return (
-                f"the index's dense vectors were built {_layout(stored.dense_windows)} but the service is "
-                f"configured for {_layout(self._identity.dense_windows)} (DENSE_WINDOW_WORDS); it will not "
-                "mix them"
-            )
-        return (
-            f"the index's keyword vectors were built with [{stored.keyword_encoding or 'an older encoder'}] "
-            f"but the service is configured for [{self._identity.keyword_encoding}]; it will not mix them"
-        )
 
     # -- opening -------------------------------------------------------------------------------------
 
@@ -357,7 +292,7 @@ class IndexHandle:
             )
         for leftover in present:
             if leftover != active:
-                log.warning("dropping index generation %s %s", leftover, _left_by(leftover, active))
+                log.warning("dropping index generation %s %s", leftover, left_by(leftover, active))
                 self.drop(leftover)
         if active is None:
             self.start_generation()
@@ -396,12 +331,14 @@ class IndexHandle:
         if self._serving_health is not None or stored.dimension is None:
             log.warning(
                 "%s: the index keeps answering with %s until a rebuild switches it to the configured ones",
-                self._mismatch_message(stored),
+                describe_mismatch(stored, self._identity),
                 stored.embedding_model,
             )
         else:
             log.error(
-                "%s, and %s cannot be loaded here", self._mismatch_message(stored), stored.embedding_model
+                "%s, and %s cannot be loaded here",
+                describe_mismatch(stored, self._identity),
+                stored.embedding_model,
             )
         if self.keyword_fallback is not None or self._serving_health is not None or self.accepts_writes:
             self._load(live, live.graph.open(reset=False))
@@ -494,22 +431,3 @@ class IndexHandle:
         if records:
             self._complete = True  # built by an earlier run; a start-up sync catches up with edits
             self.last_indexed = datetime.now(UTC)
-
-
-def _left_by(leftover: str, active: str | None) -> str:
-    """Why a generation beside the active one is there, from the order their names were handed out in."""
-    if active is None:
-        return "left by a first indexing that stopped before it was recorded"
-    if _number(leftover) < _number(active):
-        return f"replaced by {active} when a rebuild finished (it was not dropped then)"
-    return "left by a rebuild that stopped before it switched"
-
-
-def _number(generation: str) -> int:
-    """N of a generation named "gN" (the catalog's names: handed out in increasing order)."""
-    digits = generation[1:]
-    return int(digits) if digits.isdigit() else -1
-
-
-def _layout(window_words: int) -> str:
-    return f"with windows of up to {window_words} words" if window_words else "one vector a chunk"

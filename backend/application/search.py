@@ -1,4 +1,6 @@
-"""Search use case: one query -> dense and/or keyword vectors -> one fused store query -> hits."""
+"""Search use case: one query -> dense and/or keyword vectors -> one fused store query -> hits, in named
+stages (see `SearchService`): the mode and its warnings are decided in search_modes, the ranking rules are in
+search_ranking."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from backend.application.hit_confidence import (
     ChunkCounter,
@@ -20,18 +21,13 @@ from backend.application.hit_confidence import (
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RelatedNote
 from backend.application.ports import Embedder
+from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
+from backend.application.search_ranking import best_first, chunk_index, put_first, rank
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
-from backend.domain.result_rules import (
-    LineSpan,
-    apply_threshold,
-    cap_per_note,
-    dedupe_overlapping,
-    hubs_after_their_notes,
-)
 from backend.domain.sparse import SparseEncoder
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
@@ -78,7 +74,67 @@ class SearchOptions:
     today: Callable[[], dt.date] = dt.date.today
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """One search as its stages read it (`per_note` already defaulted)."""
+
+    query: str
+    top_k: int
+    mode: SearchMode
+    point_filter: PointFilter | None
+    candidates: int | None
+    include_related: bool
+    threshold: float | None
+    per_note: int | None
+
+    @property
+    def size(self) -> int:
+        """How many hits the answer holds: `top_k`, or more for evaluation (`candidates`)."""
+        return max(self.top_k, self.candidates or 0)
+
+    @property
+    def store_filter(self) -> PointFilter | None:
+        return self.point_filter if self.point_filter is not None and not self.point_filter.is_empty else None
+
+
+@dataclass(frozen=True, slots=True)
+class Clues:
+    """What the query itself names, found before any vector: the span of days (its notes are boosted) and
+    the notes called by their title, alias or file name (the first chunk of each comes first)."""
+
+    span: TimeSpan | None
+    named: list[ScoredPoint]
+    store_ms: float  # the store query that found the named notes
+
+
+@dataclass(frozen=True, slots=True)
+class QueryVectors:
+    dense: list[float] | None  # None: not embedded (keyword mode, or the embedder failed)
+    sparse: SparseVector | None  # None: dense mode; may be empty (stop words only)
+
+    @property
+    def keywords(self) -> SparseVector | None:
+        """The keyword side worth querying: None when there is none or it is empty."""
+        return self.sparse if self.sparse is not None and not self.sparse.is_empty else None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreAsk:
+    """One store query: the vectors, how many candidates, the filter, the fusion weights."""
+
+    dense: list[float] | None
+    sparse: SparseVector | None
+    limit: int
+    point_filter: PointFilter | None
+    foreign: tuple[float, float] | None  # the weights for a question in another language than the vault's
+    hybrid: bool
+
+
 class SearchService:
+    """A search in named stages: decide the mode and its warnings (search_modes), find what the query names
+    (`_clues`), encode (`_encode`), retrieve (`_retrieve`), apply the ranking rules (`_rank`,
+    search_ranking), shape the answer (`_shape`), and judge each hit's confidence (`_confident`)."""
+
     def __init__(
         self,
         *,
@@ -117,175 +173,111 @@ class SearchService:
         when `query` holds earlier ones too to rank by); None: the whole query.
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
-        point_filter = safe_filter(point_filter)
+        asked = Asked(
+            query=query,
+            top_k=top_k,
+            mode=mode,
+            point_filter=safe_filter(point_filter),
+            candidates=candidates,
+            include_related=include_related,
+            threshold=threshold,
+            per_note=max_chunks_per_note or self._options.max_chunks_per_note,
+        )
         self._index.check_searchable()
-        warnings: list[str] = []
-        fallback = self._index.keyword_fallback
-        if fallback is not None:
-            warnings.append(fallback)
-            mode = SearchMode.KEYWORD
-        dense_only = self._index.dense_fallback  # an outdated index's keyword vectors are another encoding's
-        if dense_only is not None:
-            warnings.append(dense_only)
-            mode = SearchMode.DENSE
-        if not self._index.complete:
-            warnings.append(
-                f"the first indexing is still running ({self._index.indexed_notes} notes so far); "
-                "results may be incomplete"
-            )
+        plan = index_plan(self._index, mode)
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
-            per_note = max_chunks_per_note or self._options.max_chunks_per_note
-            outcome, sides = self._search(
-                live,
-                query,
-                top_k,
-                mode,
-                point_filter,
-                candidates,
-                include_related,
-                threshold,
-                warnings,
-                per_note,
-            )
+            outcome, sides = self._search(live, asked, plan)
             judged = self._encoder.encode_query(focus if focus is not None else query)
             return self._confident(live, outcome, sides, judged)
 
-    def _search(
-        self,
-        live: LiveIndex,
-        query: str,
-        top_k: int,
-        mode: SearchMode,
-        point_filter: PointFilter | None,
-        candidates: int | None,
-        include_related: bool,
-        threshold: float | None,
-        warnings: list[str],
-        per_note: int | None,
-    ) -> tuple[SearchOutcome, Sides]:
+    def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
+        """The stages in order; also both sides' own scores, which the hits' confidence is computed from."""
+        clues = self._clues(live, asked)
         started = time.perf_counter()
-        span = find_time_span(query, self._options.today()) if self._options.time_boost else None
-        entity = self._entity_hits(live, query, point_filter)
-        entity_ms = (time.perf_counter() - started) * 1000
-        dense: list[float] | None = None
-        started = time.perf_counter()
-        pending = self._index.dense_pending if mode is not SearchMode.KEYWORD else 0
-        health = self._index.serving_health
-        failed = health is not None and health.problem is not None
-        # keyword first: without a standing failure the notes are simply still waiting their turn
-        why = (
-            "the embedder was unavailable when they were indexed"
-            if failed
-            else "the index is still filling them in"
-        )
-        if pending and pending >= self._index.indexed_notes:
-            warnings.append(f"the dense vectors are not built yet ({why}); answered from keyword search only")
-            mode = SearchMode.KEYWORD
-        elif pending:
-            warnings.append(
-                f"{pending} of {self._index.indexed_notes} notes have no dense vectors yet "
-                f"({why}): they are found by keywords only"
-            )
-        if pending and health is not None and health.problem is not None:
-            warnings[-1] += f"; {health.describe()}"  # e.g. MODEL_NOT_FOUND and the `ollama pull` to run
-        if mode is not SearchMode.KEYWORD:
-            dense, reason = self._embed_query(query)
-            if dense is None:
-                warnings.append(f"{reason}; answered from keyword search only")
-                mode = SearchMode.KEYWORD
-        sparse = self._encoder.encode_query(query) if mode is not SearchMode.DENSE else None
-        if mode is SearchMode.KEYWORD and (sparse is None or sparse.is_empty):
-            found = SearchOutcome(
-                hits=entity[:top_k],
-                total_hits=len(entity),
-                mode=mode,
-                warnings=warnings,
-                time_intent=span,
-                notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(entity)),
-            )
-            return found, Sides(None, None)
-
+        plan = pending_plan(plan, self._index)
+        vectors, plan = self._encode(asked.query, plan)
+        if plan.mode is SearchMode.KEYWORD and vectors.keywords is None:
+            return self._named_only(live, asked, plan, clues), Sides(None, None)
         embed_ms = (time.perf_counter() - started) * 1000
-        limit = max(top_k, candidates or 0, self._options.prefetch_limit)
         started = time.perf_counter()
-        points, sides = self._query(
-            live,
-            dense,
-            sparse if sparse is not None and not sparse.is_empty else None,
-            limit,
-            point_filter if point_filter is not None and not point_filter.is_empty else None,
-            self._foreign_weights(query),
-            hybrid=mode is SearchMode.HYBRID,
-        )
-        store_ms = (time.perf_counter() - started) * 1000 + entity_ms
-        size = max(top_k, candidates or 0)
-        named = {hit.id for hit in entity}
-        if span is not None:
-            points = [_boosted(p, span, self._options.time_boost) for p in points]
-        fused = [p for p in sorted(points, key=_best_first) if p.id not in named]
-        matched = _put_first(entity, fused, threshold, per_note, own_scale=mode is SearchMode.KEYWORD)
+        ask = self._store_ask(asked, vectors, plan.mode)
+        points, sides = self._retrieve(live, ask)
+        store_ms = (time.perf_counter() - started) * 1000 + clues.store_ms
+        matched = self._rank(asked, clues, points, own_scale=plan.mode is SearchMode.KEYWORD)
         if sides is None:  # the fusion did not read both sides' own scores: read them for the confidence
-            keywords = sparse if sparse is not None else self._encoder.encode_query(query)
-            sides = read_sides(live, dense, keywords, limit, point_filter)
-        hits = matched[:size]
-        related: list[RelatedNote] = []
-        if include_related and hits:
-            paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[:top_k]))
-            related = live.graph.related(paths)
-        found = SearchOutcome(
-            hits=hits,
-            total_hits=len(matched),
-            mode=mode,
-            warnings=warnings,
-            related=related,
+            sides = self._sides(live, asked, ask, vectors)
+        head = SearchOutcome(
+            [],
+            0,
+            plan.mode,
+            list(plan.warnings),
             embed_ms=embed_ms,
             store_ms=store_ms,
-            time_intent=span,
-            notices=unmatched_filters(point_filter, live.graph.records(), answered=bool(hits)),
+            time_intent=clues.span,
         )
-        return found, sides
+        return self._shape(live, asked, matched, head), sides
 
-    def _query(
-        self,
-        live: LiveIndex,
-        dense: list[float] | None,
-        sparse: SparseVector | None,
-        limit: int,
-        point_filter: PointFilter | None,
-        foreign: tuple[float, float] | None,
-        *,
-        hybrid: bool,
-    ) -> tuple[list[ScoredPoint], Sides | None]:
+    def _clues(self, live: LiveIndex, asked: Asked) -> Clues:
+        started = time.perf_counter()
+        span = find_time_span(asked.query, self._options.today()) if self._options.time_boost else None
+        named = self._entity_hits(live, asked.query, asked.point_filter)
+        return Clues(span, named, (time.perf_counter() - started) * 1000)
+
+    def _encode(self, query: str, plan: ModePlan) -> tuple[QueryVectors, ModePlan]:
+        """The query's dense vector (unless keyword mode; keyword search answers when it cannot be made) and
+        its keyword vector (unless dense mode)."""
+        dense: list[float] | None = None
+        if plan.mode is not SearchMode.KEYWORD:
+            dense, reason = self._embed_query(query)
+            if dense is None:
+                plan = plan.without_dense(reason)
+        sparse = self._encoder.encode_query(query) if plan.mode is not SearchMode.DENSE else None
+        return QueryVectors(dense, sparse), plan
+
+    def _store_ask(self, asked: Asked, vectors: QueryVectors, mode: SearchMode) -> StoreAsk:
+        return StoreAsk(
+            dense=vectors.dense,
+            sparse=vectors.keywords,
+            limit=max(asked.size, self._options.prefetch_limit),
+            point_filter=asked.store_filter,
+            foreign=self._foreign_weights(asked.query),
+            hybrid=mode is SearchMode.HYBRID,
+        )
+
+    def _retrieve(self, live: LiveIndex, ask: StoreAsk) -> tuple[list[ScoredPoint], Sides | None]:
         """The fused candidates, and both sides' raw scores where the fusion read them: RRF or DBSF inside
         one store query; adaptive and score fusion (which the engines do not offer) over both sides' ids and
-        scores, fused by the domain's rule so both engines rank alike, then the payloads of the candidates
-        kept (reading them for both whole sides cost ~18% of p95). `foreign`: the weights for a question in
-        another language than the vault's, or None. A hybrid question without keyword terms (stop words
-        only) is fused too, with an empty keyword side, so its scores are on the same 0..1 scale as any
-        other hybrid answer."""
-        options = self._options
-        weights = foreign or options.rrf_weights
-        scaled = options.fusion in ("adaptive", "score") and hybrid and dense is not None
-        if not scaled or dense is None:
-            points = live.store.query(
-                dense=dense,
-                sparse=sparse,
-                limit=limit,
-                prefetch_limit=limit,  # never below the configured depth: limit includes it
-                point_filter=point_filter,
-                rrf_k=self._options.rrf_k,
-                rrf_weights=weights,
-                fusion=self._options.fusion,
-            )
-            # keyword only: the points' scores are that side's own; otherwise they are fused
-            return points, Sides(None, SideScores.of_points(points, limit)) if dense is None else None
-        keyword = sparse if sparse is not None else SparseVector((), ())
-        sides = live.store.rank_sides(dense=dense, sparse=keyword, limit=limit, point_filter=point_filter)
+        scores, fused by the domain's rule so both engines rank alike. A hybrid question without keyword
+        terms (stop words only) is fused too, with an empty keyword side, so its scores are on the same 0..1
+        scale as any other hybrid answer."""
+        if self._options.fusion in ("adaptive", "score") and ask.hybrid and ask.dense is not None:
+            return self._fused_here(live, ask, ask.dense)
+        points = live.store.query(
+            dense=ask.dense,
+            sparse=ask.sparse,
+            limit=ask.limit,
+            prefetch_limit=ask.limit,  # never below the configured depth: limit includes it
+            point_filter=ask.point_filter,
+            rrf_k=self._options.rrf_k,
+            rrf_weights=ask.foreign or self._options.rrf_weights,
+            fusion=self._options.fusion,
+        )
+        # keyword only: the points' scores are that side's own; otherwise they are fused
+        return points, Sides(None, SideScores.of_points(points, ask.limit)) if ask.dense is None else None
+
+    def _fused_here(
+        self, live: LiveIndex, ask: StoreAsk, dense: list[float]
+    ) -> tuple[list[ScoredPoint], Sides]:
+        """Adaptive or score fusion over both sides' ids and scores, then the payloads of the candidates kept
+        (reading them for both whole sides cost ~18% of p95)."""
+        options, limit = self._options, ask.limit
+        keyword = ask.sparse if ask.sparse is not None else SparseVector((), ())
+        sides = live.store.rank_sides(dense=dense, sparse=keyword, limit=limit, point_filter=ask.point_filter)
         raw = Sides(SideScores.of(sides[0], limit), SideScores.of(sides[1], limit))
         if options.fusion == "adaptive":
-            fused = fusion.adaptive(sides[0], sides[1], options.adaptive, fixed=foreign)
+            fused = fusion.adaptive(sides[0], sides[1], options.adaptive, fixed=ask.foreign)
         else:
-            fused = fusion.top_scaled(sides, weights)
+            fused = fusion.top_scaled(sides, ask.foreign or options.rrf_weights)
         ranked = sorted(fused.items(), key=lambda item: -item[1])
         # payloads only for what can be returned, and the ties of the last place (ties go by note and chunk)
         cut = min(len(ranked), limit)
@@ -297,7 +289,45 @@ class SearchService:
             for point_id, score in ranked[:cut]
             if point_id in payloads  # deleted meanwhile by the writer
         ]
-        return sorted(points, key=_best_first)[:limit], raw
+        return sorted(points, key=best_first)[:limit], raw
+
+    def _sides(self, live: LiveIndex, asked: Asked, ask: StoreAsk, vectors: QueryVectors) -> Sides:
+        """Both sides' own scores, read apart for a fusion that did not read them (RRF, DBSF)."""
+        keywords = vectors.sparse if vectors.sparse is not None else self._encoder.encode_query(asked.query)
+        return read_sides(live, vectors.dense, keywords, ask.limit, asked.point_filter)
+
+    def _rank(
+        self, asked: Asked, clues: Clues, points: list[ScoredPoint], *, own_scale: bool
+    ) -> list[ScoredPoint]:
+        """The ranking rules (search_ranking) over the candidates, the named notes first. `own_scale`: the
+        scores are the mode's own keyword scores (a named note keeps its own when higher)."""
+        boost = (clues.span, self._options.time_boost) if clues.span is not None else None
+        fused = rank(clues.named, points, boost)
+        return put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
+
+    def _shape(
+        self, live: LiveIndex, asked: Asked, matched: list[ScoredPoint], head: SearchOutcome
+    ) -> SearchOutcome:
+        """The answer: the first `size` hits, the notes they link to when asked, and what the filters
+        matched nowhere."""
+        hits = matched[: asked.size]
+        related: list[RelatedNote] = []
+        if asked.include_related and hits:
+            paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
+            related = live.graph.related(paths)
+        notices = unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(hits))
+        return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
+
+    def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
+        """Keyword mode without a keyword term (stop words only): only the notes the query names."""
+        return SearchOutcome(
+            hits=clues.named[: asked.top_k],
+            total_hits=len(clues.named),
+            mode=plan.mode,
+            warnings=list(plan.warnings),
+            time_intent=clues.span,
+            notices=unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(clues.named)),
+        )
 
     def _confident(
         self, live: LiveIndex, outcome: SearchOutcome, sides: Sides, judged: SparseVector
@@ -344,14 +374,14 @@ class SearchService:
         for p in points:
             path = str(p.payload.get("note_path", ""))
             known = first.get(path)
-            if known is None or _chunk_index(p.payload) < _chunk_index(known.payload):
+            if known is None or chunk_index(p.payload) < chunk_index(known.payload):
                 first[path] = p
         return [first[path] for path in paths if path in first]
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
         health = self._index.serving_health  # the model of the index's vectors (an outdated one's own)
         if self._embedder is None or health is None:
-            return None, "no embedder is configured (EMBEDDING_PROVIDER=none)"
+            return None, NO_EMBEDDER
         if not health.worth_trying():  # known down: answer now rather than wait through its retries
             return None, health.describe()
         vector = health.query(query)
@@ -359,69 +389,3 @@ class SearchService:
             log.warning("query embedding failed: %s", health.describe())
             return None, health.describe()
         return vector, ""
-
-
-def _span(hit: ScoredPoint) -> LineSpan:
-    p = hit.payload
-    return LineSpan(str(p.get("note_path", "")), int(p.get("start_line", 0)), int(p.get("end_line", 0)))
-
-
-def _best_first(point: ScoredPoint) -> tuple[float, str, int]:
-    """Qdrant orders equal scores by where points sit in its storage, which differs between the embedded
-    store and a server (and after a migration); ties go by note path and chunk instead, so the same index
-    answers the same wherever it is stored."""
-    return -point.score, str(point.payload.get("note_path", "")), _chunk_index(point.payload)
-
-
-def _boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
-    if not span.contains(point.payload.get("date")):
-        return point
-    return replace(point, score=point.score + abs(point.score) * boost)
-
-
-def _chunk_index(payload: dict[str, Any]) -> int:
-    return int(payload.get("chunk_index", 0))
-
-
-def _put_first(
-    entity: list[ScoredPoint],
-    fused: list[ScoredPoint],
-    threshold: float | None,
-    per_note: int | None,
-    *,
-    own_scale: bool,
-) -> list[ScoredPoint]:
-    """The named notes first, then the fused results refined as usual.
-
-    A named note is what was asked for, so the threshold does not drop it; it takes the best fused score
-    (and its own keyword score when that is the mode's scale) so the list stays best-first.
-    """
-    if not entity:
-        return _refine(fused, threshold, per_note)
-    top = fused[0].score if fused else 0.0
-    firsts = [replace(hit, score=max(top, hit.score) if own_scale or not fused else top) for hit in entity]
-    kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
-    rest = hubs_after_their_notes(kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below)
-    kept = cap_per_note([*kept[: len(firsts)], *rest], _note_path, per_note)
-    named = len(firsts)
-    return [*kept[:named], *apply_threshold(kept[named:], threshold)]
-
-
-def _refine(hits: list[ScoredPoint], threshold: float | None, per_note: int | None) -> list[ScoredPoint]:
-    """Overlapping chunks of one note dropped (so a dropped neighbour frees its slot), hubs moved below the
-    notes they link to, at most `per_note` chunks of a note, then the threshold."""
-    kept = dedupe_overlapping(hits, _span)
-    kept = hubs_after_their_notes(kept, text=_text, note_path=_note_path, rescore=_below)
-    return apply_threshold(cap_per_note(kept, _note_path, per_note), threshold)
-
-
-def _text(hit: ScoredPoint) -> str:
-    return str(hit.payload.get("content", ""))
-
-
-def _note_path(hit: ScoredPoint) -> str:
-    return str(hit.payload.get("note_path", ""))
-
-
-def _below(hub: ScoredPoint, above: ScoredPoint) -> ScoredPoint:
-    return replace(hub, score=min(hub.score, above.score))

@@ -2,7 +2,7 @@
 falls in, or filters that each match but never together. An empty answer then says why, with the closest
 names the index does hold, instead of a bare "no results".
 
-The rules mirror the store's filters (`infrastructure/qdrant_chunk_store.normalise_filter`): a folder matches
+The rules mirror the store's filters (`infrastructure/qdrant/chunk_store.normalise_filter`): a folder matches
 the notes under it, a search tag matches a note tag exactly (case included), a path matches exactly; a
 listing's tag (`note_listing`) also matches nested tags in any case, so its caller passes that rule.
 """

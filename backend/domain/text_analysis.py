@@ -14,7 +14,7 @@ into character bigrams, compounds found by their parts.
   ("nationalité" → "national"). A run with a digit is a code or a number and stays as it is.
 - **Compounds** (German, Dutch, the Nordic languages, ...): a long word also yields its parts, cut where a
   hyphenation dictionary allows, at `PART_WEIGHT`, so "Steuer" finds "Steuererklärung" and "Erklärung"
-  finds it too. The cutting is handed in (`Decompounder`, backend/infrastructure/compounds.py).
+  finds it too. The cutting is handed in (`Decompounder`, backend/infrastructure/languages/compounds.py).
 - **A query** is stemmed in every language a note of the vault may be in (`query_languages`, from a sample of
   the vault) and in its own detected language: the same word can then meet a German note stemmed as German
   and an English note stemmed as English. With one language, a query's terms are that language's only.

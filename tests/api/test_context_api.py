@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
 
 QUERIES_FILE = Path(__file__).resolve().parents[1] / "data" / "example_vault_queries.json"

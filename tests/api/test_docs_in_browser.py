@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests import live_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -15,9 +15,9 @@ from backend.config import load_settings
 from backend.domain.errors import ModelNotFoundError
 from backend.domain.models import IndexIdentity
 from backend.domain.sparse import SparseEncoder
-from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.api.conftest import AppFactory
 from tests.application.fakes import FakeEmbedder
 from tests.live_server import wait_until

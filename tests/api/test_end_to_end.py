@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.confidence import RECALL_FLOOR
+from backend.entrypoints.app import create_app
 from backend.infrastructure.embedders.onnx_minilm import DEFAULT_VARIANT
-from backend.main import create_app
 from tests.api.conftest import wait_for_job
 
 QUERIES = json.loads((Path(__file__).parent.parent / "data" / "example_vault_queries.json").read_text())

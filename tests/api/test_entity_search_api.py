@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.application.note_graph import entity_key
-from backend.infrastructure.fs_vault import FileSystemVault
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.api.conftest import AppFactory, wait_for_job
 
 HELP_VAULT = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "obsidian-help" / "vault"

@@ -18,7 +18,7 @@ API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     from backend.config import load_settings
-    from backend.main import create_app
+    from backend.entrypoints.app import create_app
 
     settings = load_settings(data_dir=tmp_path_factory.mktemp("data"), embedding_provider="none", watch=False)
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:

@@ -35,7 +35,7 @@ from schemathesis.config import SchemathesisConfig
 
 from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.application.fakes import FakeEmbedder
 

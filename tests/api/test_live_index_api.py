@@ -17,8 +17,8 @@ from watchdog.observers.api import BaseObserver
 
 from backend.bootstrap import Services, build_services
 from backend.config import load_settings
+from backend.entrypoints.app import create_app
 from backend.infrastructure.embedders.cache import CachedEmbedder
-from backend.main import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
 from tests.vault_files import write, write_notes

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.secret_vault import MEMORY_FACT, NOTES, QUERIES, leaks, write_secret_vault
 

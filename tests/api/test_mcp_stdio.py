@@ -22,8 +22,8 @@ from mcp.shared.exceptions import MCPError
 
 from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
-from backend.main import create_app
-from backend.mcp_stdio import relay
+from backend.entrypoints.app import create_app
+from backend.entrypoints.mcp_stdio import relay
 from scripts.service_process import ServiceProcess
 from tests import live_server
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.api.conftest import AppFactory, wait_for_job
 from tests.application.fakes import FakeEmbedder
 from tests.vault_files import write

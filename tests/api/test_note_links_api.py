@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not HELP_VAULT.is_dir(), reason="../shared/corpo
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     from backend.config import load_settings
-    from backend.main import create_app
+    from backend.entrypoints.app import create_app
 
     settings = load_settings(
         vault_path=HELP_VAULT, data_dir=tmp_path_factory.mktemp("help"), embedding_provider="none"

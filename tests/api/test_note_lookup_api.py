@@ -14,7 +14,7 @@ from tests.api.conftest import wait_for_job
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     from backend.config import load_settings
-    from backend.main import create_app
+    from backend.entrypoints.app import create_app
 
     vault = tmp_path_factory.mktemp("vault")
     (vault / "Recipes").mkdir()

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
 from tests.ports import refused_url
 from tests.vault_files import tiny_vault

@@ -15,8 +15,8 @@ import respx
 from fastapi.testclient import TestClient
 
 from backend.config import Settings, load_settings
+from backend.entrypoints.app import create_app
 from backend.infrastructure.embedders.ollama import known_dimension
-from backend.main import create_app
 from tests.api.conftest import wait_for_job
 
 URL = "http://ollama.test:11434"

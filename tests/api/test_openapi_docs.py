@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 
 SNAPSHOT = Path(__file__).with_name("openapi_snapshot.json")
 

@@ -34,7 +34,7 @@ import pytest
 
 from backend.api.errors import STATUS_BY_CODE
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.path_vectors import (
     CANARY_TEXT,

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.api.conftest import AppFactory, wait_for_job
 

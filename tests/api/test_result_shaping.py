@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.result_rules import is_hub, linked_names, note_name
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.api.conftest import AppFactory, wait_for_job
 
 QUESTIONS = [

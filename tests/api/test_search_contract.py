@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, Settings, load_settings
 from backend.domain.errors import IndexUnavailableError
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder
 from tests.ports import refused_port, refused_url

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
 from tests.secret_vault import MEMORY_FACT, NOTES, QUERIES, TOKENS, leaks, write_secret_vault
 from tests.vault_files import write

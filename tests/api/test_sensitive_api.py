@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.config import SensitiveCategorySetting
+from backend.setting_values import SensitiveCategorySetting
 from tests.api.conftest import AppFactory, wait_for_job
 
 

@@ -13,7 +13,7 @@ import pytest
 from backend.application import dense_pass
 from backend.application.dense_pass import PIPELINE_DEPTH
 from backend.domain.models import SearchMode
-from backend.infrastructure.fs_vault import FileSystemVault
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness
 

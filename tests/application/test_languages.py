@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from backend.bootstrap import Services, build_services
-from backend.cli_commands import run_job
 from backend.config import load_settings
 from backend.domain.models import SearchMode
+from backend.entrypoints.cli.commands import run_job
 
 NOTES = {
     "项目/数据库迁移.md": (
@@ -148,7 +148,7 @@ def test_highlights_in_unspaced_scripts_are_the_matched_stretch(services: Servic
 
 def test_note_language_from_frontmatter_wins(tmp_path: Path) -> None:
     from backend.application.index_texts import note_language
-    from backend.infrastructure.markdown_parser import parse_note
+    from backend.infrastructure.markdown.parser import parse_note
 
     services_analyzer = build_services(
         load_settings(vault_path=tmp_path, data_dir=tmp_path / "data", watch=False), embedder=None

@@ -31,9 +31,9 @@ from backend.config import EXAMPLE_VAULT
 from backend.domain.errors import IndexNotReadyError, MigrationTargetNotEmptyError, VaultMismatchError
 from backend.domain.models import IndexIdentity, ScoredPoint, SearchMode
 from backend.domain.sparse import SparseEncoder
-from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.application.fakes import FakeEmbedder
 
 VAULT = str(EXAMPLE_VAULT.resolve())  # the vault the index of `built` belongs to

@@ -20,9 +20,9 @@ from backend.domain.errors import ModelNotFoundError
 from backend.domain.models import IndexIdentity, PointFilter, SearchMode
 from backend.domain.sparse import SparseEncoder
 from backend.infrastructure.embedders.ollama import OllamaEmbedder
-from backend.infrastructure.fs_vault import FileSystemVault
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.vault_files import write
 
 OLLAMA = "http://ollama.test:11434"

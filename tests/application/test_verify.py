@@ -9,7 +9,7 @@ import pytest
 
 from backend.application.verify import verify_index
 from backend.domain.models import PointRecord
-from backend.infrastructure.fs_vault import FileSystemVault
+from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.harness import NOTES, Harness
 from tests.vault_files import write
 

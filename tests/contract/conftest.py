@@ -13,9 +13,9 @@ import pytest
 from qdrant_client import QdrantClient
 
 from backend.domain.errors import IndexUnavailableError
-from backend.infrastructure.qdrant_client_engine import ClientEngine
-from backend.infrastructure.qdrant_edge_engine import EdgeEngine
-from backend.infrastructure.qdrant_engine import QdrantEngine
+from backend.infrastructure.qdrant.client_engine import ClientEngine
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.engine import QdrantEngine
 
 
 class Closable(Protocol):

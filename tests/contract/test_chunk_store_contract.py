@@ -19,8 +19,8 @@ from backend.domain.models import (
     SparseVector,
 )
 from backend.domain.payload import chunk_payload
-from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer
 
 DIM = 4

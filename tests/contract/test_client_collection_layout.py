@@ -17,12 +17,12 @@ import pytest
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from backend.bootstrap import build_catalog
+from backend.adapters import build_catalog
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import IndexIdentity, PointFilter, PointRecord, SparseVector
 from backend.infrastructure.index_catalog import ClientIndexCatalog
-from backend.infrastructure.qdrant_client_engine import CollectionOptions
+from backend.infrastructure.qdrant.client_engine import CollectionOptions
 from tests.ports import refused_port
 
 IDENTITY = IndexIdentity(embedding_model="test-model", dimension=4)

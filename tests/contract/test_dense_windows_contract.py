@@ -12,7 +12,7 @@ import pytest
 
 from backend.application.ports import ChunkStore
 from backend.domain.models import IndexIdentity, PointRecord
-from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from tests.contract.conftest import Backend
 from tests.contract.test_chunk_store_contract import COMMON, make_point, notes, sparse
 

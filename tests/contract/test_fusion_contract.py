@@ -14,9 +14,9 @@ from backend.application.ports import ChunkStore
 from backend.domain import fusion
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, ScoredPoint, SparseVector
 from backend.domain.payload import chunk_payload
-from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant_client_engine import ClientEngine
-from backend.infrastructure.qdrant_edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.client_engine import ClientEngine
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 from tests.contract.conftest import Backend
 
 DIM = 8

@@ -13,10 +13,10 @@ from backend.application.ports import GraphStore
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import IndexIdentity
-from backend.infrastructure.qdrant_client_engine import ClientEngine
-from backend.infrastructure.qdrant_edge_engine import EdgeEngine
-from backend.infrastructure.qdrant_engine import Collection
-from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
+from backend.infrastructure.qdrant.client_engine import ClientEngine
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.engine import Collection
+from backend.infrastructure.qdrant.graph_store import QdrantGraphStore
 from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer
 
 

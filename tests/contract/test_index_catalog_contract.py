@@ -19,10 +19,10 @@ from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, SparseVector
 from backend.domain.payload import chunk_payload
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
-from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant_client_engine import ClientEngine
-from backend.infrastructure.qdrant_edge_engine import EdgeEngine
-from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
+from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.client_engine import ClientEngine
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.graph_store import QdrantGraphStore
 
 Catalog = EdgeIndexCatalog | ClientIndexCatalog
 

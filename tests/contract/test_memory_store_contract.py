@@ -10,7 +10,7 @@ from backend.application.ports import MemoryStore
 from backend.domain.errors import StoreError
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import IndexIdentity, SparseVector
-from backend.infrastructure.qdrant_memory_store import QdrantMemoryStore, memory_collection
+from backend.infrastructure.qdrant.memory_store import QdrantMemoryStore, memory_collection
 from tests.contract.conftest import Backend
 
 DIM = 4

@@ -18,8 +18,8 @@ from qdrant_client import QdrantClient
 
 from backend.domain.models import IndexIdentity, PointFilter, PointRecord, SparseVector
 from backend.infrastructure.index_catalog import ClientIndexCatalog
-from backend.infrastructure.qdrant_chunk_store import CHUNK_PAYLOAD_INDEXES
-from backend.infrastructure.qdrant_client_engine import CollectionOptions
+from backend.infrastructure.qdrant.chunk_store import CHUNK_PAYLOAD_INDEXES
+from backend.infrastructure.qdrant.client_engine import CollectionOptions
 
 URL = os.environ.get("KB_TEST_QDRANT_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="no Qdrant server given (KB_TEST_QDRANT_URL)")

@@ -9,7 +9,7 @@ import pytest
 from backend.domain.chunking import MAX_WORD_CHARS, chunk_note, count_words
 from backend.domain.comments import find_comments
 from backend.domain.models import Chunk, Heading, ParsedNote
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
 
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
 

@@ -80,7 +80,7 @@ def test_compound_parts_are_indexed_at_half_weight() -> None:
 
 
 def test_steuer_finds_steuererklaerung_through_the_encoder() -> None:
-    from backend.infrastructure.compounds import compound_parts
+    from backend.infrastructure.languages.compounds import compound_parts
 
     encoder = SparseEncoder(analyzer=TextAnalyzer(decompound=compound_parts, query_languages=("de",)))
     note = DocumentFields(body="Die Steuererklärung für 2025 ist bis Ende Juli fällig.", language="de")

@@ -30,7 +30,7 @@ from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import IndexIdentity, PointRecord
 from backend.domain.payload import chunk_payload
 from backend.domain.sparse import SparseEncoder
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
 from tests.fakes.chunk_store import InMemoryChunkStore
 from tests.fakes.graph_store import InMemoryGraphStore
 from tests.fakes.memory_store import InMemoryMemoryStore

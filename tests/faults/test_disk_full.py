@@ -22,7 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from scripts.service_process import ServiceProcess
 from tests.backend_cli import run_backend
 from tests.vault_files import write, write_notes

@@ -24,8 +24,8 @@ from backend.application.indexing import Indexer
 from backend.bootstrap import build_encoder, build_services
 from backend.config import load_settings
 from backend.domain.models import ParsedNote, SearchMode
-from backend.infrastructure.markdown_parser import parse_note
-from backend.main import create_app
+from backend.entrypoints.app import create_app
+from backend.infrastructure.markdown.parser import parse_note
 from tests.api.conftest import wait_for_job
 from tests.faults.hostile_vault import SKIPPED, write_hostile_vault
 from tests.vault_files import write

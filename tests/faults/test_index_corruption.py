@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.backend_cli import run_backend
 from tests.live_server import wait_until
 from tests.vault_files import write_notes

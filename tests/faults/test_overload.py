@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from scripts.flood import _one_client, flood_body
 from scripts.service_process import ServiceProcess
 from tests.live_server import indexed, serving, wait_until

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.main import create_app
+from backend.entrypoints.app import create_app
 from tests.live_server import indexed, serving, wait_until
 
 NOTE = "/note/Finance/Money%20with%20Sreenivas.md"

@@ -21,7 +21,7 @@ import pytest
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from backend.main import open_services
+from backend.entrypoints.app import open_services
 from tests.application.fakes import GatedEmbedder
 from tests.faults.churn import SETTLE_SECONDS, Churn, describe, settled, write_notes
 from tests.vault_files import write

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.infrastructure.vault_scanner import IN_VAULT_SYMLINK
+from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK
 from tests.api.test_live_index_api import LiveApp
 from tests.application.fakes import FakeEmbedder
 from tests.vault_files import write

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.infrastructure.fs_vault import FileSystemVault
+from backend.infrastructure.vault.file_system import FileSystemVault
 
 
 @pytest.fixture

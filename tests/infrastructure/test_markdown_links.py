@@ -9,7 +9,7 @@ import pytest
 
 from backend.domain.links import Link, LinkKind
 from backend.domain.models import ParsedNote
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.parser import parse_note
 
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
 

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from backend.domain.models import Heading
-from backend.infrastructure.markdown_frontmatter import FRONTMATTER_MAX_BYTES
-from backend.infrastructure.markdown_parser import parse_note
+from backend.infrastructure.markdown.frontmatter import FRONTMATTER_MAX_BYTES
+from backend.infrastructure.markdown.parser import parse_note
 
 
 def kinds(problems: tuple[str, ...]) -> list[str]:

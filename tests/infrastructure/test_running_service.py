@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from backend.config import load_settings
+from backend.entrypoints.app import create_app
 from backend.infrastructure.running_service import (
     find_running_service,
     forget_service,
     read_record,
     record_service,
 )
-from backend.main import create_app
 from tests import live_server
 from tests.ports import refused_port
 from tests.vault_files import write_notes

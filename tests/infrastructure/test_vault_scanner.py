@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from backend.domain.vault_rules import is_indexable
-from backend.infrastructure.vault_scanner import IN_VAULT_SYMLINK, scan_vault, scan_vault_detailed
+from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK, scan_vault, scan_vault_detailed
 from tests.vault_files import write
 
 # What the scanner lists, in its order (by path), and what it passes over: other file types, hidden files and

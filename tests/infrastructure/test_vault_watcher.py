@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.infrastructure.vault_watcher import VaultChanges, VaultWatcher
+from backend.infrastructure.vault.watcher import VaultChanges, VaultWatcher
 from tests.vault_files import write
 
 DEBOUNCE = 0.2

@@ -33,14 +33,14 @@ from backend.infrastructure.index_catalog.generations import (
     GenerationCatalog,
     checked_base,
 )
-from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant_engine import DEFAULT_BASE, collection_name
-from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
+from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.engine import DEFAULT_BASE, collection_name
+from backend.infrastructure.qdrant.graph_store import QdrantGraphStore
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
-    from backend.infrastructure.qdrant_client_engine import CollectionOptions
+    from backend.infrastructure.qdrant.client_engine import CollectionOptions
 
 _KINDS = ("chunks", "notes", "links")  # chunks first: deleting it first marks a set as needing a rebuild
 _COUNTER_POINT = 1
@@ -99,14 +99,14 @@ class ClientIndexCatalog(GenerationCatalog):
         """Close the client shared by every store this catalog opened; safe to call twice."""
         if self._closed:
             return
-        from backend.infrastructure.qdrant_client_engine import client_errors_mapped
+        from backend.infrastructure.qdrant.client_engine import client_errors_mapped
 
         self._closed = True
         with client_errors_mapped(self._client, "close the index catalog", ()):
             self._client.close()
 
     def _stores(self, generation: str) -> tuple[ChunkStore, GraphStore]:
-        from backend.infrastructure.qdrant_client_engine import ClientEngine
+        from backend.infrastructure.qdrant.client_engine import ClientEngine
 
         if generation == LEGACY:
             with self._mapped("open the index"):
@@ -214,7 +214,7 @@ class ClientIndexCatalog(GenerationCatalog):
         return any(name in names for name in self._aliases)
 
     def _mapped(self, action: str) -> AbstractContextManager[None]:
-        from backend.infrastructure.qdrant_client_engine import client_errors_mapped
+        from backend.infrastructure.qdrant.client_engine import client_errors_mapped
 
         if self._closed:
             raise StoreError("the index catalog has been closed")

@@ -34,15 +34,16 @@ from backend.infrastructure.index_catalog.generations import (
     checked_base,
     generation_number,
 )
-from backend.infrastructure.qdrant_chunk_store import QdrantChunkStore
-from backend.infrastructure.qdrant_edge_engine import EdgeEngine, edge_errors_mapped, ensure_edge_shard_free
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.edge_engine import EdgeEngine
+from backend.infrastructure.qdrant.edge_errors import edge_errors_mapped, ensure_edge_shard_free
+from backend.infrastructure.qdrant.engine import (
     CHUNKS_COLLECTION,
     DEFAULT_BASE,
     LINKS_COLLECTION,
     NOTES_COLLECTION,
 )
-from backend.infrastructure.qdrant_graph_store import QdrantGraphStore
+from backend.infrastructure.qdrant.graph_store import QdrantGraphStore
 
 POINTER_FILE = "active_generation.json"
 COUNTER_FILE = "generation_counter.json"

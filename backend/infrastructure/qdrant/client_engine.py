@@ -27,7 +27,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, KnowledgeBridgeError, StoreError
 from backend.domain.models import IndexIdentity, ScoredPoint, SparseVector
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.engine import (
     DENSE,
     SPARSE,
     Collection,
@@ -42,8 +42,8 @@ from backend.infrastructure.qdrant_engine import (
     identity_from_record,
     identity_record,
 )
-from backend.infrastructure.rwlock import ReadWriteLock
-from backend.infrastructure.vector_query import VectorQuery
+from backend.infrastructure.qdrant.rwlock import ReadWriteLock
+from backend.infrastructure.qdrant.vector_query import VectorQuery
 
 _UNAVAILABLE_HTTP = frozenset({502, 503, 504})
 _UNAVAILABLE_GRPC = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})

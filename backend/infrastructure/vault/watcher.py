@@ -10,8 +10,8 @@ Nothing is dropped silently: a failing callback gets its batch back for a later 
 (thread crashed, vault folder deleted, moved or replaced) is restarted with a `rescan` batch, because
 events may have been missed while nobody watched.
 
-This module runs the threads and the supervision; events become keys in `vault_events`, keys wait out
-their quiet time in `vault_debouncer`, and the watchdog observer is started and checked in `vault_observer`.
+This module runs the threads and the supervision; events become keys in `events`, keys wait out
+their quiet time in `debouncer`, and the watchdog observer is started and checked in `observer`.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from watchdog.events import FileSystemEvent
 from watchdog.observers.api import BaseObserver
 
 from backend.domain.errors import KnowledgeBridgeError
-from backend.infrastructure.vault_debouncer import Batch, Debouncer
-from backend.infrastructure.vault_events import RESCAN, VaultChanges, changes, event_keys
-from backend.infrastructure.vault_observer import folder_identity, halt, start_observer, thread_problem
+from backend.infrastructure.vault.debouncer import Batch, Debouncer
+from backend.infrastructure.vault.events import RESCAN, VaultChanges, changes, event_keys
+from backend.infrastructure.vault.observer import folder_identity, halt, start_observer, thread_problem
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from backend.domain.models import (
     SparseVector,
 )
 from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE_NUM, FOLDERS, NOTE_PATH, TAGS, date_num
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.engine import (
     CHUNKS_COLLECTION,
     DENSE,
     Collection,
@@ -38,7 +38,7 @@ from backend.infrastructure.qdrant_engine import (
     split_dense,
     stored_dense,
 )
-from backend.infrastructure.vector_query import side_queries, vector_query
+from backend.infrastructure.qdrant.vector_query import side_queries, vector_query
 
 _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
 _INTEGER_FIELDS = (DATE_NUM,)

@@ -7,8 +7,8 @@ Line numbers follow the text as `Path.read_text()` returns it: lines end at "\\n
 "\\r" count as one line break too), the first line is 1.
 
 This module puts the note together; the parts are read where their rules live: the frontmatter in
-`markdown_frontmatter`, the body's tokens (comments hidden) in `markdown_tokens`, links in
-`markdown_links`, and headings, inline tags and block ids in `markdown_body`.
+`frontmatter`, the body's tokens (comments hidden) in `tokens`, links in
+`links`, and headings, inline tags and block ids in `body`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from backend.domain.models import ParsedNote
-from backend.infrastructure.markdown_body import block_ids, headings, inline_tags
-from backend.infrastructure.markdown_frontmatter import (
+from backend.infrastructure.markdown.body import block_ids, headings, inline_tags
+from backend.infrastructure.markdown.frontmatter import (
     frontmatter_aliases,
     frontmatter_tags,
     load_frontmatter,
@@ -25,8 +25,8 @@ from backend.infrastructure.markdown_frontmatter import (
     note_date,
     split_frontmatter,
 )
-from backend.infrastructure.markdown_links import read_links
-from backend.infrastructure.markdown_tokens import body_tokens
+from backend.infrastructure.markdown.links import read_links
+from backend.infrastructure.markdown.tokens import body_tokens
 
 
 def parse_note(rel_path: str, text: str) -> ParsedNote:

@@ -15,7 +15,7 @@ from markdown_it.rules_inline import image, link
 from markdown_it.token import Token
 
 from backend.domain.comments import Comments, find_comments
-from backend.infrastructure.markdown_links import wikilink_rule, with_position
+from backend.infrastructure.markdown.links import wikilink_rule, with_position
 
 # Stands in for each character of a comment that shares its line with visible text: not whitespace
 # and not punctuation, so it neither starts a tag nor changes emphasis or link syntax around it.

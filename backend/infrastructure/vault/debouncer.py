@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from backend.infrastructure.vault_events import RESCAN, Key
+from backend.infrastructure.vault.events import RESCAN, Key
 
 MAX_RETRY_SECONDS = 60.0
 MIN_RETRY_SECONDS = 0.1  # with debounce 0 a failing callback must still not spin

@@ -12,9 +12,7 @@ first use; loading replays the log, so it writes and is guarded against a full d
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import shutil
 import threading
 import uuid
@@ -26,17 +24,18 @@ from typing import Any
 import qdrant_edge as qe
 
 from backend.domain.errors import (
-    IndexCorruptedError,
     IndexNotReadyError,
-    IndexUnavailableError,
-    KnowledgeBridgeError,
-    StorageFullError,
     StoreError,
 )
 from backend.domain.models import IndexIdentity, ScoredPoint, SparseVector
 from backend.infrastructure.disk_space import NO_GUARD, DiskGuard
 from backend.infrastructure.durable_files import write_json_durably
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.edge_errors import (
+    edge_errors_mapped,
+    edge_load_error,
+    ensure_edge_shard_free,
+)
+from backend.infrastructure.qdrant.engine import (
     DENSE,
     SPARSE,
     Collection,
@@ -46,12 +45,11 @@ from backend.infrastructure.qdrant_engine import (
     Record,
     StoredPoint,
     dense_query,
-    describe_error,
     identity_from_record,
     identity_record,
 )
-from backend.infrastructure.rwlock import ReadWriteLock
-from backend.infrastructure.vector_query import VectorQuery
+from backend.infrastructure.qdrant.rwlock import ReadWriteLock
+from backend.infrastructure.qdrant.vector_query import VectorQuery
 
 IDENTITY_FILE = "kb_identity.json"
 _PLACEHOLDER_VECTOR = "unused"
@@ -357,98 +355,3 @@ def _condition(match: FieldMatch) -> qe.FieldCondition:
     if match.is_range:
         return qe.FieldCondition(key=match.key, range=qe.RangeFloat(gte=match.at_least, lte=match.at_most))
     return qe.FieldCondition(key=match.key, match=qe.MatchAny(list(match.values)))
-
-
-# -- errors ----------------------------------------------------------------------------------------
-
-# Words of qdrant-edge errors that mean its files are damaged (a shard, segment or WAL that cannot be read
-# back), or that the disk is full. Matched on the text: qdrant-edge raises bare `Exception`s.
-_DAMAGED = (
-    "failed to load segment",
-    "deserialize",
-    "decode",
-    "decompress",
-    "out of bounds",
-    "can't init wal",
-    "invalid utf-8",
-    "unexpected end of file",
-    "checksum",
-    "corrupt",
-)
-_DISK_FULL = (
-    "no space left on device",
-    "os error 28",
-    "disk quota exceeded",
-    "file too large",
-    "os error 27",
-)
-
-
-def is_engine_panic(exc: BaseException) -> bool:
-    """A Rust panic inside qdrant-edge surfaces as pyo3's `PanicException`, a BaseException: on files it
-    reads back that is damage (seen with a garbled payload index), never something to retry."""
-    return type(exc).__name__ == "PanicException"
-
-
-def edge_error(action: str, exc: BaseException) -> KnowledgeBridgeError:
-    """The domain error for a qdrant-edge failure: damaged files, a full disk, or anything else."""
-    text = describe_error(exc) if is_engine_panic(exc) else str(exc)
-    lowered = text.lower()
-    if any(sign in lowered for sign in _DISK_FULL):
-        return StorageFullError(f"could not {action}: the disk holding the index is full ({text})")
-    if is_engine_panic(exc) or any(sign in lowered for sign in _DAMAGED):
-        return IndexCorruptedError(f"could not {action}: the index files are damaged ({text})")
-    return StoreError(f"could not {action}: {text}")
-
-
-@contextmanager
-def edge_errors_mapped(action: str) -> Iterator[None]:
-    """qdrant-edge raises bare `Exception` (and panics, as BaseException): none of it reaches the caller."""
-    try:
-        yield
-    except KnowledgeBridgeError:
-        raise
-    except Exception as exc:
-        raise edge_error(action, exc) from exc
-    except BaseException as exc:
-        if not is_engine_panic(exc):
-            raise  # KeyboardInterrupt, SystemExit
-        raise edge_error(action, exc) from exc
-
-
-def edge_load_error(shard_dir: Path, exc: BaseException) -> KnowledgeBridgeError:
-    text = str(exc)
-    if not is_engine_panic(exc) and ("WouldBlock" in text or "lock" in text.lower()):
-        return IndexUnavailableError(
-            f"the index at {shard_dir} is in use by another process: {text}",
-            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
-        )
-    error = edge_error(f"open the index at {shard_dir}", exc)
-    if type(error) is StoreError:
-        # a shard that exists but cannot be loaded is damaged, whatever the engine's words for it
-        return IndexCorruptedError(error.detail)
-    return error
-
-
-def ensure_edge_shard_free(shard_dir: Path) -> None:
-    """Refuse to delete a shard that is open (here or in another process): its files would vanish under it.
-
-    An open shard holds an exclusive flock on its `wal` folder (qdrant-edge 0.9; the contract tests catch a
-    change). Asking for that lock reads and writes nothing: loading the shard to find out would replay its
-    log, which fails on a damaged shard and, on a full disk, gets the process killed (see disk_space.py).
-    A shard without a log folder (half-created) holds nothing.
-    """
-    wal = shard_dir / "wal"
-    try:
-        fd = os.open(wal, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise IndexUnavailableError(
-            f"the index at {shard_dir} is in use",
-            suggestion="Stop the other Knowledge Bridge process using this data directory, then retry.",
-        ) from None
-    finally:
-        os.close(fd)  # also releases the probe's own lock

@@ -14,7 +14,7 @@ from backend.domain.errors import IndexNotReadyError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.link_resolution import name_key
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.engine import (
     LINKS_COLLECTION,
     NOTES_COLLECTION,
     Collection,

@@ -21,7 +21,7 @@ from pathlib import Path
 from backend.domain.models import FileProblem, NoteFile
 from backend.domain.vault_paths import canonical, unservable
 from backend.domain.vault_rules import is_indexable
-from backend.infrastructure.vault_scanner import IN_VAULT_SYMLINK, scan_vault_detailed
+from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK, scan_vault_detailed
 
 MAX_NOTE_BYTES = 5 * 1024 * 1024  # larger notes are indexed up to this size; the rest is reported
 # O_NONBLOCK: a FIFO put where a note was (between the scan and the read) must not block the indexer

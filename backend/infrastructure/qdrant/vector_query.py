@@ -3,7 +3,7 @@
 What is searched (dense, keyword, or both fused), how deep each side's prefetch goes, the fusion and its
 weights, and where a similarity floor applies are rules of the index, not of an engine: the chunk store and
 the memory store build their query here, and each engine translates a `VectorQuery` in one function
-(`client_query_args` in qdrant_client_engine, `edge_request` in qdrant_edge_engine).
+(`client_query_args` in client_engine, `edge_request` in edge_engine).
 """
 
 from __future__ import annotations

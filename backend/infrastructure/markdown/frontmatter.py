@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from backend.domain.time_intent import parse_day
-from backend.infrastructure.markdown_body import clean_tag
+from backend.infrastructure.markdown.body import clean_tag
 
 FRONTMATTER_MAX_BYTES = 64 * 1024
 # Aliases make YAML a DAG: walking a "billion laughs" tree naively never ends, so conversion

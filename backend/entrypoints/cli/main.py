@@ -1,9 +1,9 @@
 """`python -m backend ...` (serve, index, sync, rebuild, search, status, verify, note, links, memory, eval,
 migrate, mcp, prepare-model): parses the command line and runs the command, reading the service's settings.
 
-The commands that read or change the index are in `cli_commands.py` (asking the running service over HTTP
-when one answers: `cli_target.py`), what they print in `cli_output.py`, the operator commands (migrate,
-prepare-model) in `admin_cli.py`."""
+The commands that read or change the index are in `commands.py` (asking the running service over HTTP when
+one answers: `target.py`), what they print in `output.py`, the operator commands (migrate, prepare-model) in
+`admin.py`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from backend.cli_commands import (
+from backend.config import Settings, SettingsError, load_settings
+from backend.data_dirs import DATA_ROOT, recorded_vault, vault_folder
+from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.models import SearchMode
+from backend.entrypoints.cli.commands import (
     DRIFT_EXIT,
     EMPTY_EXIT,
     cmd_job,
@@ -31,12 +35,8 @@ from backend.cli_commands import (
     cmd_verify,
     run_job,
 )
-from backend.cli_output import Progress, cli_advice
-from backend.cli_target import open_local
-from backend.config import Settings, SettingsError, load_settings
-from backend.data_dirs import DATA_ROOT, recorded_vault, vault_folder
-from backend.domain.errors import KnowledgeBridgeError
-from backend.domain.models import SearchMode
+from backend.entrypoints.cli.output import Progress, cli_advice
+from backend.entrypoints.cli.target import open_local
 
 if TYPE_CHECKING:
     from backend.infrastructure.eval_files import EvalSet
@@ -184,9 +184,9 @@ def _cmd_serve(settings: Settings) -> None:
     import uvicorn
 
     from backend.api.http_protocol import protocol_with_head_deadline
+    from backend.entrypoints.app import create_app, open_services
     from backend.infrastructure.heap import settle_heap
     from backend.infrastructure.running_service import forget_service, record_path, record_service
-    from backend.main import create_app, open_services
 
     if not settings.api_key and not _is_loopback(settings.host):
         log.warning(
@@ -307,7 +307,7 @@ def _error(exc: KnowledgeBridgeError) -> int:
 def _run(args: argparse.Namespace, settings: Settings) -> int:
     command = args.command
     if command == "mcp":
-        from backend.mcp_stdio import run as run_mcp_stdio
+        from backend.entrypoints.mcp_stdio import run as run_mcp_stdio
 
         return run_mcp_stdio(settings)
     if command == "serve":
@@ -320,7 +320,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     elif command == "eval":
         _cmd_eval(settings, args)
     elif command == "migrate":
-        from backend.admin_cli import cmd_migrate
+        from backend.entrypoints.cli.admin import cmd_migrate
 
         cmd_migrate(settings, args.to, args.api_key, args.replace)
     return 0
@@ -358,7 +358,7 @@ def _main(argv: Sequence[str] | None) -> int:
         logging.basicConfig(
             level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
         )
-        from backend.admin_cli import cmd_prepare_model
+        from backend.entrypoints.cli.admin import cmd_prepare_model
 
         try:
             cmd_prepare_model(args.into, multilingual=args.multilingual)

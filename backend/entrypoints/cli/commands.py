@@ -1,5 +1,5 @@
 """The CLI's commands that read or change the index: each asks the running service over HTTP when one
-answers, and works on DATA_DIR in this process only when none does (`cli_target`), with the same answer
+answers, and works on DATA_DIR in this process only when none does (`target`), with the same answer
 either way (the in-process path calls the very functions the routes answer with)."""
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from urllib.parse import quote
 from pydantic import BaseModel
 
 from backend.bootstrap import Services
-from backend.cli_output import (
+from backend.config import Settings
+from backend.domain.errors import KnowledgeBridgeError
+from backend.entrypoints.cli.output import (
     LIST_LIMIT,
     PROGRAM,
     Progress,
@@ -26,7 +28,7 @@ from backend.cli_output import (
     show_verify,
     warn,
 )
-from backend.cli_target import (
+from backend.entrypoints.cli.target import (
     RemoteService,
     asking,
     check_same_vault,
@@ -35,8 +37,6 @@ from backend.cli_target import (
     say,
     working_here,
 )
-from backend.config import Settings
-from backend.domain.errors import KnowledgeBridgeError
 
 DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
 EMPTY_EXIT = 4  # `--strict` and the vault gave no note to index

@@ -14,7 +14,7 @@ from backend.domain.errors import IndexNotReadyError
 from backend.domain.ids import memory_point_id
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import SparseVector
-from backend.infrastructure.qdrant_engine import (
+from backend.infrastructure.qdrant.engine import (
     DEFAULT_BASE,
     Collection,
     CollectionStore,
@@ -24,7 +24,7 @@ from backend.infrastructure.qdrant_engine import (
     check_dense,
     collection_name,
 )
-from backend.infrastructure.vector_query import memory_query
+from backend.infrastructure.qdrant.vector_query import memory_query
 
 MEMORY_SUFFIX = "memory"
 _PAGE = 256

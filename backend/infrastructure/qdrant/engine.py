@@ -1,8 +1,8 @@
 """The small engine interface the Qdrant stores are written over, in engine-neutral terms.
 
-The chunk, graph and memory stores (qdrant_chunk_store, qdrant_graph_store, qdrant_memory_store) decide
+The chunk, graph and memory stores (chunk_store, graph_store, memory_store) decide
 *what* is stored, matched and asked; a `QdrantEngine` does it on one library: `EdgeEngine`
-(qdrant_edge_engine: qdrant-edge shards in-process) or `ClientEngine` (qdrant_client_engine: a Qdrant
+(edge_engine: qdrant-edge shards in-process) or `ClientEngine` (client_engine: a Qdrant
 server, or qdrant-client's local mode in tests). What is truly engine-specific stays in those two files:
 where the index identity is kept, locking, error mapping, the disk guard, batching.
 
@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from backend.domain.errors import StoreError
 from backend.domain.models import IndexIdentity, PointRecord, ScoredPoint, SparseVector
-from backend.infrastructure.vector_query import VectorQuery
+from backend.infrastructure.qdrant.vector_query import VectorQuery
 
 DENSE = "dense"
 SPARSE = "sparse"

@@ -1,4 +1,4 @@
-"""`python -m backend migrate` and `prepare-model`: operator commands, wired here so `cli.py` only parses."""
+"""`python -m backend migrate` and `prepare-model`: operator commands, wired here so `main.py` only parses."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from backend.adapters import build_catalog, build_server_catalog
 from backend.application.migration import migrate_index
-from backend.bootstrap import build_catalog, build_server_catalog
 from backend.config import Settings, SettingsError
 
 

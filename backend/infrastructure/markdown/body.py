@@ -7,7 +7,7 @@ import re
 from markdown_it.token import Token
 
 from backend.domain.models import Heading
-from backend.infrastructure.markdown_tokens import HIDDEN
+from backend.infrastructure.markdown.tokens import HIDDEN
 
 # Obsidian: a tag starts after whitespace or at a line start, and holds letters, digits, _ - /.
 _INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]+)", re.MULTILINE)

@@ -1,0 +1,97 @@
+"""The ranking rules a search applies to the store's candidates, in order: the days the query names boost
+their notes, equal scores go by note and chunk, the notes the query names come first, then overlapping chunks
+are dropped, hubs move below the notes they link to, each note keeps at most its share, and the threshold
+cuts (never a named note)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from backend.domain.models import ScoredPoint
+from backend.domain.result_rules import (
+    LineSpan,
+    apply_threshold,
+    cap_per_note,
+    dedupe_overlapping,
+    hubs_after_their_notes,
+)
+from backend.domain.time_intent import TimeSpan
+
+
+def rank(
+    named: list[ScoredPoint], points: list[ScoredPoint], boost: tuple[TimeSpan, float] | None
+) -> list[ScoredPoint]:
+    """The candidates best first, boosted where `boost` (the span of days the query names, and by how
+    much) says, without the named notes' chunks (they come first, by `put_first`)."""
+    if boost is not None:
+        span, factor = boost
+        points = [boosted(p, span, factor) for p in points]
+    first = {hit.id for hit in named}
+    return [p for p in sorted(points, key=best_first) if p.id not in first]
+
+
+def best_first(point: ScoredPoint) -> tuple[float, str, int]:
+    """Qdrant orders equal scores by where points sit in its storage, which differs between the embedded
+    store and a server (and after a migration); ties go by note path and chunk instead, so the same index
+    answers the same wherever it is stored."""
+    return -point.score, str(point.payload.get("note_path", "")), chunk_index(point.payload)
+
+
+def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
+    if not span.contains(point.payload.get("date")):
+        return point
+    return replace(point, score=point.score + abs(point.score) * boost)
+
+
+def chunk_index(payload: dict[str, Any]) -> int:
+    return int(payload.get("chunk_index", 0))
+
+
+def put_first(
+    entity: list[ScoredPoint],
+    fused: list[ScoredPoint],
+    threshold: float | None,
+    per_note: int | None,
+    *,
+    own_scale: bool,
+) -> list[ScoredPoint]:
+    """The named notes first, then the fused results refined as usual.
+
+    A named note is what was asked for, so the threshold does not drop it; it takes the best fused score
+    (and its own keyword score when that is the mode's scale) so the list stays best-first.
+    """
+    if not entity:
+        return _refine(fused, threshold, per_note)
+    top = fused[0].score if fused else 0.0
+    firsts = [replace(hit, score=max(top, hit.score) if own_scale or not fused else top) for hit in entity]
+    kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
+    rest = hubs_after_their_notes(kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below)
+    kept = cap_per_note([*kept[: len(firsts)], *rest], _note_path, per_note)
+    named = len(firsts)
+    return [*kept[:named], *apply_threshold(kept[named:], threshold)]
+
+
+def _refine(hits: list[ScoredPoint], threshold: float | None, per_note: int | None) -> list[ScoredPoint]:
+    """Overlapping chunks of one note dropped (so a dropped neighbour frees its slot), hubs moved below the
+    notes they link to, at most `per_note` chunks of a note, then the threshold."""
+    kept = dedupe_overlapping(hits, _span)
+    kept = hubs_after_their_notes(kept, text=_text, note_path=_note_path, rescore=_below)
+    return apply_threshold(cap_per_note(kept, _note_path, per_note), threshold)
+
+
+def _span(hit: ScoredPoint) -> LineSpan:
+    p = hit.payload
+    return LineSpan(str(p.get("note_path", "")), int(p.get("start_line", 0)), int(p.get("end_line", 0)))
+
+
+def _text(hit: ScoredPoint) -> str:
+    return str(hit.payload.get("content", ""))
+
+
+def _note_path(hit: ScoredPoint) -> str:
+    return str(hit.payload.get("note_path", ""))
+
+
+def _below(hub: ScoredPoint, above: ScoredPoint) -> ScoredPoint:
+    return replace(hub, score=min(hub.score, above.score))
