@@ -5,6 +5,7 @@ Pure functions over small values, so the search use case stays a pipeline of nam
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -156,6 +157,7 @@ def linked_names(text: str) -> set[str]:
     return names
 
 
+@functools.lru_cache(maxsize=65536)  # the same note paths and link targets come back search after search
 def _name(target: str) -> str:
     name = unicodedata.normalize("NFC", target.strip().rsplit("/", 1)[-1].strip()).casefold()
     return name[:-3] if name.endswith(".md") else name
@@ -180,16 +182,17 @@ def hubs_after_their_notes(
     a score no higher than the hit it now follows, so the list stays best first. Hits are best first.
     """
     ordered = list(hits)
+    names = [note_name(note_path(hit)) for hit in ordered]  # moved with their hits: named once a search
     for hub in [hit for hit in hits if is_hub(text(hit))]:
-        own = note_name(note_path(hub))
-        targets = linked_names(text(hub)) - {own}
+        at = next(i for i, hit in enumerate(ordered) if hit is hub)
+        targets = linked_names(text(hub)) - {names[at]}
         if not targets:
             continue
-        at = next(i for i, hit in enumerate(ordered) if hit is hub)
-        last = max((i for i, hit in enumerate(ordered) if note_name(note_path(hit)) in targets), default=-1)
+        last = max((i for i, name in enumerate(names) if name in targets), default=-1)
         if last > at:
             ordered.pop(at)
             ordered.insert(last, rescore(hub, ordered[last - 1]))
+            names.insert(last, names.pop(at))
     return ordered
 
 
