@@ -8,6 +8,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from backend.application.index_texts import file_stem
 from backend.application.live_index import LiveIndex
 from backend.domain.confidence import Evidence, calibration_for
 from backend.domain.models import PointFilter, ScoredPoint, SparseVector
@@ -112,11 +113,9 @@ def with_confidence(
 
 def _terms_of(payload: dict[str, Any], encoder: SparseEncoder) -> set[int]:
     """The keyword terms of the chunk as the index analysed them: body, title, aliases, tags, headings."""
-    path = str(payload.get("note_path", ""))
-    name = path.rsplit("/", 1)[-1]
     fields = DocumentFields(
         body=str(payload.get("content", "")),
-        file_name=name[:-3] if name.lower().endswith(".md") else name,
+        file_name=file_stem(str(payload.get("note_path", ""))),
         title=str(payload.get("note_title", "")),
         aliases=tuple(payload.get("aliases") or ()),
         tags=tuple(payload.get("tags") or ()),
