@@ -114,6 +114,7 @@ def build_analyzer(settings: Settings, query_languages: tuple[str, ...] = ()) ->
         detect=detection.detect_language,
         decompound=compounds.compound_parts if settings.keyword_compounds else None,
         tools=f"{detection.name()} {splitter}",
+        stop_weight=settings.keyword_stop_weight,
     )
 
 

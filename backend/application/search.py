@@ -145,6 +145,7 @@ class SearchService:
     ) -> None:
         self._embedder = embedder
         self._encoder = encoder
+        self._judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
         self._index = index
         self._options = options or SearchOptions()
         self._chunks = ChunkCounter()
@@ -187,7 +188,7 @@ class SearchService:
         plan = index_plan(self._index, mode)
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
             outcome, sides = self._search(live, asked, plan)
-            judged = self._encoder.encode_query(focus if focus is not None else query)
+            judged = self._judge.encode_query(focus if focus is not None else query)
             return self._confident(live, outcome, sides, judged)
 
     def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
@@ -334,7 +335,7 @@ class SearchService:
     ) -> SearchOutcome:
         """The outcome with each hit's confidence, and what it was computed from."""
         hits = outcome.hits
-        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._encoder)
+        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._judge)
         health = self._index.serving_health  # whose cosines the dense scores are
         model = health.model_name if health is not None else None
         chunks = self._chunks.count(live) if hits else 0

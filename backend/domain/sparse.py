@@ -16,7 +16,7 @@ import unicodedata
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from backend.domain.models import SparseVector
 from backend.domain.text_analysis import STOP_WORDS, TextAnalyzer
@@ -115,7 +115,9 @@ class SparseEncoder:
         tf: defaultdict[str, float] = defaultdict(float)
         body = self.analyzer.terms(fields.body, language)
         if body:
-            length = sum(1 for _, weight in body if weight >= 1.0)  # a compound's parts add no length
+            # a compound's parts add no length, nor do stop words (when the analyzer indexes them)
+            stop = self.analyzer.is_stop_term if self.analyzer.stop_weight > 0 else None
+            length = sum(1 for term, weight in body if weight >= 1.0 and not (stop and stop(term, language)))
             norm = 1 - self.b + self.b * length / self.avg_doc_len
             _add(tf, body, self.weights.body / norm)
         w = self.weights
@@ -127,6 +129,13 @@ class SparseEncoder:
 
     def encode_query(self, text: str) -> SparseVector:
         return _to_vector(self.analyzer.query_terms(text))
+
+    def content_only(self) -> SparseEncoder:
+        """This encoder with stop words left out: what a hit's confidence is judged by (how many of the
+        question's own words it holds), the same as before stop words were indexed, and as fast."""
+        if self.analyzer.stop_weight <= 0:
+            return self
+        return replace(self, analyzer=replace(self.analyzer, stop_weight=0.0))
 
     def _terms_of(self, texts: Iterable[str], language: str) -> Terms:
         return [term for text in texts for term in self.analyzer.terms(text, language)]

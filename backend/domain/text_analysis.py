@@ -154,14 +154,22 @@ class TextAnalyzer:
     detect: Detector | None = field(default=None, compare=False)
     decompound: Decompounder | None = field(default=None, compare=False)
     tools: str = ""
+    # A stop word's weight in a query. Above 0 the notes' stop words are indexed too (but add nothing to a
+    # text's length), so a question's "not", "all" or "many" can break a tie its other words leave.
+    stop_weight: float = 0.0
 
     @property
     def fingerprint(self) -> str:
         stem = "snowball" if self.stemming else "off"
+        stops = " stops=indexed" if self.stop_weight > 0 else ""  # the query's weight shapes no stored term
         return (
             f"text-2 stem={stem} default={self.default_language} bigrams=unspaced unigrams=han "
-            f"part={PART_WEIGHT:g} detect={DETECT_CHARS}@{MIN_DETECT_CONFIDENCE:g} {self.tools}"
+            f"part={PART_WEIGHT:g} detect={DETECT_CHARS}@{MIN_DETECT_CONFIDENCE:g}{stops} {self.tools}"
         ).strip()
+
+    def is_stop_term(self, term: str, language: str) -> bool:
+        """Whether an index term of a `language` text is a stop word's (what a text's length leaves out)."""
+        return term in _stop_terms(stem_language(language, LATIN) if self.stemming else None)
 
     def detected(self, text: str) -> str | None:
         """The language of `text` when the detector is confident enough, else None."""
@@ -182,13 +190,14 @@ class TextAnalyzer:
         append = out.append
         latin = stem_language(language, LATIN) if self.stemming else None
         stems = _stem_table(latin)
+        stops = self.stop_weight > 0  # indexed at full weight; the query weighs them
         for token in _TOKEN.findall(text):
             if not token.isascii():
-                out.extend(self._token_terms(token, (language,)))
+                out.extend(self._token_terms(token, (language,), 1.0 if stops else 0.0))
                 continue
             # the common case, one plain word: a table lookup instead of the general path
             word = token.lower()
-            if word in STOP_WORDS:
+            if word in STOP_WORDS and not stops:
                 continue
             if stems is None or not word.isalpha():  # no stemming, or a number or a code ("x86")
                 append((word, 1.0))
@@ -207,7 +216,7 @@ class TextAnalyzer:
         languages = self.query_languages_for(text)
         terms: dict[str, float] = {}
         for token in _TOKEN.findall(text):
-            for term, weight in self._token_terms(token, languages):
+            for term, weight in self._token_terms(token, languages, self.stop_weight):
                 if weight > terms.get(term, 0.0):
                     terms[term] = weight
         return terms
@@ -248,11 +257,13 @@ class TextAnalyzer:
                     if self.decompound(chosen, lowered):
                         found.update(term for term, _ in self._parts(chosen, lowered, LATIN, {stem}))
             return found
-        return {term for token in _TOKEN.findall(word) for term, _ in self._token_terms(token, languages)}
+        tokens = _TOKEN.findall(word)
+        return {term for token in tokens for term, _ in self._token_terms(token, languages, 0.0)}
 
-    def _token_terms(self, token: str, languages: Sequence[str]) -> Iterable[tuple[str, float]]:
+    def _token_terms(self, token: str, languages: Sequence[str], stop: float) -> Iterable[tuple[str, float]]:
+        """`stop`: a stop word's weight (0: left out)."""
         if token.isascii():
-            yield from self._word_terms(token.lower(), LATIN, languages)
+            yield from self._word_terms(token.lower(), LATIN, languages, stop)
             return
         token = unicodedata.normalize("NFKC", token)
         for script, run in runs(token):
@@ -262,10 +273,14 @@ class TextAnalyzer:
                 if script == "cjk" and len(run) > 1:
                     yield from ((ch, PART_WEIGHT) for ch in run if _is_han(ch))
             else:
-                yield from self._word_terms(run.casefold(), script, languages)
+                yield from self._word_terms(run.casefold(), script, languages, stop)
 
-    def _word_terms(self, word: str, script: str, languages: Sequence[str]) -> Iterable[tuple[str, float]]:
+    def _word_terms(
+        self, word: str, script: str, languages: Sequence[str], stop: float
+    ) -> Iterable[tuple[str, float]]:
         if script == LATIN and word in STOP_WORDS:
+            if stop > 0:  # a stop word is one term a language, never split into parts
+                yield from ((term, stop) for term in dict.fromkeys(self._stop_stems(word, languages)))
             return
         if not self.stemming or any(ch.isdigit() for ch in word):
             yield _fold_stem(word, script), 1.0
@@ -281,6 +296,13 @@ class TextAnalyzer:
                 continue
             yield from self._parts(chosen, word, script, seen)
 
+    def _stop_stems(self, word: str, languages: Sequence[str]) -> Iterable[str]:
+        if not self.stemming:
+            yield word
+            return
+        for language in languages:
+            yield _stem(stem_language(language, LATIN), word, LATIN)
+
     def _parts(self, language: str, word: str, script: str, seen: set[str]) -> Iterable[tuple[str, float]]:
         """The stems of a compound's parts not already in `seen` (which they join)."""
         assert self.decompound is not None
@@ -289,6 +311,14 @@ class TextAnalyzer:
             if stemmed not in seen and part not in STOP_WORDS:
                 seen.add(stemmed)
                 yield stemmed, PART_WEIGHT
+
+
+@lru_cache(maxsize=64)
+def _stop_terms(language: str | None) -> frozenset[str]:
+    """The index terms the stop words become in `language` (None: not stemmed)."""
+    if language is None:
+        return STOP_WORDS
+    return frozenset(_stem(language, word, LATIN) for word in STOP_WORDS)
 
 
 _STEM_TABLES: dict[str, dict[str, str]] = {}
