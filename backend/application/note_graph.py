@@ -19,6 +19,9 @@ from backend.domain.link_resolution import VaultFileMap, name_key, resolve_links
 from backend.domain.links import Link, LinkRecord, NoteRecord
 
 RESOLVE_BATCH = 256  # target names per re-resolution query
+# related notes a search returns by default: a hub among the results links hundreds of notes, and an agent
+# reading them all learns little from the hundredth
+RELATED_LIMIT = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,26 +195,27 @@ class NoteGraph:
             attachments=[link for link in outgoing if link.resolved and link.is_attachment],
         )
 
-    def related(self, result_paths: Sequence[str]) -> list[RelatedNote]:
-        """Notes linked to or from the results, found with one store query for all of them."""
+    def related(self, result_paths: Sequence[str], limit: int = RELATED_LIMIT) -> list[RelatedNote]:
+        """The `limit` notes most linked to or from the results (not among them), found with one store
+        query for all of them: by how many results each links to or is linked from, then backlinks first,
+        then by path."""
         results = set(result_paths)
-        if not results:
+        if not results or limit < 1:
             return []
         touching: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for link in self._store.links_touching(sorted(results)):
-            target = link.resolved_path
-            if target is None or link.is_attachment or target == link.source:
+        for source, target in self._store.note_links_touching(sorted(results)):
+            if target == source:
                 continue
-            if link.source in results and target not in results:
-                touching[(target, "outlink")].add(link.source)
-            elif target in results and link.source not in results:
-                touching[(link.source, "backlink")].add(target)
-        related = [
+            if source in results and target not in results:
+                touching[(target, "outlink")].add(source)
+            elif target in results and source not in results:
+                touching[(source, "backlink")].add(target)
+        # the sort key needs no title: only the notes kept are named
+        kept = sorted(touching.items(), key=lambda item: (-len(item[1]), item[0][1], item[0][0]))[:limit]
+        return [
             RelatedNote(path=path, title=self.title(path), relationship=rel, link_count=len(linked))
-            for (path, rel), linked in touching.items()
+            for (path, rel), linked in kept
         ]
-        related.sort(key=lambda r: (-r.link_count, r.relationship, r.path))
-        return related
 
     def _linked(self, link: LinkRecord, path: str | None) -> LinkedNote:
         assert path is not None

@@ -19,7 +19,7 @@ from backend.application.hit_confidence import (
     with_confidence,
 )
 from backend.application.live_index import LiveIndex
-from backend.application.note_graph import RelatedNote
+from backend.application.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.ports import Embedder
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_ranking import best_first, chunk_index, put_first, rank
@@ -84,6 +84,7 @@ class Asked:
     point_filter: PointFilter | None
     candidates: int | None
     include_related: bool
+    related_limit: int
     threshold: float | None
     per_note: int | None
 
@@ -163,6 +164,7 @@ class SearchService:
         point_filter: PointFilter | None = None,
         candidates: int | None = None,
         include_related: bool = False,
+        related_limit: int = RELATED_LIMIT,
         threshold: float | None = None,
         max_chunks_per_note: int | None = None,
         focus: str | None = None,
@@ -180,6 +182,7 @@ class SearchService:
             point_filter=safe_filter(point_filter),
             candidates=candidates,
             include_related=include_related,
+            related_limit=related_limit,
             threshold=threshold,
             per_note=max_chunks_per_note or self._options.max_chunks_per_note,
         )
@@ -314,7 +317,7 @@ class SearchService:
         related: list[RelatedNote] = []
         if asked.include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
-            related = live.graph.related(paths)
+            related = live.graph.related(paths, asked.related_limit)
         notices = unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(hits))
         return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
 
