@@ -63,7 +63,11 @@ class SearchFilters(BaseModel):
 
     mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
-    tags: list[str] = Field(default_factory=list, description="Only notes with any of these tags.")
+    tags: list[str] = Field(
+        default_factory=list,
+        description="Only notes with any of these tags, in any case; a tag also finds the tags nested "
+        "under it (`project` finds `Project/alpha`), as Obsidian's tag search does.",
+    )
     paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
     date_from: IsoDay | None = Field(None, description="Only notes dated on or after this day.")
     date_to: IsoDay | None = Field(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -17,6 +17,8 @@ from backend.application.ports import GraphStore, Vault
 from backend.domain.errors import NoteNotFoundError
 from backend.domain.link_resolution import VaultFileMap, name_key, resolve_links
 from backend.domain.links import Link, LinkRecord, NoteRecord
+from backend.domain.models import PointFilter
+from backend.domain.note_listing import tag_matches
 
 RESOLVE_BATCH = 256  # target names per re-resolution query
 # related notes a search returns by default: a hub among the results links hundreds of notes, and an agent
@@ -70,6 +72,9 @@ class NoteGraph:
         # name (title, alias or file stem, as `entity_key` folds it) -> paths, for the entity shortcut
         self._names: dict[str, set[str]] = defaultdict(set)
         self._names_of: dict[str, set[str]] = {}
+        # tag -> how many notes carry it: a search's tag filter is widened to the vault's tags it means,
+        # without a pass over every note
+        self._tags: Counter[str] = Counter()
 
     def open(self, *, reset: bool) -> list[NoteRecord]:
         """Create (or empty, when the chunk index was created anew) the graph; return the stored notes."""
@@ -82,6 +87,7 @@ class NoteGraph:
             self._records = {r.path: r for r in records}
             self._names.clear()
             self._names_of = {}
+            self._tags = Counter(tag for r in records for tag in set(r.tags))
             for r in records:
                 self._add_names(r)
         return records
@@ -92,6 +98,7 @@ class NoteGraph:
             self._records = {}
             self._names.clear()
             self._names_of = {}
+            self._tags = Counter()
 
     def refresh_files(self) -> None:
         files = VaultFileMap(self._vault.list_files())
@@ -111,14 +118,16 @@ class NoteGraph:
             links = resolve_links(parsed_links, source=record.path, files=self._files)
         self._store.put_note(record, links)
         with self._lock:
+            self._count_tags(self._records.get(record.path), -1)
             self._records[record.path] = record
+            self._count_tags(record, 1)
             self._drop_names(record.path)
             self._add_names(record)
 
     def remove(self, path: str) -> None:
         self._store.delete_note(path)
         with self._lock:
-            self._records.pop(path, None)
+            self._count_tags(self._records.pop(path, None), -1)
             self._drop_names(path)
 
     def reresolve(self, changed_paths: Iterable[str]) -> int:
@@ -164,6 +173,29 @@ class NoteGraph:
                 paths.discard(path)
                 if not paths:
                     del self._names[key]
+
+    def _count_tags(self, record: NoteRecord | None, step: int) -> None:
+        if record is None:
+            return
+        for tag in set(record.tags):
+            self._tags[tag] += step
+            if self._tags[tag] <= 0:
+                del self._tags[tag]
+
+    def tags_meant(self, wanted: str) -> list[str]:
+        """The vault's tags that `wanted` finds as Obsidian does (any case, nested tags too), sorted."""
+        with self._lock:
+            tags = list(self._tags)
+        return sorted(tag for tag in tags if tag_matches(tag, wanted))
+
+    def tag_filter(self, point_filter: PointFilter | None) -> PointFilter | None:
+        """`point_filter` as the store reads it: each tag widened to the vault's tags it finds, since the
+        store matches tags exactly. A tag that finds none stays as asked: it matches nothing, and the
+        search's notice names it."""
+        if point_filter is None or not point_filter.tags:
+            return point_filter
+        tags = [tag for wanted in point_filter.tags for tag in (self.tags_meant(wanted) or [wanted])]
+        return replace(point_filter, tags=tuple(dict.fromkeys(tags)))
 
     def title(self, path: str) -> str:
         with self._lock:

@@ -81,7 +81,8 @@ class Asked:
     query: str
     top_k: int
     mode: SearchMode
-    point_filter: PointFilter | None
+    point_filter: PointFilter | None  # as the store reads it: tags widened to the vault's (`tag_filter`)
+    given_filter: PointFilter | None  # as the caller gave it: what the notices name
     candidates: int | None
     include_related: bool
     related_limit: int
@@ -175,11 +176,13 @@ class SearchService:
         when `query` holds earlier ones too to rank by); None: the whole query.
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
+        given = safe_filter(point_filter)
         asked = Asked(
             query=query,
             top_k=top_k,
             mode=mode,
-            point_filter=safe_filter(point_filter),
+            point_filter=given,
+            given_filter=given,
             candidates=candidates,
             include_related=include_related,
             related_limit=related_limit,
@@ -189,6 +192,7 @@ class SearchService:
         self._index.check_searchable()
         plan = index_plan(self._index, mode)
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
+            asked = replace(asked, point_filter=live.graph.tag_filter(given))
             outcome, sides = self._search(live, asked, plan)
             judged = self._encoder.encode_query(focus if focus is not None else query)
             return self._confident(live, outcome, sides, judged)
@@ -318,7 +322,7 @@ class SearchService:
         if asked.include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
             related = live.graph.related(paths, asked.related_limit)
-        notices = unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(hits))
+        notices = unmatched_filters(asked.given_filter, live.graph.records(), answered=bool(hits))
         return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
 
     def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
@@ -329,7 +333,7 @@ class SearchService:
             mode=plan.mode,
             warnings=list(plan.warnings),
             time_intent=clues.span,
-            notices=unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(clues.named)),
+            notices=unmatched_filters(asked.given_filter, live.graph.records(), answered=bool(clues.named)),
         )
 
     def _confident(
