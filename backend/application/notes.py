@@ -129,7 +129,7 @@ class NoteReader:
             date_from=wanted.date_from,
             date_to=wanted.date_to,
         )
-        # the listing's tag rule (nested tags, any case); modified_since is a moment, not a name to mistype
+        # modified_since is left out: a moment, not a name to mistype
         notices = unmatched_filters(unmatched, records, answered=page.total > 0)
         warnings = []
         if not self._index.complete:
