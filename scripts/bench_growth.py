@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import random
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -41,6 +44,12 @@ FIRST_INDEX_INTRO = (
     "start of the process to the first keyword answer, to every note searchable by keyword (the keyword pass "
     "done), to every note dense{dense}, and the longest time /index/status showed the same progress "
     "figures. Median of {repeats} run(s)."
+)
+PAIRED_INTRO = (
+    "The same {queries} searches in-process (`SearchService.search`, related notes included), every size's "
+    "index served in one process by the code that built it, each question asked of all of them in turn, "
+    "{rounds} rounds: every index sees the same load, so the ratio holds where HTTP runs one after another "
+    "move with the machine's load. Milliseconds, the median of the rounds' own p50 and p99:"
 )
 PAUSES_INTRO = (
     "The collector's full collections (of its oldest generation) during the same {searches} searches on "
@@ -202,6 +211,24 @@ def scale_run(
     return VaultScale(status["indexed_notes"], index_seconds, status_ms, search_rounds, rss)
 
 
+def paired_searches(
+    tmp: Path, label: str, repo: Path, copies: list[int], queries: list[str], rounds: int
+) -> dict[str, dict[str, float]]:
+    """Every size's index (as `label`'s code built it) served in one process by that code, each question
+    asked of all in turn (scripts/bench_paired.py): {"1x": {"p50": ms, "p99": ms}, ...}."""
+    asked = tmp / "paired-queries.txt"
+    asked.write_text("\n".join(queries), encoding="utf-8")
+    indexes = [f"{n}x={tmp / f'vault-{n}x'}:{tmp / f'data-{n}x-{label}'}" for n in copies]
+    command = [sys.executable, "-m", "scripts.bench_paired", "--repo", str(repo), "--queries", str(asked)]
+    done = subprocess.run(
+        [*command, "--rounds", str(rounds), *indexes], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bench_paired failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    found: dict[str, dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
 def collector_pauses(vault: Path, data: Path, queries: list[str]) -> dict[str, tuple[int, float, float]]:
     """In this process, on the index at `data`: collections of the collector's oldest generation during the
     searches, as (count, longest ms, total ms), with the heap as it is after loading and once settled as
@@ -332,11 +359,12 @@ def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
     queries = [" ".join(rng.sample(words, 3)) for _ in range(args.growth_queries)]
     rows: list[tuple[int, str, VaultScale]] = []
     pauses: dict[str, tuple[int, float, float]] = {}
-    for copies in args.copies:
-        with tempfile.TemporaryDirectory() as tmp:
-            vault = copied_vault(zettel, copies, Path(tmp) / "vault")
+    paired: dict[str, dict[str, dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:  # every vault and index kept for the paired measurement
+        for copies in args.copies:
+            vault = copied_vault(zettel, copies, Path(tmp) / f"vault-{copies}x")
             for label, repo in code_versions(args):
-                data = Path(tmp) / f"data-{label}"
+                data = Path(tmp) / f"data-{copies}x-{label}"
                 run = scale_run(vault, data, repo, queries, args.status_calls, args.search_rounds)
                 log(
                     f"large vaults, {copies}x, {label}: {run.notes} notes, status p50 "
@@ -344,7 +372,11 @@ def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
                 )
                 rows.append((copies, label, run))
             if copies == max(args.copies):  # the largest vault, as this code indexed it
-                pauses = collector_pauses(vault, Path(tmp) / "data-now", queries * args.search_rounds)
+                now_data = Path(tmp) / f"data-{copies}x-now"
+                pauses = collector_pauses(vault, now_data, queries * args.search_rounds)
+        for label, repo in code_versions(args):
+            paired[label] = paired_searches(Path(tmp), label, repo, args.copies, queries, args.search_rounds)
+            log(f"large vaults, paired, {label}: {paired[label]}")
     intro = LARGE_VAULTS_INTRO.format(
         status=args.status_calls, queries=len(queries), rounds=args.search_rounds
     )
@@ -368,6 +400,16 @@ def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
                 f"- {label}: 4x against 1x: status p50 x{_ratio(mine, 'status', 0.5):.2f}, search p99 "
                 f"x{_ratio(mine, 'search', 0.99):.2f}"
             )
+    lines += ["", PAIRED_INTRO.format(queries=len(queries), rounds=args.search_rounds), ""]
+    scales = [f"{copies}x" for copies in args.copies]
+    lines += [
+        "| code | " + " | ".join(f"{scale} p50 / p99" for scale in scales) + " | p99 4x against 1x |",
+        "|---|" + "---|" * len(scales) + "---|",
+    ]
+    for label, found in paired.items():
+        cells = " | ".join(f"{found[scale]['p50']:.2f} / {found[scale]['p99']:.2f}" for scale in scales)
+        ratio = found["4x"]["p99"] / found["1x"]["p99"] if {"1x", "4x"} <= found.keys() else float("nan")
+        lines.append(f"| {label} | {cells} | x{ratio:.2f} |")
     lines += [
         "",
         PAUSES_INTRO.format(copies=max(args.copies), searches=len(queries) * args.search_rounds),

@@ -71,6 +71,7 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
             query=body.query,
             top_k=body.top_k,
             include_related=body.include_related,
+            related_limit=body.related_limit,
             max_chunks_per_note=body.max_chunks_per_note,
             by_note=by_note,
             memory_top_k=body.memory_top_k,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from backend.api import examples
 from backend.api.input_types import ChunksPerNote, IsoDay, JsonBool, JsonFloat, JsonInt
 from backend.api.memory_schemas import MemoryOut
+from backend.application.note_graph import RELATED_LIMIT
 from backend.domain.models import PointFilter, SearchMode
 
 MAX_QUERY_CHARS = 2000
@@ -62,7 +63,11 @@ class SearchFilters(BaseModel):
 
     mode: SearchMode = Field(SearchMode.HYBRID, description="hybrid (default), dense or keyword.")
     folders: list[str] = Field(default_factory=list, description="Only notes under these folders.")
-    tags: list[str] = Field(default_factory=list, description="Only notes with any of these tags.")
+    tags: list[str] = Field(
+        default_factory=list,
+        description="Only notes with any of these tags, in any case; a tag also finds the tags nested "
+        "under it (`project` finds `Project/alpha`), as Obsidian's tag search does.",
+    )
     paths: list[str] = Field(default_factory=list, description="Only these notes (vault-relative paths).")
     date_from: IsoDay | None = Field(None, description="Only notes dated on or after this day.")
     date_to: IsoDay | None = Field(
@@ -121,6 +126,12 @@ class SearchRequest(SearchFilters):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="A question or keywords.")
     top_k: JsonInt = Field(5, ge=1, le=50, description="How many chunks to return.")
     include_related: JsonBool = Field(True, description="Also return notes linked to or from the results.")
+    related_limit: JsonInt = Field(
+        RELATED_LIMIT,
+        ge=1,
+        le=200,
+        description="How many related notes at most: those linked with the most results first.",
+    )
     memory_top_k: JsonInt = Field(
         3, ge=1, le=20, description="How many remembered facts at most (include_memory)."
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -17,8 +17,13 @@ from backend.application.ports import GraphStore, Vault
 from backend.domain.errors import NoteNotFoundError
 from backend.domain.link_resolution import VaultFileMap, name_key, resolve_links
 from backend.domain.links import Link, LinkRecord, NoteRecord
+from backend.domain.models import PointFilter
+from backend.domain.note_listing import tag_matches
 
 RESOLVE_BATCH = 256  # target names per re-resolution query
+# related notes a search returns by default: a hub among the results links hundreds of notes, and an agent
+# reading them all learns little from the hundredth
+RELATED_LIMIT = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,9 @@ class NoteGraph:
         # name (title, alias or file stem, as `entity_key` folds it) -> paths, for the entity shortcut
         self._names: dict[str, set[str]] = defaultdict(set)
         self._names_of: dict[str, set[str]] = {}
+        # tag -> how many notes carry it: a search's tag filter is widened to the vault's tags it means,
+        # without a pass over every note
+        self._tags: Counter[str] = Counter()
 
     def open(self, *, reset: bool) -> list[NoteRecord]:
         """Create (or empty, when the chunk index was created anew) the graph; return the stored notes."""
@@ -79,6 +87,7 @@ class NoteGraph:
             self._records = {r.path: r for r in records}
             self._names.clear()
             self._names_of = {}
+            self._tags = Counter(tag for r in records for tag in set(r.tags))
             for r in records:
                 self._add_names(r)
         return records
@@ -89,6 +98,7 @@ class NoteGraph:
             self._records = {}
             self._names.clear()
             self._names_of = {}
+            self._tags = Counter()
 
     def refresh_files(self) -> None:
         files = VaultFileMap(self._vault.list_files())
@@ -108,14 +118,16 @@ class NoteGraph:
             links = resolve_links(parsed_links, source=record.path, files=self._files)
         self._store.put_note(record, links)
         with self._lock:
+            self._count_tags(self._records.get(record.path), -1)
             self._records[record.path] = record
+            self._count_tags(record, 1)
             self._drop_names(record.path)
             self._add_names(record)
 
     def remove(self, path: str) -> None:
         self._store.delete_note(path)
         with self._lock:
-            self._records.pop(path, None)
+            self._count_tags(self._records.pop(path, None), -1)
             self._drop_names(path)
 
     def reresolve(self, changed_paths: Iterable[str]) -> int:
@@ -162,6 +174,29 @@ class NoteGraph:
                 if not paths:
                     del self._names[key]
 
+    def _count_tags(self, record: NoteRecord | None, step: int) -> None:
+        if record is None:
+            return
+        for tag in set(record.tags):
+            self._tags[tag] += step
+            if self._tags[tag] <= 0:
+                del self._tags[tag]
+
+    def tags_meant(self, wanted: str) -> list[str]:
+        """The vault's tags that `wanted` finds as Obsidian does (any case, nested tags too), sorted."""
+        with self._lock:
+            tags = list(self._tags)
+        return sorted(tag for tag in tags if tag_matches(tag, wanted))
+
+    def tag_filter(self, point_filter: PointFilter | None) -> PointFilter | None:
+        """`point_filter` as the store reads it: each tag widened to the vault's tags it finds, since the
+        store matches tags exactly. A tag that finds none stays as asked: it matches nothing, and the
+        search's notice names it."""
+        if point_filter is None or not point_filter.tags:
+            return point_filter
+        tags = [tag for wanted in point_filter.tags for tag in (self.tags_meant(wanted) or [wanted])]
+        return replace(point_filter, tags=tuple(dict.fromkeys(tags)))
+
     def title(self, path: str) -> str:
         with self._lock:
             record = self._records.get(path)
@@ -192,26 +227,27 @@ class NoteGraph:
             attachments=[link for link in outgoing if link.resolved and link.is_attachment],
         )
 
-    def related(self, result_paths: Sequence[str]) -> list[RelatedNote]:
-        """Notes linked to or from the results, found with one store query for all of them."""
+    def related(self, result_paths: Sequence[str], limit: int = RELATED_LIMIT) -> list[RelatedNote]:
+        """The `limit` notes most linked to or from the results (not among them), found with one store
+        query for all of them: by how many results each links to or is linked from, then backlinks first,
+        then by path."""
         results = set(result_paths)
-        if not results:
+        if not results or limit < 1:
             return []
         touching: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for link in self._store.links_touching(sorted(results)):
-            target = link.resolved_path
-            if target is None or link.is_attachment or target == link.source:
+        for source, target in self._store.note_links_touching(sorted(results)):
+            if target == source:
                 continue
-            if link.source in results and target not in results:
-                touching[(target, "outlink")].add(link.source)
-            elif target in results and link.source not in results:
-                touching[(link.source, "backlink")].add(target)
-        related = [
+            if source in results and target not in results:
+                touching[(target, "outlink")].add(source)
+            elif target in results and source not in results:
+                touching[(source, "backlink")].add(target)
+        # the sort key needs no title: only the notes kept are named
+        kept = sorted(touching.items(), key=lambda item: (-len(item[1]), item[0][1], item[0][0]))[:limit]
+        return [
             RelatedNote(path=path, title=self.title(path), relationship=rel, link_count=len(linked))
-            for (path, rel), linked in touching.items()
+            for (path, rel), linked in kept
         ]
-        related.sort(key=lambda r: (-r.link_count, r.relationship, r.path))
-        return related
 
     def _linked(self, link: LinkRecord, path: str | None) -> LinkedNote:
         assert path is not None

@@ -18,7 +18,7 @@ from backend.domain.filter_check import unmatched_filters
 from backend.domain.line_ranges import LineWindow, line_window
 from backend.domain.links import NoteRecord
 from backend.domain.models import PointFilter
-from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, has_tag, list_notes
+from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
 from backend.domain.note_lookup import lookup_note
 from backend.domain.secrets import MARKER_PREFIX
 from backend.domain.vault_paths import canonical, vault_folder, vault_path
@@ -129,8 +129,8 @@ class NoteReader:
             date_from=wanted.date_from,
             date_to=wanted.date_to,
         )
-        # the listing's tag rule (nested tags, any case); modified_since is a moment, not a name to mistype
-        notices = unmatched_filters(unmatched, records, answered=page.total > 0, tag_rule=has_tag)
+        # modified_since is left out: a moment, not a name to mistype
+        notices = unmatched_filters(unmatched, records, answered=page.total > 0)
         warnings = []
         if not self._index.complete:
             warnings.append(

@@ -23,7 +23,7 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from backend.application.context import ContextQuery, ContextResult, ContextService
 from backend.application.memory import MemoryPage, MemoryService, MemoryView
-from backend.application.note_graph import NoteLinks
+from backend.application.note_graph import RELATED_LIMIT, NoteLinks
 from backend.application.notes import NoteListing, NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
@@ -80,6 +80,7 @@ class SearchQuery:
     mode: SearchMode = SearchMode.HYBRID
     point_filter: PointFilter | None = None
     include_related: bool = True
+    related_limit: int = RELATED_LIMIT
     threshold: float | None = None
     max_chunks_per_note: int | None = None
     by_note: bool = False  # top_k counts notes, each with its matched chunks
@@ -119,6 +120,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
         mode=request.mode,
         point_filter=request.point_filter,
         include_related=request.include_related,
+        related_limit=request.related_limit,
         threshold=request.threshold,
         max_chunks_per_note=request.max_chunks_per_note,
         # grouped: top_k counts notes, so every matched chunk is a candidate (no deeper store query)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from backend.domain.links import LinkRecord, NoteRecord
+from backend.domain.links import LinkEnds, LinkRecord, NoteRecord
 from backend.domain.memory import MemoryRecord
 from backend.domain.models import (
     ChunkEntry,
@@ -211,8 +211,9 @@ class GraphStore(Protocol):
         """Links from other notes (or itself) that resolve to `target_path`."""
         ...
 
-    def links_touching(self, paths: Sequence[str]) -> list[LinkRecord]:
-        """Every link whose source or resolved target is in `paths`, in ONE store call (related notes)."""
+    def note_links_touching(self, paths: Sequence[str]) -> list[LinkEnds]:
+        """The ends of every resolved link between two notes (attachments aside) whose source or target is
+        in `paths`, one entry per link, in no set order, in ONE store call (related notes)."""
         ...
 
     def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:

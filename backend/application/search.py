@@ -19,7 +19,7 @@ from backend.application.hit_confidence import (
     with_confidence,
 )
 from backend.application.live_index import LiveIndex
-from backend.application.note_graph import RelatedNote
+from backend.application.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.ports import Embedder
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_ranking import best_first, chunk_index, put_first, rank
@@ -81,9 +81,11 @@ class Asked:
     query: str
     top_k: int
     mode: SearchMode
-    point_filter: PointFilter | None
+    point_filter: PointFilter | None  # as the store reads it: tags widened to the vault's (`tag_filter`)
+    given_filter: PointFilter | None  # as the caller gave it: what the notices name
     candidates: int | None
     include_related: bool
+    related_limit: int
     threshold: float | None
     per_note: int | None
 
@@ -164,6 +166,7 @@ class SearchService:
         point_filter: PointFilter | None = None,
         candidates: int | None = None,
         include_related: bool = False,
+        related_limit: int = RELATED_LIMIT,
         threshold: float | None = None,
         max_chunks_per_note: int | None = None,
         focus: str | None = None,
@@ -174,19 +177,23 @@ class SearchService:
         when `query` holds earlier ones too to rank by); None: the whole query.
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
+        given = safe_filter(point_filter)
         asked = Asked(
             query=query,
             top_k=top_k,
             mode=mode,
-            point_filter=safe_filter(point_filter),
+            point_filter=given,
+            given_filter=given,
             candidates=candidates,
             include_related=include_related,
+            related_limit=related_limit,
             threshold=threshold,
             per_note=max_chunks_per_note or self._options.max_chunks_per_note,
         )
         self._index.check_searchable()
         plan = index_plan(self._index, mode)
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
+            asked = replace(asked, point_filter=live.graph.tag_filter(given))
             outcome, sides = self._search(live, asked, plan)
             judged = self._judge.encode_query(focus if focus is not None else query)
             return self._confident(live, outcome, sides, judged)
@@ -315,8 +322,8 @@ class SearchService:
         related: list[RelatedNote] = []
         if asked.include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
-            related = live.graph.related(paths)
-        notices = unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(hits))
+            related = live.graph.related(paths, asked.related_limit)
+        notices = unmatched_filters(asked.given_filter, live.graph.records(), answered=bool(hits))
         return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
 
     def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
@@ -327,7 +334,7 @@ class SearchService:
             mode=plan.mode,
             warnings=list(plan.warnings),
             time_intent=clues.span,
-            notices=unmatched_filters(asked.point_filter, live.graph.records(), answered=bool(clues.named)),
+            notices=unmatched_filters(asked.given_filter, live.graph.records(), answered=bool(clues.named)),
         )
 
     def _confident(

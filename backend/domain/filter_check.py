@@ -2,26 +2,21 @@
 falls in, or filters that each match but never together. An empty answer then says why, with the closest
 names the index does hold, instead of a bare "no results".
 
-The rules mirror the store's filters (`infrastructure/qdrant/chunk_store.normalise_filter`): a folder matches
-the notes under it, a search tag matches a note tag exactly (case included), a path matches exactly; a
-listing's tag (`note_listing`) also matches nested tags in any case, so its caller passes that rule.
+The rules are those of the searches and listings: a folder matches the notes under it, a tag matches in any
+case and with the tags nested under it (`note_listing.has_tag`, Obsidian's rule), a path matches exactly.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from backend.domain.links import NoteRecord
 from backend.domain.models import PointFilter
+from backend.domain.note_listing import has_tag
 from backend.domain.payload import folders_of
 
-TagRule = Callable[[NoteRecord, str], bool]
 CLOSE_NAMES = 3
-
-
-def exact_tag(record: NoteRecord, tag: str) -> bool:
-    return tag in record.tags
 
 
 def unmatched_filters(
@@ -29,7 +24,6 @@ def unmatched_filters(
     records: Sequence[NoteRecord],
     *,
     answered: bool,
-    tag_rule: TagRule = exact_tag,
 ) -> list[str]:
     """One sentence per part of the filter that matches no indexed note, and one when the parts match only
     apart. `answered`: the search found something, so a part with a single value matched (not checked again:
@@ -42,7 +36,7 @@ def unmatched_filters(
     for values, has, known, what in (
         (point_filter.note_paths, _path_rule, _paths, "has the path"),
         (folders, _folder_rule, _folders, "is under the folder"),
-        (point_filter.tags, tag_rule, _tags, "has the tag"),
+        (point_filter.tags, has_tag, _tags, "has the tag"),
     ):
         if answered and len(values) == 1:
             continue
@@ -60,7 +54,7 @@ def unmatched_filters(
             date_from=point_filter.date_from,
             date_to=point_filter.date_to,
         )
-        if not any(_matches(r, together, tag_rule) for r in records):
+        if not any(_matches(r, together) for r in records):
             said.append("no indexed note matches all the filters together (each matches some notes)")
     return said
 
@@ -80,11 +74,11 @@ def _dated(record: NoteRecord, wanted: PointFilter) -> bool:
     return not (wanted.date_from and day < wanted.date_from) and not (wanted.date_to and day > wanted.date_to)
 
 
-def _matches(record: NoteRecord, wanted: PointFilter, tag_rule: TagRule) -> bool:
+def _matches(record: NoteRecord, wanted: PointFilter) -> bool:
     return (
         (not wanted.note_paths or record.path in wanted.note_paths)
         and (not wanted.folders or any(_folder_rule(record, f) for f in wanted.folders))
-        and (not wanted.tags or any(tag_rule(record, t) for t in wanted.tags))
+        and (not wanted.tags or any(has_tag(record, t) for t in wanted.tags))
         and (not (wanted.date_from or wanted.date_to) or _dated(record, wanted))
     )
 

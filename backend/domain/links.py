@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class LinkKind(StrEnum):
@@ -40,6 +41,14 @@ class LinkRecord:
     @property
     def resolved(self) -> bool:
         return self.resolved_path is not None
+
+
+class LinkEnds(NamedTuple):
+    """A resolved link between two notes by its two ends, all that counting related notes needs: a
+    search reads these for every link touching its results (a hub's backlinks too), so they stay light."""
+
+    source: str
+    target: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,8 +40,15 @@ class NotePage:
 
 
 def has_tag(record: NoteRecord, tag: str) -> bool:
-    wanted = tag.lstrip("#").casefold()
-    return any(t.casefold() == wanted or t.casefold().startswith(wanted + "/") for t in record.tags)
+    return any(tag_matches(t, tag) for t in record.tags)
+
+
+def tag_matches(note_tag: str, wanted: str) -> bool:
+    """Obsidian's rule: a tag is found in any case, and with the tags nested under it (`project` finds
+    `Project/alpha`)."""
+    asked = wanted.lstrip("#").casefold()
+    have = note_tag.casefold()
+    return have == asked or have.startswith(asked + "/")
 
 
 def matches(record: NoteRecord, wanted: NoteListFilter) -> bool:

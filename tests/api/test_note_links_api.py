@@ -87,6 +87,21 @@ def test_search_returns_related_notes_by_links(client: TestClient) -> None:
     assert quiet["related_notes"] == []
 
 
+def test_related_limit_keeps_the_notes_linked_with_the_most_results(client: TestClient) -> None:
+    ask = {"query": "internal links embed files", "top_k": 10}
+    every = client.post("/search", json={**ask, "related_limit": 200}).json()["related_notes"]
+    assert len(every) > 20  # the help vault's link pages are hubs: more than the default keeps
+    counts = [r["link_count"] for r in every]
+    assert counts == sorted(counts, reverse=True)
+    assert counts[0] > counts[-1]
+    assert client.post("/search", json=ask).json()["related_notes"] == every[:20]
+    assert client.post("/search", json={**ask, "related_limit": 2}).json()["related_notes"] == every[:2]
+    for wrong in (0, 201, "many"):
+        response = client.post("/search", json={**ask, "related_limit": wrong})
+        assert response.status_code == 422
+        assert "related_limit" in response.json()["detail"]
+
+
 def test_an_alias_finds_its_note(client: TestClient) -> None:
     # "Add aliases to note" is only an alias of Aliases.md, not its title or file name
     body = client.post("/search", json={"query": "How to Add aliases to note", "top_k": 1}).json()

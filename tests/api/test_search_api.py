@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from backend.infrastructure.embedders.onnx_model_files import DEFAULT_VARIANT, variant_model_name
 from tests.api.conftest import AppFactory, wait_for_job
-from tests.vault_files import write_notes
+from tests.vault_files import write, write_notes
 
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
@@ -149,6 +149,44 @@ def test_a_note_with_broken_frontmatter_is_searchable_and_listed(
     assert "frontmatter" in problems[0]["reason"]
     hit = client.post("/search", json={"query": "quokka census"}).json()["results"][0]
     assert hit["note_path"] == "Broken.md"
+
+
+def test_a_tag_filter_finds_what_obsidian_and_the_notes_listing_find(
+    make_client: AppFactory, tmp_path: Path
+) -> None:
+    """Any case, nested tags too, the same notes as /notes; a note whose tags change is found by its new tags
+    only, once synced."""
+    notes = {
+        "Alpha.md": "---\ntags: [Project/Alpha]\n---\n# Alpha\n\nThe kiln firing schedule.\n",
+        "Beta.md": "# Beta\n\nThe kiln glaze recipe. #project\n",
+        "Gamma.md": "# Gamma\n\nThe kiln shelf order. #projector\n",
+        "Delta.md": "# Delta\n\nThe kiln vent. #other\n",
+    }
+    vault = write_notes(tmp_path / "tagged", notes)
+    client = make_client(vault_path=vault)
+    wait_for_job(client)
+
+    def found(*tags: str) -> list[str]:
+        body = client.post("/search", json={"query": "kiln", "top_k": 10, "tags": list(tags)}).json()
+        return sorted(r["note_path"] for r in body["results"])
+
+    def listed(tag: str) -> list[str]:
+        return sorted(n["note_path"] for n in client.get("/notes", params={"tag": tag}).json()["notes"])
+
+    for tag in ("project", "PROJECT", "#Project", "project/alpha", "projector", "other"):
+        assert found(tag) == listed(tag), tag
+    assert found("project") == ["Alpha.md", "Beta.md"]  # not "projector": a prefix is not a tag
+    assert found("Project/ALPHA") == ["Alpha.md"]
+    assert found("projector", "OTHER") == ["Delta.md", "Gamma.md"]
+    wrong = client.post("/search", json={"query": "kiln", "tags": ["proj"]}).json()
+    assert wrong["results"] == []
+    assert "no indexed note has the tag 'proj'" in " ".join(wrong["warnings"])
+
+    write(vault, "Beta.md", "# Beta\n\nThe kiln glaze recipe. #archive\n")
+    assert client.post("/index/sync").status_code == 202
+    wait_for_job(client)
+    assert found("project") == ["Alpha.md"]
+    assert found("Archive") == ["Beta.md"]
 
 
 def test_filters_that_match_nothing_say_so(client: TestClient) -> None:

@@ -183,7 +183,7 @@ def test_every_field_the_adapters_filter_on_has_a_payload_index(spy: RecordingCl
     graph.put_note(note, [link("a/b.md", 0, "c", "c.md"), link("a/b.md", 1, "d", None)])
     graph.outlinks("a/b.md")
     graph.backlinks("c.md")
-    graph.links_touching(["a/b.md", "c.md"])
+    graph.note_links_touching(["a/b.md", "c.md"])
     graph.links_to_names(["c"])
     graph.count_links(resolved=True, kind="wikilink")
     graph.update_resolution([link("a/b.md", 1, "d", "d.md")])

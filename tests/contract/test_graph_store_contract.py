@@ -175,7 +175,7 @@ def test_before_ensure_reads_find_nothing_and_writes_refuse(backend: GraphBacken
     assert store.all_notes() == []
     assert store.get_notes(["a.md"]) == {}
     assert store.outlinks("a.md") == []
-    assert store.links_touching(["a.md"]) == []
+    assert store.note_links_touching(["a.md"]) == []
     assert store.count_links() == 0
     with pytest.raises(IndexNotReadyError):
         put(store, "a.md", "b")
@@ -224,7 +224,7 @@ def test_all_notes_pages_through_every_note(backend: GraphBackend) -> None:
     for i in range(10):
         put(store, f"n{i:02}.md", f"n{(i + 1) % 10:02}")
     assert [n.path for n in store.all_notes()] == [f"n{i:02}.md" for i in range(10)]
-    assert len(store.links_touching([f"n{i:02}.md" for i in range(10)])) == 10
+    assert len(store.note_links_touching([f"n{i:02}.md" for i in range(10)])) == 10
 
 
 # -- links -----------------------------------------------------------------------------------------
@@ -291,14 +291,34 @@ def test_backlinks_are_the_links_resolving_to_the_note(graph: GraphStore) -> Non
     ]
 
 
-def test_links_touching_are_links_from_or_to_any_of_the_paths(graph: GraphStore) -> None:
-    put(graph, "a.md", "b", "x")
+def test_note_links_touching_are_resolved_note_links_from_or_to_any_of_the_paths(graph: GraphStore) -> None:
+    put(graph, "a.md", "b", "x", "b")
     put(graph, "b.md", "c")
     put(graph, "c.md", "a")
     put(graph, "d.md", "x")
-    touching = graph.links_touching(["a.md", "b.md"])
-    assert [(x.source, x.position) for x in touching] == [("a.md", 0), ("a.md", 1), ("b.md", 0), ("c.md", 0)]
-    assert graph.links_touching([]) == []
+    graph.put_note(
+        note("e.md"),
+        [
+            link("e.md", 0, "a", "a.md"),
+            link("e.md", 1, "not yet written"),  # unresolved: no end to count
+            link("e.md", 2, "a.png", "a.png", kind=LinkKind.EMBED, is_attachment=True),
+        ],
+    )
+    graph.put_note(note("f.md"), [link("f.md", 0, "b.png", "b.png", kind=LinkKind.EMBED, is_attachment=True)])
+
+    touching = graph.note_links_touching(["a.md", "b.md", "b.png"])
+
+    assert sorted(touching) == [
+        ("a.md", "b.md"),
+        ("a.md", "b.md"),  # two links, two entries: a note linked twice counts its links
+        ("a.md", "x.md"),
+        ("b.md", "c.md"),
+        ("c.md", "a.md"),
+        ("e.md", "a.md"),
+    ]
+    assert all(isinstance(end, str) for ends in touching for end in ends)
+    assert graph.note_links_touching(["e.md"]) == [("e.md", "a.md")]
+    assert graph.note_links_touching([]) == []
 
 
 def test_links_to_names_match_the_file_name_key(graph: GraphStore) -> None:
@@ -380,7 +400,7 @@ def test_unicode_paths_and_names(graph: GraphStore) -> None:
     decomposed = "Cafe\u0301 noir"  # NFD, as macOS may write it
     graph.put_note(note("x.md"), [link("x.md", 0, decomposed)])
     assert [x.target for x in graph.links_to_names(["café noir"])] == [decomposed]
-    assert len(graph.links_touching([cafe])) == 2
+    assert sorted(graph.note_links_touching([cafe])) == [(cafe, tokyo), (tokyo, cafe)]
     graph.delete_note(cafe)
     assert graph.get_notes([cafe, tokyo]).keys() == {tokyo}
 
@@ -389,7 +409,7 @@ def test_unicode_paths_and_names(graph: GraphStore) -> None:
 
 
 @pytest.mark.parametrize("how_many", [1, 50])
-def test_links_touching_is_one_store_call(backend: GraphBackend, how_many: int) -> None:
+def test_note_links_touching_is_one_store_call(backend: GraphBackend, how_many: int) -> None:
     store, calls = backend.spied()
     paths = [f"n{i:03}.md" for i in range(60)]
     written = [wikilinks(path, f"n{(i + 1) % 60:03}", f"n{(i + 7) % 60:03}") for i, path in enumerate(paths)]
@@ -397,12 +417,12 @@ def test_links_touching_is_one_store_call(backend: GraphBackend, how_many: int) 
         store.put_note(note(path), links)
     calls.clear()
 
-    touching = store.links_touching(paths[:how_many])
+    touching = store.note_links_touching(paths[:how_many])
 
     assert len(calls) == 1, calls
     wanted = set(paths[:how_many])
     expected = [x for links in written for x in links if x.source in wanted or x.resolved_path in wanted]
-    assert touching == sorted(expected, key=lambda x: (x.source, x.position))
+    assert sorted(touching) == sorted((x.source, x.resolved_path) for x in expected)
     assert len(touching) == {1: 4, 50: 108}[how_many]  # n000: 2 out, 2 in; n000-n049: 100 out, 8 in
 
 
@@ -457,7 +477,7 @@ def test_reads_keep_working_while_one_writer_updates(graph: GraphStore) -> None:
     put(graph, "seed.md", "n0")
 
     def read() -> None:
-        graph.links_touching(["seed.md", "n0.md"])
+        graph.note_links_touching(["seed.md", "n0.md"])
         graph.all_notes()
         graph.count_links(resolved=True)
 
@@ -502,5 +522,5 @@ def test_edge_graph_lays_out_one_shard_per_collection(tmp_path: Path) -> None:
 
 def test_client_graph_without_a_server_is_unavailable() -> None:
     assert_unavailable_without_a_server(
-        QdrantGraphStore, lambda store: store.ensure(), lambda store: store.links_touching(["a.md"])
+        QdrantGraphStore, lambda store: store.ensure(), lambda store: store.note_links_touching(["a.md"])
     )

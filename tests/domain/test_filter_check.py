@@ -39,9 +39,9 @@ def test_an_unknown_folder_tag_or_path_is_named_with_the_closest_names() -> None
     assert said(PointFilter(folders=("projects",))) == [
         "no indexed note is under the folder 'projects' (did you mean 'Projects'?)"
     ]
-    assert said(PointFilter(tags=("Work", "recipes"))) == [
-        "no indexed note has the tag 'Work' (did you mean 'work'?)",
+    assert said(PointFilter(tags=("Work", "recipes", "finance/ledgers"))) == [
         "no indexed note has the tag 'recipes' (did you mean 'recipe'?)",
+        "no indexed note has the tag 'finance/ledgers' (did you mean 'finance/ledger'?)",
     ]
     assert said(PointFilter(note_paths=("Recipes/Tomato rasam",))) == [
         "no indexed note has the path 'Recipes/Tomato rasam' (did you mean 'Recipes/Tomato rasam.md'?)"
@@ -57,8 +57,8 @@ def test_with_results_only_the_unknown_value_among_several_is_named() -> None:
     ]
 
 
-def test_a_listing_passes_its_own_tag_rule() -> None:
-    nested = PointFilter(tags=("Finance",))
-    assert unmatched_filters(nested, NOTES, answered=False, tag_rule=has_tag) == []  # finance/ledger
-    # a search tag is exact: the nested one is named instead
-    assert said(nested) == ["no indexed note has the tag 'Finance' (did you mean 'finance/ledger'?)"]
+def test_a_tag_is_found_in_any_case_and_with_its_nested_tags_as_obsidian_finds_it() -> None:
+    assert said(PointFilter(tags=("Finance",))) == []  # finance/ledger
+    assert said(PointFilter(tags=("#FINANCE/Ledger", "WORK"))) == []
+    assert said(PointFilter(tags=("Fin",))) == ["no indexed note has the tag 'Fin'"]  # a prefix is no tag
+    assert [r.path for r in NOTES if has_tag(r, "finance")] == ["Finance/Ledgers/Sreenivas.md"]

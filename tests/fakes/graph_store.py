@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.link_resolution import name_key
-from backend.domain.links import LinkKind, LinkRecord, NoteRecord
+from backend.domain.links import LinkEnds, LinkKind, LinkRecord, NoteRecord
 from tests.fakes._engine import Switchable
 
 
@@ -72,9 +72,14 @@ class InMemoryGraphStore(Switchable):
     def backlinks(self, target_path: str) -> list[LinkRecord]:
         return self._links("backlinks", lambda x: x.resolved_path == target_path)
 
-    def links_touching(self, paths: Sequence[str]) -> list[LinkRecord]:
+    def note_links_touching(self, paths: Sequence[str]) -> list[LinkEnds]:
         wanted = set(paths)
-        return self._links("links_touching", lambda x: x.source in wanted or x.resolved_path in wanted)
+        links = self._links("note_links_touching", lambda x: x.source in wanted or x.resolved_path in wanted)
+        return [
+            LinkEnds(x.source, x.resolved_path)
+            for x in links
+            if x.resolved_path is not None and not x.is_attachment
+        ]
 
     def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:
         wanted = set(names)

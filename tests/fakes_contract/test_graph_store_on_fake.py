@@ -10,7 +10,7 @@ from tests.fakes_contract.adopt import adopt
 
 FAKE = (InMemoryGraphStore, GraphShelf)
 ENGINE_ONLY = {
-    "test_links_touching_is_one_store_call",
+    "test_note_links_touching_is_one_store_call",
     "test_get_notes_is_one_store_call",
     "test_edge_graph_held_by_another_owner_is_unavailable",
     "test_edge_graph_lays_out_one_shard_per_collection",

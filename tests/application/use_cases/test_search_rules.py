@@ -206,7 +206,7 @@ def test_related_notes_are_linked_to_or_from_the_results_and_cost_one_graph_quer
     assert [(r.path, r.relationship, r.link_count) for r in outcome.related] == [
         ("Projects/Runbook.md", "outlink", 1)
     ]
-    assert handles.index.graph_store.calls == ["links_touching"]
+    assert handles.index.graph_store.calls == ["note_links_touching"]
     assert handles.search.search("MySQL Decision", top_k=1, mode=SearchMode.KEYWORD).related == []
 
 
@@ -221,9 +221,33 @@ def test_related_notes_cost_one_store_query_however_many_results(result_count: i
     handles.index.graph_store.calls.clear()
     outcome = handles.search.search("shared words", top_k=result_count, include_related=True)
     assert len({hit.payload["note_path"] for hit in outcome.hits[:result_count]}) == result_count
-    assert handles.index.graph_store.calls == ["links_touching"]
+    assert handles.index.graph_store.calls == ["note_links_touching"]
     assert outcome.related
     assert all(r.link_count >= 1 for r in outcome.related)
+
+
+def test_related_notes_of_a_hub_are_the_most_linked_first_and_at_most_the_limit() -> None:
+    notes = {
+        "Hub.md": "# Hub\n\nThe glacier survey plan.\n",
+        "Survey log.md": "# Survey log\n\nGlacier survey findings, see [[Hub]].\n",
+        **{f"Fan {i:02d}.md": f"# Fan {i:02d}\n\nUnrelated words. [[Hub]]\n" for i in range(30)},
+        "Both.md": "# Both\n\nUnrelated words. [[Hub]] and [[Survey log]].\n",
+        "Attached.md": "# Attached\n\nUnrelated words. ![[Hub]]\n",
+    }
+    handles = wire(notes, embedder=None)
+
+    def related(**limit: int) -> list[tuple[str, str, int]]:
+        outcome = handles.search.search(
+            "glacier survey", top_k=2, mode=SearchMode.KEYWORD, include_related=True, **limit
+        )
+        assert {hit.payload["note_path"] for hit in outcome.hits} == {"Hub.md", "Survey log.md"}
+        return [(r.path, r.relationship, r.link_count) for r in outcome.related]
+
+    everything = related(related_limit=100)
+    assert everything[0] == ("Both.md", "backlink", 2)  # linked to both results: the most related
+    assert len(everything) == 32  # 30 fans, Both, and Attached (an embed of a note is a link to it)
+    assert related() == everything[:20]  # the default limit keeps the most linked
+    assert related(related_limit=3) == everything[:3]
 
 
 @pytest.mark.parametrize("fusion", ["score", "rrf", "dbsf"])
