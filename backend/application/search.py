@@ -323,7 +323,7 @@ class SearchService:
         if asked.include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
             related = live.graph.related(paths, asked.related_limit)
-        notices = unmatched_filters(asked.given_filter, live.graph.records(), answered=bool(hits))
+        notices = _notices(live, asked.given_filter, answered=bool(hits))
         return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
 
     def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
@@ -334,7 +334,7 @@ class SearchService:
             mode=plan.mode,
             warnings=list(plan.warnings),
             time_intent=clues.span,
-            notices=unmatched_filters(asked.given_filter, live.graph.records(), answered=bool(clues.named)),
+            notices=_notices(live, asked.given_filter, answered=bool(clues.named)),
         )
 
     def _confident(
@@ -397,3 +397,11 @@ class SearchService:
             log.warning("query embedding failed: %s", health.describe())
             return None, health.describe()
         return vector, ""
+
+
+def _notices(live: LiveIndex, given: PointFilter | None, *, answered: bool) -> list[str]:
+    """What the filter matched nowhere; without a filter nothing to say, and no copy of every note's record
+    taken (0.5 ms a search at 53k notes)."""
+    if given is None or given.is_empty:
+        return []
+    return unmatched_filters(given, live.graph.records(), answered=answered)
