@@ -40,14 +40,21 @@ class NotePage:
 
 
 def has_tag(record: NoteRecord, tag: str) -> bool:
-    return any(tag_matches(t, tag) for t in record.tags)
+    asked = _tag_key(tag)  # once a record, not once a tag of it: listings run this over every note
+    return any(_finds(t.casefold(), asked) for t in record.tags)
 
 
 def tag_matches(note_tag: str, wanted: str) -> bool:
     """Obsidian's rule: a tag is found in any case, and with the tags nested under it (`project` finds
     `Project/alpha`)."""
-    asked = wanted.lstrip("#").casefold()
-    have = note_tag.casefold()
+    return _finds(note_tag.casefold(), _tag_key(wanted))
+
+
+def _tag_key(wanted: str) -> str:
+    return wanted.lstrip("#").casefold()
+
+
+def _finds(have: str, asked: str) -> bool:
     return have == asked or have.startswith(asked + "/")
 
 

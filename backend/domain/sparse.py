@@ -116,8 +116,8 @@ class SparseEncoder:
         body = self.analyzer.terms(fields.body, language)
         if body:
             # a compound's parts add no length, nor do stop words (when the analyzer indexes them)
-            stop = self.analyzer.is_stop_term if self.analyzer.stop_weight > 0 else None
-            length = sum(1 for term, weight in body if weight >= 1.0 and not (stop and stop(term, language)))
+            stops = self.analyzer.stop_terms(language) if self.analyzer.stop_weight > 0 else frozenset()
+            length = sum(1 for term, weight in body if weight >= 1.0 and term not in stops)
             norm = 1 - self.b + self.b * length / self.avg_doc_len
             _add(tf, body, self.weights.body / norm)
         w = self.weights

@@ -167,9 +167,9 @@ class TextAnalyzer:
             f"part={PART_WEIGHT:g} detect={DETECT_CHARS}@{MIN_DETECT_CONFIDENCE:g}{stops} {self.tools}"
         ).strip()
 
-    def is_stop_term(self, term: str, language: str) -> bool:
-        """Whether an index term of a `language` text is a stop word's (what a text's length leaves out)."""
-        return term in _stop_terms(stem_language(language, LATIN) if self.stemming else None)
+    def stop_terms(self, language: str) -> frozenset[str]:
+        """The index terms the stop words of a `language` text become (what a text's length leaves out)."""
+        return _stop_terms(stem_language(language, LATIN) if self.stemming else None)
 
     def detected(self, text: str) -> str | None:
         """The language of `text` when the detector is confident enough, else None."""
