@@ -85,10 +85,13 @@ format: $(STAMP)
 index: $(STAMP)
 	$(BIN)/python -m backend index $(if $(VAULT),--vault "$(VAULT)")
 
-## Retrieval quality on both dev sets, SciFact train and LoCoMo dev (note-level nDCG@10 and friends, per set and
-## mode; indexes under data/eval/<set>, built once and reused).
+## Retrieval quality on the dev sets: personal-dev (a person's own vault), the example vault's questions, SciFact
+## train and LoCoMo dev: note-level nDCG@10 and friends per set and mode, what the per-turn recall gives
+## (answerable questions given a relevant entry, unanswerable ones given anything), and a line per kind of
+## question where the set names kinds. Indexes under data/eval/<set>, built once and reused.
+PERSONAL := ../shared/corpora/personal-dev
 eval: $(STAMP)
-	$(BIN)/python -m backend eval --set $(SCIFACT) --set $(LOCOMO)
+	$(BIN)/python -m backend eval --set $(PERSONAL) --set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
 
 ## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions
 ## over the German vault): each vault's model chosen by its languages (docs/languages.md).

@@ -96,3 +96,57 @@ def test_a_set_folder_without_judgments_is_one_clear_error(tmp_path: Path) -> No
     assert result.returncode == 1
     assert "queries-<split>.jsonl" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_questions_of_each_kind_get_a_line_and_unanswerable_ones_are_counted(tmp_path: Path) -> None:
+    root = _judged_set(
+        tmp_path / "kinds",
+        {
+            "Boat/Battery.md": "# Battery\n\nWe settled on four lithium batteries and a 3 kW inverter.\n",
+            "Bees/Mites.md": "# Mites\n\nOxalic acid dribble in December, when the colony is broodless.\n",
+        },
+        {
+            "d1": ("which lithium batteries did we settle on", "Boat/Battery.md"),
+            "l1": ("oxalic acid dribble", "Bees/Mites.md"),
+        },
+        "dev",
+    )
+    kinds = {"d1": "decision", "l1": "lookup"}
+    rows = [json.loads(line) for line in (root / "queries-dev.jsonl").read_text().splitlines()]
+    rows = [{**row, "type": kinds[row["id"]]} for row in rows]
+    rows.append({"id": "n1", "text": "what is the mead recipe", "type": "none"})  # no judged note
+    (root / "queries-dev.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    result = run_backend("eval", "--set", str(root), "--mode", "keyword", "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 0, result.stderr
+    lines = [line.split() for line in result.stdout.splitlines()]
+    assert ["by", "kind", "(keyword):"] in lines
+    by_kind = {line[0]: line for line in lines if line and line[0] in ("decision", "lookup", "none")}
+    assert by_kind["decision"][1:4] == ["1", "1.000", "1/1"]  # one question, ranked first
+    assert by_kind["lookup"][1:4] == ["1", "1.000", "1/1"]
+    assert by_kind["none"][1] == "1"
+    assert by_kind["none"][-1] in ("0/1", "1/1")  # whether the recall gave the mead question anything
+    keyword_row = next(line for line in lines if line[:1] == ["keyword"])
+    assert keyword_row[1] == "2"  # the unanswerable question is not ranked, only asked of the recall
+
+    as_json = run_backend(
+        "eval", "--set", str(root), "--mode", "keyword", "--json", "--data-dir", str(tmp_path / "d")
+    )
+    (row,) = json.loads(as_json.stdout)
+    assert row["unanswerable"] == 1
+    assert [k["kind"] for k in row["kinds"]] == ["decision", "lookup", "none"]
+
+
+def test_the_example_vault_set_asks_the_example_questions() -> None:
+    """tests/data/example-vault is the evaluation set of the example vault's questions: the same questions and
+    notes as tests/data/example_vault_queries.json, which the API tests read."""
+    from backend.infrastructure.eval_files import find_set
+
+    data = Path(__file__).parent / "data"
+    judged = json.loads((data / "example_vault_queries.json").read_text())
+    example = find_set(data / "example-vault")
+    assert example.vault.resolve() == (Path(__file__).parents[1] / "docs" / "example-vault").resolve()
+    queries = example.read_queries()
+    qrels = example.read_qrels()
+    assert [q.text for q in queries] == [case["query"] for case in judged]
+    assert [set(qrels[q.id]) for q in queries] == [{case["expected_note"]} for case in judged]

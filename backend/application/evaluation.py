@@ -4,20 +4,39 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from statistics import fmean
 
 from backend.application.search import SearchService
+from backend.domain.confidence import RECALL_FLOOR
 from backend.domain.metrics import dedupe_notes, hit_at, mrr_at, ndcg_at, recall_at
-from backend.domain.models import SearchMode
+from backend.domain.models import ScoredPoint, SearchMode
 
 CANDIDATE_CHUNKS = 100  # enough chunks to fill the top 10 notes after deduplication
+# What the OpenClaw recall asks /context for each turn: its top 3 chunks, those of them at or above the floor
+RECALL_ENTRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
 class JudgedQuery:
     id: str
     text: str
+    kind: str = ""  # the set's own type of question (time, hub, none ...); "" when it gives none
+
+
+@dataclass(frozen=True, slots=True)
+class KindScores:
+    """One kind of question's figures. Answerable questions (judged relevant notes) are ranked and recalled;
+    the others (the vault cannot answer them) are only asked whether the recall gave them anything."""
+
+    kind: str
+    queries: int
+    ndcg_10: float  # answerable questions only
+    hit_1: float  # the first result is a relevant note
+    answerable: int
+    recalled: int  # answerable questions the recall gave a relevant entry
+    unanswerable: int
+    given: int  # unanswerable questions the recall gave anything
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +48,24 @@ class ModeScores:
     hit_3: float
     mrr_10: float
     degraded: int  # queries answered by keyword only because dense was unavailable
+    # the per-turn recall (RECALL_ENTRIES at or above RECALL_FLOOR): answerable questions given a relevant
+    # entry, and questions the vault cannot answer (no judged note) given anything
+    recalled: int = 0
+    unanswerable: int = 0
+    unanswerable_given: int = 0
+    kinds: list[KindScores] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    kind: str
+    judged: bool
+    ndcg: float = 0.0
+    recall: float = 0.0
+    hit_1: float = 0.0
+    hit_3: float = 0.0
+    mrr: float = 0.0
+    recalled: bool = False  # judged: a relevant entry quoted; else: anything quoted
 
 
 def evaluate(
@@ -39,23 +76,89 @@ def evaluate(
     *,
     on_query: Callable[[], None] | None = None,
 ) -> ModeScores:
-    judged = [q for q in queries if qrels.get(q.id)]
-    ndcg, recall, hit, mrr = [], [], [], []
+    """Note-level ranking scores over the judged questions, and what the per-turn recall would give every
+    question, judged or not (a question without judgments is one the vault cannot answer)."""
+    asked: list[_Asked] = []
     degraded = 0
-    for query in judged:
+    for query in queries:
         outcome = search.search(query.text, top_k=10, mode=mode, candidates=CANDIDATE_CHUNKS)
         degraded += outcome.degraded
-        ranking = dedupe_notes([hit.payload["note_path"] for hit in outcome.hits])
-        relevant = qrels[query.id]
-        ndcg.append(ndcg_at(ranking, relevant, 10))
-        recall.append(recall_at(ranking, relevant, 10))
-        hit.append(hit_at(ranking, relevant, 3))
-        mrr.append(mrr_at(ranking, relevant, 10))
+        relevant = qrels.get(query.id) or {}
+        quoted = recalled_notes(outcome.hits)
+        if relevant:
+            ranking = dedupe_notes([hit.payload["note_path"] for hit in outcome.hits])
+            asked.append(
+                _Asked(
+                    query.kind,
+                    True,
+                    ndcg=ndcg_at(ranking, relevant, 10),
+                    recall=recall_at(ranking, relevant, 10),
+                    hit_1=hit_at(ranking, relevant, 1),
+                    hit_3=hit_at(ranking, relevant, 3),
+                    mrr=mrr_at(ranking, relevant, 10),
+                    recalled=any(relevant.get(note, 0) > 0 for note in quoted),
+                )
+            )
+        else:
+            asked.append(_Asked(query.kind, False, recalled=bool(quoted)))
         if on_query:
             on_query()
+    judged = [a for a in asked if a.judged]
+    unjudged = [a for a in asked if not a.judged]
     if not judged:
-        return ModeScores(mode, 0, 0.0, 0.0, 0.0, 0.0, 0)
-    return ModeScores(mode, len(judged), fmean(ndcg), fmean(recall), fmean(hit), fmean(mrr), degraded)
+        return ModeScores(mode, 0, 0.0, 0.0, 0.0, 0.0, degraded, 0, len(unjudged), _count(unjudged))
+    return ModeScores(
+        mode,
+        len(judged),
+        fmean(a.ndcg for a in judged),
+        fmean(a.recall for a in judged),
+        fmean(a.hit_3 for a in judged),
+        fmean(a.mrr for a in judged),
+        degraded,
+        recalled=_count(judged),
+        unanswerable=len(unjudged),
+        unanswerable_given=_count(unjudged),
+        kinds=_by_kind(asked),
+    )
+
+
+def recalled_notes(hits: Sequence[ScoredPoint]) -> list[str]:
+    """The notes the per-turn recall would quote from a search's hits: of the first RECALL_ENTRIES, those
+    whose confidence reaches RECALL_FLOOR."""
+    return [
+        str(hit.payload.get("note_path", ""))
+        for hit in hits[:RECALL_ENTRIES]
+        if (hit.confidence or 0.0) >= RECALL_FLOOR
+    ]
+
+
+def _count(asked: Sequence[_Asked]) -> int:
+    return sum(a.recalled for a in asked)
+
+
+def _by_kind(asked: Sequence[_Asked]) -> list[KindScores]:
+    """A row per kind of question, in the order the kinds first appear; none when the set names no kinds."""
+    kinds = list(dict.fromkeys(a.kind for a in asked))
+    if kinds == [""]:
+        return []
+    rows = []
+    for kind in kinds:
+        mine = [a for a in asked if a.kind == kind]
+        judged = [a for a in mine if a.judged]
+        unjudged = [a for a in mine if not a.judged]
+        rows.append(
+            KindScores(
+                kind=kind or "-",
+                queries=len(mine),
+                ndcg_10=fmean(a.ndcg for a in judged) if judged else 0.0,
+                hit_1=fmean(a.hit_1 for a in judged) if judged else 0.0,
+                answerable=len(judged),
+                recalled=_count(judged),
+                unanswerable=len(unjudged),
+                given=_count(unjudged),
+            )
+        )
+    return rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,20 +196,25 @@ def scores_json(reports: Sequence[SetReport]) -> list[dict[str, object]]:
 
 def scores_table(reports: Sequence[SetReport]) -> str:
     """Per set, a line per mode; then, with hybrid and both single modes scored, hybrid's margin over the
-    better single mode (what the fusion defaults are chosen by: the worst set's margin)."""
+    better single mode (what the fusion defaults are chosen by: the worst set's margin); then, for a set whose
+    questions have kinds, a line per kind (hybrid, else the first mode run). `recalled`: answerable
+    questions the per-turn recall gives a relevant entry; `none given`: questions the vault cannot answer
+    given anything."""
     lines: list[str] = []
     margins: list[float] = []
     for report in reports:
         lines.append(f"{report.name}")
         lines.append(
-            f"  {'mode':<8} {'queries':>7} {'nDCG@10':>8} {'recall@10':>9} {'hit@3':>6} {'MRR@10':>7}"
+            f"  {'mode':<8} {'queries':>7} {'nDCG@10':>8} {'recall@10':>9} {'hit@3':>6} {'MRR@10':>7} "
+            f"{'recalled':>9} {'none given':>10}"
         )
         by_mode = {s.mode: s for s, _ in report.rows}
         for s, seconds in report.rows:
-            qps = s.queries / seconds if seconds else 0.0
+            qps = (s.queries + s.unanswerable) / seconds if seconds else 0.0
             lines.append(
                 f"  {s.mode.value:<8} {s.queries:>7} {s.ndcg_10:>8.3f} {s.recall_10:>9.3f} "
-                f"{s.hit_3:>6.3f} {s.mrr_10:>7.3f}   {qps:.1f} queries/s"
+                f"{s.hit_3:>6.3f} {s.mrr_10:>7.3f} {_share(s.recalled, s.queries):>9} "
+                f"{_share(s.unanswerable_given, s.unanswerable):>10}   {qps:.1f} queries/s"
             )
             if s.degraded:
                 lines.append(f"  warning: {s.degraded} {s.mode.value} queries fell back to keyword search")
@@ -114,6 +222,25 @@ def scores_table(reports: Sequence[SetReport]) -> str:
             best = max(by_mode[SearchMode.DENSE].ndcg_10, by_mode[SearchMode.KEYWORD].ndcg_10)
             margins.append(by_mode[SearchMode.HYBRID].ndcg_10 - best)
             lines.append(f"  hybrid - best single mode (nDCG@10): {margins[-1]:+.3f}")
+        shown = by_mode.get(SearchMode.HYBRID) or (report.rows[0][0] if report.rows else None)
+        if shown is not None and shown.kinds:
+            lines.append(f"  by kind ({shown.mode.value}):")
+            lines.append(
+                f"    {'kind':<10} {'queries':>7} {'nDCG@10':>8} {'first ok':>8} {'recalled':>9} "
+                f"{'none given':>10}"
+            )
+            for k in shown.kinds:
+                answered = k.answerable > 0
+                lines.append(
+                    f"    {k.kind:<10} {k.queries:>7} "
+                    f"{f'{k.ndcg_10:.3f}' if answered else '-':>8} "
+                    f"{f'{k.hit_1 * k.answerable:.0f}/{k.answerable}' if answered else '-':>8} "
+                    f"{_share(k.recalled, k.answerable):>9} {_share(k.given, k.unanswerable):>10}"
+                )
     if len(margins) > 1:
         lines.append(f"worst set's margin of hybrid over its best single mode: {min(margins):+.3f}")
     return "\n".join(lines)
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count}/{total}" if total else "-"

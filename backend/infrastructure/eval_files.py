@@ -12,7 +12,8 @@ from backend.domain.errors import InvalidRequestError
 
 
 def read_queries(path: Path) -> list[JudgedQuery]:
-    """One JSON object per line with `id` (or `_id` / `query_id`) and `text` (or `query`)."""
+    """One JSON object per line with `id` (or `_id` / `query_id`) and `text` (or `query`), and optionally the
+    question's `type` (or `kind`), which the scores are also reported by."""
     queries = []
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -23,7 +24,8 @@ def read_queries(path: Path) -> list[JudgedQuery]:
             text = row.get("text", row.get("query"))
             if qid is None or not text:
                 raise ValueError(f"{path}:{number}: a query needs an id and a text")
-            queries.append(JudgedQuery(str(qid), str(text)))
+            kind = row.get("type", row.get("kind"))
+            queries.append(JudgedQuery(str(qid), str(text), str(kind) if kind else ""))
     return queries
 
 
@@ -56,12 +58,16 @@ def find_set(folder: Path) -> EvalSet:
     """The set laid out as in ../shared/corpora: `vault/`, one `queries-<split>.jsonl` and the
     `qrels-<split>.tsv` of the same split. Named after the folder (`scifact`, `locomo-dev`). A set of
     questions about another set's notes (xquad-dev/en-over-de) has a `VAULT` file naming that set instead
-    of a vault of its own."""
+    of a vault of its own, or a path from the folder to a vault (tests/data/example-vault names the example
+    vault)."""
     folder = Path(folder)
     vault = folder / "vault"
     pointer = folder / "VAULT"
     if not vault.is_dir() and pointer.is_file():
-        vault = folder.parent / pointer.read_text(encoding="utf-8").strip() / "vault"
+        named = pointer.read_text(encoding="utf-8").strip()
+        sibling = folder.parent / named / "vault"
+        # a sibling set's name (xquad-dev/en-over-de: "de"), else a vault's own path from this folder
+        vault = sibling if sibling.is_dir() else folder / named
     if not vault.is_dir():
         raise ValueError(
             f"{folder}: no vault/ folder (an evaluation set holds vault/, queries-*.jsonl, qrels-*.tsv)"
