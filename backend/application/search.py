@@ -28,6 +28,12 @@ from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
+from backend.domain.result_rules import (
+    POINTER_MIN_TERMS,
+    best_pointer_line,
+    is_pointer,
+    targets_before_pointers,
+)
 from backend.domain.sparse import SparseEncoder
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
@@ -36,6 +42,8 @@ from backend.domain.vault_paths import safe_filter
 log = logging.getLogger(__name__)
 
 ENTITY_SCAN = 256  # chunks read to find the first chunk of each note named by the query
+POINTER_SCAN = 10  # the best candidates read for pointers (hub chunks) whose line the question picks out
+TARGET_SCAN = 64  # chunks read to find the best chunk of each pointed-to note that is not a candidate
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +219,7 @@ class SearchService:
         ask = self._store_ask(asked, vectors, plan.mode)
         points, sides = self._retrieve(live, ask)
         store_ms = (time.perf_counter() - started) * 1000 + clues.store_ms
-        matched = self._rank(asked, clues, points, own_scale=plan.mode is SearchMode.KEYWORD)
+        matched = self._rank(live, asked, clues, points, vectors, own_scale=plan.mode is SearchMode.KEYWORD)
         if sides is None:  # the fusion did not read both sides' own scores: read them for the confidence
             sides = self._sides(live, asked, ask, vectors)
         head = SearchOutcome(
@@ -299,18 +307,66 @@ class SearchService:
         ]
         return sorted(points, key=best_first)[:limit], raw
 
+    def _follow_pointers(
+        self, live: LiveIndex, asked: Asked, vectors: QueryVectors, points: list[ScoredPoint]
+    ) -> list[ScoredPoint]:
+        """Each pointer among the best candidates (a list of note links: `is_pointer`) whose line the
+        question picks out (`best_pointer_line`) gives its place to the best chunk of the note that line links
+        to, and follows it: a map of content matches a question in the words of its description, but the
+        note holds the answer. The target chunk is a candidate already, or found by one store query scoped
+        to the targets that are not (only when a pointer is followed at all). `points`: best first."""
+        ranked = points
+        wanted = {term for term, weight in self.analyzer.query_terms(asked.query).items() if weight >= 1.0}
+        if len(wanted) < POINTER_MIN_TERMS:
+            return ranked
+        languages = self.analyzer.query_languages_for(asked.query)
+        pointers: list[tuple[ScoredPoint, str]] = []
+        for hit in ranked[:POINTER_SCAN]:
+            text, source = str(hit.payload.get("content", "")), _path_of(hit)
+            line = best_pointer_line(text, wanted, self.analyzer, languages) if is_pointer(text) else None
+            target = live.graph.resolve_note(line.target, source=source) if line is not None else None
+            if target is not None and target != source:
+                pointers.append((hit, target))
+        if not pointers:
+            return ranked
+        best: dict[str, ScoredPoint] = {}
+        for hit in ranked:
+            best.setdefault(_path_of(hit), hit)
+        missing = sorted({target for _, target in pointers} - best.keys())
+        if missing and (vectors.dense is not None or vectors.keywords is not None):
+            scoped = replace(asked.store_filter or PointFilter(), note_paths=tuple(missing))
+            for hit in live.store.query(
+                dense=vectors.dense,
+                sparse=vectors.keywords,
+                limit=TARGET_SCAN,
+                prefetch_limit=TARGET_SCAN,
+                point_filter=scoped,
+                rrf_k=self._options.rrf_k,
+                rrf_weights=self._options.rrf_weights,
+            ):
+                best.setdefault(_path_of(hit), hit)
+        followed = [(hit, best[target]) for hit, target in pointers if target in best]
+        return targets_before_pointers(ranked, followed, same=_same_chunk, lead=_led_by)
+
     def _sides(self, live: LiveIndex, asked: Asked, ask: StoreAsk, vectors: QueryVectors) -> Sides:
         """Both sides' own scores, read apart for a fusion that did not read them (RRF, DBSF)."""
         keywords = vectors.sparse if vectors.sparse is not None else self._encoder.encode_query(asked.query)
         return read_sides(live, vectors.dense, keywords, ask.limit, asked.point_filter)
 
     def _rank(
-        self, asked: Asked, clues: Clues, points: list[ScoredPoint], *, own_scale: bool
+        self,
+        live: LiveIndex,
+        asked: Asked,
+        clues: Clues,
+        points: list[ScoredPoint],
+        vectors: QueryVectors,
+        *,
+        own_scale: bool,
     ) -> list[ScoredPoint]:
-        """The ranking rules (search_ranking) over the candidates, the named notes first. `own_scale`: the
-        scores are the mode's own keyword scores (a named note keeps its own when higher)."""
+        """The ranking rules (search_ranking) over the candidates, pointers followed, the named notes first.
+        `own_scale`: the scores are the mode's own keyword scores (a named note keeps its own when higher)."""
         boost = (clues.span, self._options.time_boost) if clues.span is not None else None
-        fused = rank(clues.named, points, boost)
+        fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost))
         return put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
 
     def _shape(
@@ -397,6 +453,20 @@ class SearchService:
             log.warning("query embedding failed: %s", health.describe())
             return None, health.describe()
         return vector, ""
+
+
+def _path_of(hit: ScoredPoint) -> str:
+    return str(hit.payload.get("note_path", ""))
+
+
+def _same_chunk(a: ScoredPoint, b: ScoredPoint) -> bool:
+    return a.id == b.id
+
+
+def _led_by(target: ScoredPoint, pointer: ScoredPoint) -> ScoredPoint:
+    """The target in its pointer's place: the pointer's score (so the list stays best first), and the
+    pointer it came by (its confidence counts the pointer's evidence, and recall need not quote both)."""
+    return replace(target, score=pointer.score, via=pointer)
 
 
 def _notices(live: LiveIndex, given: PointFilter | None, *, answered: bool) -> list[str]:
