@@ -20,6 +20,7 @@ from backend.application.hit_confidence import (
 )
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RELATED_LIMIT, RelatedNote
+from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.ports import Embedder
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_ranking import best_first, chunk_index, put_first, rank
@@ -28,12 +29,6 @@ from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
-from backend.domain.result_rules import (
-    POINTER_MIN_TERMS,
-    best_pointer_line,
-    is_pointer,
-    targets_before_pointers,
-)
 from backend.domain.sparse import SparseEncoder
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
@@ -42,8 +37,6 @@ from backend.domain.vault_paths import safe_filter
 log = logging.getLogger(__name__)
 
 ENTITY_SCAN = 256  # chunks read to find the first chunk of each note named by the query
-POINTER_SCAN = 10  # the best candidates read for pointers (hub chunks) whose line the question picks out
-TARGET_SCAN = 64  # chunks read to find the best chunk of each pointed-to note that is not a candidate
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,43 +303,20 @@ class SearchService:
     def _follow_pointers(
         self, live: LiveIndex, asked: Asked, vectors: QueryVectors, points: list[ScoredPoint]
     ) -> list[ScoredPoint]:
-        """Each pointer among the best candidates (a list of note links: `is_pointer`) whose line the
-        question picks out (`best_pointer_line`) gives its place to the best chunk of the note that line links
-        to, and follows it: a map of content matches a question in the words of its description, but the
-        note holds the answer. The target chunk is a candidate already, or found by one store query scoped
-        to the targets that are not (only when a pointer is followed at all). `points`: best first."""
-        ranked = points
-        wanted = {term for term, weight in self.analyzer.query_terms(asked.query).items() if weight >= 1.0}
-        if len(wanted) < POINTER_MIN_TERMS:
-            return ranked
-        languages = self.analyzer.query_languages_for(asked.query)
-        pointers: list[tuple[ScoredPoint, str]] = []
-        for hit in ranked[:POINTER_SCAN]:
-            text, source = str(hit.payload.get("content", "")), _path_of(hit)
-            line = best_pointer_line(text, wanted, self.analyzer, languages) if is_pointer(text) else None
-            target = live.graph.resolve_note(line.target, source=source) if line is not None else None
-            if target is not None and target != source:
-                pointers.append((hit, target))
-        if not pointers:
-            return ranked
-        best: dict[str, ScoredPoint] = {}
-        for hit in ranked:
-            best.setdefault(_path_of(hit), hit)
-        missing = sorted({target for _, target in pointers} - best.keys())
-        if missing and (vectors.dense is not None or vectors.keywords is not None):
-            scoped = replace(asked.store_filter or PointFilter(), note_paths=tuple(missing))
-            for hit in live.store.query(
+        """Pointers among the best candidates give their place to the notes they describe (`pointers`)."""
+        return follow_pointers(
+            live,
+            points,
+            query=asked.query,
+            analyzer=self.analyzer,
+            target_ask=TargetAsk(
                 dense=vectors.dense,
                 sparse=vectors.keywords,
-                limit=TARGET_SCAN,
-                prefetch_limit=TARGET_SCAN,
-                point_filter=scoped,
+                point_filter=asked.store_filter,
                 rrf_k=self._options.rrf_k,
                 rrf_weights=self._options.rrf_weights,
-            ):
-                best.setdefault(_path_of(hit), hit)
-        followed = [(hit, best[target]) for hit, target in pointers if target in best]
-        return targets_before_pointers(ranked, followed, same=_same_chunk, lead=_led_by)
+            ),
+        )
 
     def _sides(self, live: LiveIndex, asked: Asked, ask: StoreAsk, vectors: QueryVectors) -> Sides:
         """Both sides' own scores, read apart for a fusion that did not read them (RRF, DBSF)."""
@@ -453,20 +423,6 @@ class SearchService:
             log.warning("query embedding failed: %s", health.describe())
             return None, health.describe()
         return vector, ""
-
-
-def _path_of(hit: ScoredPoint) -> str:
-    return str(hit.payload.get("note_path", ""))
-
-
-def _same_chunk(a: ScoredPoint, b: ScoredPoint) -> bool:
-    return a.id == b.id
-
-
-def _led_by(target: ScoredPoint, pointer: ScoredPoint) -> ScoredPoint:
-    """The target in its pointer's place: the pointer's score (so the list stays best first), and the
-    pointer it came by (its confidence counts the pointer's evidence, and recall need not quote both)."""
-    return replace(target, score=pointer.score, via=pointer)
 
 
 def _notices(live: LiveIndex, given: PointFilter | None, *, answered: bool) -> list[str]:
