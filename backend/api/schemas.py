@@ -153,6 +153,13 @@ class SearchRequest(SearchFilters):
         return value.strip()
 
 
+class PointedFromOut(BaseModel):
+    chunk_id: str
+    note_path: str
+    start_line: int
+    end_line: int
+
+
 class SearchResult(BaseModel):
     chunk_id: str
     note_path: str
@@ -183,6 +190,11 @@ class SearchResult(BaseModel):
     redactions: int = Field(description="Secrets replaced by [REDACTED:kind] in content.")
     obsidian_uri: str = Field(
         description="Opens the note in Obsidian: obsidian://open?vault=<vault>&file=<path>, percent-encoded."
+    )
+    pointed_from: PointedFromOut | None = Field(
+        None,
+        description="The chunk of a list of links (a map of content, a home note) whose line describes this "
+        "note in the question's words: it brought the note here and ranks just after it. Null for most.",
     )
 
 

@@ -108,7 +108,10 @@ class ContextService:
         ]
         views = present_hits(hits, query, self._policy, analyzer=self._search.analyzer)
         views = [v for v in views if not excluded & {c.casefold() for c in v.sensitive_categories}]
-        views = views[: request.max_chunks]
+        # a map-of-content chunk that led to a note quoted here says only where the answer is: the note's
+        # entry names it (`pointed_from`), and its place in the budget goes to other material
+        led = {v.pointed_from.chunk_id for v in views if v.pointed_from is not None}
+        views = [v for v in views if v.chunk_id not in led][: request.max_chunks]
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
         if request.include_memory and self._memory is not None:

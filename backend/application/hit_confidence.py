@@ -85,19 +85,34 @@ def read_sides(
 def evidence_of(
     hits: Sequence[ScoredPoint], *, sides: Sides, query: SparseVector, encoder: SparseEncoder
 ) -> list[Evidence]:
-    """What each hit shows about itself, in the order of `hits` (`query`: the terms it is judged by)."""
+    """What each hit shows about itself, in the order of `hits` (`query`: the terms it is judged by).
+
+    A hit a pointer led to (`via`: a map-of-content line describing its note) shows what its pointer shows
+    too, feature by feature the larger: the line that vouches for the note is evidence about the note."""
     terms = set(query.indices)
     best = max((hit.score for hit in hits), default=0.0)
-    return [
-        Evidence(
+
+    def shown(hit: ScoredPoint) -> Evidence:
+        return Evidence(
             dense=sides.dense.score(hit.id) if sides.dense is not None else None,
             keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
             covered=len(terms & _terms_of(hit.payload, encoder)) if terms else 0,
             query_terms=len(terms),
             relative=hit.score / best if best > 0 else 0.0,
         )
-        for hit in hits
-    ]
+
+    return [_vouched(shown(hit), shown(hit.via)) if hit.via is not None else shown(hit) for hit in hits]
+
+
+def _vouched(own: Evidence, pointer: Evidence) -> Evidence:
+    dense = own.dense if own.dense is None or pointer.dense is None else max(own.dense, pointer.dense)
+    return Evidence(
+        dense=dense,
+        keyword=max(own.keyword, pointer.keyword),
+        covered=max(own.covered, pointer.covered),
+        query_terms=own.query_terms,
+        relative=max(own.relative, pointer.relative),
+    )
 
 
 def with_confidence(

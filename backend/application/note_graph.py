@@ -160,6 +160,16 @@ class NoteGraph:
         with self._lock:
             return sorted(self._names.get(key, ()))
 
+    def resolve_note(self, target: str, *, source: str) -> str | None:
+        """The indexed note a link to `target` written in `source` leads to; None when it leads nowhere
+        (a note not created yet), to an attachment, or to a note not indexed. From the file map in memory:
+        no store query."""
+        with self._lock:
+            path = self._files.resolve(target, source=source)
+            if path is None or self._files.is_attachment(path) or path not in self._records:
+                return None
+            return path
+
     def _add_names(self, record: NoteRecord) -> None:
         keys = {entity_key(name) for name in (record.title, *record.aliases, _stem(record.path))} - {""}
         self._names_of[record.path] = keys

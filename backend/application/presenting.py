@@ -13,6 +13,16 @@ from backend.domain.text_analysis import TextAnalyzer
 
 
 @dataclass(frozen=True, slots=True)
+class PointerView:
+    """The chunk of a list of links (a map of content) whose line led to a result: the way there."""
+
+    chunk_id: str
+    note_path: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
 class ResultView:
     chunk_id: str
     note_path: str
@@ -29,6 +39,7 @@ class ResultView:
     highlights: list[str]
     sensitive_categories: list[str]
     redactions: int
+    pointed_from: PointerView | None = None  # the map-of-content chunk whose line led here, if one did
 
 
 def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
@@ -72,6 +83,16 @@ def present_hits(
                     content.text, tags=tags, headings=p.get("heading_path") or ()
                 ),
                 redactions=content.redactions,
+                pointed_from=_pointer(hit.via),
             )
         )
     return views
+
+
+def _pointer(via: ScoredPoint | None) -> PointerView | None:
+    if via is None:
+        return None
+    p = via.payload
+    return PointerView(
+        via.id, str(p.get("note_path", "")), int(p.get("start_line", 0)), int(p.get("end_line", 0))
+    )

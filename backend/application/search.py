@@ -20,6 +20,7 @@ from backend.application.hit_confidence import (
 )
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RELATED_LIMIT, RelatedNote
+from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.ports import Embedder
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_ranking import best_first, chunk_index, put_first, rank
@@ -211,7 +212,7 @@ class SearchService:
         ask = self._store_ask(asked, vectors, plan.mode)
         points, sides = self._retrieve(live, ask)
         store_ms = (time.perf_counter() - started) * 1000 + clues.store_ms
-        matched = self._rank(asked, clues, points, own_scale=plan.mode is SearchMode.KEYWORD)
+        matched = self._rank(live, asked, clues, points, vectors, own_scale=plan.mode is SearchMode.KEYWORD)
         if sides is None:  # the fusion did not read both sides' own scores: read them for the confidence
             sides = self._sides(live, asked, ask, vectors)
         head = SearchOutcome(
@@ -299,18 +300,43 @@ class SearchService:
         ]
         return sorted(points, key=best_first)[:limit], raw
 
+    def _follow_pointers(
+        self, live: LiveIndex, asked: Asked, vectors: QueryVectors, points: list[ScoredPoint]
+    ) -> list[ScoredPoint]:
+        """Pointers among the best candidates give their place to the notes they describe (`pointers`)."""
+        return follow_pointers(
+            live,
+            points,
+            query=asked.query,
+            analyzer=self.analyzer,
+            target_ask=TargetAsk(
+                dense=vectors.dense,
+                sparse=vectors.keywords,
+                point_filter=asked.store_filter,
+                rrf_k=self._options.rrf_k,
+                rrf_weights=self._options.rrf_weights,
+            ),
+        )
+
     def _sides(self, live: LiveIndex, asked: Asked, ask: StoreAsk, vectors: QueryVectors) -> Sides:
         """Both sides' own scores, read apart for a fusion that did not read them (RRF, DBSF)."""
         keywords = vectors.sparse if vectors.sparse is not None else self._encoder.encode_query(asked.query)
         return read_sides(live, vectors.dense, keywords, ask.limit, asked.point_filter)
 
     def _rank(
-        self, asked: Asked, clues: Clues, points: list[ScoredPoint], *, own_scale: bool
+        self,
+        live: LiveIndex,
+        asked: Asked,
+        clues: Clues,
+        points: list[ScoredPoint],
+        vectors: QueryVectors,
+        *,
+        own_scale: bool,
     ) -> list[ScoredPoint]:
-        """The ranking rules (search_ranking) over the candidates, the named notes first. `own_scale`: the
-        scores are the mode's own keyword scores (a named note keeps its own when higher)."""
+        """The ranking rules (search_ranking) over the candidates, pointers followed, the named notes first.
+        `own_scale`: the scores are the mode's own keyword scores (a named note keeps its own when higher)."""
         boost = (clues.span, self._options.time_boost) if clues.span is not None else None
-        fused = rank(clues.named, points, boost)
+        fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost))
         return put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
 
     def _shape(

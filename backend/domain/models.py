@@ -96,6 +96,8 @@ class ScoredPoint:
     payload: dict[str, Any]
     # how likely the hit is relevant at all (0..1, domain/confidence.py); None until the search sets it
     confidence: float | None = None
+    # the pointer (a hub chunk whose line describes this hit's note) that led here; None for most hits
+    via: ScoredPoint | None = None
 
 
 @dataclass(frozen=True, slots=True)

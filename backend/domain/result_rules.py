@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -193,6 +193,105 @@ def hubs_after_their_notes(
             ordered.pop(at)
             ordered.insert(last, rescore(hub, ordered[last - 1]))
             names.insert(last, names.pop(at))
+    return ordered
+
+
+# -- pointers: a hub line that says what the note it links to holds -------------------------------------
+
+POINTER_MIN_TERMS = 2  # question terms a pointer line must hold to be followed: one shared word is chance
+POINTER_MIN_LINES = 2  # pointer lines a chunk holds, at least, to be a pointer (a "see also" pair counts)
+# a line that starts with a note link, after a list marker or a task box: "- [[X]] — what X holds",
+# "1. [X](X.md): what X holds"; not "- met [[Gaz]] at the allotment", which tells of the day, not of Gaz
+_POINTER_LINE = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?(?:\[\[|\[[^\[\]]*\]\()")
+
+
+@dataclass(frozen=True, slots=True)
+class PointerLine:
+    """The line of a pointer chunk the question picks out: it links to one note and describes it."""
+
+    target: str  # the link target as written ("Boiler service", "Home/Boiler.md"): the vault resolves it
+    matched: int  # distinct question terms the line's description holds
+
+
+def is_pointer(text: str) -> bool:
+    """Whether a chunk is a list of pointers: at least `POINTER_MIN_LINES` of its lines start with a note
+    link, and they are more than half of its lines (headings and blank lines left out). A map of content,
+    a home note's links, a "see also" list or a reading list; decided by the lines' shape alone."""
+    if "[[" not in text and "](" not in text:
+        return False  # most chunks: no link at all
+    lines = [line for line in text.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    pointing = sum(1 for line in lines if _POINTER_LINE.match(line))
+    return pointing >= POINTER_MIN_LINES and pointing > HUB_LINE_SHARE * len(lines)
+
+
+def best_pointer_line(
+    text: str, wanted: Set[str], analyzer: TextAnalyzer, languages: Sequence[str]
+) -> PointerLine | None:
+    """The pointer line of a chunk (`is_pointer`) whose description (its words besides the link) holds the
+    most of the question's terms (`wanted`), when it links to one note only, holds at least
+    `POINTER_MIN_TERMS` of them, and no other pointer line holds as many.
+
+    A map of content describes each note it lists in that note's stead ("- [[Boiler service]] — why the
+    heating kept cutting out"), so a question in the description's words is a question about that note.
+    A line linking to several notes says nothing about which one answers; a tie between lines neither.
+    """
+    best: PointerLine | None = None
+    tied = False
+    seen: dict[str, list[tuple[str, set[str]]]] = {}
+    for line in text.splitlines():
+        if not _POINTER_LINE.match(line):
+            continue
+        targets = _link_targets(line)
+        if len({_name(target) for target in targets}) != 1:
+            continue
+        held: set[str] = set()
+        # the description only: a question in the link's words finds the note by its own title already
+        for word in words(_WIKILINK.sub(" ", _MD_LINK.sub(" ", line))):
+            if word not in seen:  # map lines repeat their words ("Physio", dates): analyse each once
+                seen[word] = _matches(analyzer, word, languages, set(wanted))
+            for _, terms in seen[word]:
+                held |= terms
+        if best is None or len(held) > best.matched:
+            best, tied = PointerLine(targets[0], len(held)), False
+        elif len(held) == best.matched:
+            tied = True
+    if best is None or tied or best.matched < POINTER_MIN_TERMS:
+        return None
+    return best
+
+
+def _link_targets(line: str) -> list[str]:
+    """The targets of a line's note links, as written (headings, block ids and aliases left off)."""
+    if "[[" not in line and "](" not in line:
+        return []
+    found = [re.split(r"[|#^]", m.group(1), maxsplit=1)[0].strip() for m in _WIKILINK.finditer(line)]
+    for match in _MD_LINK.finditer(line):
+        target = match.group(2).split("#", 1)[0]
+        if target and "://" not in target:
+            found.append(target.replace("%20", " "))
+    return [target for target in found if target]
+
+
+def targets_before_pointers(
+    hits: Sequence[T],
+    followed: Sequence[tuple[T, T]],
+    *,
+    same: Callable[[T, T], bool],
+    lead: Callable[[T, T], T],
+) -> list[T]:
+    """Each followed pointer's target put where the pointer stood, the pointer right after it.
+
+    `followed` pairs a pointer hit with the chunk of the note its line leads to (among `hits` further down,
+    or brought in from outside them). `lead(target, pointer)` returns the target as it stands in the
+    pointer's place (its score, and what led to it), so the list stays best first. Hits are best first.
+    """
+    ordered = list(hits)
+    for pointer, target in followed:
+        at = next((i for i, hit in enumerate(ordered) if hit is pointer), None)
+        if at is None or any(same(hit, target) for hit in ordered[:at]):
+            continue  # the target already ranks above its pointer
+        ordered = [hit for hit in ordered if not same(hit, target)]
+        ordered.insert(at, lead(target, pointer))
     return ordered
 
 
