@@ -90,7 +90,6 @@ def evidence_of(
     A hit a pointer led to (`via`: a map-of-content line describing its note) shows what its pointer shows
     too, feature by feature the larger: the line that vouches for the note is evidence about the note."""
     terms = set(query.indices)
-    best = max((hit.score for hit in hits), default=0.0)
 
     def shown(hit: ScoredPoint) -> Evidence:
         return Evidence(
@@ -98,7 +97,6 @@ def evidence_of(
             keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
             covered=len(terms & _terms_of(hit.payload, encoder)) if terms else 0,
             query_terms=len(terms),
-            relative=hit.score / best if best > 0 else 0.0,
         )
 
     return [_vouched(shown(hit), shown(hit.via)) if hit.via is not None else shown(hit) for hit in hits]
@@ -111,7 +109,6 @@ def _vouched(own: Evidence, pointer: Evidence) -> Evidence:
         keyword=max(own.keyword, pointer.keyword),
         covered=max(own.covered, pointer.covered),
         query_terms=own.query_terms,
-        relative=max(own.relative, pointer.relative),
     )
 
 

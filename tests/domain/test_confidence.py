@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 
@@ -16,8 +16,8 @@ CALIBRATIONS = [KEYWORD_ONLY, *DENSE.values()]
 @pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: c.name)
 def test_a_hit_that_holds_the_question_is_likely_and_a_greeting_is_not(calibration) -> None:
     related, unrelated = COSINES[calibration.name]
-    answering = Evidence(dense=related, keyword=14.0, covered=4, query_terms=4, relative=1.0)
-    greeting = Evidence(dense=unrelated, keyword=2.0, covered=1, query_terms=1, relative=1.0)
+    answering = Evidence(dense=related, keyword=14.0, covered=4, query_terms=4)
+    greeting = Evidence(dense=unrelated, keyword=2.0, covered=1, query_terms=1)
     assert calibration.probability(answering, chunks=1000) > RECALL_FLOOR
     assert calibration.probability(greeting, chunks=1000) < RECALL_FLOOR / 2
 
@@ -28,26 +28,35 @@ def test_a_hit_that_holds_the_question_is_likely_and_a_greeting_is_not(calibrati
     [
         {"keyword": 20.0},
         {"covered": 4, "query_terms": 4},
-        {"relative": 1.0},
+        {"covered": 3},
     ],
 )
 def test_more_evidence_never_lowers_the_confidence(calibration, better: dict) -> None:
-    weak = Evidence(dense=0.4, keyword=6.0, covered=2, query_terms=4, relative=0.5)
+    weak = Evidence(dense=0.4, keyword=6.0, covered=2, query_terms=4)
     stronger = replace(weak, **better)
     assert calibration.probability(stronger, chunks=500) >= calibration.probability(weak, chunks=500)
 
 
 @pytest.mark.parametrize("calibration", DENSE.values(), ids=lambda c: c.name)
 def test_a_closer_dense_match_raises_the_confidence_of_a_calibrated_model(calibration) -> None:
-    near = Evidence(dense=0.9, keyword=5.0, covered=2, query_terms=4, relative=0.8)
-    far = Evidence(dense=0.2, keyword=5.0, covered=2, query_terms=4, relative=0.8)
+    near = Evidence(dense=0.9, keyword=5.0, covered=2, query_terms=4)
+    far = Evidence(dense=0.2, keyword=5.0, covered=2, query_terms=4)
     assert calibration.probability(near, chunks=800) > calibration.probability(far, chunks=800)
+
+
+@pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: c.name)
+def test_a_hit_is_judged_by_itself_not_by_its_neighbours(calibration) -> None:
+    """What a hit shows is all its confidence reads: nothing about how the other hits of its list scored
+    (a strong neighbour, such as a near-duplicate or a hostile note, used to push a relevant hit down)."""
+    assert {f.name for f in fields(Evidence)} == {"dense", "keyword", "covered", "query_terms"}
+    ledger = Evidence(dense=COSINES[calibration.name][0], keyword=12.0, covered=3, query_terms=4)
+    assert calibration.probability(ledger, chunks=300) >= RECALL_FLOOR
 
 
 def test_the_keyword_score_is_read_against_the_largest_idf_of_the_vault() -> None:
     """The same raw BM25 score means more in a small vault (no term weighs much there) than in a big one."""
     assert max_idf(100) < max_idf(100_000)
-    evidence = Evidence(dense=None, keyword=8.0, covered=2, query_terms=3, relative=1.0)
+    evidence = Evidence(dense=None, keyword=8.0, covered=2, query_terms=3)
     assert KEYWORD_ONLY.probability(evidence, chunks=100) > KEYWORD_ONLY.probability(evidence, chunks=100_000)
 
 
