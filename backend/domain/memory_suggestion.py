@@ -43,18 +43,23 @@ _CURRENCY = (
 )
 _NUMBER = r"\d[\d.,']*"
 _AMOUNT = re.compile(rf"(?i){_CURRENCY}\s?{_NUMBER}|{_NUMBER}\s?{_CURRENCY}")
-_OWED = re.compile(
-    r"(?i)\b(?:owe[sd]?|owing|lent|loaned|loan|borrow(?:ed)?|debts?|iou|repa(?:y|id)"
+_OWED_WORDS = (
+    r"\b(?:owe[sd]?|owing|lent|loaned|loan|borrow(?:ed)?|debts?|iou|repa(?:y|id)"
     r"|(?:pa(?:y|id)) (?:\w+ )?back)\b"
 )
-_HEALTH = re.compile(
-    r"(?i)\b(?:diagnos(?:ed|is|es)|prescri(?:bed|ption)|medications?|meds|allerg(?:ic|y|ies)"
+_HEALTH_WORDS = (
+    r"\b(?:diagnos(?:ed|is|es)|prescri(?:bed|ption)|medications?|meds|allerg(?:ic|y|ies)"
     r"|\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|ml|iu)\b)"
 )
-_COMMITMENT = re.compile(
-    r"(?i)\b(?:promised|agreed|committed to|pledged|vowed|signed up (?:to|for)"
+_COMMITMENT_WORDS = (
+    r"\b(?:promised|agreed|committed to|pledged|vowed|signed up (?:to|for)"
     r"|gave (?:my|(?:him|her|them) my) word)\b"
 )
+_OWED = re.compile(_OWED_WORDS, re.IGNORECASE)
+_HEALTH = re.compile(_HEALTH_WORDS, re.IGNORECASE)
+_COMMITMENT = re.compile(_COMMITMENT_WORDS, re.IGNORECASE)
+# what every fact of these kinds holds: a text without it has none (one pass before the finer rules)
+_ANY_KIND = re.compile("|".join((_OWED_WORDS, _HEALTH_WORDS, _COMMITMENT_WORDS)), re.IGNORECASE)
 # words that name a credential or an access code: a line with one is never proposed, even unredacted
 _SECRET_WORDS = re.compile(
     r"(?i)\b(?:passwords?|passwd|passphrases?|pass ?codes?|pins?|pin codes?|(?:gate|door|alarm|safe|lock|"
@@ -104,7 +109,11 @@ class _Candidate:
     rank: int
     day: str
     order: int
-    suggestion: MemorySuggestion
+    hit: FoundText
+    line_no: int
+    line: str
+    sentence: str
+    kind: str
 
 
 def suggest_memory(
@@ -114,39 +123,44 @@ def suggest_memory(
     asked = _content_words(query)
     if not asked or asked <= _SMALL_TALK:
         return None
+    asked = _stems(asked)
     best: _Candidate | None = None
     for rank, hit in enumerate(hits[:among]):
-        if hit.confidence < floor:
+        if hit.confidence < floor or not _ANY_KIND.search(hit.text):
             continue
         for order, (line_no, line) in enumerate(_lines(hit)):
+            if not _ANY_KIND.search(line):
+                continue
+            day = max(_ISO_DAY.findall(line), default="")
             for sentence in _sentences(line):
-                kind = kind_of(sentence)
+                kind = _kind(sentence)
                 if kind is None:
                     continue
-                found = _Candidate(
-                    overlap=len(_stems(asked) & _stems(tokenize(sentence))),
-                    rank=rank,
-                    day=max(_ISO_DAY.findall(line), default=""),
-                    order=order,
-                    suggestion=MemorySuggestion(
-                        key=_key(hit, kind),
-                        value=_value(sentence, line, hit.note_title),
-                        source=hit.note_path,
-                        start_line=line_no,
-                        end_line=line_no,
-                        kind=kind,
-                        confidence=hit.confidence,
-                    ),
-                )
-                if best is None or _better(found, best):
+                overlap = len(asked & _stems(tokenize(sentence)))
+                found = _Candidate(overlap, rank, day, order, hit, line_no, line, sentence, kind)
+                # the secret rules only for a fact that would win: they are the costly part
+                if (best is None or _better(found, best)) and not is_secret(line):
                     best = found
-    return best.suggestion if best is not None else None
+    if best is None:
+        return None
+    return MemorySuggestion(
+        key=_key(best.hit, best.kind),
+        value=_value(best.sentence, best.line, best.hit.note_title),
+        source=best.hit.note_path,
+        start_line=best.line_no,
+        end_line=best.line_no,
+        kind=best.kind,
+        confidence=best.hit.confidence,
+    )
 
 
 def kind_of(sentence: str) -> str | None:
     """The kind of fact a sentence states (KINDS), or None; never for a sentence that may hold a secret."""
-    if is_secret(sentence):
-        return None
+    kind = _kind(sentence)
+    return None if kind is None or is_secret(sentence) else kind
+
+
+def _kind(sentence: str) -> str | None:
     if _OWED.search(sentence) and _AMOUNT.search(sentence):
         return "money_owed"
     if _HEALTH.search(sentence):
