@@ -16,6 +16,8 @@ Rules (the seeds' auto-suggest, made precise):
 * a sentence qualifies by its kind: `money_owed` (owe / lent / borrowed / debt / paid back... with an
   amount in a currency), `health` (a diagnosis, a prescription or medication, an allergy, a dose),
   `commitment` (promised, agreed, committed to, pledged, vowed, signed up to);
+* the fact must be about what was asked: its sentence or its note's title shares a word with the question
+  (a question about climbing is not offered the medication a confident journal entry also mentions);
 * among qualifying sentences, the one sharing the most words with the question wins, then the better-ranked
   hit, then the latest ISO date on its line (a ledger's current balance rather than an old one), then the
   first in the note.
@@ -49,7 +51,7 @@ _OWED_WORDS = (
 )
 _HEALTH_WORDS = (
     r"\b(?:diagnos(?:ed|is|es)|prescri(?:bed|ption)|medications?|meds|allerg(?:ic|y|ies)"
-    r"|\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|ml|iu)\b)"
+    r"|\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b)"  # not ml: a lab's 500ml of a solution is no dose
 )
 _COMMITMENT_WORDS = (
     r"\b(?:promised|agreed|committed to|pledged|vowed|signed up (?:to|for)"
@@ -128,6 +130,7 @@ def suggest_memory(
     for rank, hit in enumerate(hits[:among]):
         if hit.confidence < floor or not _ANY_KIND.search(hit.text):
             continue
+        titled = _stems(tokenize(hit.note_title))
         for order, (line_no, line) in enumerate(_lines(hit)):
             if not _ANY_KIND.search(line):
                 continue
@@ -136,7 +139,9 @@ def suggest_memory(
                 kind = _kind(sentence)
                 if kind is None:
                     continue
-                overlap = len(asked & _stems(tokenize(sentence)))
+                overlap = len(asked & (_stems(tokenize(sentence)) | titled))
+                if not overlap:
+                    continue
                 found = _Candidate(overlap, rank, day, order, hit, line_no, line, sentence, kind)
                 # the secret rules only for a fact that would win: they are the costly part
                 if (best is None or _better(found, best)) and not is_secret(line):
@@ -234,9 +239,18 @@ def _content_words(text: str) -> set[str]:
     return set(tokenize(text))
 
 
-_SUFFIX = re.compile(r"(?:ing|ed|es|s|d)$")
-
-
 def _stems(words: Iterable[str]) -> set[str]:
-    """Words without their regular English endings, so "owes", "owed" and "owe" count as one word."""
-    return {_SUFFIX.sub("", w) if len(w) > 4 else w for w in words}
+    """Words without their regular English endings, so "owe", "owes", "owed" and "owing" count as one word,
+    and "promise" and "promised". Numbers aside: a daily note's year in its title says nothing of its
+    facts."""
+    return {_stem(word) for word in words if not word.isdigit()}
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 3 and word.endswith(("ed", "es")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:-1] if len(word) > 2 and word.endswith("e") else word

@@ -97,6 +97,23 @@ def test_the_fact_sharing_the_questions_words_wins_over_a_better_ranked_one() ->
     assert found.kind == "health"
 
 
+def test_nothing_when_the_fact_is_not_about_what_was_asked() -> None:
+    journal = hit("Said no to medication for now, yes to the sleep course.", path="Journal/2025-02-12.md")
+    assert suggest_memory("days I went climbing", [journal]) is None
+    assert suggest_memory("what did I decide about medication", [journal]) is not None
+    agreed = hit(
+        "Agreed: no big boat spending till the autumn.", path="Journal/2024-04-02.md", title="2024-04-02"
+    )
+    assert suggest_memory("what did we do over easter 2024", [agreed]) is None  # a year is no shared word
+    # the note's title counts: the GP note is about the shoulder the question names
+    assert suggest_memory("what did the GP give me for my shoulder", [hit(GP, title="GP — shoulder")])
+
+
+def test_a_lab_volume_is_no_dose() -> None:
+    line = "- Silver nitrate: 0.05M made up, 500ml, fine, kept in the dark"
+    assert suggest_memory("what did Bernie find about the silver nitrate", [hit(line)]) is None
+
+
 @pytest.mark.parametrize("query", ["hi", "thanks!", "Hello there", "ok thanks, bye", "?"])
 def test_nothing_for_chit_chat_even_beside_a_confident_ledger(query: str) -> None:
     assert suggest_memory(query, [ledger()]) is None
@@ -125,7 +142,7 @@ def test_nothing_beyond_the_first_hits() -> None:
 )
 def test_never_a_secret_whatever_else_the_line_says(line: str) -> None:
     assert is_secret(line)
-    assert suggest_memory("what do I owe, what did I promise, my medication", [hit(line)]) is None
+    assert suggest_memory("what do I owe, what did I promise or agree, my medication", [hit(line)]) is None
 
 
 @pytest.mark.parametrize(
