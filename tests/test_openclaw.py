@@ -223,6 +223,10 @@ def test_every_plugin_tool_answers_with_real_data(gateway: Gateway) -> None:
     assert found["status"] == "degraded"  # keyword only here (no embedder): the service says so
     assert found["result"]["results"][0]["note_path"] == LEDGER
     assert "€79.50" in found["result"]["results"][0]["content"]
+    # the fact the results hold, for the model to offer to keep with kb_remember
+    offered = found["result"]["memory_suggestion"]
+    assert offered["source"] == LEDGER
+    assert "€79.50" in offered["value"]
 
     context = gateway.invoke("kb_context", {"query": "knee physio exercises", "max_chars": 900})
     assert context["ok"] is True
@@ -246,6 +250,9 @@ def test_every_plugin_tool_answers_with_real_data(gateway: Gateway) -> None:
     remembered = gateway.invoke("kb_remember", fact)
     assert remembered["ok"] is True
     assert remembered["result"]["fact"]["key"] == "sreenivas-balance"
+    kept = gateway.invoke("kb_remember", {k: offered[k] for k in ("key", "value", "source")})
+    assert kept["ok"] is True
+    assert gateway.invoke("kb_search", question)["result"]["memory_suggestion"] is None
 
     sync = gateway.invoke("kb_index_admin", {"action": "sync"})
     assert sync["ok"] is True

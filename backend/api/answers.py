@@ -13,7 +13,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from backend.api.context_schemas import ContextRequest, ContextResponse, ContextSource
-from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryOut, MemoryStored
+from backend.api.memory_schemas import (
+    MemoryDeleted,
+    MemoryIn,
+    MemoryListOut,
+    MemoryOut,
+    MemoryStored,
+    MemorySuggestionOut,
+)
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.request_caps import check_filter_caps
 from backend.api.schemas import (
@@ -45,6 +52,7 @@ from backend.application.operations import (
 from backend.application.presenting import ResultView
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
+from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.obsidian_uri import obsidian_uri
 from backend.domain.time_intent import TimeSpan
 
@@ -100,6 +108,7 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
         search_time_ms=round(found.total_ms, 2),
         time_intent=_time_intent(outcome.time_intent),
         groups=_groups(found.views, vault_name) if by_note else None,
+        memory_suggestion=_suggestion_out(found.memory_suggestion),
     )
     # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
     timing = (
@@ -165,7 +174,12 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
         status=_status(result.warnings),
         warnings=result.warnings + result.notices,
         sensitive_detected=result.sensitive_detected,
+        memory_suggestion=_suggestion_out(result.memory_suggestion),
     )
+
+
+def _suggestion_out(suggestion: MemorySuggestion | None) -> MemorySuggestionOut | None:
+    return MemorySuggestionOut(**asdict(suggestion)) if suggestion is not None else None
 
 
 def _source_out(source: ContextSourceView) -> ContextSource:

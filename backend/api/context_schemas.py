@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from backend.api import examples
 from backend.api.input_types import JsonBool, JsonFloat, JsonInt
-from backend.api.schemas import FILTER_WARNINGS, MAX_QUERY_CHARS, SearchFilters
+from backend.api.memory_schemas import MemorySuggestionOut
+from backend.api.schemas import FILTER_WARNINGS, MAX_QUERY_CHARS, MEMORY_SUGGESTION, SearchFilters
 from backend.domain.models import SearchMode
 
 MAX_CONTEXT_CHARS = 32_000
@@ -150,3 +151,6 @@ class ContextResponse(BaseModel):
     status: str = Field(description="healthy, or degraded when part of the search was unavailable.")
     warnings: list[str] = Field(description=FILTER_WARNINGS)
     sensitive_detected: bool
+    memory_suggestion: MemorySuggestionOut | None = Field(
+        None, description=f"{MEMORY_SUGGESTION} Judged on the entries of `context` only."
+    )

@@ -43,6 +43,16 @@ FACT: dict[str, Any] = {
     "score": None,
 }
 
+MEMORY_SUGGESTION: dict[str, Any] = {
+    "key": "money_with_sreenivas_balance",
+    "value": "As of 28 March 2026: I owe Sreenivas €79.50. (Money with Sreenivas)",
+    "source": LEDGER,
+    "start_line": 16,
+    "end_line": 16,
+    "kind": "money_owed",
+    "confidence": 0.4509,
+}
+
 SEARCH_RESPONSE: dict[str, Any] = {
     "query": "how much do I owe Sreenivas?",
     "mode": "hybrid",
@@ -61,6 +71,7 @@ SEARCH_RESPONSE: dict[str, Any] = {
     "sensitive_detected": True,
     "total_hits": 100,
     "search_time_ms": 11.9,
+    "memory_suggestion": MEMORY_SUGGESTION,
 }
 
 NOTE: dict[str, Any] = {
@@ -173,6 +184,7 @@ CONTEXT_RESPONSE: dict[str, Any] = {
     "status": "healthy",
     "warnings": [],
     "sensitive_detected": True,
+    "memory_suggestion": MEMORY_SUGGESTION,
 }
 
 INDEX_STATUS: dict[str, Any] = {

@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "Knowledge Bridge searches the user's Obsidian vault by meaning and by keyword. Call `search` (or "
     "`build_context` for a ready-to-inject block) first; expand a hit with `get_note` using its start_line "
-    "and end_line; follow links with `note_links`; keep a fact with `remember`. Results flag sensitive "
+    "and end_line; follow links with `note_links`; keep a fact with `remember` (when an answer holds a "
+    "`memory_suggestion`, offer it to the user and remember it only if they agree). Results flag sensitive "
     "categories (health, finance, relationships): ask the user before showing those. Secrets are redacted. "
     "Errors carry error_code, detail, recoverable and suggestion."
 )
@@ -170,7 +171,8 @@ def build_mcp_server(
     ) -> SearchResponse:
         """Find the chunks of notes that best answer a question (meaning + keywords), with their note path,
         heading, line range, tags and date, the notes linked to them, and (include_memory) remembered facts.
-        Each result says which sensitive categories it touches."""
+        Each result says which sensitive categories it touches; `memory_suggestion` proposes a fact (money
+        owed, health, a commitment) to offer the user to keep with `remember`."""
 
         def work() -> SearchResponse:
             body = request_from(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -83,3 +84,23 @@ class MemoryDeleted(BaseModel):
 
     key: str
     deleted: bool
+
+
+class MemorySuggestionOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.MEMORY_SUGGESTION]})
+
+    key: str = Field(
+        description="A key for POST /memory (kb_remember): the note's name and the kind of fact."
+    )
+    value: str = Field(
+        description="The fact as the note states it (one sentence, secrets never), with the note's title and "
+        "the line's date when the sentence does not say them."
+    )
+    source: str = Field(description="Vault-relative path of the note: the `source` to remember it with.")
+    start_line: int = Field(description="The note's line the fact is on (as in search hits).")
+    end_line: int
+    kind: Literal["money_owed", "health", "commitment"] = Field(
+        description="money_owed (who owes whom how much), health (a diagnosis, medication, allergy or dose) "
+        "or commitment (promised, agreed, committed to)."
+    )
+    confidence: float = Field(description="The confidence of the search hit it comes from.")

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from backend.api import examples
 from backend.api.input_types import ChunksPerNote, IsoDay, JsonBool, JsonFloat, JsonInt
-from backend.api.memory_schemas import MemoryOut
+from backend.api.memory_schemas import MemoryOut, MemorySuggestionOut
 from backend.application.note_graph import RELATED_LIMIT
 from backend.domain.models import PointFilter, SearchMode
 
@@ -32,6 +32,14 @@ FILTER_WARNINGS = (
     "What is missing (with status degraded: the embedder, or the index still filling in), and each filter "
     "that matches no indexed note, with the closest names the index holds (an unknown folder, tag or path, "
     "a date range no note falls in; status stays healthy)."
+)
+
+MEMORY_SUGGESTION = (
+    "A fact the confident results state about money owed, health or a commitment (a ledger's balance, "
+    'a diagnosis or medication, "I promised..."), which the agent may offer to keep: ask the user, and on '
+    "yes store it with POST /memory (kb_remember, MCP `remember`) as key, value and source. Never a secret, "
+    "never for chit-chat or results unlikely to be relevant, nor for a fact already remembered under its "
+    "key. null when there is nothing to offer."
 )
 
 
@@ -251,6 +259,7 @@ class SearchResponse(BaseModel):
     groups: list[NoteGroupOut] | None = Field(
         None, description='With group_by "note": one entry per note, best first. null otherwise.'
     )
+    memory_suggestion: MemorySuggestionOut | None = Field(None, description=MEMORY_SUGGESTION)
 
 
 class JobInfo(BaseModel):

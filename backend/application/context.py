@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from backend.application.memory import MemoryHit, MemoryService
 from backend.application.presenting import ResultView, present_hits
 from backend.application.search import SearchService
+from backend.application.suggesting import suggestion_for
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.context_packing import (
     PackedPassage,
@@ -24,6 +25,7 @@ from backend.domain.context_packing import (
     quote_overhead,
 )
 from backend.domain.errors import InvalidRequestError
+from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, SearchMode
 
 MEMORY_CANDIDATES = 5
@@ -62,6 +64,7 @@ class ContextResult:
     warnings: list[str] = field(default_factory=list)
     sensitive_detected: bool = False
     notices: list[str] = field(default_factory=list)  # filters that match no indexed note
+    memory_suggestion: MemorySuggestion | None = None  # a fact the block holds, the agent may offer to keep
 
 
 class ContextService:
@@ -138,6 +141,9 @@ class ContextService:
         ]
         sensitive = any(candidates[p.index].sensitive_categories for p in packed.included)
         block = quote(packed.block, nonce) if request.quoted and packed.block else packed.block
+        # judged by what is asked now, from the notes the block quotes (not those left out of it)
+        quoted = [source.result for source in sources if source.result is not None]
+        suggestion = suggestion_for(focus or query, quoted, self._memory)
         return ContextResult(
             query=query,
             block=block,
@@ -147,6 +153,7 @@ class ContextService:
             warnings=warnings,
             sensitive_detected=sensitive,
             notices=outcome.notices,
+            memory_suggestion=suggestion,
         )
 
 

@@ -28,8 +28,10 @@ from backend.application.notes import NoteListing, NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
 from backend.application.serving_index import ServingIndex
+from backend.application.suggesting import suggestion_for
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
+from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.note_listing import NoteListFilter, NoteOrder
 
@@ -98,6 +100,7 @@ class SearchAnswer:
     memories: list[MemoryView] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what was unavailable: the answer is degraded
     total_ms: float = 0.0
+    memory_suggestion: MemorySuggestion | None = None  # a fact the hits hold, for the agent to offer keeping
 
     @property
     def notices(self) -> list[str]:
@@ -130,6 +133,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
     views = present_hits(hits, request.query, handles.policy, analyzer=handles.search.analyzer)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
+    answer.memory_suggestion = suggestion_for(request.query, views, handles.memory)
     if request.include_memory:
         try:
             found = handles.memory.search(request.query, limit=request.memory_top_k)

@@ -312,3 +312,33 @@ def test_with_a_key_a_service_name_host_reaches_mcp(secret: str) -> None:
     with httpx.stream("GET", f"{secret}/mcp", headers={**headers, "accept": "text/event-stream"}) as stream:
         assert stream.status_code == 200
         assert next(stream.iter_lines()) == "event: endpoint"
+
+
+def test_search_and_build_context_carry_the_memory_suggestion_which_remember_keeps(example: str) -> None:
+    question = "how much money do I owe Sreenivas now?"
+
+    async def work(session: ClientSession) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        out["schema"] = tools["search"].output_schema
+        out["search"] = payload(await session.call_tool("search", {"query": question}))
+        out["context"] = payload(await session.call_tool("build_context", {"query": question}))
+        out["chat"] = payload(await session.call_tool("search", {"query": "thanks!"}))
+        offered = out["search"]["memory_suggestion"]
+        if offered is not None:
+            fact = {k: offered[k] for k in ("key", "value", "source")}
+            out["remember"] = payload(await session.call_tool("remember", fact))
+            out["again"] = payload(await session.call_tool("search", {"query": question}))
+        return out
+
+    out = in_session(example, work)
+    assert "memory_suggestion" in out["schema"]["properties"]
+    offered = out["search"]["memory_suggestion"]
+    assert offered is not None
+    assert offered["source"] == "Finance/Money with Sreenivas.md"
+    assert offered["kind"] == "money_owed"
+    assert "€79.50" in offered["value"]
+    assert out["context"]["memory_suggestion"] == offered
+    assert out["chat"]["memory_suggestion"] is None
+    assert out["remember"]["fact"]["value"] == offered["value"]
+    assert out["again"]["memory_suggestion"] is None

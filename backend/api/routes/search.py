@@ -29,7 +29,9 @@ async def search(body: SearchRequest, services: ServicesDep, response: Response)
     with FUSION=rrf). `dense` scores are cosine similarities, `keyword` scores BM25: `threshold` is on that
     scale; each result's `confidence` says how likely it is relevant at all, on one scale for every mode.
     Filters that match no indexed note are named in `warnings`. Each result is flagged with the sensitive
-    categories it touches; secrets in it are redacted."""
+    categories it touches; secrets in it are redacted. When the confident results state a fact about money
+    owed, health or a commitment, `memory_suggestion` proposes it (key, value, source note and line): ask
+    the user whether to keep it, and on yes store it with POST /memory (kb_remember)."""
     answer, timing = await run_in_threadpool(search_answer, services, body)
     response.headers["Server-Timing"] = timing
     return answer
@@ -46,5 +48,6 @@ async def build_context(body: ContextRequest, services: ServicesDep) -> ContextR
     """A ready-to-inject context block for a question (`query`) or a conversation (`messages`): the best
     chunks, each attributed as `[path:start-end]`, within `max_chars` (everything counted), never cut
     mid-word, without duplicates, secrets redacted; plus the same entries as data in `sources`. Use the
-    `start_line`/`end_line` of a source with GET /note/{path} to read more around it."""
+    `start_line`/`end_line` of a source with GET /note/{path} to read more around it. A fact about money
+    owed, health or a commitment that the block quotes comes back as `memory_suggestion`, as with /search."""
     return await run_in_threadpool(context_answer, services, body)
