@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from backend.domain.models import ScoredPoint
+from backend.domain.payload import DATE, PERIODS
 from backend.domain.result_rules import (
     LineSpan,
     apply_threshold,
@@ -39,9 +40,21 @@ def best_first(point: ScoredPoint) -> tuple[float, str, int]:
 
 
 def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
-    if not span.contains(point.payload.get("date")):
+    """A note wholly of the span scores (1 + boost) times its own, one partly of it (a note of 2024 for
+    "spring 2024") by the share of its period inside, an undated note or one of another time its own."""
+    share = span.share_of(note_periods(point.payload))
+    if share <= 0.0:
         return point
-    return replace(point, score=point.score + abs(point.score) * boost)
+    return replace(point, score=point.score + abs(point.score) * boost * share)
+
+
+def note_periods(payload: dict[str, Any]) -> list[str]:
+    """The periods a chunk's note is of; an index written before they were stored has only its date."""
+    periods = payload.get(PERIODS)
+    if periods is None:
+        day = payload.get(DATE)
+        return [str(day)] if day else []
+    return [str(period) for period in periods]
 
 
 def chunk_index(payload: dict[str, Any]) -> int:
