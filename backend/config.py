@@ -217,8 +217,8 @@ class Settings(BaseSettings):
         1.0,
         ge=0.0,
         le=10.0,
-        description="A question naming a time (in 2024, last March, autumn 2024) multiplies the score of notes "
-        "of that span by 1 + this (by the share of a note's period inside it); 0 turns it off.",
+        description="A question naming a time (in 2024, autumn 2024) multiplies the scores of its notes "
+        "by 1 + this (by the share of their period inside it), divides other times' by it; 0 turns it off.",
     )
     today: dt.date | None = Field(None, description="The day 'this year', 'last month' count from (or now).")
     seasons: Literal["northern", "southern"] = Field(

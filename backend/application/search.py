@@ -70,7 +70,7 @@ class SearchOptions:
     fusion: str = "adaptive"
     max_chunks_per_note: int | None = 2  # None: no cap
     # a note of the span a query names scores (1 + time_boost) times its own (one partly of it, by the share
-    # of its period inside): a boost, not a filter
+    # of its period inside), a note of other times over (1 + time_boost), an undated one its own: not a filter
     time_boost: float = 1.0
     today: Callable[[], dt.date] = dt.date.today  # what "this year", "last month" count from
     southern: bool = False  # seasons (and the summer holidays) of the southern hemisphere

@@ -1,6 +1,7 @@
 """A question naming a period (a season, a holiday, a quarter) on a small vault of its own: the notes of the
-period come first, undated notes and notes of other times below them, a note partly of the period gets part
-of the boost, and a note's period comes from its date, its file name's week or month, or its folder."""
+period come first, undated notes below them and notes of other times lower still, a note partly of the period
+gets part of the boost, and a note's period comes from its date, its file name's week or month, or its
+folder."""
 
 from __future__ import annotations
 
@@ -51,11 +52,13 @@ def test_a_season_puts_its_notes_first_and_the_undated_and_other_times_below(han
 
     ranked = notes(handles, question)
 
-    # a day of the season (its file name) and a week of it (a week note) first, then the rest as they were
-    assert ranked[:4] == [
+    # a day of the season (its file name) and a week of it (a week note) first, the undated log next, and the
+    # note of another time below the trip of the season it matched twice as well as
+    assert ranked[:5] == [
         "Journal/2024/2024-10-12.md",
         "Journal/2024/2024-W45.md",
         "Areas/Climbing log.md",
+        "Trips/Font.md",
         "Journal/2025/2025-03-08.md",
     ]
     span = handles.search.search(question).time_intent
@@ -77,28 +80,31 @@ def test_a_note_of_the_whole_year_gets_the_share_of_its_days_in_the_season(handl
 
 def test_this_year_is_the_pinned_days_year() -> None:
     question = "climbing at the crag this year"
-    in_2025 = wire(VAULT, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
-    in_2024 = wire(
-        VAULT, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: dt.date(2024, 12, 1))
-    )
 
-    def scores(h: FakeHandles) -> dict[str, float]:
-        return {str(hit.payload["note_path"]): hit.score for hit in h.search.search(question, top_k=10).hits}
+    def scores(options: SearchOptions) -> dict[str, float]:
+        handles = wire(VAULT, embedder=FakeEmbedder(spread=True), options=options)
+        return {str(h.payload["note_path"]): h.score for h in handles.search.search(question, top_k=10).hits}
 
-    now, then = scores(in_2025), scores(in_2024)
-    assert notes(in_2025, question)[0] == "Journal/2025/2025-03-08.md"
-    assert now["Journal/2025/2025-03-08.md"] == pytest.approx(2 * then["Journal/2025/2025-03-08.md"])
-    assert then["Trips/Font.md"] == pytest.approx(2 * now["Trips/Font.md"])
-    assert then["Areas/Climbing log.md"] == pytest.approx(
-        now["Areas/Climbing log.md"]
-    )  # undated: either year
+    plain = scores(SearchOptions(time_boost=0.0))
+    now = scores(SearchOptions(today=lambda: TODAY))
+    then = scores(SearchOptions(today=lambda: dt.date(2024, 12, 1)))
+
+    spring_2025, font_2024, log = "Journal/2025/2025-03-08.md", "Trips/Font.md", "Areas/Climbing log.md"
+    assert now[spring_2025] == pytest.approx(2 * plain[spring_2025])
+    assert now[font_2024] == pytest.approx(plain[font_2024] / 2)
+    assert then[spring_2025] == pytest.approx(plain[spring_2025] / 2)
+    assert then[font_2024] == pytest.approx(2 * plain[font_2024])
+    assert now[log] == pytest.approx(plain[log])  # undated: of no year, and of no other year either
+    assert then[log] == pytest.approx(plain[log])
 
 
 def test_an_index_written_before_periods_were_stored_goes_by_the_date() -> None:
     span = find_time_span("in autumn 2024", TODAY)
     assert span is not None
     old = ScoredPoint(id="a", score=0.5, payload={"note_path": "n.md", "date": "2024-10-12"})
-    undated = ScoredPoint(id="b", score=0.5, payload={"note_path": "m.md", "date": None})
+    elsewhen = ScoredPoint(id="b", score=0.5, payload={"note_path": "m.md", "date": "2025-10-12"})
+    undated = ScoredPoint(id="c", score=0.5, payload={"note_path": "u.md", "date": None})
 
     assert boosted(old, span, 1.0).score == pytest.approx(1.0)
+    assert boosted(elsewhen, span, 1.0).score == pytest.approx(0.25)
     assert boosted(undated, span, 1.0).score == pytest.approx(0.5)
