@@ -3,6 +3,7 @@ the entry points: the app, the CLI, MCP over stdio."""
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import logging
 from collections.abc import Callable
@@ -197,6 +198,8 @@ def build_services(
             fusion=settings.fusion,
             max_chunks_per_note=settings.max_chunks_per_note,
             time_boost=settings.time_boost,
+            today=_today(settings.today),
+            southern=settings.seasons == "southern",
         ),
     )
     policy = build_policy(settings)
@@ -241,6 +244,13 @@ def build_services(
         languages,
         choice,
     )
+
+
+def _today(pinned: dt.date | None) -> Callable[[], dt.date]:
+    """The day relative times count from: the pinned one (an evaluation's own now), else the real date."""
+    if pinned is None:
+        return dt.date.today
+    return lambda: pinned
 
 
 def _choose_model(settings: Settings, catalog: IndexCatalog, languages: LanguageMix) -> ModelChoice | None:

@@ -6,6 +6,7 @@ a global.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -216,8 +217,12 @@ class Settings(BaseSettings):
         1.0,
         ge=0.0,
         le=10.0,
-        description="A question naming a time (in 2024, last March) multiplies the score of notes dated in "
-        "that span by 1 + this; 0 turns it off.",
+        description="A question naming a time (in 2024, autumn 2024) multiplies the scores of its notes "
+        "by 1 + this (by the share of their period inside it), divides other times' by it; 0 turns it off.",
+    )
+    today: dt.date | None = Field(None, description="The day 'this year', 'last month' count from (or now).")
+    seasons: Literal["northern", "southern"] = Field(
+        "northern", description="The hemisphere of the seasons and summer holidays a question names."
     )
     # Keyword side (BM25F). SciFact train is flat across these (docs/measurements.md); names weigh more so a
     # note's own name beats notes that only mention it.

@@ -150,3 +150,30 @@ def test_the_example_vault_set_asks_the_example_questions() -> None:
     qrels = example.read_qrels()
     assert [q.text for q in queries] == [case["query"] for case in judged]
     assert [set(qrels[q.id]) for q in queries] == [{case["expected_note"]} for case in judged]
+
+
+def test_this_year_in_a_sets_questions_counts_from_the_day_given(tmp_path: Path) -> None:
+    budget = "# Chemistry budget\n\nThe chemistry budget for consumables and glassware.\n"
+    judged = _judged_set(
+        tmp_path / "school",
+        {"Budget 2024.md": budget, "Budget 2025.md": budget},
+        {"1": ("the chemistry budget this year", "Budget 2025.md")},
+        "dev",
+    )
+
+    def ndcg(today: str) -> float:
+        result = run_backend(
+            "eval", "--set", str(judged), "--mode", "keyword", "--json", "--today", today,
+            "--data-dir", str(tmp_path / "data"),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return float(json.loads(result.stdout)[0]["ndcg_10"])
+
+    assert ndcg("2025-11-15") == pytest.approx(1.0)
+    assert ndcg("2024-11-15") < 1.0  # the other year's budget first
+
+
+def test_a_today_that_is_no_day_is_refused(tmp_path: Path) -> None:
+    result = run_backend("eval", "--today", "15/11/2025", "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 2
+    assert "not a YYYY-MM-DD day" in result.stderr

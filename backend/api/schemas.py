@@ -219,7 +219,9 @@ class TimeIntentOut(BaseModel):
     text: str = Field(description='The words of the query that named a time, e.g. "last March".')
     start: str = Field(description="First day of the span (ISO).")
     end: str = Field(description="Last day of the span (ISO, inclusive).")
-    granularity: str = Field(description="day, week, month or year.")
+    granularity: str = Field(
+        description="day, week, month, months, season, holiday, quarter, half, year or years."
+    )
 
 
 class RelatedNoteOut(BaseModel):

@@ -70,9 +70,11 @@ class SearchOptions:
     # fixed weights), "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
     fusion: str = "adaptive"
     max_chunks_per_note: int | None = 2  # None: no cap
-    # a note dated inside the span a query names scores (1 + time_boost) times its own: a boost, not a filter
+    # a note of the span a query names scores (1 + time_boost) times its own (one partly of it, by the share
+    # of its period inside), a note of other times over (1 + time_boost), an undated one its own: not a filter
     time_boost: float = 1.0
-    today: Callable[[], dt.date] = dt.date.today
+    today: Callable[[], dt.date] = dt.date.today  # what "this year", "last month" count from
+    southern: bool = False  # seasons (and the summer holidays) of the southern hemisphere
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +230,10 @@ class SearchService:
 
     def _clues(self, live: LiveIndex, asked: Asked) -> Clues:
         started = time.perf_counter()
-        span = find_time_span(asked.query, self._options.today()) if self._options.time_boost else None
+        options = self._options
+        span = None
+        if options.time_boost:
+            span = find_time_span(asked.query, options.today(), southern=options.southern)
         named = self._entity_hits(live, asked.query, asked.point_filter)
         return Clues(span, named, (time.perf_counter() - started) * 1000)
 

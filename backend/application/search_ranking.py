@@ -1,7 +1,7 @@
-"""The ranking rules a search applies to the store's candidates, in order: the days the query names boost
-their notes, equal scores go by note and chunk, the notes the query names come first, then overlapping chunks
-are dropped, hubs move below the notes they link to, each note keeps at most its share, and the threshold
-cuts (never a named note)."""
+"""The ranking rules a search applies to the store's candidates, in order: the period the query names
+raises its notes (and lowers those of other times), equal scores go by note and chunk, the notes the query
+names come first, then overlapping chunks are dropped, hubs move below the notes they link to, each note keeps
+at most its share, and the threshold cuts (never a named note)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from backend.domain.models import ScoredPoint
+from backend.domain.payload import DATE, PERIODS
 from backend.domain.result_rules import (
     LineSpan,
     apply_threshold,
@@ -39,9 +40,26 @@ def best_first(point: ScoredPoint) -> tuple[float, str, int]:
 
 
 def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
-    if not span.contains(point.payload.get("date")):
-        return point
-    return replace(point, score=point.score + abs(point.score) * boost)
+    """A note wholly of the span scores (1 + boost) times its own, one partly of it (a note of 2024 for
+    "spring 2024") by the share of its period inside; a note dated only at other times scores its own over
+    (1 + boost), below an undated note, which keeps its own: the question asked about that time, and an
+    undated note may still be of it."""
+    periods = note_periods(point.payload)
+    share = span.share_of(periods)
+    if share > 0.0:
+        return replace(point, score=point.score + abs(point.score) * boost * share)
+    if periods:
+        return replace(point, score=point.score / (1 + boost))
+    return point
+
+
+def note_periods(payload: dict[str, Any]) -> list[str]:
+    """The periods a chunk's note is of; an index written before they were stored has only its date."""
+    periods = payload.get(PERIODS)
+    if periods is None:
+        day = payload.get(DATE)
+        return [str(day)] if day else []
+    return [str(period) for period in periods]
 
 
 def chunk_index(payload: dict[str, Any]) -> int:

@@ -33,6 +33,9 @@ class ParsedNote:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     date: str | None = None  # ISO YYYY-MM-DD
+    # the periods the note is of, each an ISO day or "start/end" days inclusive (its date, its file name's
+    # month or week, its properties' days and ranges, else its folder's year): what a question's time meets
+    periods: tuple[str, ...] = ()
     headings: tuple[Heading, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()  # e.g. invalid frontmatter; the note is still indexed

@@ -10,6 +10,7 @@ NOTE_PATH = "note_path"
 FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is an exact "any of" match
 TAGS = "tags"
 DATE = "date"  # ISO day string, for display
+PERIODS = "periods"  # ISO days or "start/end" days the note is of (none stored before: its date stands in)
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
@@ -44,6 +45,7 @@ def chunk_payload(note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash:
         "aliases": list(note.aliases),
         DATE: note.date,
         DATE_NUM: date_num(note.date),
+        PERIODS: list(note.periods),
         "mtime": mtime,
         CONTENT_HASH: content_hash,
     }

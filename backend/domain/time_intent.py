@@ -1,4 +1,5 @@
-"""The time a question names ("in 2024", "last March", "this week", "in May 2026") as a span of days.
+"""The time a question names ("in 2024", "last March", "this week", "May and June 2024", "autumn 2024", "Q3
+2024", "christmas 2024") as a span of days, and how much of a note's own period lies in it.
 
 Hand-written on purpose: the forms a person uses to ask about their notes are few, and a search pays for
 this on every query. dateparser 1.5 (measured on this machine) costs 0.6 s to import, 0.8 s for its first
@@ -12,6 +13,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 _MONTHS = {
@@ -41,6 +43,12 @@ _ORD = r"(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
 
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_ISO_WEEK = re.compile(r"\b((?:19|20)\d\d)-?W(\d{2})\b", re.I)
+_MONTH_PAIR = re.compile(
+    rf"\b({_ANY_MONTH})\.?\s*(?:and|to|through|until|till|&|-|\u2013|\u2014)\s*({_ANY_MONTH})\.?,?\s+"
+    rf"(?:of\s+)?{_YEAR}\b",
+    re.I,
+)
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_ANY_MONTH})\.?,?\s+{_YEAR}\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b({_ANY_MONTH})\.?\s+(\d{{1,2}}){_ORD},?\s+{_YEAR}\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_ANY_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
@@ -51,6 +59,27 @@ _RELATIVE = re.compile(
 # a month without its year needs a word before it: "may" alone is usually the verb
 _NAMED_MONTH = re.compile(rf"\b(in|during|last|this|early|late|mid|throughout)\s+({_FULL_MONTHS})\b", re.I)
 _BARE_YEAR = re.compile(rf"(?:\b(?:in|during|of|throughout)\s+)?(?<![\d.,/-]){_YEAR}(?![\d.,/-]\d)", re.I)
+# a school or financial year: "2025-26", "2024/2025" (of both years: where it turns differs by country)
+_YEAR_PAIR = re.compile(r"(?<![\d.,/-])((?:19|20)\d\d)\s*[-/\u2013]\s*(\d\d(?:\d\d)?)(?![\d.,/-]?\d)")
+_SEASON_NAMES = "spring|summer|autumn|fall|winter"
+_SEASON_YEAR = re.compile(
+    rf"\b(?:the\s+)?({_SEASON_NAMES})\s+(?:of\s+)?{_YEAR}\b|\b{_YEAR}\s+({_SEASON_NAMES})\b"
+    r"(?!\s+(?:holiday|holidays|vacation|break|term))",
+    re.I,
+)
+_HOLIDAY_NAMES = r"christmas|xmas|easter|summer\s+(?:holidays?|vacation|break)"
+_HOLIDAY_YEAR = re.compile(
+    rf"\b({_HOLIDAY_NAMES})\s+(?:of\s+)?{_YEAR}\b|\b{_YEAR}\s+({_HOLIDAY_NAMES})\b", re.I
+)
+# "last summer", "this christmas": the latest one before (last) or around (this) today
+_RELATIVE_PERIOD = re.compile(rf"\b(this|last|past|previous)\s+({_HOLIDAY_NAMES}|{_SEASON_NAMES})\b", re.I)
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_YEAR_OR_NOW = r"((?:19|20)\d\d|this\s+year|last\s+year)"
+_PART_OF_YEAR = re.compile(
+    rf"\b(?:the\s+)?({'|'.join(_ORDINALS)})\s+(half|quarter)\s+of\s+(?:the\s+year\s+)?{_YEAR_OR_NOW}\b"
+    rf"|\b([HQ])([1-4])\s*,?\s*{_YEAR_OR_NOW}\b|\b((?:19|20)\d\d)[\s-]?([HQ])([1-4])\b",
+    re.I,
+)
 # "goals for this year", "plans for 2026": the time is what the note is about, not when it was written
 _PURPOSE = re.compile(r"\bfor\s+(?:the\s+)?$", re.I)
 
@@ -62,7 +91,7 @@ class TimeSpan:
     text: str
     start: dt.date
     end: dt.date
-    granularity: str  # day, week, month or year
+    granularity: str  # day, week, month, months, season, holiday, quarter, half, year or years
 
     def contains(self, day: str | None) -> bool:
         """True for an ISO day (a note's date) inside the span."""
@@ -74,6 +103,31 @@ class TimeSpan:
             return False
         return self.start <= value <= self.end
 
+    def share_of(self, periods: Iterable[str]) -> float:
+        """How much of a note lies in the span, 0 to 1: for each of the note's periods (an ISO day, or
+        "start/end" days inclusive) the part of its days inside the span, the largest. A note of a day in
+        the span is wholly of it; a note of 2024 is a quarter of "spring 2024"."""
+        best = 0.0
+        for period in periods:
+            bounds = _period_bounds(period)
+            if bounds is None:
+                continue
+            start, end = bounds
+            inside = (min(end, self.end) - max(start, self.start)).days + 1
+            if inside > 0:
+                best = max(best, inside / ((end - start).days + 1))
+        return best
+
+
+def _period_bounds(period: str) -> tuple[dt.date, dt.date] | None:
+    first, _, last = period.partition("/")
+    try:
+        start = dt.date.fromisoformat(first[:10])
+        end = dt.date.fromisoformat(last[:10]) if last else start
+    except ValueError:
+        return None
+    return (start, end) if start <= end else (end, start)
+
 
 def _search(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
     """The first match not introduced by "for" (a purpose, not a time: "intentions for this year")."""
@@ -83,10 +137,21 @@ def _search(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
     return None
 
 
-def find_time_span(query: str, today: dt.date) -> TimeSpan | None:
-    """The first, most precise time the query names, or None. `today` anchors "this week", "last March"."""
-    for find in (_exact_day, _month_of_year, _relative, _named_month, _year):
-        span = find(query, today)
+def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> TimeSpan | None:
+    """The first, most precise time the query names, or None. `today` anchors "this week", "last March";
+    `southern`: seasons (and the summer holidays) of the southern hemisphere."""
+    for find in _FINDERS:
+        span = find(query, today, southern)
+        if span is not None:
+            return span
+    return None
+
+
+def name_span(name: str, *, southern: bool = False) -> TimeSpan | None:
+    """The period a note's file name names ("2025-03-14", "2025-W12", "2025-03", "Trip Oct 2024",
+    "Hive records 2024"), or None: only the forms that need no today."""
+    for find in _ABSOLUTE:
+        span = find(name, dt.date.min, southern)  # no today: "this year" in a name is no period
         if span is not None:
             return span
     return None
@@ -94,12 +159,12 @@ def find_time_span(query: str, today: dt.date) -> TimeSpan | None:
 
 def parse_day(text: str) -> dt.date | None:
     """A day written out in `text` ("1:56 pm on 8 May, 2023", "May 8th, 2023", "2023-05-08"), or None."""
-    span = _exact_day(text, dt.date.today())
+    span = _exact_day(text, dt.date.today(), False)
     return span.start if span is not None else None
 
 
-def _exact_day(query: str, today: dt.date) -> TimeSpan | None:
-    del today
+def _exact_day(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today, southern
     for pattern, order in ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
         match = _search(pattern, query)
         if match is None:
@@ -114,8 +179,33 @@ def _exact_day(query: str, today: dt.date) -> TimeSpan | None:
     return None
 
 
-def _month_of_year(query: str, today: dt.date) -> TimeSpan | None:
-    del today
+def _iso_week(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today, southern
+    match = _search(_ISO_WEEK, query)
+    if match is None:
+        return None
+    try:
+        monday = dt.date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
+    except ValueError:  # week 00, or 53 of a year with 52
+        return None
+    return TimeSpan(match.group(0), monday, monday + dt.timedelta(days=6), "week")
+
+
+def _month_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "May and June 2024", "May-June 2024"; "December to February 2025" starts the year before."""
+    del today, southern
+    match = _search(_MONTH_PAIR, query)
+    if match is None:
+        return None
+    first, last, year = _MONTHS[match.group(1).lower()], _MONTHS[match.group(2).lower()], int(match.group(3))
+    if first == last:
+        return _month_span(match.group(0), year, first)
+    start = _month_span("", year - 1 if first > last else year, first).start
+    return TimeSpan(match.group(0), start, _month_span("", year, last).end, "months")
+
+
+def _month_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today, southern
     match = _search(_MONTH_YEAR, query)
     if match is not None:
         return _month_span(match.group(0), int(match.group(2)), _MONTHS[match.group(1).lower()])
@@ -125,7 +215,123 @@ def _month_of_year(query: str, today: dt.date) -> TimeSpan | None:
     return None
 
 
-def _relative(query: str, today: dt.date) -> TimeSpan | None:
+def _holiday(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today
+    match = _search(_HOLIDAY_YEAR, query)
+    if match is None:
+        return None
+    name, year = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
+    return _holiday_span(match.group(0), name, int(year), southern)
+
+
+def _holiday_span(text: str, name: str, year: int, southern: bool) -> TimeSpan:
+    """The holidays a person names, as the days people mean by them: Christmas, 20 December to 1 January;
+    Easter, the two weeks of school holidays around Easter Sunday; the summer holidays, July and August
+    (December and January in the southern hemisphere)."""
+    name = name.lower()
+    if name in ("christmas", "xmas"):
+        return TimeSpan(text, dt.date(year, 12, 20), dt.date(year + 1, 1, 1), "holiday")
+    if name == "easter":
+        sunday = easter_sunday(year)
+        return TimeSpan(text, sunday - dt.timedelta(days=8), sunday + dt.timedelta(days=7), "holiday")
+    if southern:
+        return TimeSpan(text, dt.date(year, 12, 1), dt.date(year + 1, 1, 31), "holiday")
+    return TimeSpan(text, dt.date(year, 7, 1), dt.date(year, 8, 31), "holiday")
+
+
+def easter_sunday(year: int) -> dt.date:
+    """Western (Gregorian) Easter Sunday: the anonymous Gregorian algorithm (Meeus/Jones/Butcher)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's own name)
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return dt.date(year, month, day + 1)
+
+
+def _season(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today
+    match = _search(_SEASON_YEAR, query)
+    if match is None:
+        return None
+    name, year = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
+    return _season_span(match.group(0), name, int(year), southern)
+
+
+# meteorological seasons: the first month of each in the northern hemisphere; the southern's is six on
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def _season_span(text: str, name: str, year: int, southern: bool) -> TimeSpan:
+    """Three whole months; a winter (a southern summer) runs into the next year: "winter 2024" is December
+    2024 to February 2025."""
+    first = _SEASON_START[name.lower()]
+    if southern:
+        first = (first + 6 - 1) % 12 + 1
+    start = dt.date(year, first, 1)
+    end_year, end_month = (year + 1, first - 10) if first > 10 else (year, first + 2)
+    return TimeSpan(text, start, _month_span("", end_year, end_month).end, "season")
+
+
+def _part_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "the first half of 2025", "H1 2025", "Q3 2024", "2024-Q3", "the third quarter of last year"."""
+    del southern
+    match = _search(_PART_OF_YEAR, query)
+    if match is None:
+        return None
+    g = match.groups()
+    if g[0]:
+        number, kind, year = _ORDINALS[g[0].lower()], g[1].lower(), _year_of(g[2], today)
+    elif g[3]:
+        number, kind, year = int(g[4]), "half" if g[3].upper() == "H" else "quarter", _year_of(g[5], today)
+    else:
+        number, kind, year = int(g[8]), "half" if g[7].upper() == "H" else "quarter", int(g[6])
+    months = 6 if kind == "half" else 3
+    if year is None or number * months > 12:  # "third half", "H3"
+        return None
+    first = (number - 1) * months + 1
+    start = dt.date(year, first, 1)
+    return TimeSpan(match.group(0), start, _month_span("", year, first + months - 1).end, kind)
+
+
+def _year_of(text: str, today: dt.date) -> int | None:
+    """A year written out, or "this year" / "last year" from `today` (None without one: a note's name)."""
+    words = text.lower().split()
+    if words[0].isdigit():
+        return int(words[0])
+    if today == dt.date.min:
+        return None
+    return today.year - (words[0] == "last")
+
+
+def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "this summer" is the one around today or, when none is, this year's; "last christmas" the latest
+    one over before today."""
+    match = _search(_RELATIVE_PERIOD, query)
+    if match is None:
+        return None
+    text, name = match.group(0), match.group(2).lower()
+    season = name in _SEASON_START
+
+    def of(year: int) -> TimeSpan:
+        if season:
+            return _season_span(text, name, year, southern)
+        return _holiday_span(text, name, year, southern)
+
+    if match.group(1).lower() == "this":
+        around = [span for span in (of(today.year - 1), of(today.year)) if span.start <= today <= span.end]
+        return around[0] if around else of(today.year)
+    year = today.year
+    while of(year).end >= today:
+        year -= 1
+    return of(year)
+
+
+def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del southern
     match = _search(_RELATIVE, query)
     if match is None:
         return None
@@ -153,8 +359,9 @@ def _relative(query: str, today: dt.date) -> TimeSpan | None:
     return TimeSpan(text, dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
 
 
-def _named_month(query: str, today: dt.date) -> TimeSpan | None:
+def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     """ "in March" / "last March": the latest March not after this month ("last": before this month)."""
+    del southern
     match = _search(_NAMED_MONTH, query)
     if match is None:
         return None
@@ -163,8 +370,17 @@ def _named_month(query: str, today: dt.date) -> TimeSpan | None:
     return _month_span(match.group(0), today.year if latest else today.year - 1, month)
 
 
-def _year(query: str, today: dt.date) -> TimeSpan | None:
-    del today
+def _year_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today, southern
+    for match in _YEAR_PAIR.finditer(query):
+        first, second = int(match.group(1)), match.group(2)
+        if int(second) in ((first + 1) % 100, first + 1) and not _PURPOSE.search(query, 0, match.start()):
+            return TimeSpan(match.group(0), dt.date(first, 1, 1), dt.date(first + 1, 12, 31), "years")
+    return None
+
+
+def _year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today, southern
     match = _search(_BARE_YEAR, query)
     if match is None:
         return None
@@ -175,3 +391,20 @@ def _year(query: str, today: dt.date) -> TimeSpan | None:
 def _month_span(text: str, year: int, month: int) -> TimeSpan:
     last = calendar.monthrange(year, month)[1]
     return TimeSpan(text, dt.date(year, month, 1), dt.date(year, month, last), "month")
+
+
+_Finder = Callable[[str, dt.date, bool], TimeSpan | None]
+# most precise first; a holiday before a season ("the 2025 summer holidays" is not the summer), both before
+# the bare year they hold
+_ABSOLUTE: tuple[_Finder, ...] = (
+    _exact_day,
+    _iso_week,
+    _month_pair,
+    _month_of_year,
+    _holiday,
+    _season,
+    _part_of_year,
+    _year_pair,
+    _year,
+)
+_FINDERS: tuple[_Finder, ...] = (*_ABSOLUTE[:-1], _relative_period, _relative, _named_month, _year)

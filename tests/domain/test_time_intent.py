@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.time_intent import find_time_span, parse_day
+from backend.domain.time_intent import find_time_span, name_span, parse_day
 
 TODAY = dt.date(2026, 4, 15)  # a Wednesday
 
@@ -80,3 +80,134 @@ def test_the_span_holds_its_days_and_nothing_else() -> None:
 def test_days_written_out(text: str, day: str | None) -> None:
     found = parse_day(text)
     assert (found.isoformat() if found else None) == day
+
+
+# --- periods: two months, seasons, halves and quarters, holidays ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "start", "end", "granularity"),
+    [
+        ("what happened in May and June 2024", "May and June 2024", "2024-05-01", "2024-06-30", "months"),
+        ("notes from May-June 2024", "May-June 2024", "2024-05-01", "2024-06-30", "months"),
+        ("from December to February 2025", "December to February 2025", "2024-12-01", "2025-02-28", "months"),
+        ("hives in spring 2024", "spring 2024", "2024-03-01", "2024-05-31", "season"),
+        ("climbing in autumn 2024", "autumn 2024", "2024-09-01", "2024-11-30", "season"),
+        ("the fall 2023 semester", "the fall 2023", "2023-09-01", "2023-11-30", "season"),
+        ("bees over the summer of 2025", "the summer of 2025", "2025-06-01", "2025-08-31", "season"),
+        ("how cold was winter 2024", "winter 2024", "2024-12-01", "2025-02-28", "season"),  # into 2025
+        (
+            "my shoulder in the first half of 2025",
+            "the first half of 2025",
+            "2025-01-01",
+            "2025-06-30",
+            "half",
+        ),
+        ("spending in H2 2024", "H2 2024", "2024-07-01", "2024-12-31", "half"),
+        ("sales in Q3 2024", "Q3 2024", "2024-07-01", "2024-09-30", "quarter"),
+        ("the 2024-Q1 review", "2024-Q1", "2024-01-01", "2024-03-31", "quarter"),
+        (
+            "the third quarter of last year",
+            "the third quarter of last year",
+            "2025-07-01",
+            "2025-09-30",
+            "quarter",
+        ),
+        ("what did we do at christmas 2024", "christmas 2024", "2024-12-20", "2025-01-01", "holiday"),
+        ("what did we do over easter 2024", "easter 2024", "2024-03-23", "2024-04-07", "holiday"),  # 31 March
+        ("easter 2025 plans", "easter 2025", "2025-04-12", "2025-04-27", "holiday"),  # 20 April
+        ("the 2025 summer holidays", "2025 summer holidays", "2025-07-01", "2025-08-31", "holiday"),
+        ("summer holidays 2025", "summer holidays 2025", "2025-07-01", "2025-08-31", "holiday"),
+        ("what did I do last summer", "last summer", "2025-06-01", "2025-08-31", "season"),
+        ("this spring", "this spring", "2026-03-01", "2026-05-31", "season"),  # the one around today
+        ("last christmas", "last christmas", "2025-12-20", "2026-01-01", "holiday"),
+        ("what we did this easter", "this easter", "2026-03-28", "2026-04-12", "holiday"),
+        ("the chemistry budget 2024-25", "2024-25", "2024-01-01", "2025-12-31", "years"),
+        ("the week of 2025-W12", "2025-W12", "2025-03-17", "2025-03-23", "week"),
+    ],
+)
+def test_the_periods_a_question_names(
+    question: str, text: str, start: str, end: str, granularity: str
+) -> None:
+    span = find_time_span(question, TODAY)
+    assert span is not None
+    assert (span.text, span.start.isoformat(), span.end.isoformat(), span.granularity) == (
+        text,
+        start,
+        end,
+        granularity,
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("autumn 2024", "2024-03-01", "2024-05-31"),
+        ("summer 2025", "2025-12-01", "2026-02-28"),
+        ("the 2025 summer holidays", "2025-12-01", "2026-01-31"),
+    ],
+)
+def test_the_southern_hemisphere_has_its_own_seasons(question: str, start: str, end: str) -> None:
+    span = find_time_span(question, TODAY, southern=True)
+    assert span is not None
+    assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
+
+
+def test_this_year_and_last_month_count_from_the_day_given() -> None:
+    pinned = dt.date(2025, 11, 15)
+    this_year = find_time_span("the chemistry budget this year", pinned)
+    last_month = find_time_span("spending last month", pinned)
+    assert this_year is not None
+    assert last_month is not None
+    assert (this_year.start, this_year.end) == (dt.date(2025, 1, 1), dt.date(2025, 12, 31))
+    assert (last_month.start, last_month.end) == (dt.date(2025, 10, 1), dt.date(2025, 10, 31))
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["the fourth half of 2024", "Q5 2024", "2010-2012", "version 2024-25.1", "2025-W54"],
+)
+def test_what_is_no_period(question: str) -> None:
+    span = find_time_span(question, TODAY)
+    assert span is None or span.granularity == "year"  # at most the year it names
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "end"),
+    [
+        ("2025-03-14", "2025-03-14", "2025-03-14"),
+        ("2025-W12", "2025-03-17", "2025-03-23"),
+        ("2025-03", "2025-03-01", "2025-03-31"),
+        ("Fontainebleau Oct 2024", "2024-10-01", "2024-10-31"),
+        ("Pembrokeshire Easter 2024", "2024-03-23", "2024-04-07"),
+        ("Hive records 2024", "2024-01-01", "2024-12-31"),
+        ("Timetable 2025-26", "2025-01-01", "2026-12-31"),
+    ],
+)
+def test_the_period_a_file_name_names(name: str, start: str, end: str) -> None:
+    span = name_span(name)
+    assert span is not None
+    assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize("name", ["Goals for this year", "Q1 last year", "Shopping list", "Plans for 2026"])
+def test_a_file_name_without_a_period_of_its_own(name: str) -> None:
+    assert name_span(name) is None
+
+
+@pytest.mark.parametrize(
+    ("periods", "share"),
+    [
+        (["2024-04-02"], 1.0),  # a day inside
+        (["2024-06-01"], 0.0),  # a day outside
+        (["2024-05-20/2024-06-08"], 12 / 20),  # a trip half in
+        (["2024-01-01/2024-12-31"], 92 / 366),  # a note of the whole year: its spring is a quarter of it
+        (["2023-05-01", "2024-03-01/2024-03-31"], 1.0),  # the best of a note's periods
+        ([], 0.0),
+        (["not a day"], 0.0),
+    ],
+)
+def test_how_much_of_a_note_lies_in_the_span(periods: list[str], share: float) -> None:
+    span = find_time_span("spring 2024", TODAY)
+    assert span is not None
+    assert span.share_of(periods) == pytest.approx(share)

@@ -234,6 +234,53 @@ def test_date(rel_path: str, frontmatter: str, date: str | None, problem_kinds: 
     assert kinds(note.problems) == problem_kinds
 
 
+@pytest.mark.parametrize(
+    ("rel_path", "date"),
+    [
+        pytest.param("Journal/2025-W12.md", "2025-03-17", id="week-monday"),
+        pytest.param("Journal/2025-03.md", "2025-03-01", id="month-first-day"),
+        pytest.param("Meetings/Standup 14 May 2024.md", "2024-05-14", id="written-out-day"),
+        pytest.param("Money/Budget 2024.md", None, id="a-year-is-no-day"),
+        pytest.param("Journal/2024/reflections.md", None, id="a-folder-year-is-no-day"),
+    ],
+)
+def test_a_date_from_the_file_name(rel_path: str, date: str | None) -> None:
+    assert parse_note(rel_path, "Body").date == date
+
+
+@pytest.mark.parametrize(
+    ("rel_path", "frontmatter", "periods"),
+    [
+        pytest.param("n.md", "date: 2024-01-05", ("2024-01-05",), id="its-day"),
+        pytest.param("Journal/2025-W12.md", "", ("2025-03-17/2025-03-23",), id="a-week-note-is-its-week"),
+        pytest.param("Journal/2025-03.md", "", ("2025-03-01/2025-03-31",), id="a-month-note-is-its-month"),
+        pytest.param("Trips/Font Oct 2024.md", "", ("2024-10-01/2024-10-31",), id="a-month-in-the-name"),
+        pytest.param("Journal/2024/reflections.md", "", ("2024-01-01/2024-12-31",), id="its-folder-year"),
+        pytest.param("Journal/2024/03/notes.md", "", ("2024-03-01/2024-03-31",), id="its-folder-month"),
+        pytest.param("Journal/2024/2025-01-02.md", "", ("2025-01-02",), id="the-name-before-the-folder"),
+        pytest.param(
+            "Books/Klara.md", "finished: 2024-11-28\nrating: 4", ("2024-11-28",), id="a-day-property"
+        ),
+        pytest.param(
+            "Trips/Font.md",
+            "dates: 2024-10-26 to 2024-11-02",
+            ("2024-10-26/2024-11-02",),
+            id="a-range-property",
+        ),
+        pytest.param("Bees/Hives.md", "year: 2024", ("2024-01-01/2024-12-31",), id="a-year-property"),
+        pytest.param(
+            "Journal/2023/n.md",
+            "modified: 2025-06-01\nupdated: 2025-06-02\nlast_reviewed: 2025-06-03",
+            ("2023-01-01/2023-12-31",),
+            id="edit-stamps-are-not-periods",
+        ),
+        pytest.param("People/Mum.md", "aliases: [mum]", (), id="undated"),
+    ],
+)
+def test_the_periods_a_note_is_of(rel_path: str, frontmatter: str, periods: tuple[str, ...]) -> None:
+    assert parse_note(rel_path, f"---\n{frontmatter}\n---\nBody").periods == periods
+
+
 # --- metadata ------------------------------------------------------------------------------------------
 
 

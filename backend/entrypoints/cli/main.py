@@ -8,6 +8,7 @@ one answers: `target.py`), what they print in `output.py`, the operator commands
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import ipaddress
 import json
 import logging
@@ -133,6 +134,11 @@ def _parser() -> argparse.ArgumentParser:
         "--mode", action="append", choices=[m.value for m in SearchMode], help="repeatable; default all three"
     )
     ev.add_argument("--limit", type=int, help="only the first N queries")
+    ev.add_argument(
+        "--today",
+        type=_iso_day,
+        help="YYYY-MM-DD: the day the questions' 'this year', 'last month' count from (a set's own now)",
+    )
     ev.add_argument("--json", action="store_true", help="print the scores as JSON")
 
     mig = sub.add_parser(
@@ -269,6 +275,8 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     for eval_set in sets:
         queries = eval_set.read_queries()[: args.limit]
         eval_settings = _eval_settings(args, eval_set) if args.sets else settings
+        if args.today is not None:
+            eval_settings = eval_settings.model_copy(update={"today": args.today})
         services = open_local(eval_settings)
         try:
             # an evaluation index is a cache: one built another way (model, windows) is simply built again
@@ -294,6 +302,13 @@ def _eval_settings(args: argparse.Namespace, eval_set: EvalSet) -> Settings:
     # each set gets its own index, <root>/<set name>, never the service's (root: --data-dir or data/eval)
     root = args.data_dir if args.data_dir is not None else EVAL_ROOT
     return load_settings(vault_path=eval_set.vault, data_dir=root / eval_set.name)
+
+
+def _iso_day(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a YYYY-MM-DD day: {text!r}") from None
 
 
 def _error(exc: KnowledgeBridgeError) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from backend.domain.time_intent import parse_day
+from backend.domain.time_intent import name_span, parse_day
 from backend.infrastructure.markdown.body import clean_tag
 
 FRONTMATTER_MAX_BYTES = 64 * 1024
@@ -26,7 +26,13 @@ _PROMOTED_KEYS = frozenset({"title", "aliases", "alias", "tags", "tag", "date", 
 _FENCE_OPEN = "---"
 _FENCE_CLOSE = ("---", "...")
 _ISO_DAY = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$")
-_NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_RANGE = re.compile(
+    r"^\s*(\d{4}-\d{1,2}-\d{1,2})\s*(?:to|until|-|\u2013|\u2014|/|\.\.)\s*(\d{4}-\d{1,2}-\d{1,2})\s*$"
+)
+# dates a plugin or a person stamps when a note is touched say when it was edited, not what it is of
+_STAMP_KEY = re.compile(r"modif|updat|edit|review|access|sync|last|mtime", re.I)
+_FOLDER_PERIOD = re.compile(r"(?:^|/)((?:19|20)\d\d)(?:/(0[1-9]|1[0-2]))?(?=/|$)")
+MAX_PERIODS = 8
 
 
 class _FrontmatterLoader(yaml.SafeLoader):
@@ -134,6 +140,18 @@ def _iso_day(value: Any) -> str | None:
 
 
 def note_date(front: dict[str, Any], stem: str, problems: list[str]) -> str | None:
+    """The day a note is of: its `date:` or `created:`, else the day, week (its Monday) or month (its first
+    day) its file name names; None when neither says a day."""
+    day = _front_day(front, problems)
+    if day is not None:
+        return day
+    named = name_span(stem)
+    if named is not None and named.granularity in ("day", "week", "month"):
+        return named.start.isoformat()
+    return None
+
+
+def _front_day(front: dict[str, Any], problems: list[str]) -> str | None:
     for key in ("date", "created"):
         value = front.get(key)
         if value is None or value == "":
@@ -142,11 +160,57 @@ def note_date(front: dict[str, Any], stem: str, problems: list[str]) -> str | No
         if day is not None:
             return day
         problems.append(f"invalid_date: {key}={str(value)[:60]!r} is not a YYYY-MM-DD day")
-    for match in _NAME_DAY.finditer(stem):
-        day = _iso_day(match.group(0))
-        if day is not None:
-            return day
     return None
+
+
+def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
+    """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
+    names a time: its `date:`/`created:` day, the period its file name names ("2025-W12", "Trip Oct 2024",
+    "Budget 2024"), and the days or ranges its other properties hold (`finished: 2024-03-17`, `dates:
+    2024-10-26 to 2024-11-02`, `year: 2024`), but not edit stamps (`modified:`, `updated:`); else the year
+    (or year/month) of its folder (`Journal/2024/`)."""
+    periods: list[str] = []
+    day = _front_day(front, [])
+    if day is not None:
+        periods.append(day)
+    named = name_span(stem)
+    if named is not None:
+        periods.append(_period(named.start, named.end))
+    for key, value in front.items():
+        if key not in ("date", "created") and not _STAMP_KEY.search(key):
+            period = _property_period(key, value)
+            if period is not None:
+                periods.append(period)
+    if not periods:
+        for match in _FOLDER_PERIOD.finditer(folder):
+            year, month = int(match.group(1)), match.group(2)
+            span = name_span(f"{year}-{month}") if month else name_span(str(year))
+            if span is not None:
+                periods = [_period(span.start, span.end)]
+    return tuple(dict.fromkeys(periods))[:MAX_PERIODS]
+
+
+def _property_period(key: str, value: Any) -> str | None:
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if key.lower() == "year" and isinstance(value, int) and 1900 <= value <= 2099:
+        return _period(dt.date(value, 1, 1), dt.date(value, 12, 31))
+    if not isinstance(value, str):
+        return None
+    text = value.strip()[:60]
+    match = _RANGE.match(text)
+    if match is not None:
+        first, last = (_iso_day(part) for part in match.groups())
+        return _period(dt.date.fromisoformat(first), dt.date.fromisoformat(last)) if first and last else None
+    match = _ISO_DAY.match(text)
+    return _iso_day(text) if match is not None else None
+
+
+def _period(start: dt.date, end: dt.date) -> str:
+    start, end = min(start, end), max(start, end)
+    return start.isoformat() if start == end else f"{start.isoformat()}/{end.isoformat()}"
 
 
 def metadata(front: dict[str, Any], problems: list[str]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from backend.infrastructure.markdown.frontmatter import (
     load_frontmatter,
     metadata,
     note_date,
+    note_periods,
     split_frontmatter,
 )
 from backend.infrastructure.markdown.links import read_links
@@ -45,6 +46,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         tags=_dedupe_casefold([*frontmatter_tags(front), *inline_tags(tokens)]),
         aliases=_dedupe_casefold(frontmatter_aliases(front)),
         date=note_date(front, stem, problems),
+        periods=note_periods(front, stem, rel_path.rpartition("/")[0]),
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),

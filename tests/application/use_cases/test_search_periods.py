@@ -1,0 +1,110 @@
+"""A question naming a period (a season, a holiday, a quarter) on a small vault of its own: the notes of the
+period come first, undated notes below them and notes of other times lower still, a note partly of the period
+gets part of the boost, and a note's period comes from its date, its file name's week or month, or its
+folder."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from backend.application.search import SearchOptions
+from backend.application.search_ranking import boosted
+from backend.domain.models import ScoredPoint
+from backend.domain.time_intent import find_time_span
+from tests.fakes import FakeEmbedder, FakeHandles, wire
+
+TODAY = dt.date(2025, 11, 15)
+
+VAULT = {
+    # undated, and the best match for the words: the whole log
+    "Areas/Climbing log.md": "# Climbing log\n\nAutumn is the season for climbing at the crag: climbing at "
+    "the crag every autumn.\n",
+    # another period, a good match
+    "Journal/2025/2025-03-08.md": "Climbing at the crag, it felt like autumn. Climbing again at the crag.\n",
+    # autumn 2024: a day from the file name, a week note, a note dated by its frontmatter
+    "Journal/2024/2024-10-12.md": "Went climbing at the crag with Lyd.\n",
+    "Journal/2024/2024-W45.md": "- Mon: marking\n- Thu: climbing at the crag, slab\n",
+    "Trips/Font.md": "---\ndates: 2024-10-26 to 2024-11-02\n---\n# Font\n\nA week of climbing at the crag "
+    "in the forest.\n",
+    # dated by its folder only: of all 2024, so partly of its autumn
+    "Journal/2024/fear.md": "Thinking about fear and climbing at the crag.\n",
+    "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",
+}
+
+
+@pytest.fixture
+def handles() -> FakeHandles:
+    return wire(VAULT, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
+
+
+def notes(handles: FakeHandles, question: str) -> list[str]:
+    hits = handles.search.search(question, top_k=10).hits
+    return list(dict.fromkeys(str(h.payload["note_path"]) for h in hits))
+
+
+def test_a_season_puts_its_notes_first_and_the_undated_and_other_times_below(handles: FakeHandles) -> None:
+    question = "climbing at the crag in autumn 2024"
+    flat = wire(VAULT, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
+    # by the words alone, the undated log and a note of another spring lead
+    assert notes(flat, question)[:2] == ["Areas/Climbing log.md", "Journal/2025/2025-03-08.md"]
+
+    ranked = notes(handles, question)
+
+    # a day of the season (its file name) and a week of it (a week note) first, the undated log next, and the
+    # note of another time below the trip of the season it matched twice as well as
+    assert ranked[:5] == [
+        "Journal/2024/2024-10-12.md",
+        "Journal/2024/2024-W45.md",
+        "Areas/Climbing log.md",
+        "Trips/Font.md",
+        "Journal/2025/2025-03-08.md",
+    ]
+    span = handles.search.search(question).time_intent
+    assert span is not None
+    assert (span.text, span.granularity) == ("autumn 2024", "season")
+
+
+def test_a_note_of_the_whole_year_gets_the_share_of_its_days_in_the_season(handles: FakeHandles) -> None:
+    question = "fear and climbing at the crag in autumn 2024"
+    flat = wire(VAULT, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
+
+    def score(h: FakeHandles) -> float:
+        hits = h.search.search(question, top_k=10).hits
+        return next(hit.score for hit in hits if hit.payload["note_path"] == "Journal/2024/fear.md")
+
+    # 91 days of autumn 2024 in the 366 of 2024 the folder dates the note by
+    assert score(handles) == pytest.approx(score(flat) * (1 + 91 / 366))
+
+
+def test_this_year_is_the_pinned_days_year() -> None:
+    question = "climbing at the crag this year"
+
+    def scores(options: SearchOptions) -> dict[str, float]:
+        handles = wire(VAULT, embedder=FakeEmbedder(spread=True), options=options)
+        return {str(h.payload["note_path"]): h.score for h in handles.search.search(question, top_k=10).hits}
+
+    plain = scores(SearchOptions(time_boost=0.0))
+    now = scores(SearchOptions(today=lambda: TODAY))
+    then = scores(SearchOptions(today=lambda: dt.date(2024, 12, 1)))
+
+    spring_2025, font_2024, log = "Journal/2025/2025-03-08.md", "Trips/Font.md", "Areas/Climbing log.md"
+    assert now[spring_2025] == pytest.approx(2 * plain[spring_2025])
+    assert now[font_2024] == pytest.approx(plain[font_2024] / 2)
+    assert then[spring_2025] == pytest.approx(plain[spring_2025] / 2)
+    assert then[font_2024] == pytest.approx(2 * plain[font_2024])
+    assert now[log] == pytest.approx(plain[log])  # undated: of no year, and of no other year either
+    assert then[log] == pytest.approx(plain[log])
+
+
+def test_an_index_written_before_periods_were_stored_goes_by_the_date() -> None:
+    span = find_time_span("in autumn 2024", TODAY)
+    assert span is not None
+    old = ScoredPoint(id="a", score=0.5, payload={"note_path": "n.md", "date": "2024-10-12"})
+    elsewhen = ScoredPoint(id="b", score=0.5, payload={"note_path": "m.md", "date": "2025-10-12"})
+    undated = ScoredPoint(id="c", score=0.5, payload={"note_path": "u.md", "date": None})
+
+    assert boosted(old, span, 1.0).score == pytest.approx(1.0)
+    assert boosted(elsewhen, span, 1.0).score == pytest.approx(0.25)
+    assert boosted(undated, span, 1.0).score == pytest.approx(0.5)
