@@ -34,8 +34,9 @@ from backend.api.errors import validation_envelope as invalid
 from backend.api.input_types import request_from
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
-from backend.api.schemas import ErrorBody, IndexStatus, NoteLinksOut, SearchRequest, SearchResponse
+from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse
 from backend.api.status_answer import status_answer
+from backend.api.status_schemas import IndexStatus
 from backend.api.validation_messages import describe_validation
 from backend.bootstrap import Services
 from backend.config import Settings

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict
 
-from backend.api.schemas import (
+from backend.api.status_schemas import (
     DriftFinding,
     EmbedderInfo,
     EmbedderProblemOut,

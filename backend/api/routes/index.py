@@ -8,8 +8,8 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
-from backend.api.schemas import IndexStatus, JobAccepted, VerifyResult
 from backend.api.status_answer import status_answer, verify_answer
+from backend.api.status_schemas import IndexStatus, JobAccepted, VerifyResult
 
 log = logging.getLogger(__name__)
 
