@@ -52,10 +52,8 @@ def _ask(client: httpx.Client, query: str, mode: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def compare(
-    urls: dict[str, str], queries: list[str], modes: list[str]
-) -> dict[str, dict[str, list[float]]]:
-    """{mode: {label: [ms per question]}}: every question asked of every service, the first one alternating."""
+def compare(urls: dict[str, str], queries: list[str], modes: list[str]) -> dict[str, dict[str, list[float]]]:
+    """{mode: {label: [ms per question]}}: each question asked of every service, the first one alternating."""
     clients = {label: httpx.Client(base_url=url, timeout=60) for label, url in urls.items()}
     labels = list(clients)
     try:
