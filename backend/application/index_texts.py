@@ -10,12 +10,17 @@ from backend.domain.languages import language_code
 from backend.domain.models import Chunk, ParsedNote
 from backend.domain.payload import HEADING_SEPARATOR
 from backend.domain.sparse import DocumentFields
+from backend.domain.tag_words import tag_text
 from backend.domain.text_analysis import TextAnalyzer
 
 
 def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
     """What is embedded: the chunk under its note title and heading path, so a chunk about "Risks" in
-    "Database migration" is found by either."""
+    "Database migration" is found by either, and the note's tags as words (#MentalHealth as "Mental
+    Health"): a tag says what the whole note is about, wherever in it, or in its frontmatter, it is written.
+    A tag the chunk itself writes is not said twice: on personal-dev, repeating the inline tags of
+    journal notes pulled every #climbing day above the one a question asked for (hybrid nDCG@10 0.697
+    without tags in the embedded text, 0.693 with every tag, 0.697 with each said once)."""
     return f"{_context(note, chunk)}\n\n{chunk.text}"
 
 
@@ -65,4 +70,7 @@ def reuse_key(heading_path: Iterable[str], text: str) -> tuple[tuple[str, ...], 
 
 
 def _context(note: ParsedNote, chunk: Chunk) -> str:
-    return HEADING_SEPARATOR.join((note.title, *chunk.heading_path))
+    path = HEADING_SEPARATOR.join((note.title, *chunk.heading_path))
+    written = chunk.text.casefold()
+    tags = tag_text([tag for tag in note.tags if f"#{tag.casefold()}" not in written])
+    return f"{path}\n{tags}" if tags else path

@@ -21,6 +21,7 @@ from backend.application.hit_confidence import (
 from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.ports import Embedder
+from backend.application.question_tags import QuestionTags
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_ranking import best_first, chunk_index, put_first, rank
 from backend.application.serving_index import ServingIndex
@@ -148,6 +149,7 @@ class SearchService:
         self._embedder = embedder
         self._encoder = encoder
         self._judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
+        self._tags = QuestionTags(encoder.analyzer)
         self._index = index
         self._options = options or SearchOptions()
         self._chunks = ChunkCounter()
@@ -203,7 +205,7 @@ class SearchService:
         clues = self._clues(live, asked)
         started = time.perf_counter()
         plan = pending_plan(plan, self._index)
-        vectors, plan = self._encode(asked.query, plan)
+        vectors, plan = self._encode(asked.query, plan, live)
         if plan.mode is SearchMode.KEYWORD and vectors.keywords is None:
             return self._named_only(live, asked, plan, clues), Sides(None, None)
         embed_ms = (time.perf_counter() - started) * 1000
@@ -231,15 +233,17 @@ class SearchService:
         named = self._entity_hits(live, asked.query, asked.point_filter)
         return Clues(span, named, (time.perf_counter() - started) * 1000)
 
-    def _encode(self, query: str, plan: ModePlan) -> tuple[QueryVectors, ModePlan]:
+    def _encode(self, query: str, plan: ModePlan, live: LiveIndex) -> tuple[QueryVectors, ModePlan]:
         """The query's dense vector (unless keyword mode; keyword search answers when it cannot be made) and
-        its keyword vector (unless dense mode)."""
+        its keyword vector (unless dense mode), with the vault's tags it names in words."""
         dense: list[float] | None = None
         if plan.mode is not SearchMode.KEYWORD:
             dense, reason = self._embed_query(query)
             if dense is None:
                 plan = plan.without_dense(reason)
-        sparse = self._encoder.encode_query(query) if plan.mode is not SearchMode.DENSE else None
+        sparse = None
+        if plan.mode is not SearchMode.DENSE:
+            sparse = self._encoder.encode_query(query, self._tags.terms(query, live.graph.vocabulary()))
         return QueryVectors(dense, sparse), plan
 
     def _store_ask(self, asked: Asked, vectors: QueryVectors, mode: SearchMode) -> StoreAsk:
