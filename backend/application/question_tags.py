@@ -6,10 +6,11 @@ vault is encoded exactly as without this, and no term that can match nothing is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from backend.application.note_graph import TagVocabulary
-from backend.domain.tag_words import span_terms, tag_terms
+from backend.domain.tag_words import head, span_terms, tag_segments, tag_terms
 from backend.domain.text_analysis import TextAnalyzer
 
 
@@ -19,6 +20,7 @@ class _Worked:
 
     vocabulary: TagVocabulary
     tag_terms: frozenset[str]
+    heads: frozenset[str]  # of the tags' segments: the spans worth stemming
     # an acronym tag's terms, and the terms of its expansion in each of the vault's languages
     expansions: tuple[tuple[frozenset[str], tuple[frozenset[str], ...]], ...]
 
@@ -31,25 +33,26 @@ class QuestionTags:
         self._languages = analyzer.query_languages or (analyzer.default_language,)
         self._worked: _Worked | None = None
 
-    def terms(self, query: str, vocabulary: TagVocabulary) -> dict[str, float]:
-        """The tag terms `query` means that a note of the vault holds, each at a word's weight."""
+    def terms(self, query: str, words: Mapping[str, float], vocabulary: TagVocabulary) -> dict[str, float]:
+        """The tag terms `query` means that a note of the vault holds, each at a word's weight. `words`: the
+        query's own terms (`TextAnalyzer.query_terms`)."""
         worked = self._worked
         if worked is None or worked.vocabulary is not vocabulary:
             worked = self._worked = self._work_out(vocabulary)
         if not worked.tag_terms:
             return {}
-        spans = span_terms(self._analyzer, query, self._languages)
+        spans = span_terms(self._analyzer, query, self._languages, worked.heads)
         found = {term: 1.0 for term in spans if term in worked.tag_terms}
         if worked.expansions:
-            words = set(self._analyzer.query_terms(query))
             for acronym, needs in worked.expansions:
-                if any(need <= words for need in needs):
+                if any(all(term in words for term in need) for need in needs):
                     found.update(dict.fromkeys(acronym, 1.0))
         return found
 
     def _work_out(self, vocabulary: TagVocabulary) -> _Worked:
         analyzer, languages = self._analyzer, self._languages
         held = frozenset(term for tag in vocabulary.tags for term in tag_terms(analyzer, tag, languages))
+        heads = frozenset(head(segment) for tag in vocabulary.tags for segment in tag_segments(tag))
         expansions = []
         for acronym, expansion in vocabulary.definitions:
             needs = tuple(
@@ -61,4 +64,4 @@ class QuestionTags:
             own = frozenset(tag_terms(analyzer, acronym, languages))
             if needs and own:
                 expansions.append((own, needs))
-        return _Worked(vocabulary, held, tuple(expansions))
+        return _Worked(vocabulary, held, heads, tuple(expansions))

@@ -243,7 +243,9 @@ class SearchService:
                 plan = plan.without_dense(reason)
         sparse = None
         if plan.mode is not SearchMode.DENSE:
-            sparse = self._encoder.encode_query(query, self._tags.terms(query, live.graph.vocabulary()))
+            terms = self._encoder.analyzer.query_terms(query)
+            terms.update(self._tags.terms(query, terms, live.graph.vocabulary()))
+            sparse = self._encoder.encode_terms(terms)
         return QueryVectors(dense, sparse), plan
 
     def _store_ask(self, asked: Asked, vectors: QueryVectors, mode: SearchMode) -> StoreAsk:

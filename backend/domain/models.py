@@ -34,6 +34,7 @@ class ParsedNote:
     aliases: tuple[str, ...] = ()
     date: str | None = None  # ISO YYYY-MM-DD
     headings: tuple[Heading, ...] = ()
+    inline_tags: tuple[str, ...] = ()  # those of `tags` written in the text ("#sleep"), not the frontmatter
     metadata: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()  # e.g. invalid frontmatter; the note is still indexed
     links: tuple[Link, ...] = ()  # in order of appearance; none from code or %%comments%%

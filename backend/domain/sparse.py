@@ -128,12 +128,12 @@ class SparseEncoder:
         _add(tf, self._terms_of(fields.headings, language), w.headings)
         return _to_vector({term: t * (self.k1 + 1) / (t + self.k1) for term, t in tf.items() if t > 0})
 
-    def encode_query(self, text: str, extra: Mapping[str, float] | None = None) -> SparseVector:
-        """`extra`: terms the question means besides its words (the vault's tags it names), with weights."""
-        terms = self.analyzer.query_terms(text)
-        if extra:
-            terms = {**terms, **{term: max(w, terms.get(term, 0.0)) for term, w in extra.items()}}
-        return _to_vector(terms)
+    def encode_query(self, text: str) -> SparseVector:
+        return _to_vector(self.analyzer.query_terms(text))
+
+    def encode_terms(self, terms: Mapping[str, float]) -> SparseVector:
+        """A query's vector from its terms: `analyzer.query_terms`, with any others it means (its tags)."""
+        return _to_vector(dict(terms))
 
     def content_only(self) -> SparseEncoder:
         """This encoder with stop words left out: what a hit's confidence is judged by (how many of the

@@ -15,13 +15,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Container, Sequence
 
 from backend.domain.text_analysis import STOP_WORDS, TextAnalyzer, words
 
 TAG_TERM = "#"  # prefix of a tag term; no word term holds it (words are letters and digits)
 MAX_DEFINITIONS = 32  # acronyms one note may define (a glossary note; beyond that, noise)
 SPAN_WORDS = (2, 3)  # adjacent question words joined into a tag term: "state of mind" meets #stateofmind
+HEAD_CHARS = 4  # letters of a joined span compared before it is stemmed (`head`)
 MAX_SPAN_WORDS = 48  # question words looked at for spans (a long conversation holds earlier turns too)
 _HASHTAG = re.compile(r"(?<![^\s(])#([^\W\d][\w/-]*)")  # a tag written in a question, as in a note
 _ACRONYM = r"[A-Z][A-Z0-9]{1,7}"
@@ -71,20 +73,34 @@ def tag_word_text(tag: str) -> str:
     return " ".join(word for segment in tag_segments(tag) for word in segment)
 
 
-def span_terms(analyzer: TextAnalyzer, text: str, languages: Sequence[str]) -> set[str]:
+def span_terms(
+    analyzer: TextAnalyzer, text: str, languages: Sequence[str], heads: Container[str] | None = None
+) -> set[str]:
     """The tag terms a question may mean: its adjacent words joined (`SPAN_WORDS`), and the tags it writes
-    with a `#`. Most are no tag of the vault; the caller keeps those that are."""
+    with a `#`. Most are no tag of the vault; the caller keeps those that are. `heads`: the `head`s of the
+    vault's tag segments; a span with another head is no tag of the vault and is not stemmed at all."""
     tokens = words(text)[:MAX_SPAN_WORDS]
     found: set[str] = set()
     for size in SPAN_WORDS:
         for start in range(len(tokens) - size + 1):
             span = tokens[start : start + size]
+            if heads is not None and head(span) not in heads:
+                continue
             if all(word.lower() in STOP_WORDS for word in span):
                 continue
             found.update(TAG_TERM + term for term in analyzer.joined_terms(span, languages))
     for tag in _HASHTAG.findall(text):
         found |= tag_terms(analyzer, tag, languages)
     return found
+
+
+def head(words_of_segment: Sequence[str]) -> str:
+    """The first letters of words joined, case and accents folded: stemming cuts a word's end, so a span and
+    a tag segment with different heads never have the same tag term (a cheap test before stemming)."""
+    start = "".join(words_of_segment)[:HEAD_CHARS].casefold()
+    if start.isascii():
+        return start
+    return "".join(ch for ch in unicodedata.normalize("NFKD", start) if not unicodedata.combining(ch))
 
 
 def acronym_definitions(text: str) -> tuple[tuple[str, str], ...]:

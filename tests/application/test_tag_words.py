@@ -21,6 +21,10 @@ TAGGED = {
     "Journal/hyphen.md": "Skipped the staff party, stayed in. #mental-health\n",
     "Journal/underscore.md": "---\ntags: [mental_health]\n---\nTherapy session moved to Thursday.\n",
     "Journal/nested.md": "Started the journalling habit again. #health/mental\n",
+    "Journal/sections.md": (
+        "# Sunday\n\n## Morning\n\nLong walk by the river. #MentalHealth\n\n"
+        "## Evening\n\nCooked dal and read a novel.\n"
+    ),
 }
 OTHERS = {
     "Recipes/Dal.md": "# Dal\n\nRed lentils, cumin, a tin of tomatoes. #cooking\n",
@@ -53,12 +57,13 @@ def test_a_question_that_writes_the_tag_finds_every_form_of_it(tagged: Harness) 
     assert set(TAGGED) - {"Journal/nested.md"} <= set(found)  # nested: a tag "mental" under "health"
 
 
-def test_a_frontmatter_tag_joins_the_embedded_text_as_words(tagged: Harness) -> None:
-    # dense only: these two notes' texts are about a walk and a session; their tags say "mental health"
-    ranked = _paths(tagged, "mental health", SearchMode.DENSE, top_k=20)
-    unrelated = [*OTHERS, "Journal/run-together.md"]  # its text says "mentalhealth", not the two words
-    for note in ("Journal/camel.md", "Journal/underscore.md"):
-        assert all(ranked.index(note) < ranked.index(other) for other in unrelated)
+def test_a_tag_written_in_a_note_joins_every_chunk_s_embedded_text_as_words(tagged: Harness) -> None:
+    # dense only: the evening's text is dal and a novel; the note's #MentalHealth says "Mental Health"
+    hits = tagged.search.search("mental health", top_k=20, mode=SearchMode.DENSE).hits
+    ranked = [(str(hit.payload["note_path"]), tuple(hit.payload["heading_path"])) for hit in hits]
+    evening = ranked.index(("Journal/sections.md", ("Sunday", "Evening")))
+    unrelated = {*OTHERS, "Journal/run-together.md"}  # its text says "mentalhealth", not the two words
+    assert all(evening < i for i, (path, _) in enumerate(ranked) if path in unrelated)
 
 
 def test_words_joined_in_a_question_meet_tags_only_never_a_word_of_the_text(tagged: Harness) -> None:
