@@ -21,8 +21,8 @@ class _Worked:
     vocabulary: TagVocabulary
     tag_terms: frozenset[str]
     heads: frozenset[str]  # of the tags' segments: the spans worth stemming
-    # an acronym tag's terms, and the terms of its expansion in each of the vault's languages
-    expansions: tuple[tuple[frozenset[str], tuple[frozenset[str], ...]], ...]
+    # an acronym tag's terms, its expansion, and the expansion's terms in each of the vault's languages
+    expansions: tuple[tuple[frozenset[str], str, tuple[frozenset[str], ...]], ...]
 
 
 class QuestionTags:
@@ -36,17 +36,21 @@ class QuestionTags:
     def terms(self, query: str, words: Mapping[str, float], vocabulary: TagVocabulary) -> dict[str, float]:
         """The tag terms `query` means that a note of the vault holds, each at a word's weight. `words`: the
         query's own terms (`TextAnalyzer.query_terms`)."""
+        return dict.fromkeys(self.found(query, words, vocabulary), 1.0)
+
+    def found(self, query: str, words: Mapping[str, float], vocabulary: TagVocabulary) -> dict[str, str]:
+        """The tag terms `query` means that a note of the vault holds, each with the words of the question
+        it stands for (what a hit holding the tag term holds of the question)."""
         worked = self._worked
         if worked is None or worked.vocabulary is not vocabulary:
             worked = self._worked = self._work_out(vocabulary)
         if not worked.tag_terms:
             return {}
         spans = span_terms(self._analyzer, query, self._languages, worked.heads)
-        found = {term: 1.0 for term in spans if term in worked.tag_terms}
-        if worked.expansions:
-            for acronym, needs in worked.expansions:
-                if any(all(term in words for term in need) for need in needs):
-                    found.update(dict.fromkeys(acronym, 1.0))
+        found = {term: said for term, said in spans.items() if term in worked.tag_terms}
+        for acronym, expansion, needs in worked.expansions:
+            if any(all(term in words for term in need) for need in needs):
+                found.update(dict.fromkeys(acronym, expansion))
         return found
 
     def _work_out(self, vocabulary: TagVocabulary) -> _Worked:
@@ -63,5 +67,5 @@ class QuestionTags:
             needs = tuple(need for need in needs if need)
             own = frozenset(tag_terms(analyzer, acronym, languages))
             if needs and own:
-                expansions.append((own, needs))
+                expansions.append((own, expansion, needs))
         return _Worked(vocabulary, held, heads, tuple(expansions))

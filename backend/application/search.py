@@ -29,7 +29,7 @@ from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
-from backend.domain.sparse import SparseEncoder
+from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
 from backend.domain.vault_paths import safe_filter
@@ -197,8 +197,10 @@ class SearchService:
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
             asked = replace(asked, point_filter=live.graph.tag_filter(given))
             outcome, sides = self._search(live, asked, plan)
-            judged = self._judge.encode_query(focus if focus is not None else query)
-            return self._confident(live, outcome, sides, judged)
+            said = focus if focus is not None else query
+            words = self._judge.analyzer.query_terms(said)
+            judged = self._judge.encode_terms(words)
+            return self._confident(live, outcome, sides, judged, self._judged_tags(live, said, words))
 
     def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
         """The stages in order; also both sides' own scores, which the hits' confidence is computed from."""
@@ -344,16 +346,30 @@ class SearchService:
         )
 
     def _confident(
-        self, live: LiveIndex, outcome: SearchOutcome, sides: Sides, judged: SparseVector
+        self,
+        live: LiveIndex,
+        outcome: SearchOutcome,
+        sides: Sides,
+        judged: SparseVector,
+        tags: dict[int, frozenset[int]],
     ) -> SearchOutcome:
         """The outcome with each hit's confidence, and what it was computed from."""
         hits = outcome.hits
-        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._judge)
+        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._judge, tags=tags)
         health = self._index.serving_health  # whose cosines the dense scores are
         model = health.model_name if health is not None else None
         chunks = self._chunks.count(live) if hits else 0
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
         return replace(outcome, hits=hits, evidence=evidence)
+
+    def _judged_tags(self, live: LiveIndex, said: str, words: dict[str, float]) -> dict[int, frozenset[int]]:
+        """The vault's tags the judged words name, by term, each with the judged terms it stands for."""
+        found = self._tags.found(said, words, live.graph.vocabulary())
+        analyzer = self._judge.analyzer
+        return {
+            term_index(tag): frozenset(term_index(term) for term in analyzer.query_terms(stands_for))
+            for tag, stands_for in found.items()
+        }
 
     def _foreign_weights(self, query: str) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question

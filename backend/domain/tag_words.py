@@ -75,12 +75,13 @@ def tag_word_text(tag: str) -> str:
 
 def span_terms(
     analyzer: TextAnalyzer, text: str, languages: Sequence[str], heads: Container[str] | None = None
-) -> set[str]:
-    """The tag terms a question may mean: its adjacent words joined (`SPAN_WORDS`), and the tags it writes
-    with a `#`. Most are no tag of the vault; the caller keeps those that are. `heads`: the `head`s of the
-    vault's tag segments; a span with another head is no tag of the vault and is not stemmed at all."""
+) -> dict[str, str]:
+    """The tag terms a question may mean, each with the words of the question it stands for: its adjacent
+    words joined (`SPAN_WORDS`), and the tags it writes with a `#`. Most are no tag of the vault; the caller
+    keeps those that are. `heads`: the `head`s of the vault's tag segments; a span with another head is no
+    tag of the vault and is not stemmed at all."""
     tokens = words(text)[:MAX_SPAN_WORDS]
-    found: set[str] = set()
+    found: dict[str, str] = {}
     for size in SPAN_WORDS:
         for start in range(len(tokens) - size + 1):
             span = tokens[start : start + size]
@@ -88,9 +89,11 @@ def span_terms(
                 continue
             if all(word.lower() in STOP_WORDS for word in span):
                 continue
-            found.update(TAG_TERM + term for term in analyzer.joined_terms(span, languages))
+            for term in analyzer.joined_terms(span, languages):
+                found.setdefault(TAG_TERM + term, " ".join(span))
     for tag in _HASHTAG.findall(text):
-        found |= tag_terms(analyzer, tag, languages)
+        for term in tag_terms(analyzer, tag, languages):
+            found.setdefault(term, tag_word_text(tag))
     return found
 
 

@@ -52,6 +52,16 @@ def test_every_way_of_writing_a_tag_is_found_by_its_words_on_the_keyword_side(ta
     assert sorted(found) == sorted(TAGGED)  # each form, and nothing else
 
 
+def test_a_note_found_by_its_tag_holds_the_question_s_words_for_its_confidence(tagged: Harness) -> None:
+    outcome = tagged.search.search("mental health", top_k=10, mode=SearchMode.KEYWORD)
+    shown = {
+        str(hit.payload["note_path"]): seen for hit, seen in zip(outcome.hits, outcome.evidence, strict=True)
+    }
+    # "#mentalhealth" holds both words of the question, as "#mental-health" does
+    assert (shown["Journal/run-together.md"].covered, shown["Journal/run-together.md"].query_terms) == (2, 2)
+    assert shown["Journal/hyphen.md"].covered == 2
+
+
 def test_a_question_that_writes_the_tag_finds_every_form_of_it(tagged: Harness) -> None:
     found = _paths(tagged, "#MentalHealth", SearchMode.KEYWORD)
     assert set(TAGGED) - {"Journal/nested.md"} <= set(found)  # nested: a tag "mental" under "health"
