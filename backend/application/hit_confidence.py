@@ -83,9 +83,16 @@ def read_sides(
 
 
 def evidence_of(
-    hits: Sequence[ScoredPoint], *, sides: Sides, query: SparseVector, encoder: SparseEncoder
+    hits: Sequence[ScoredPoint],
+    *,
+    sides: Sides,
+    query: SparseVector,
+    encoder: SparseEncoder,
+    tags: Mapping[int, frozenset[int]] | None = None,
 ) -> list[Evidence]:
-    """What each hit shows about itself, in the order of `hits` (`query`: the terms it is judged by).
+    """What each hit shows about itself, in the order of `hits` (`query`: the terms it is judged by;
+    `tags`: the tag terms of the vault the question names, each with the question's terms it stands for:
+    a hit tagged #mentalhealth holds "mental health").
 
     A hit a pointer led to (`via`: a map-of-content line describing its note) shows what its pointer shows
     too, feature by feature the larger: the line that vouches for the note is evidence about the note."""
@@ -95,7 +102,7 @@ def evidence_of(
         return Evidence(
             dense=sides.dense.score(hit.id) if sides.dense is not None else None,
             keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
-            covered=len(terms & _terms_of(hit.payload, encoder)) if terms else 0,
+            covered=len(terms & _held(_terms_of(hit.payload, encoder), tags)) if terms else 0,
             query_terms=len(terms),
         )
 
@@ -121,6 +128,12 @@ def with_confidence(
         replace(hit, confidence=round(calibration.probability(shown, chunks), 4))
         for hit, shown in zip(hits, evidence, strict=True)
     ]
+
+
+def _held(held: set[int], tags: Mapping[int, frozenset[int]] | None) -> set[int]:
+    if not tags:
+        return held
+    return held.union(*(words for tag, words in tags.items() if tag in held))
 
 
 def _terms_of(payload: dict[str, Any], encoder: SparseEncoder) -> set[int]:

@@ -27,6 +27,12 @@ RELATED_LIMIT = 20
 
 
 @dataclass(frozen=True, slots=True)
+class TagVocabulary:
+    tags: frozenset[str]
+    definitions: tuple[tuple[str, str], ...]  # (acronym that is a tag of the vault, its expansion)
+
+
+@dataclass(frozen=True, slots=True)
 class LinkedNote:
     path: str
     title: str
@@ -75,6 +81,9 @@ class NoteGraph:
         # tag -> how many notes carry it: a search's tag filter is widened to the vault's tags it means,
         # without a pass over every note
         self._tags: Counter[str] = Counter()
+        # (acronym, expansion) -> how many notes define it; with the tags, what a question's words may mean
+        self._acronyms: Counter[tuple[str, str]] = Counter()
+        self._vocabulary: TagVocabulary | None = None  # None: tags or definitions changed since it was made
 
     def open(self, *, reset: bool) -> list[NoteRecord]:
         """Create (or empty, when the chunk index was created anew) the graph; return the stored notes."""
@@ -88,6 +97,8 @@ class NoteGraph:
             self._names.clear()
             self._names_of = {}
             self._tags = Counter(tag for r in records for tag in set(r.tags))
+            self._acronyms = Counter(pair for r in records for pair in set(r.acronyms))
+            self._vocabulary = None
             for r in records:
                 self._add_names(r)
         return records
@@ -99,6 +110,8 @@ class NoteGraph:
             self._names.clear()
             self._names_of = {}
             self._tags = Counter()
+            self._acronyms = Counter()
+            self._vocabulary = None
 
     def refresh_files(self) -> None:
         files = VaultFileMap(self._vault.list_files())
@@ -191,6 +204,25 @@ class NoteGraph:
             self._tags[tag] += step
             if self._tags[tag] <= 0:
                 del self._tags[tag]
+            if self._tags.get(tag, 0) == (1 if step > 0 else 0):  # a tag appeared or went
+                self._vocabulary = None
+        for pair in set(record.acronyms):
+            self._acronyms[pair] += step
+            if self._acronyms[pair] <= 0:
+                del self._acronyms[pair]
+            if self._acronyms.get(pair, 0) == (1 if step > 0 else 0):
+                self._vocabulary = None
+
+    def vocabulary(self) -> TagVocabulary:
+        """The vault's tags and the acronyms among them that a note defines: the same object until one
+        appears or goes, so what a search works out from it can be kept until then."""
+        with self._lock:
+            if self._vocabulary is None:
+                tags = frozenset(self._tags)
+                folded = {tag.casefold() for tag in tags}
+                definitions = tuple(sorted(pair for pair in self._acronyms if pair[0].casefold() in folded))
+                self._vocabulary = TagVocabulary(tags, definitions)
+            return self._vocabulary
 
     def tags_meant(self, wanted: str) -> list[str]:
         """The vault's tags that `wanted` finds as Obsidian does (any case, nested tags too), sorted."""

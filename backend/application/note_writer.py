@@ -29,6 +29,7 @@ from backend.domain.links import NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
 from backend.domain.payload import chunk_payload
 from backend.domain.sparse import SparseEncoder
+from backend.domain.tag_words import acronym_definitions
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +294,7 @@ class NoteWriter:
                 problems=item.problems,
                 dense_ready=dense_ready,
                 link_count=len(note.links),
+                acronyms=acronym_definitions(note.body),
             ),
             note.links,
         )

@@ -22,6 +22,7 @@ from backend.application.live_index import LiveIndex
 from backend.application.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.ports import Embedder
+from backend.application.question_tags import QuestionTags
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_ranking import best_first, chunk_index, put_first, rank
 from backend.application.serving_index import ServingIndex
@@ -29,7 +30,7 @@ from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
-from backend.domain.sparse import SparseEncoder
+from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
 from backend.domain.vault_paths import safe_filter
@@ -151,6 +152,7 @@ class SearchService:
         self._embedder = embedder
         self._encoder = encoder
         self._judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
+        self._tags = QuestionTags(encoder.analyzer)
         self._index = index
         self._options = options or SearchOptions()
         self._chunks = ChunkCounter()
@@ -198,15 +200,17 @@ class SearchService:
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
             asked = replace(asked, point_filter=live.graph.tag_filter(given))
             outcome, sides = self._search(live, asked, plan)
-            judged = self._judge.encode_query(focus if focus is not None else query)
-            return self._confident(live, outcome, sides, judged)
+            said = focus if focus is not None else query
+            words = self._judge.analyzer.query_terms(said)
+            judged = self._judge.encode_terms(words)
+            return self._confident(live, outcome, sides, judged, self._judged_tags(live, said, words))
 
     def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
         """The stages in order; also both sides' own scores, which the hits' confidence is computed from."""
         clues = self._clues(live, asked)
         started = time.perf_counter()
         plan = pending_plan(plan, self._index)
-        vectors, plan = self._encode(asked.query, plan)
+        vectors, plan = self._encode(asked.query, plan, live)
         if plan.mode is SearchMode.KEYWORD and vectors.keywords is None:
             return self._named_only(live, asked, plan, clues), Sides(None, None)
         embed_ms = (time.perf_counter() - started) * 1000
@@ -237,15 +241,19 @@ class SearchService:
         named = self._entity_hits(live, asked.query, asked.point_filter)
         return Clues(span, named, (time.perf_counter() - started) * 1000)
 
-    def _encode(self, query: str, plan: ModePlan) -> tuple[QueryVectors, ModePlan]:
+    def _encode(self, query: str, plan: ModePlan, live: LiveIndex) -> tuple[QueryVectors, ModePlan]:
         """The query's dense vector (unless keyword mode; keyword search answers when it cannot be made) and
-        its keyword vector (unless dense mode)."""
+        its keyword vector (unless dense mode), with the vault's tags it names in words."""
         dense: list[float] | None = None
         if plan.mode is not SearchMode.KEYWORD:
             dense, reason = self._embed_query(query)
             if dense is None:
                 plan = plan.without_dense(reason)
-        sparse = self._encoder.encode_query(query) if plan.mode is not SearchMode.DENSE else None
+        sparse = None
+        if plan.mode is not SearchMode.DENSE:
+            terms = self._encoder.analyzer.query_terms(query)
+            terms.update(self._tags.terms(query, terms, live.graph.vocabulary()))
+            sparse = self._encoder.encode_terms(terms)
         return QueryVectors(dense, sparse), plan
 
     def _store_ask(self, asked: Asked, vectors: QueryVectors, mode: SearchMode) -> StoreAsk:
@@ -369,16 +377,30 @@ class SearchService:
         )
 
     def _confident(
-        self, live: LiveIndex, outcome: SearchOutcome, sides: Sides, judged: SparseVector
+        self,
+        live: LiveIndex,
+        outcome: SearchOutcome,
+        sides: Sides,
+        judged: SparseVector,
+        tags: dict[int, frozenset[int]],
     ) -> SearchOutcome:
         """The outcome with each hit's confidence, and what it was computed from."""
         hits = outcome.hits
-        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._judge)
+        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._judge, tags=tags)
         health = self._index.serving_health  # whose cosines the dense scores are
         model = health.model_name if health is not None else None
         chunks = self._chunks.count(live) if hits else 0
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
         return replace(outcome, hits=hits, evidence=evidence)
+
+    def _judged_tags(self, live: LiveIndex, said: str, words: dict[str, float]) -> dict[int, frozenset[int]]:
+        """The vault's tags the judged words name, by term, each with the judged terms it stands for."""
+        found = self._tags.found(said, words, live.graph.vocabulary())
+        analyzer = self._judge.analyzer
+        return {
+            term_index(tag): frozenset(term_index(term) for term in analyzer.query_terms(stands_for))
+            for tag, stands_for in found.items()
+        }
 
     def _foreign_weights(self, query: str) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question

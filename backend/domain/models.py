@@ -37,6 +37,7 @@ class ParsedNote:
     # month or week, its properties' days and ranges, else its folder's year): what a question's time meets
     periods: tuple[str, ...] = ()
     headings: tuple[Heading, ...] = ()
+    inline_tags: tuple[str, ...] = ()  # those of `tags` written in the text ("#sleep"), not the frontmatter
     metadata: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()  # e.g. invalid frontmatter; the note is still indexed
     links: tuple[Link, ...] = ()  # in order of appearance; none from code or %%comments%%

@@ -15,10 +15,11 @@ import re
 import unicodedata
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from backend.domain.models import SparseVector
+from backend.domain.tag_words import tag_terms, tag_word_text
 from backend.domain.text_analysis import STOP_WORDS, TextAnalyzer
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -105,7 +106,7 @@ class SparseEncoder:
         w = self.weights
         names = f"{w.file_name:g}/{w.title:g}/{w.aliases:g}/{w.tags:g}/{w.headings:g}/{w.body:g}"
         return (
-            f"bm25f-2 k1={self.k1:g} b={self.b:g} avgdl={self.avg_doc_len:g} w={names} "
+            f"bm25f-2 k1={self.k1:g} b={self.b:g} avgdl={self.avg_doc_len:g} w={names} tags=words+joined "
             f"{self.analyzer.fingerprint}"
         )
 
@@ -123,12 +124,16 @@ class SparseEncoder:
         w = self.weights
         for names, weight in self._names(fields, language):
             _add(tf, names, weight)
-        _add(tf, self._terms_of(fields.tags, language), w.tags)
+        _add(tf, self._tag_terms(fields.tags, language), w.tags)
         _add(tf, self._terms_of(fields.headings, language), w.headings)
         return _to_vector({term: t * (self.k1 + 1) / (t + self.k1) for term, t in tf.items() if t > 0})
 
     def encode_query(self, text: str) -> SparseVector:
         return _to_vector(self.analyzer.query_terms(text))
+
+    def encode_terms(self, terms: Mapping[str, float]) -> SparseVector:
+        """A query's vector from its terms: `analyzer.query_terms`, with any others it means (its tags)."""
+        return _to_vector(dict(terms))
 
     def content_only(self) -> SparseEncoder:
         """This encoder with stop words left out: what a hit's confidence is judged by (how many of the
@@ -139,6 +144,17 @@ class SparseEncoder:
 
     def _terms_of(self, texts: Iterable[str], language: str) -> Terms:
         return [term for text in texts for term in self.analyzer.terms(text, language)]
+
+    def _tag_terms(self, tags: Iterable[str], language: str) -> Terms:
+        """A tag's words (as written, and cut at `-`, `_`, `/` and case changes: #MentalHealth is "mental"
+        and "health" too) once each, and its tag terms (see backend/domain/tag_words.py)."""
+        out: Terms = []
+        for tag in tags:
+            whole = self.analyzer.terms(tag, language)
+            split = self.analyzer.terms(tag_word_text(tag), language) if not tag.islower() else []
+            out.extend(dict.fromkeys([*whole, *split]))
+            out.extend((term, 1.0) for term in sorted(tag_terms(self.analyzer, tag, (language,))))
+        return out
 
     def _names(self, fields: DocumentFields, language: str) -> list[tuple[Terms, float]]:
         # A title is usually the file name (Obsidian shows the file name when there is no other title):

@@ -260,6 +260,20 @@ class TextAnalyzer:
         tokens = _TOKEN.findall(word)
         return {term for token in tokens for term, _ in self._token_terms(token, languages, 0.0)}
 
+    def joined_terms(self, parts: Sequence[str], languages: Sequence[str]) -> set[str]:
+        """The terms of `parts` written together as one word ("mental", "health" -> the stem of
+        "mentalhealth"), one a language; none when the joined word is a stop word, or is cut into several
+        terms (an unspaced script)."""
+        tokens = _TOKEN.findall("".join(parts))
+        if len(tokens) != 1:
+            return set()
+        found: set[str] = set()
+        for language in languages:
+            whole = [term for term, weight in self._token_terms(tokens[0], (language,), 0.0) if weight >= 1.0]
+            if len(whole) == 1:
+                found.add(whole[0])
+        return found
+
     def _token_terms(self, token: str, languages: Sequence[str], stop: float) -> Iterable[tuple[str, float]]:
         """`stop`: a stop word's weight (0: left out)."""
         if token.isascii():

@@ -38,12 +38,14 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     tokens = body_tokens(body)
     stem = _stem(rel_path)
     title = front.get("title")
+    inline = _dedupe_casefold(inline_tags(tokens))
     return ParsedNote(
         path=rel_path,
         title=title.strip() if isinstance(title, str) and title.strip() else stem,
         body=body,
         body_start_line=body_start_line,
-        tags=_dedupe_casefold([*frontmatter_tags(front), *inline_tags(tokens)]),
+        tags=_dedupe_casefold([*frontmatter_tags(front), *inline]),
+        inline_tags=inline,
         aliases=_dedupe_casefold(frontmatter_aliases(front)),
         date=note_date(front, stem, problems),
         periods=note_periods(front, stem, rel_path.rpartition("/")[0]),

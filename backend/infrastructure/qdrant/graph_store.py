@@ -244,6 +244,7 @@ def note_payload(note: NoteRecord) -> dict[str, Any]:
         "problems": list(note.problems),
         "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
         "link_count": note.link_count,
+        "acronyms": [list(pair) for pair in note.acronyms],
     }
 
 
@@ -260,6 +261,15 @@ def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
         problems=tuple(payload.get("problems") or ()),
         dense_ready=bool(payload.get("dense_ready", 1)),
         link_count=_count(payload.get("link_count")),
+        acronyms=_pairs(payload.get("acronyms")),
+    )
+
+
+def _pairs(value: object) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        (str(pair[0]), str(pair[1])) for pair in value if isinstance(pair, list | tuple) and len(pair) == 2
     )
 
 
