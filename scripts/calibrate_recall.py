@@ -9,8 +9,8 @@ The fit is a logistic regression over each hit's own evidence (never how it comp
 its list), on the first 5 hits of every turn, each set weighing the same and relevant and irrelevant hits
 weighing the same. Its bias is then moved so that the recall floor (RECALL_FLOOR, 0.4) is the operating point
 chosen by the worst set: the floor that gives the most answerable questions a relevant entry on the set that
-gets the fewest (personal-dev, LoCoMo dev), while no chit-chat turn and at most 10% of the turns the vault
-cannot answer get anything. Reported per set and threshold, as the OpenClaw recall quotes (of the first 3
+gets the fewest (personal-dev, LoCoMo dev), while no chit-chat turn, and in every set at most 10% of the
+turns its vault cannot answer, get anything. Reported per set and threshold, as the OpenClaw recall quotes (of the first 3
 hits, those at or above the floor):
 
 * answerable: share of answerable questions given at least one relevant entry;
@@ -210,10 +210,12 @@ def operating_point(seen: dict[str, list[Observed]], calibration: Calibration) -
     best: tuple[float, float] | None = None
     for threshold in np.arange(0.05, 0.96, 0.01):
         shares = {name: gate(observed, calibration, float(threshold)) for name, observed in seen.items()}
-        turns = [s for observed in seen.values() for s in observed if s.turn.kind in UNANSWERABLE]
-        got = sum(bool(given(s, calibration, float(threshold))) for s in turns)
-        chit = sum(shares[name].get("chitchat", 0.0) for name in seen)
-        if chit > 0 or got > UNANSWERABLE_MAX * len(turns):
+        if any(shares[name].get("chitchat", 0.0) > 0 for name in seen):
+            continue
+        if any(
+            _unanswerable_given(observed, calibration, float(threshold)) > UNANSWERABLE_MAX
+            for observed in seen.values()
+        ):
             continue
         worst = min(shares[name]["answerable"] for name in WORST_OF if name in shares)
         if best is None or worst > best[1]:
@@ -222,6 +224,12 @@ def operating_point(seen: dict[str, list[Observed]], calibration: Calibration) -
         return calibration
     shift = _logit(RECALL_FLOOR) - _logit(best[0])
     return replace(calibration, bias=round(calibration.bias + shift, 3))
+
+
+def _unanswerable_given(observed: Sequence[Observed], calibration: Calibration, threshold: float) -> float:
+    """The share of a set's turns its vault cannot answer (its own, chit-chat, other sets') given anything."""
+    turns = [s for s in observed if s.turn.kind in UNANSWERABLE]
+    return sum(bool(given(s, calibration, threshold)) for s in turns) / max(1, len(turns))
 
 
 def _logit(p: float) -> float:
