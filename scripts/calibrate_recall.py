@@ -10,8 +10,8 @@ its list), on the first 5 hits of every turn, each set weighing the same and rel
 weighing the same. Its bias is then moved so that the recall floor (RECALL_FLOOR, 0.4) is the operating point
 chosen by the worst set: the floor that gives the most answerable questions a relevant entry on the set that
 gets the fewest (personal-dev, LoCoMo dev), while no chit-chat turn, and in every set at most 10% of the
-turns its vault cannot answer, get anything. Reported per set and threshold, as the OpenClaw recall quotes (of the first 3
-hits, those at or above the floor):
+turns its vault cannot answer, get anything. Reported per set and threshold, as the OpenClaw recall quotes
+(of the first 3 hits, those at or above the floor):
 
 * answerable: share of answerable questions given at least one relevant entry;
 * only irrelevant: share of all turns given entries, none of them relevant;
