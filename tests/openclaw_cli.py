@@ -131,11 +131,12 @@ GATEWAY_RUN = ["gateway", "run", "--bind", "loopback"]
 README_PLUGIN, README_SERVICE = "./integrations/openclaw", "http://127.0.0.1:8000"
 
 
-def readme_steps() -> list[tuple[list[str], str | None]]:
-    """README "Connect OpenClaw"'s commands in the order a reader types them, each as its words and, when
-    the README shows its output, the text after `$ openclaw `: the `export`s and `openclaw ...` lines of its
-    bash blocks, the `$ openclaw ...` lines of its console blocks."""
-    section = README.read_text(encoding="utf-8").split("## Connect OpenClaw", 1)[1].split("\n## ", 1)[0]
+def readme_steps(section: str | None = None) -> list[tuple[list[str], str | None]]:
+    """The commands of README "Connect OpenClaw" (or of `section`) in the order a reader types them, each as
+    its words and, when the page shows its output, the text after `$ openclaw `: the `export`s and
+    `openclaw ...` lines of its bash blocks, the `$ openclaw ...` lines of its console blocks."""
+    if section is None:
+        section = README.read_text(encoding="utf-8").split("## Connect OpenClaw", 1)[1].split("\n## ", 1)[0]
     steps: list[tuple[list[str], str | None]] = []
     block: str | None = None
     for line in section.splitlines():
@@ -151,16 +152,17 @@ def readme_steps() -> list[tuple[list[str], str | None]]:
 def run_readme_setup(openclaw: OpenClaw, service: str) -> list[str]:
     """Run README "Connect OpenClaw"'s commands as written, in order, up to `openclaw gateway run` (the
     caller starts it: Gateway), with the checkout's plugin folder and `service` for the README's URL. Each
-    must succeed and print what the README shows; each variable it exports must be one the test sets.
+    must succeed and print what the README shows; the variables it exports must be those the test sets.
     Returns the commands run."""
     ran: list[str] = []
+    exported: set[str] = set()
     for words, shown in readme_steps():
         if words[0] == "export":
-            name = words[1].split("=", 1)[0]
-            assert name in openclaw.exported, f"README exports {name}, which the test does not set"
+            exported.add(words[1].split("=", 1)[0])
             continue
         assert words[0] == "openclaw", words
         if words[1:] == GATEWAY_RUN:
+            assert exported == openclaw.exported, "README exports other variables than the test sets"
             return ran
         given = {README_PLUGIN: str(PLUGIN_DIR), README_SERVICE: service}
         done = openclaw.run(*(given.get(word, word) for word in words[1:]))

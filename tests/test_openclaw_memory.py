@@ -5,7 +5,8 @@ vault (API key from the Gateway's environment), and a model provider stub on loo
 request.
 
 - the README's commands work on an empty state and print what it shows; the Gateway's token is the one
-  exported; `openclaw memory search` (the command line) reads OpenClaw's memory files, not the vault;
+  exported; `openclaw memory search` (the command line) reads OpenClaw's memory files, not the vault; the
+  README's answers (its `POST /search` too) are the default settings';
 - `memory_search` (corpus `all`, and `wiki`, OpenClaw's name for supplement corpora) merges vault chunks with
   OpenClaw's own memory; `memory_get` reads the lines a citation names;
 - a full agent turn: the request to the model carries the quoted vault block for a vault question, none for
@@ -37,12 +38,14 @@ from tests.model_stub import ModelStub, last_user_text, system_text, tool_names
 from tests.openclaw_cli import (
     GATEWAY_TOKEN,
     OPENCLAW_PAGE,
+    PLUGIN_DIR,
     README,
     Gateway,
     OpenClaw,
     free_port,
     gateway_config,
     note,
+    readme_steps,
     record,
     require_openclaw,
     run_readme_setup,
@@ -108,6 +111,9 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: Service, model: 
     assert not openclaw.config_path.exists()
     ran = run_readme_setup(openclaw, service.url)
     assert ran[0].startswith("plugins install")
+    plugin_page = (PLUGIN_DIR / "README.md").read_text(encoding="utf-8")
+    same = [words for words, _ in readme_steps(plugin_page)] == [words for words, _ in readme_steps()]
+    assert same, "the plugin's README gives other commands than README's"
     entry = openclaw.config()["plugins"]["entries"]["knowledge-bridge"]
     assert entry["config"] == {"baseUrl": service.url}  # the key comes from KB_API_KEY, not openclaw.json
     assert entry["hooks"] == {"allowConversationAccess": True}
@@ -187,6 +193,24 @@ def shown_vault_hit(page: Path) -> tuple[str, str, float]:
     )
     assert hit is not None, f"{page.name} shows no vault hit of memory_search"
     return hit.group(1), hit.group(3), float(hit.group(2))
+
+
+def test_the_readmes_search_example_is_the_default_settings_answer(service: Service) -> None:
+    """README "Try it" shows what `make run` (the default settings) answers its question with."""
+    section = README.read_text(encoding="utf-8").split("## Try it", 1)[1].split("\n## ", 1)[0]
+    asked = re.search(r"-d '(\{.*?\})'", section)
+    assert asked is not None
+    shown = section.split("```json", 1)[1].split("```", 1)[0]
+    headers = {"Authorization": f"Bearer {KEY}"}
+    answer = httpx.post(f"{service.url}/search", json=json.loads(asked.group(1)), headers=headers, timeout=60)
+    best = answer.json()["results"][0]
+    for field in ("note_path", "heading_context", "start_line", "end_line", "tags", "highlights"):
+        assert f'"{field}": {json.dumps(best[field], ensure_ascii=False)}' in shown, field
+    score = re.search(r'"score": ([\d.]+)', shown)
+    assert score is not None
+    assert abs(float(score.group(1)) - best["score"]) < 0.01, (
+        f"README shows {score.group(1)}, today {best['score']}"
+    )
 
 
 def test_the_gateway_takes_its_token_from_the_environment(gateway: Gateway) -> None:
