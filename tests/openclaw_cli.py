@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import socket
 import subprocess
 import time
@@ -65,6 +66,11 @@ class OpenClaw:
         self.state.mkdir(parents=True, exist_ok=True)
 
     @property
+    def exported(self) -> set[str]:
+        """The variables of the shell OpenClaw runs in, as the README exports them."""
+        return {"OPENCLAW_GATEWAY_TOKEN", *self.variables}
+
+    @property
     def env(self) -> dict[str, str]:
         return environment(
             {
@@ -119,6 +125,51 @@ class OpenClaw:
 
 README = REPO_ROOT / "README.md"
 OPENCLAW_PAGE = REPO_ROOT / "docs" / "openclaw.md"
+PLUGIN_DIR = REPO_ROOT / "integrations" / "openclaw"
+GATEWAY_RUN = ["gateway", "run", "--bind", "loopback"]
+# what README's commands name, and what a test runs them with
+README_PLUGIN, README_SERVICE = "./integrations/openclaw", "http://127.0.0.1:8000"
+
+
+def readme_steps(section: str | None = None) -> list[tuple[list[str], str | None]]:
+    """The commands of README "Connect OpenClaw" (or of `section`) in the order a reader types them, each as
+    its words and, when the page shows its output, the text after `$ openclaw `: the `export`s and
+    `openclaw ...` lines of its bash blocks, the `$ openclaw ...` lines of its console blocks."""
+    if section is None:
+        section = README.read_text(encoding="utf-8").split("## Connect OpenClaw", 1)[1].split("\n## ", 1)[0]
+    steps: list[tuple[list[str], str | None]] = []
+    block: str | None = None
+    for line in section.splitlines():
+        if line.startswith("```"):
+            block = line[3:] if block is None else None
+        elif block == "bash" and line.startswith(("export ", "openclaw ")):
+            steps.append((shlex.split(line, comments=True), None))
+        elif block == "console" and line.startswith("$ openclaw "):
+            steps.append((shlex.split(line[2:]), line.removeprefix("$ openclaw ")))
+    return steps
+
+
+def run_readme_setup(openclaw: OpenClaw, service: str) -> list[str]:
+    """Run README "Connect OpenClaw"'s commands as written, in order, up to `openclaw gateway run` (the
+    caller starts it: Gateway), with the checkout's plugin folder and `service` for the README's URL. Each
+    must succeed and print what the README shows; the variables it exports must be those the test sets.
+    Returns the commands run."""
+    ran: list[str] = []
+    exported: set[str] = set()
+    for words, shown in readme_steps():
+        if words[0] == "export":
+            exported.add(words[1].split("=", 1)[0])
+            continue
+        assert words[0] == "openclaw", words
+        if words[1:] == GATEWAY_RUN:
+            assert exported == openclaw.exported, "README exports other variables than the test sets"
+            return ran
+        given = {README_PLUGIN: str(PLUGIN_DIR), README_SERVICE: service}
+        done = openclaw.run(*(given.get(word, word) for word in words[1:]))
+        ran.append(shlex.join(words[1:]))
+        if shown is not None:
+            shown_in_readme(openclaw, record(done, shown), shown)
+    raise AssertionError("README's OpenClaw commands never start the Gateway (`openclaw gateway run`)")
 
 
 def record(result: Result, shown: str) -> Result:
@@ -161,10 +212,10 @@ def free_port() -> int:
 
 
 def gateway_config(openclaw: OpenClaw, port: int) -> dict[str, Any]:
-    """The config with a local Gateway on `port` (its token from OPENCLAW_GATEWAY_TOKEN, as README says) and
-    OpenClaw's log in the temp folder."""
+    """The config with its Gateway on `port` and OpenClaw's log in the temp folder. `gateway.mode` is left to
+    the README's `openclaw config set gateway.mode local`: without it no Gateway starts."""
     settings = openclaw.config()
-    settings["gateway"] = {"mode": "local", "port": port}
+    settings.setdefault("gateway", {})["port"] = port
     settings["logging"] = {"file": str(openclaw.root / "openclaw.log")}
     return settings
 
@@ -179,7 +230,7 @@ class Gateway:
         self.log = openclaw.root / "gateway.out"
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                openclaw.command("gateway", "run", "--bind", "loopback"),
+                openclaw.command(*GATEWAY_RUN),
                 env={**openclaw.env, **(env or {})},
                 cwd=openclaw.root,
                 stdout=log,
@@ -233,17 +284,13 @@ class Gateway:
 
 PLUGIN_ENTRY = "plugins.entries.knowledge-bridge"
 BASE_URL_SET = f"config set {PLUGIN_ENTRY}.config.baseUrl http://127.0.0.1:8000"
-RECALL_GRANT = f"config set {PLUGIN_ENTRY}.hooks.allowConversationAccess true"
 
 
-def configure_plugin(openclaw: OpenClaw, service: str, *, recall: bool = False) -> None:
-    """The README's configuration of the plugin: the service's URL (its key comes from KB_API_KEY in the
-    Gateway's environment, not from openclaw.json) and, for recall, OpenClaw's conversation-hook grant."""
+def configure_plugin(openclaw: OpenClaw, service: str) -> None:
+    """The README's configuration of the plugin without the recall's grant: the service's URL (its key comes
+    from KB_API_KEY in the Gateway's environment, not from openclaw.json)."""
     done = record(openclaw.run("config", "set", f"{PLUGIN_ENTRY}.config.baseUrl", service), BASE_URL_SET)
     shown_in_readme(openclaw, done, BASE_URL_SET)
-    if recall:
-        granted = openclaw.run("config", "set", f"{PLUGIN_ENTRY}.hooks.allowConversationAccess", "true")
-        shown_in_readme(openclaw, record(granted, RECALL_GRANT), RECALL_GRANT)
     entry = openclaw.config()["plugins"]["entries"]["knowledge-bridge"]
     assert entry["config"] == {"baseUrl": service}
-    assert entry.get("hooks", {}).get("allowConversationAccess", False) is recall
+    assert "hooks" not in entry

@@ -112,6 +112,7 @@ def plugin_config(openclaw: OpenClaw, **config: Any) -> None:
 @pytest.fixture(scope="module")
 def gateway(openclaw: OpenClaw, installed: Result, service: str) -> Iterator[Gateway]:
     port = free_port()
+    openclaw.run("config", "set", "gateway.mode", "local")  # as README says: no Gateway starts without it
     settings = gateway_config(openclaw, port)
     settings["tools"] = {"alsoAllow": ["kb_index_admin"]}  # the admin tool is optional: allowlisted by hand
     openclaw.write_config(settings)
