@@ -12,9 +12,13 @@ from backend.application.index_texts import file_stem
 from backend.application.live_index import LiveIndex
 from backend.domain.confidence import Evidence, calibration_for
 from backend.domain.models import PointFilter, ScoredPoint, SparseVector
+from backend.domain.payload import LANGUAGE
 from backend.domain.sparse import DocumentFields, SparseEncoder
 
 COUNT_TTL_SECONDS = 30.0  # the chunk count only scales the keyword score: a recent one is as good
+# The rank whose score is a question's background: how close the vault's ordinary chunks come to it. Far
+# enough down that one or two notes matching strongly (a near-duplicate, a hostile note) move it one rank.
+BACKGROUND_RANK = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,12 +28,14 @@ class SideScores:
 
     scores: Mapping[str, float]
     floor: float  # what a point beyond the list is taken to score
+    background: float = 0.0  # the score at BACKGROUND_RANK (the last one of a shorter list)
 
     @classmethod
     def of(cls, ranked: Sequence[tuple[Hashable, float]], limit: int) -> SideScores:
         scores = {str(point_id): float(score) for point_id, score in ranked}
         floor = float(ranked[-1][1]) if len(ranked) >= limit and ranked else 0.0
-        return cls(scores, floor)
+        background = float(ranked[min(BACKGROUND_RANK, len(ranked)) - 1][1]) if ranked else 0.0
+        return cls(scores, floor, background)
 
     @classmethod
     def of_points(cls, points: Sequence[ScoredPoint], limit: int) -> SideScores:
@@ -101,6 +107,7 @@ def evidence_of(
     def shown(hit: ScoredPoint) -> Evidence:
         return Evidence(
             dense=sides.dense.score(hit.id) if sides.dense is not None else None,
+            dense_background=sides.dense.background if sides.dense is not None else None,
             keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
             covered=len(terms & _held(_terms_of(hit.payload, encoder), tags)) if terms else 0,
             query_terms=len(terms),
@@ -113,6 +120,7 @@ def _vouched(own: Evidence, pointer: Evidence) -> Evidence:
     dense = own.dense if own.dense is None or pointer.dense is None else max(own.dense, pointer.dense)
     return Evidence(
         dense=dense,
+        dense_background=own.dense_background,
         keyword=max(own.keyword, pointer.keyword),
         covered=max(own.covered, pointer.covered),
         query_terms=own.query_terms,
@@ -145,5 +153,6 @@ def _terms_of(payload: dict[str, Any], encoder: SparseEncoder) -> set[int]:
         aliases=tuple(payload.get("aliases") or ()),
         tags=tuple(payload.get("tags") or ()),
         headings=tuple(payload.get("heading_path") or ()),
+        language=payload.get(LANGUAGE),  # as indexed; detected again for a chunk stored before it was kept
     )
     return set(encoder.encode_document(fields).indices)

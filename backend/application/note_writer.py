@@ -268,7 +268,9 @@ class NoteWriter:
             PointRecord(
                 id=chunk_point_id(note.path, chunk.chunk_index),
                 sparse=self._encoder.encode_document(keyword_fields(note, chunk, language)),
-                payload=chunk_payload(note, chunk, mtime=item.file.mtime, content_hash=item.file_hash),
+                payload=chunk_payload(
+                    note, chunk, mtime=item.file.mtime, content_hash=item.file_hash, language=language
+                ),
                 dense=tuple(vector) if with_dense and vector is not None else None,
                 windows=tuple(tuple(w) for w in windows if w is not None) if with_dense else (),
             )

@@ -42,6 +42,9 @@ class Evidence:
     keyword: float  # raw BM25 score; 0 when no query term matched
     covered: int  # distinct query terms the hit holds
     query_terms: int  # distinct keyword terms of the query (said with the evidence; not a feature)
+    # the question's background: the cosine of its 20th closest chunk (how close the vault's ordinary chunks
+    # come); None without a dense side
+    dense_background: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,29 +71,31 @@ def max_idf(chunks: int) -> float:
 def features(evidence: Evidence, chunks: int, calibration: Calibration) -> list[float]:
     values = [evidence.keyword / max_idf(chunks), min(evidence.covered, 3) / 3]
     if calibration.uses_dense:
-        values.insert(0, evidence.dense if evidence.dense is not None else 0.0)
+        dense = evidence.dense if evidence.dense is not None else 0.0
+        background = evidence.dense_background if evidence.dense_background is not None else dense
+        values[:0] = [dense, dense - background]
     return values
 
 
 # Fitted by scripts/calibrate_recall.py (see the module docstring); dense weights hold for one model family.
 KEYWORD_ONLY = Calibration(
     name="keyword",
-    weights=(1.13, 3.86),
-    bias=-4.19,
+    weights=(0.985, 3.95),
+    bias=-6.471,
     uses_dense=False,
 )
 DENSE = {
     "all-MiniLM-L6-v2": Calibration(
         name="all-MiniLM-L6-v2",
-        weights=(8.3, 0.83, 1.32),
-        bias=-5.07,
+        weights=(8.658, 0.0, 0.731, 1.433),
+        bias=-6.481,
         uses_dense=True,
     ),
     # its cosines crowd together (0.80-0.88 for a whole list), hence the large dense weight
     "multilingual-e5-small": Calibration(
         name="multilingual-e5-small",
-        weights=(19.5, 0.8, 1.3),
-        bias=-17.0,
+        weights=(53.617, 0.0, 0.547, 1.462),
+        bias=-49.86,
         uses_dense=True,
     ),
 }

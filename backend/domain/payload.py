@@ -10,6 +10,7 @@ NOTE_PATH = "note_path"
 FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is an exact "any of" match
 TAGS = "tags"
 DATE = "date"  # ISO day string, for display
+LANGUAGE = "language"  # the language the note's words were stemmed in (none stored before: detected again)
 PERIODS = "periods"  # ISO days or "start/end" days the note is of (none stored before: its date stands in)
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
@@ -30,7 +31,11 @@ def date_num(iso_day: str | None) -> int | None:
     return int(iso_day[:10].replace("-", ""))
 
 
-def chunk_payload(note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash: str) -> dict[str, Any]:
+def chunk_payload(
+    note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash: str, language: str | None = None
+) -> dict[str, Any]:
+    """`language`: the one the note's words were stemmed in (a search reads the chunk's terms again in it to
+    judge a hit, instead of detecting it anew for every hit)."""
     return {
         NOTE_PATH: note.path,
         "note_title": note.title,
@@ -46,6 +51,7 @@ def chunk_payload(note: ParsedNote, chunk: Chunk, *, mtime: float, content_hash:
         DATE: note.date,
         DATE_NUM: date_num(note.date),
         PERIODS: list(note.periods),
+        LANGUAGE: language,
         "mtime": mtime,
         CONTENT_HASH: content_hash,
     }

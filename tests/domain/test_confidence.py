@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import pytest
 
@@ -48,7 +48,6 @@ def test_a_closer_dense_match_raises_the_confidence_of_a_calibrated_model(calibr
 def test_a_hit_is_judged_by_itself_not_by_its_neighbours(calibration) -> None:
     """What a hit shows is all its confidence reads: nothing about how the other hits of its list scored
     (a strong neighbour, such as a near-duplicate or a hostile note, used to push a relevant hit down)."""
-    assert {f.name for f in fields(Evidence)} == {"dense", "keyword", "covered", "query_terms"}
     ledger = Evidence(dense=COSINES[calibration.name][0], keyword=12.0, covered=3, query_terms=4)
     assert calibration.probability(ledger, chunks=300) >= RECALL_FLOOR
 
