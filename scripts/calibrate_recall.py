@@ -9,8 +9,8 @@ The fit is a logistic regression over each hit's own evidence (never how it comp
 its list), on the first 5 hits of every turn, each set weighing the same and relevant and irrelevant hits
 weighing the same. Its bias is then moved so that the recall floor (RECALL_FLOOR, 0.4) is the operating point
 chosen by the worst set: the floor that gives the most answerable questions a relevant entry on the set that
-gets the fewest (personal-dev, LoCoMo dev), while no chit-chat turn, and in every set at most 10% of the
-turns its vault cannot answer, get anything. Reported per set and threshold, as the OpenClaw recall quotes
+gets the fewest (personal-dev, LoCoMo dev), while no chit-chat turn, and at most 10% of all the turns the
+vaults cannot answer, get anything. Reported per set and threshold, as the OpenClaw recall quotes
 (of the first 3 hits, those at or above the floor):
 
 * answerable: share of answerable questions given at least one relevant entry;
@@ -208,14 +208,12 @@ def operating_point(seen: dict[str, list[Observed]], calibration: Calibration) -
     """The weights with the bias moved so RECALL_FLOOR is the threshold the worst set chooses (see the
     module docstring); unchanged when no threshold keeps chit-chat and unanswerable turns out."""
     best: tuple[float, float] | None = None
+    all_turns = [turn for observed in seen.values() for turn in observed]
     for threshold in np.arange(0.05, 0.96, 0.01):
         shares = {name: gate(observed, calibration, float(threshold)) for name, observed in seen.items()}
         if any(shares[name].get("chitchat", 0.0) > 0 for name in seen):
             continue
-        if any(
-            _unanswerable_given(observed, calibration, float(threshold)) > UNANSWERABLE_MAX
-            for observed in seen.values()
-        ):
+        if _unanswerable_given(all_turns, calibration, float(threshold)) > UNANSWERABLE_MAX:
             continue
         worst = min(shares[name]["answerable"] for name in (set(WORST_OF) & shares.keys() or shares.keys()))
         if best is None or worst > best[1]:
@@ -227,7 +225,7 @@ def operating_point(seen: dict[str, list[Observed]], calibration: Calibration) -
 
 
 def _unanswerable_given(observed: Sequence[Observed], calibration: Calibration, threshold: float) -> float:
-    """The share of a set's turns its vault cannot answer (its own, chit-chat, other sets') given anything."""
+    """The share of the turns their vault cannot answer (its own, chit-chat, other sets') given anything."""
     turns = [s for s in observed if s.turn.kind in UNANSWERABLE]
     return sum(bool(given(s, calibration, threshold)) for s in turns) / max(1, len(turns))
 
@@ -264,6 +262,7 @@ def main() -> None:
     parser.add_argument(
         "--model", help="the embedding model to fit the dense weights for (default: the embedded default)"
     )
+    parser.add_argument("--hybrid", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--keyword", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--also", nargs="*", default=[], help="more sets, e.g. xquad-dev/de")
     parser.add_argument(
@@ -281,7 +280,8 @@ def main() -> None:
     args = parser.parse_args()
     sets = (*SETS, *args.also)
     dense_shape = Calibration("dense", (), 0.0, True)
-    runs = [(SearchMode.HYBRID, dense_shape)] + ([(SearchMode.KEYWORD, KEYWORD_ONLY)] if args.keyword else [])
+    runs = [(SearchMode.HYBRID, dense_shape)] if args.hybrid else []
+    runs += [(SearchMode.KEYWORD, KEYWORD_ONLY)] if args.keyword else []
     for mode, shape in runs:
         seen = {name: observe(args.corpora, name, mode, args.model, args.data_dir) for name in sets}
         if args.shipped:

@@ -10,10 +10,12 @@ from typing import Any
 
 from backend.application.index_texts import file_stem
 from backend.application.live_index import LiveIndex
+from backend.application.search_ranking import note_periods
 from backend.domain.confidence import Evidence, calibration_for
 from backend.domain.models import PointFilter, ScoredPoint, SparseVector
 from backend.domain.payload import LANGUAGE
 from backend.domain.sparse import DocumentFields, SparseEncoder
+from backend.domain.time_intent import TimeSpan
 
 COUNT_TTL_SECONDS = 30.0  # the chunk count only scales the keyword score: a recent one is as good
 # The rank whose score is a question's background: how close the vault's ordinary chunks come to it. Far
@@ -95,10 +97,11 @@ def evidence_of(
     query: SparseVector,
     encoder: SparseEncoder,
     tags: Mapping[int, frozenset[int]] | None = None,
+    span: TimeSpan | None = None,
 ) -> list[Evidence]:
     """What each hit shows about itself, in the order of `hits` (`query`: the terms it is judged by;
     `tags`: the tag terms of the vault the question names, each with the question's terms it stands for:
-    a hit tagged #mentalhealth holds "mental health").
+    a hit tagged #mentalhealth holds "mental health"; `span`: the period the question names).
 
     A hit a pointer led to (`via`: a map-of-content line describing its note) shows what its pointer shows
     too, feature by feature the larger: the line that vouches for the note is evidence about the note."""
@@ -111,6 +114,7 @@ def evidence_of(
             keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
             covered=len(terms & _held(_terms_of(hit.payload, encoder), tags)) if terms else 0,
             query_terms=len(terms),
+            of_period=span.share_of(note_periods(hit.payload)) if span is not None else 0.0,
         )
 
     return [_vouched(shown(hit), shown(hit.via)) if hit.via is not None else shown(hit) for hit in hits]
@@ -124,6 +128,7 @@ def _vouched(own: Evidence, pointer: Evidence) -> Evidence:
         keyword=max(own.keyword, pointer.keyword),
         covered=max(own.covered, pointer.covered),
         query_terms=own.query_terms,
+        of_period=own.of_period,
     )
 
 

@@ -144,6 +144,11 @@ class SearchService:
             asked = replace(asked, point_filter=live.graph.tag_filter(given))
             outcome, sides = self._search(live, asked, plan)
             said = focus if focus is not None else query
+            if said != query and outcome.hits:
+                # judged by what is asked now: the earlier turns ranked, but "thanks!" after a vault question
+                # is not that question again, so its hits' evidence is the latest message's own
+                sides = self._focus_sides(live, asked, said, dense=sides.dense is not None)
+                outcome = replace(outcome, time_intent=self._span(said))
             words = self._judge.analyzer.query_terms(said)
             judged = self._judge.encode_terms(words)
             return self._confident(live, outcome, sides, judged, self._judged_tags(live, said, words))
@@ -177,10 +182,7 @@ class SearchService:
 
     def _clues(self, live: LiveIndex, asked: Asked) -> Clues:
         started = time.perf_counter()
-        options = self._options
-        span = None
-        if options.time_boost:
-            span = find_time_span(asked.query, options.today(), southern=options.southern)
+        span = self._span(asked.query)
         named = self._entity_hits(live, asked.query, asked.point_filter)
         return Clues(span, named, (time.perf_counter() - started) * 1000)
 
@@ -319,6 +321,19 @@ class SearchService:
             notices=_notices(live, asked.given_filter, answered=bool(clues.named)),
         )
 
+    def _focus_sides(self, live: LiveIndex, asked: Asked, focus: str, *, dense: bool) -> Sides:
+        """Both sides' own scores for `focus` alone (its embedding only when the hits were judged by one)."""
+        vector = self._embed_query(focus)[0] if dense else None
+        limit = max(asked.size, self._options.prefetch_limit)
+        return read_sides(live, vector, self._encoder.encode_query(focus), limit, asked.store_filter)
+
+    def _span(self, text: str) -> TimeSpan | None:
+        """The period `text` names (its notes are boosted, and judged of it), or None."""
+        options = self._options
+        if not options.time_boost:
+            return None
+        return find_time_span(text, options.today(), southern=options.southern)
+
     def _confident(
         self,
         live: LiveIndex,
@@ -329,7 +344,9 @@ class SearchService:
     ) -> SearchOutcome:
         """The outcome with each hit's confidence, and what it was computed from."""
         hits = outcome.hits
-        evidence = evidence_of(hits, sides=sides, query=judged, encoder=self._judge, tags=tags)
+        evidence = evidence_of(
+            hits, sides=sides, query=judged, encoder=self._judge, tags=tags, span=outcome.time_intent
+        )
         health = self._index.serving_health  # whose cosines the dense scores are
         model = health.model_name if health is not None else None
         chunks = self._chunks.count(live) if hits else 0

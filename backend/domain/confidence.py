@@ -14,7 +14,10 @@ an old draft, a hostile note) leaves a hit's confidence as it was.
 * `keyword`: the raw BM25 score, divided by the largest IDF the index can give (ln(1 + (N - 0.5) / 1.5) for
   N chunks), so a small vault and a large one read alike;
 * `covered`: how many of the query's distinct keyword terms the hit holds, capped at 3 (one common word
-  matched is weak evidence, three are not); a tag the question names holds the words it stands for.
+  matched is weak evidence, three are not); a tag the question names holds the words it stands for;
+* `of_period`: how much of the hit's note is of the period the question names ("autumn 2024": a note of
+  October 2024 wholly, one of 2024 by a quarter); 0 when the question names none. A journal day of the month
+  asked about speaks to the question even in words of its own.
 
 The share of the question's terms covered, the question's length and the hit's score over the best of its
 list were features once: the first two made a one-word greeting that one chunk repeats ("thanks", "ok")
@@ -50,6 +53,8 @@ class Evidence:
     # the question's background: the cosine of its 20th closest chunk (how close the vault's ordinary chunks
     # come); None without a dense side
     dense_background: float | None = None
+    # how much of the hit's note is of the period the question names (0..1; 0 when it names none)
+    of_period: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +79,7 @@ def max_idf(chunks: int) -> float:
 
 
 def features(evidence: Evidence, chunks: int, calibration: Calibration) -> list[float]:
-    values = [evidence.keyword / max_idf(chunks), min(evidence.covered, 3) / 3]
+    values = [evidence.keyword / max_idf(chunks), min(evidence.covered, 3) / 3, evidence.of_period]
     if calibration.uses_dense:
         dense = evidence.dense if evidence.dense is not None else 0.0
         background = evidence.dense_background if evidence.dense_background is not None else dense
@@ -85,22 +90,22 @@ def features(evidence: Evidence, chunks: int, calibration: Calibration) -> list[
 # Fitted by scripts/calibrate_recall.py (see the module docstring); dense weights hold for one model family.
 KEYWORD_ONLY = Calibration(
     name="keyword",
-    weights=(0.985, 3.95),
-    bias=-6.471,
+    weights=(1.226, 3.376, 2.412),
+    bias=-5.558,
     uses_dense=False,
 )
 DENSE = {
     "all-MiniLM-L6-v2": Calibration(
         name="all-MiniLM-L6-v2",
-        weights=(8.5, 0.26, 0.709, 1.517),
-        bias=-6.422,
+        weights=(7.656, 1.284, 0.79, 1.415, 1.987),
+        bias=-6.123,
         uses_dense=True,
     ),
     # its cosines crowd together (0.80-0.88 for a whole list), hence the large dense weight
     "multilingual-e5-small": Calibration(
         name="multilingual-e5-small",
-        weights=(66.264, -11.443, 0.715, 0.877),
-        bias=-58.232,
+        weights=(60.404, -4.687, 0.726, 0.73, 1.68),
+        bias=-53.334,
         uses_dense=True,
     ),
 }
