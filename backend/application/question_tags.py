@@ -1,5 +1,6 @@
 """The vault's tags a question names in words: "mental health" names #mentalhealth, "generalised anxiety
-disorder" names #GAD where a note defines GAD so (backend/domain/tag_words.py has the rules).
+disorder" names #GAD where a note defines GAD so, and the other way round "GAD" asks for the words of that
+expansion too (backend/domain/tag_words.py has the rules).
 
 Only tag terms the vault holds join the question's keyword terms, so a question that names no tag of the
 vault is encoded exactly as without this, and no term that can match nothing is sent to the store."""
@@ -23,6 +24,8 @@ class _Worked:
     heads: frozenset[str]  # of the tags' segments: the spans worth stemming
     # an acronym tag's terms, its expansion, and the expansion's terms in each of the vault's languages
     expansions: tuple[tuple[frozenset[str], str, tuple[frozenset[str], ...]], ...]
+    # an acronym as a question's word, as written, and its expansion's terms: "GAD" asks for those words too
+    spelled_out: tuple[tuple[frozenset[str], str, frozenset[str]], ...] = ()
 
 
 class QuestionTags:
@@ -51,6 +54,9 @@ class QuestionTags:
         for acronym, expansion, needs in worked.expansions:
             if any(all(term in words for term in need) for need in needs):
                 found.update(dict.fromkeys(acronym, expansion))
+        for plain, written, terms in worked.spelled_out:
+            if plain & words.keys():
+                found.update({term: written for term in terms if term not in words})
         return found
 
     def _work_out(self, vocabulary: TagVocabulary) -> _Worked:
@@ -58,6 +64,7 @@ class QuestionTags:
         held = frozenset(term for tag in vocabulary.tags for term in tag_terms(analyzer, tag, languages))
         heads = frozenset(head(segment) for tag in vocabulary.tags for segment in tag_segments(tag))
         expansions = []
+        spelled_out = []
         for acronym, expansion in vocabulary.definitions:
             needs = tuple(
                 frozenset(term for term, weight in analyzer.terms(expansion, lang) if weight >= 1.0)
@@ -68,4 +75,7 @@ class QuestionTags:
             own = frozenset(tag_terms(analyzer, acronym, languages))
             if needs and own:
                 expansions.append((own, expansion, needs))
-        return _Worked(vocabulary, held, heads, tuple(expansions))
+            plain = frozenset(term for lang in languages for term, _ in analyzer.terms(acronym, lang))
+            if needs and plain:
+                spelled_out.append((plain, acronym, frozenset().union(*needs)))
+        return _Worked(vocabulary, held, heads, tuple(expansions), tuple(spelled_out))

@@ -120,6 +120,25 @@ def test_an_acronym_tag_is_found_by_the_expansion_a_note_gives_and_follows_edits
     assert "Journal/2025-02-12.md" not in _paths(harness, question, SearchMode.KEYWORD)
 
 
+def test_a_question_saying_the_acronym_also_finds_the_words_it_stands_for(
+    acronym_vault: Path, make_harness: Callable[..., Harness]
+) -> None:
+    """The other way round: "GAD" in a question asks for the expansion the vault gives it too, so a note
+    that writes the words out (and never the acronym) is found; an acronym the vault does not define is just
+    a word."""
+    write(acronym_vault, "Health/Leaflet.md", "The leaflet on generalised anxiety disorder helped a bit.\n")
+    write(acronym_vault, "Boat/Locks.md", "Worked the locks at Tinsley; the flight took all afternoon.\n")
+    harness = make_harness(acronym_vault, FakeEmbedder(), keyword_first_min=1000)
+    harness.index.open()
+    harness.indexer.sync()
+    assert "Health/Leaflet.md" in _paths(harness, "how is my GAD", SearchMode.KEYWORD)
+    assert "Health/Leaflet.md" not in _paths(harness, "how is my PTSD", SearchMode.KEYWORD)
+
+    write(acronym_vault, "Health/GP visit.md", "Dr Patel thinks it is anxiety. Sertraline, 50 mg.\n")
+    harness.indexer.refresh(["Health/GP visit.md"])  # no note defines GAD any more
+    assert "Health/Leaflet.md" not in _paths(harness, "how is my GAD", SearchMode.KEYWORD)
+
+
 def test_acronym_definitions_survive_a_restart(
     acronym_vault: Path, make_harness: Callable[..., Harness], tmp_path: Path
 ) -> None:
