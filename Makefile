@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval eval-languages bench bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval eval-languages bench bench-compare bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -106,6 +106,15 @@ eval-languages: $(STAMP)
 ## SciFact into data/eval/vault). BENCH_FLAGS=--quick: about 3 min; BENCH_FLAGS="--only index search" for parts.
 bench: $(STAMP)
 	$(BIN)/python -m scripts.bench $(BENCH_FLAGS)
+
+## Search latency of this checkout against another (BEFORE=path to a checkout of the code before a change) on the
+## Zettelkasten: both served at once, each question asked of both in turn (scripts/bench_compare_search.py);
+## each indexes the vault into its own data/bench-zk the first time (about 10 min each, fully dense).
+BEFORE ?=
+bench-compare: $(STAMP)
+	@test -n "$(BEFORE)" || { echo "usage: make bench-compare BEFORE=/path/to/a/checkout"; exit 2; }
+	$(BIN)/python -m scripts.bench_compare_search --vault $(ZETTEL)/vault \
+		--before "$(BEFORE):$(BEFORE)/data/bench-zk" --after .:data/bench-zk -n 500
 
 ## Indexing throughput on SciFact alone (notes/s, chunks/s, the embedder's share); see docs/measurements.md.
 bench-index: $(STAMP)
