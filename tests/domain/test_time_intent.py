@@ -11,6 +11,14 @@ from backend.domain.time_intent import find_time_span, name_span, parse_day
 TODAY = dt.date(2026, 4, 15)  # a Wednesday
 
 
+def _named(question: str) -> tuple[str, str, str, str] | None:
+    """What the question names: the words, the first and last day, and the granularity."""
+    span = find_time_span(question, TODAY)
+    if span is None:
+        return None
+    return span.text, span.start.isoformat(), span.end.isoformat(), span.granularity
+
+
 @pytest.mark.parametrize(
     ("question", "text", "start", "end", "granularity"),
     [
@@ -32,14 +40,7 @@ TODAY = dt.date(2026, 4, 15)  # a Wednesday
     ],
 )
 def test_the_span_a_question_names(question: str, text: str, start: str, end: str, granularity: str) -> None:
-    span = find_time_span(question, TODAY)
-    assert span is not None
-    assert (span.text, span.start.isoformat(), span.end.isoformat(), span.granularity) == (
-        text,
-        start,
-        end,
-        granularity,
-    )
+    assert _named(question) == (text, start, end, granularity)
 
 
 @pytest.mark.parametrize(
@@ -129,14 +130,7 @@ def test_days_written_out(text: str, day: str | None) -> None:
 def test_the_periods_a_question_names(
     question: str, text: str, start: str, end: str, granularity: str
 ) -> None:
-    span = find_time_span(question, TODAY)
-    assert span is not None
-    assert (span.text, span.start.isoformat(), span.end.isoformat(), span.granularity) == (
-        text,
-        start,
-        end,
-        granularity,
-    )
+    assert _named(question) == (text, start, end, granularity)
 
 
 @pytest.mark.parametrize(
