@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import shutil
 import statistics
 from pathlib import Path
@@ -26,6 +27,13 @@ def machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     python = f"{platform.python_implementation()} {platform.python_version()}"
     return f"{model}, {os.cpu_count()} cores{memory}, {python}, load average {load:.1f} at the start"
+
+
+def drawn_questions(notes: list[Path], count: int, rng: random.Random) -> list[str]:
+    """`count` questions of three words drawn from the notes' own words (letters only): questions a vault
+    can always match, the same for every checkout given the same `rng`."""
+    words = [w for p in notes for w in p.read_text(encoding="utf-8", errors="replace").split() if w.isalpha()]
+    return [" ".join(rng.sample(words, 3)) for _ in range(count)]
 
 
 def percentile(values: list[float], q: float) -> float:

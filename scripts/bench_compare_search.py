@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 from backend.infrastructure.eval_files import read_queries
-from scripts.bench_common import machine, percentile
+from scripts.bench_common import drawn_questions, machine, percentile
 from scripts.service_process import ServiceProcess
 
 WARM_UP = 20  # questions asked of both before timing: caches and lazy imports
@@ -31,13 +31,7 @@ def questions(vault: Path, corpora: Path, count: int) -> list[str]:
     """Half three words drawn from the vault's own notes (as the large-vaults benchmark asks), half LoCoMo's
     plain-language questions (times, people, decisions), shuffled together."""
     rng = random.Random(11)
-    words = [
-        w
-        for p in sorted(vault.rglob("*.md"))[:500]
-        for w in p.read_text(encoding="utf-8", errors="replace").split()
-        if w.isalpha()
-    ]
-    drawn = [" ".join(rng.sample(words, 3)) for _ in range(count // 2)]
+    drawn = drawn_questions(sorted(vault.rglob("*.md"))[:500], count // 2, rng)
     asked = [q.text for q in read_queries(corpora / "locomo-dev" / "queries-dev.jsonl")]
     rng.shuffle(asked)
     mixed = drawn + asked[: count - len(drawn)]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import httpx
 
-from scripts.bench_common import percentile
+from scripts.bench_common import drawn_questions, percentile
 from scripts.service_process import REPO, ServiceProcess
 
 POLL_SECONDS = 0.25  # how often the first-index run asks for status and searches
@@ -349,14 +349,7 @@ def _prepare_graph(models: Path) -> None:
 
 def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
     zettel = corpora / "zettelkasten" / "vault"
-    rng = random.Random(11)
-    words = [
-        w
-        for p in sorted(zettel.glob("*.md"))[:500]
-        for w in p.read_text(encoding="utf-8", errors="replace").split()
-        if w.isalpha()
-    ]
-    queries = [" ".join(rng.sample(words, 3)) for _ in range(args.growth_queries)]
+    queries = drawn_questions(sorted(zettel.glob("*.md"))[:500], args.growth_queries, random.Random(11))
     rows: list[tuple[int, str, VaultScale]] = []
     pauses: dict[str, tuple[int, float, float]] = {}
     paired: dict[str, dict[str, dict[str, float]]] = {}
