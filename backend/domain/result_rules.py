@@ -138,23 +138,32 @@ def is_hub(text: str) -> bool:
         return False  # most chunks: no link at all
     if len(linked_names(text)) < HUB_MIN_NOTES:
         return False
-    lines = [line for line in text.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    lines = _content_lines(text)
     linking = [line for line in lines if linked_names(line)]
     return len(linking) > HUB_LINE_SHARE * len(lines)
 
 
 def linked_names(text: str) -> set[str]:
     """`name_key`-style names (case-folded file names without `.md`) of the notes a chunk links to."""
-    names = set()
-    for match in _WIKILINK.finditer(text):
-        target = re.split(r"[|#^]", match.group(1), maxsplit=1)[0]
-        names.add(_name(target))
+    return {_name(target) for target in _link_targets(text)} - {""}
+
+
+def _link_targets(text: str) -> list[str]:
+    """The targets of a text's note links, as written (headings, block ids and aliases left off; web
+    addresses left out)."""
+    if "[[" not in text and "](" not in text:
+        return []
+    found = [re.split(r"[|#^]", m.group(1), maxsplit=1)[0].strip() for m in _WIKILINK.finditer(text)]
     for match in _MD_LINK.finditer(text):
         target = match.group(2).split("#", 1)[0]
         if target and "://" not in target:
-            names.add(_name(target.replace("%20", " ")))
-    names.discard("")
-    return names
+            found.append(target.replace("%20", " "))
+    return [target for target in found if target]
+
+
+def _content_lines(text: str) -> list[str]:
+    """A chunk's lines as its share of links is counted: headings and blank lines left out."""
+    return [line for line in text.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
 
 
 @functools.lru_cache(maxsize=65536)  # the same note paths and link targets come back search after search
@@ -219,7 +228,7 @@ def is_pointer(text: str) -> bool:
     a home note's links, a "see also" list or a reading list; decided by the lines' shape alone."""
     if "[[" not in text and "](" not in text:
         return False  # most chunks: no link at all
-    lines = [line for line in text.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    lines = _content_lines(text)
     pointing = sum(1 for line in lines if _POINTER_LINE.match(line))
     return pointing >= POINTER_MIN_LINES and pointing > HUB_LINE_SHARE * len(lines)
 
@@ -237,6 +246,7 @@ def best_pointer_line(
     """
     best: PointerLine | None = None
     tied = False
+    asked = set(wanted)
     seen: dict[str, list[tuple[str, set[str]]]] = {}
     for line in text.splitlines():
         if not _POINTER_LINE.match(line):
@@ -248,7 +258,7 @@ def best_pointer_line(
         # the description only: a question in the link's words finds the note by its own title already
         for word in words(_WIKILINK.sub(" ", _MD_LINK.sub(" ", line))):
             if word not in seen:  # map lines repeat their words ("Physio", dates): analyse each once
-                seen[word] = _matches(analyzer, word, languages, set(wanted))
+                seen[word] = _matches(analyzer, word, languages, asked)
             for _, terms in seen[word]:
                 held |= terms
         if best is None or len(held) > best.matched:
@@ -258,18 +268,6 @@ def best_pointer_line(
     if best is None or tied or best.matched < POINTER_MIN_TERMS:
         return None
     return best
-
-
-def _link_targets(line: str) -> list[str]:
-    """The targets of a line's note links, as written (headings, block ids and aliases left off)."""
-    if "[[" not in line and "](" not in line:
-        return []
-    found = [re.split(r"[|#^]", m.group(1), maxsplit=1)[0].strip() for m in _WIKILINK.finditer(line)]
-    for match in _MD_LINK.finditer(line):
-        target = match.group(2).split("#", 1)[0]
-        if target and "://" not in target:
-            found.append(target.replace("%20", " "))
-    return [target for target in found if target]
 
 
 def targets_before_pointers(
