@@ -106,16 +106,19 @@ def evidence_of(
     A hit a pointer led to (`via`: a map-of-content line describing its note) shows what its pointer shows
     too, feature by feature the larger: the line that vouches for the note is evidence about the note."""
     terms = set(query.indices)
+    known: dict[str, Evidence] = {}  # a pointer is often a hit too, right after its target: read it once
 
     def shown(hit: ScoredPoint) -> Evidence:
-        return Evidence(
-            dense=sides.dense.score(hit.id) if sides.dense is not None else None,
-            dense_background=sides.dense.background if sides.dense is not None else None,
-            keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
-            covered=len(terms & _held(_terms_of(hit.payload, encoder), tags)) if terms else 0,
-            query_terms=len(terms),
-            of_period=span.share_of(note_periods(hit.payload)) if span is not None else 0.0,
-        )
+        if hit.id not in known:
+            known[hit.id] = Evidence(
+                dense=sides.dense.score(hit.id) if sides.dense is not None else None,
+                dense_background=sides.dense.background if sides.dense is not None else None,
+                keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
+                covered=len(terms & _held(_terms_of(hit.payload, encoder), tags)) if terms else 0,
+                query_terms=len(terms),
+                of_period=span.share_of(note_periods(hit.payload)) if span is not None else 0.0,
+            )
+        return known[hit.id]
 
     return [_vouched(shown(hit), shown(hit.via)) if hit.via is not None else shown(hit) for hit in hits]
 
