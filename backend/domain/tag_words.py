@@ -4,7 +4,7 @@
   where their writer marked a word boundary: `-`, `_`, `/` and a change of case ("MentalHealth" -> Mental
   Health, "GADTherapy" -> GAD Therapy). A run-together lowercase tag (`#mentalhealth`) marks none; no
   dictionary splits it. Instead each tag segment is also one *tag term* (`TAG_TERM` + its words joined and
-  stemmed as one word), and a question's adjacent words are joined the same way (`TextAnalyzer.span_terms`),
+  stemmed as one word), and a question's adjacent words are joined the same way (`span_terms`),
   so "mental health" meets `#mentalhealth`, `#MentalHealth` and `#mental-health` alike. The `#` keeps tag
   terms apart from body words: "data base" in a question never meets "database" in a note's text.
 - **Acronyms defined in the vault.** "GAD (generalised anxiety disorder)" or "generalised anxiety disorder
@@ -57,7 +57,7 @@ def tag_segments(tag: str) -> list[list[str]]:
 def tag_text(tags: Sequence[str]) -> str:
     """Tags as words, for the text that is embedded ("mental-health", "health/sleep" -> "mental health,
     health sleep")."""
-    phrases = (" ".join(word for segment in tag_segments(tag) for word in segment) for tag in tags)
+    phrases = (tag_word_text(tag) for tag in tags)
     return ", ".join(dict.fromkeys(phrase for phrase in phrases if phrase))
 
 
