@@ -217,11 +217,19 @@ def _month_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | Non
 
 def _holiday(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today
-    match = _search(_HOLIDAY_YEAR, query)
+    return _named_of_year(query, _HOLIDAY_YEAR, _holiday_span, southern)
+
+
+def _named_of_year(
+    query: str, pattern: re.Pattern[str], span_of: Callable[[str, str, int, bool], TimeSpan], southern: bool
+) -> TimeSpan | None:
+    """A season or holiday with its year, written either way round ("autumn 2024", "2024 autumn"): the
+    pattern's groups are name and year, or year and name."""
+    match = _search(pattern, query)
     if match is None:
         return None
     name, year = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
-    return _holiday_span(match.group(0), name, int(year), southern)
+    return span_of(match.group(0), name, int(year), southern)
 
 
 def _holiday_span(text: str, name: str, year: int, southern: bool) -> TimeSpan:
@@ -254,11 +262,7 @@ def easter_sunday(year: int) -> dt.date:
 
 def _season(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today
-    match = _search(_SEASON_YEAR, query)
-    if match is None:
-        return None
-    name, year = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
-    return _season_span(match.group(0), name, int(year), southern)
+    return _named_of_year(query, _SEASON_YEAR, _season_span, southern)
 
 
 # meteorological seasons: the first month of each in the northern hemisphere; the southern's is six on
