@@ -122,7 +122,7 @@ def suggest_memory(
     query: str, hits: Sequence[FoundText], *, floor: float = RECALL_FLOOR, among: int = SUGGEST_AMONG
 ) -> MemorySuggestion | None:
     """The fact among the confident first `among` hits worth offering to remember, or None."""
-    asked = _content_words(query)
+    asked = set(tokenize(query))
     if not asked or asked <= _SMALL_TALK:
         return None
     asked = _stems(asked)
@@ -157,12 +157,6 @@ def suggest_memory(
         kind=best.kind,
         confidence=best.hit.confidence,
     )
-
-
-def kind_of(sentence: str) -> str | None:
-    """The kind of fact a sentence states (KINDS), or None; never for a sentence that may hold a secret."""
-    kind = _kind(sentence)
-    return None if kind is None or is_secret(sentence) else kind
 
 
 def _kind(sentence: str) -> str | None:
@@ -233,10 +227,6 @@ def _key(hit: FoundText, kind: str) -> str:
     suffix = _KEY_SUFFIX[kind]
     key = slug if slug.endswith(suffix) else f"{slug}_{suffix}"
     return key[:MAX_KEY_CHARS].rstrip("_")
-
-
-def _content_words(text: str) -> set[str]:
-    return set(tokenize(text))
 
 
 def _stems(words: Iterable[str]) -> set[str]:
