@@ -4,7 +4,8 @@ once (MAX_CONCURRENT_REQUESTS, MAX_LARGE_REQUESTS), and which browser pages may 
 
 Plain ASGI middlewares around the whole app rather than route dependencies, so nothing can be added behind
 them by mistake: the API, `/mcp`, the schema and docs (`/openapi.json`, `/docs`, `/redoc`) and unknown paths
-all need the key; only `/health` stays open (a liveness probe has no key). Refusals are the error envelope.
+all need the key; only `/health` stays open (a liveness probe has no key), and the look-inside page's HTML
+and files, which hold no data (the page then asks for the key). Refusals are the error envelope.
 
 Order, outermost first: CORS (a browser's preflight carries no key, and a refusal must still be readable by
 the page that is allowed to call us), the key or, without one, the host and origin check (an unknown caller
@@ -52,6 +53,10 @@ from backend.domain.errors import (
 )
 
 OPEN_PATHS = frozenset({"/health"})
+# The look-inside page (routes/page.py) and its files hold no data and must load before the page can ask for
+# the key: open to the key check, but, unlike /health, still under the Host/Origin rule without a key.
+PAGE_PATH = "/"
+PAGE_ASSETS = "/page/"
 LARGE_WAIT_SECONDS = 1.0  # a large request waits this long for a large slot before 503 (it reads nothing)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 BEARER_SCHEME = "bearerAuth"  # its name in the OpenAPI schema's securitySchemes
@@ -96,7 +101,7 @@ class ApiKeyMiddleware:
         self.api_key = api_key
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS or is_page(scope):
             await self.app(scope, receive, send)
             return
         try:
@@ -108,6 +113,15 @@ class ApiKeyMiddleware:
                 await _refuse(exc, scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+def is_page(scope: Scope) -> bool:
+    """A GET of the page or one of its files (HEAD too): the only requests served without the key."""
+    path = scope["path"]
+    if scope.get("method") not in ("GET", "HEAD"):
+        return False
+    # one file name after the prefix, as the page's route takes it: nothing else can ride on the prefix
+    return path == PAGE_PATH or (path.startswith(PAGE_ASSETS) and "/" not in path[len(PAGE_ASSETS) :])
 
 
 def host_name(authority: str) -> str:

@@ -16,6 +16,7 @@ from backend.api.guards import document_security, install_guards
 from backend.api.mcp_http import mcp_routes
 from backend.api.mcp_server import build_mcp_server
 from backend.api.routes import health, index, memory, notes, search
+from backend.api.routes.page import page_router
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.domain.errors import IndexUnavailableError, StorageFullError
@@ -91,6 +92,7 @@ def create_app(
     documented = error_responses(401, "FOREIGN_REQUEST", "REQUEST_TIMEOUT", 500, "SERVER_BUSY") | edge
     for router in (search.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
+    app.include_router(page_router(), responses=documented)  # the look-inside page at / (not in the OpenAPI)
     app.router.routes.extend(mcp_routes(mcp))  # MCP at /mcp, both transports (not in the OpenAPI)
     if settings.api_key:
         _with_security(app)

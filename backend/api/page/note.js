@@ -1,0 +1,143 @@
+// A note as the index sees it: its text (the hit's lines marked), its chunks as stored, its links and a
+// picture of its neighbourhood in the link graph. Three reads (GET /note, /note/…/chunks, /note/…/links),
+// asked at once; each part shows what it got, and says so when its endpoint failed.
+import { get, notePath } from "./api.js";
+import { $, append, clear, el, highlighted, obsidianLink, when } from "./dom.js";
+import { drawGraph } from "./graph.js";
+
+let opener = null; // the element that opened the panel: focus goes back there on close
+let current = null;
+
+export async function openNote(path, hit = {}) {
+  opener = document.activeElement;
+  current = path;
+  const panel = $("note-panel");
+  panel.hidden = false;
+  $("note-title").textContent = path;
+  clear($("note-meta")).append("Loading…");
+  clear($("note-text"));
+  clear($("note-graph"));
+  clear($("note-links"));
+  clear($("note-chunks"));
+  const [note, chunks, links] = await Promise.allSettled([
+    get(notePath(path)),
+    get(notePath(path, "/chunks")),
+    get(notePath(path, "/links")),
+  ]);
+  if (current !== path) return; // another note was opened meanwhile
+  renderNote(note, hit);
+  renderChunks(chunks);
+  renderLinks(links);
+  $("note-title").focus();
+}
+
+export function closeNote() {
+  const panel = $("note-panel");
+  if (panel.hidden) return false;
+  panel.hidden = true;
+  current = null;
+  if (opener && document.contains(opener)) opener.focus();
+  return true;
+}
+
+function failure(result, what) {
+  return el("p", { class: "warn" }, `${what}: ${result.reason?.message ?? "failed"}`);
+}
+
+function renderNote(result, hit) {
+  const meta = clear($("note-meta"));
+  const link = $("note-obsidian");
+  if (result.status !== "fulfilled") {
+    meta.append(failure(result, "The note could not be read"));
+    link.hidden = true;
+    return;
+  }
+  const note = result.value;
+  $("note-title").textContent = note.note_title || note.note_path;
+  append(meta, [
+    el("span", { class: "path" }, note.note_path),
+    ` · ${note.total_lines} lines · ${note.size_bytes} bytes · modified ${when(note.modified)}`,
+    note.date ? ` · dated ${note.date}` : "",
+    note.tags?.length ? ` · #${note.tags.join(" #")}` : "",
+    note.aliases?.length ? ` · also called ${note.aliases.join(", ")}` : "",
+    note.redactions ? el("span", { class: "warn" }, ` · ${note.redactions} secret(s) redacted`) : "",
+  ]);
+  const obsidian = obsidianLink(note.obsidian_uri);
+  link.hidden = !(obsidian instanceof HTMLAnchorElement);
+  if (!link.hidden) link.setAttribute("href", note.obsidian_uri);
+  const list = clear($("note-text"));
+  const first = note.start_line || 1;
+  const lines = note.content.split("\n");
+  if (lines.length && lines.at(-1) === "" && note.content.endsWith("\n")) lines.pop();
+  let firstHit = null;
+  lines.forEach((line, offset) => {
+    const number = first + offset;
+    const inHit = hit.start !== undefined && number >= hit.start && number <= hit.end;
+    const item = el("li", { value: String(number), class: inHit ? "hit" : null }, inHit ? highlighted(line, hit.terms) : line);
+    if (inHit) {
+      item.setAttribute("aria-label", `line ${number}, in the search hit`);
+      firstHit ??= item;
+    }
+    list.append(item);
+  });
+  firstHit?.scrollIntoView({ block: "center" });
+}
+
+function renderChunks(result) {
+  const box = $("note-chunks");
+  if (result.status !== "fulfilled") {
+    box.append(failure(result, "The stored chunks could not be read"));
+    return;
+  }
+  const chunks = result.value.chunks ?? [];
+  if (!chunks.length) {
+    box.append(el("p", { class: "meta" }, "The index holds no chunk of this note."));
+    return;
+  }
+  for (const chunk of chunks) {
+    box.append(
+      el(
+        "details",
+        { class: "chunk" },
+        el(
+          "summary",
+          {},
+          `#${chunk.chunk_index} · lines ${chunk.start_line}–${chunk.end_line}`,
+          chunk.heading_context ? ` · ${chunk.heading_context}` : "",
+        ),
+        el(
+          "p",
+          { class: "meta" },
+          `tags: ${chunk.tags?.length ? chunk.tags.join(", ") : "none"} · date: ${chunk.date ?? "none"} · ` +
+            `language: ${chunk.language ?? "unknown"} · id ${chunk.chunk_id}`,
+        ),
+        el("p", { class: "meta" }, "The text that was embedded:"),
+        el("pre", { class: "embedded" }, chunk.embedded_text),
+      ),
+    );
+  }
+}
+
+function noteButton(path, label) {
+  const button = el("button", { type: "button", class: "link" }, label || path);
+  button.addEventListener("click", () => openNote(path));
+  return button;
+}
+
+function renderLinks(result) {
+  const box = $("note-links");
+  const graph = $("note-graph");
+  if (result.status !== "fulfilled") {
+    box.append(failure(result, "The links could not be read"));
+    return;
+  }
+  const links = result.value;
+  const group = (title, items, render) =>
+    el("div", {}, el("h4", {}, `${title} (${items.length})`), items.length ? el("ul", { class: "plain" }, items.map(render)) : el("p", { class: "meta" }, "none"));
+  append(box, [
+    group("Links to", links.outlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title), ` · line ${l.line}`)),
+    group("Linked from", links.backlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title), ` · line ${l.line}`)),
+    group("Unresolved (no such note yet)", links.unresolved ?? [], (l) => el("li", {}, el("span", { class: "unresolved" }, l.target), ` · line ${l.line}`)),
+  ]);
+  graph.append(drawGraph(links, (path) => openNote(path)));
+}

@@ -1,0 +1,101 @@
+// The recall preview: what OpenClaw's per-turn recall (integrations/openclaw/recall.js) would put in front of
+// the model for a message — the same POST /context body with the plugin's defaults, the same per-session
+// memory of what was already given (repeatTurns), plus explain:true to say why each entry was or was not
+// quoted. The block is shown with textContent, character for character.
+import { post } from "./api.js";
+import { $, clear, el, number, showError } from "./dom.js";
+
+// The plugin's defaults (openclaw.plugin.json's recall section); tests/test_page_files.py checks they match.
+export const RECALL_DEFAULTS = Object.freeze({"maxChars": 1500, "maxEntries": 3, "minConfidence": 0.4, "repeatTurns": 10});
+const HISTORY = 2; // earlier messages the plugin sends besides the current one (recall.js)
+
+const session = { turn: 0, given: [], messages: [] };
+
+function excluded() {
+  return session.given.filter((entry) => session.turn - entry.turn < RECALL_DEFAULTS.repeatTurns).flatMap((entry) => entry.labels);
+}
+
+function record(labels) {
+  session.given = session.given.filter((entry) => session.turn - entry.turn < RECALL_DEFAULTS.repeatTurns);
+  if (labels.length) session.given.push({ turn: session.turn, labels });
+}
+
+export function describeSettings() {
+  $("recall-settings").textContent =
+    `With the plugin's defaults: at most ${RECALL_DEFAULTS.maxChars} characters, ${RECALL_DEFAULTS.maxEntries} entries, ` +
+    `confidence at least ${RECALL_DEFAULTS.minConfidence}; an entry given once is not given again within ` +
+    `${RECALL_DEFAULTS.repeatTurns} turns of this conversation.`;
+}
+
+export function newConversation() {
+  session.turn = 0;
+  session.given = [];
+  session.messages = [];
+  $("recall-verdict").textContent = "New conversation: nothing given yet.";
+  $("recall-block").hidden = true;
+  $("recall-considered").hidden = true;
+}
+
+/** The body recall.js sends for this message, plus explain. */
+export function recallBody(message) {
+  return {
+    messages: [...session.messages.slice(-HISTORY), { role: "user", content: message }],
+    max_chars: RECALL_DEFAULTS.maxChars,
+    max_chunks: RECALL_DEFAULTS.maxEntries,
+    min_confidence: RECALL_DEFAULTS.minConfidence,
+    exclude: excluded(),
+    quoted: true,
+    explain: true,
+  };
+}
+
+export async function preview() {
+  const message = $("recall-message").value.trim();
+  if (!message) return;
+  $("recall-button").disabled = true;
+  session.turn += 1;
+  try {
+    const answer = await post("/context", recallBody(message));
+    session.messages.push({ role: "user", content: message });
+    record((answer.sources ?? []).map((source) => source.attribution));
+    render(answer);
+  } catch (error) {
+    session.turn -= 1;
+    showError(error, "Recall preview failed");
+  } finally {
+    $("recall-button").disabled = false;
+  }
+}
+
+function render(answer) {
+  const block = $("recall-block");
+  const verdict = $("recall-verdict");
+  const considered = answer.explain?.considered ?? [];
+  if (answer.context) {
+    verdict.textContent = `OpenClaw would put this in front of the model (${answer.chars} characters, ${answer.sources.length} entries):`;
+    block.textContent = answer.context;
+    block.hidden = false;
+  } else {
+    const reasons = [...new Set(considered.map((entry) => entry.reason))];
+    verdict.textContent =
+      "It would add nothing" +
+      (reasons.length ? `: ${reasons.join("; ")}.` : considered.length ? "." : ": nothing in the vault matched.");
+    block.textContent = "";
+    block.hidden = true;
+  }
+  const table = $("recall-considered");
+  const body = clear(table.tBodies[0]);
+  for (const entry of considered) {
+    body.append(
+      el(
+        "tr",
+        { class: entry.quoted ? "good" : "" },
+        el("td", {}, entry.attribution),
+        el("td", {}, number(entry.confidence, 2)),
+        el("td", {}, entry.quoted ? "yes" : "no"),
+        el("td", {}, entry.reason),
+      ),
+    );
+  }
+  table.hidden = !considered.length;
+}

@@ -1,0 +1,309 @@
+// The search panel: the question with the filters /search takes, the results with their matched words, and,
+// on demand, why each ranks where it does. The explain data costs a second search, so it is asked for only
+// when a why-panel opens, "why not" is asked, or "explain every search" is ticked.
+import { post } from "./api.js";
+import { $, append, clear, el, highlighted, number, obsidianLink, showError } from "./dom.js";
+import { openNote } from "./note.js";
+
+const state = { body: null, answer: null, explained: null, explaining: null };
+
+function listOf(text) {
+  return text
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+function searchBody() {
+  const body = {
+    query: $("q").value.trim(),
+    mode: $("mode").value,
+    top_k: Math.min(50, Math.max(1, Number($("top-k").value) || 10)),
+  };
+  const folders = listOf($("folders").value);
+  const tags = listOf($("tags").value);
+  if (folders.length) body.folders = folders;
+  if (tags.length) body.tags = tags;
+  if ($("date-from").value) body.date_from = $("date-from").value;
+  if ($("date-to").value) body.date_to = $("date-to").value;
+  return body;
+}
+
+export async function runSearch() {
+  const body = searchBody();
+  if (!body.query) return;
+  const explain = $("explain-always").checked;
+  $("search-button").disabled = true;
+  $("search-meta").textContent = "Searching…";
+  try {
+    const answer = await post("/search", explain ? { ...body, explain: true } : body);
+    state.body = body;
+    state.answer = answer;
+    state.explained = explain ? answer : null;
+    state.explaining = null;
+    $("why-not-answer").hidden = true;
+    render(answer);
+  } catch (error) {
+    $("search-meta").textContent = "";
+    showError(error, "Search failed");
+  } finally {
+    $("search-button").disabled = false;
+  }
+}
+
+/** The same search again with the explain data (once per search; the answer is kept). */
+async function explained(whyNot) {
+  if (!state.body) throw new Error("search first: the explanation is of a search's results");
+  if (whyNot) {
+    const answer = await post("/search", { ...state.body, explain: true, why_not: whyNot });
+    state.explained = answer;
+    return answer;
+  }
+  if (state.explained) return state.explained;
+  state.explaining ??= post("/search", { ...state.body, explain: true }).then((answer) => {
+    state.explained = answer;
+    return answer;
+  });
+  try {
+    return await state.explaining;
+  } finally {
+    state.explaining = null;
+  }
+}
+
+function render(answer) {
+  const meta = $("search-meta");
+  clear(meta);
+  const results = answer.results ?? [];
+  append(meta, [
+    `${results.length} result${results.length === 1 ? "" : "s"} of ${answer.total_hits} candidates · ` +
+      `mode ${answer.mode} · ${number(answer.search_time_ms, 1)} ms`,
+    answer.status !== "healthy" ? el("span", { class: "warn" }, ` · ${answer.status}`) : null,
+    answer.time_intent
+      ? el("span", {}, ` · "${answer.time_intent.text}" read as ${answer.time_intent.start} to ${answer.time_intent.end}`)
+      : null,
+  ]);
+  for (const warning of answer.warnings ?? []) append(meta, [el("p", { class: "warn" }, warning)]);
+  const list = clear($("results"));
+  results.forEach((result, index) => list.append(resultItem(result, index, answer)));
+  if (!results.length) list.append(el("li", { class: "empty" }, "Nothing matched. Try another mode or fewer filters."));
+  renderRelated(answer.related_notes ?? []);
+  renderOverview(state.explained);
+  fillNoteChoices(answer);
+}
+
+function resultItem(result, index, answer) {
+  const whyId = `why-${index}`;
+  const open = el("button", { type: "button", class: "link title" }, result.note_title || result.note_path);
+  open.addEventListener("click", () =>
+    openNote(result.note_path, { start: result.start_line, end: result.end_line, terms: result.highlights }),
+  );
+  const why = el("button", { type: "button", class: "why-button", "aria-expanded": "false", "aria-controls": whyId }, "Why here?");
+  const panel = el("div", { id: whyId, class: "why", hidden: true, tabindex: "-1" });
+  why.addEventListener("click", () => toggleWhy(why, panel, result, answer));
+  const confidence = el("meter", { min: "0", max: "1", low: "0.4", optimum: "1", value: String(result.confidence) });
+  return el(
+    "li",
+    { class: "result", "data-chunk": result.chunk_id },
+    el("h3", {}, el("span", { class: "rank" }, `${index + 1}.`), " ", open),
+    el(
+      "p",
+      { class: "where" },
+      el("span", { class: "path" }, result.note_path),
+      result.heading_context ? ` › ${result.heading_context}` : "",
+      ` · lines ${result.start_line}–${result.end_line}`,
+      result.date ? ` · ${result.date}` : "",
+      result.tags?.length ? ` · #${result.tags.join(" #")}` : "",
+    ),
+    el("p", { class: "content" }, highlighted(result.content, result.highlights)),
+    el(
+      "p",
+      { class: "scores" },
+      `score ${number(result.score)} · confidence ${number(result.confidence, 2)} `,
+      confidence,
+      result.pointed_from
+        ? el("span", { class: "meta" }, ` · brought here by ${result.pointed_from.note_path}:${result.pointed_from.start_line}`)
+        : null,
+      result.sensitive_categories?.length
+        ? el("span", { class: "warn" }, ` · sensitive: ${result.sensitive_categories.join(", ")}`)
+        : null,
+    ),
+    el("p", { class: "actions" }, why, " ", obsidianLink(result.obsidian_uri)),
+    panel,
+  );
+}
+
+async function toggleWhy(button, panel, result, answer) {
+  const opening = button.getAttribute("aria-expanded") !== "true";
+  button.setAttribute("aria-expanded", String(opening));
+  panel.hidden = !opening;
+  if (!opening) return;
+  clear(panel).append(el("p", { class: "meta" }, "Asking the service why…"));
+  try {
+    const full = await explained();
+    renderOverview(full);
+    const same = (full.results ?? []).find((r) => r.chunk_id === result.chunk_id);
+    clear(panel);
+    if (!same?.why) {
+      panel.append(el("p", { class: "warn" }, "The explained search no longer returns this chunk (the index changed): search again."));
+    } else {
+      panel.append(whyOf(same, full));
+    }
+  } catch (error) {
+    clear(panel).append(el("p", { class: "warn" }, `No explanation: ${error.message}`));
+    if (error.suggestion) panel.append(el("p", { class: "meta" }, error.suggestion));
+  }
+  panel.focus();
+}
+
+function side(label, part, keywordOnly, extra) {
+  if (part) {
+    return [el("dt", {}, label), el("dd", {}, `score ${number(part.score)} · rank ${part.rank ?? "beyond the candidates"}`, extra ?? "")];
+  }
+  return [el("dt", {}, label), el("dd", {}, keywordOnly ? "keyword only: no dense side in this search" : "not among this side's candidates")];
+}
+
+function whyOf(result, answer) {
+  const why = result.why;
+  const keywordOnly = answer.mode === "keyword" || answer.explain?.weights === null;
+  const terms = why.keyword?.terms?.length ? ` · matched: ${why.keyword.terms.join(", ")}` : "";
+  const facts = el(
+    "dl",
+    { class: "why-facts" },
+    side("Dense (meaning)", why.dense, keywordOnly && !why.dense),
+    side("Keyword (BM25)", why.keyword, false, terms),
+    el("dt", {}, "Fused"),
+    el("dd", {}, why.fused_score === null ? "no fusion (one side only)" : number(why.fused_score)),
+    el("dt", {}, "Time of the question"),
+    el("dd", {}, why.time_factor === null ? "no boost" : `score ×${number(why.time_factor, 2)} (dated in the span the question names)`),
+    el("dt", {}, "Ranking rules"),
+    el("dd", {}, why.rules?.length ? el("ul", {}, why.rules.map((rule) => el("li", {}, rule))) : "none applied"),
+    el("dt", {}, "Confidence"),
+    el("dd", {}, number(result.confidence, 2), featureTable(why.confidence_features)),
+    el("dt", {}, "OpenClaw's recall"),
+    el("dd", { class: why.recall?.quoted ? "good" : "warn" }, why.recall ? `${why.recall.quoted ? "would quote it" : "would not quote it"}: ${why.recall.reason}` : "—"),
+  );
+  return facts;
+}
+
+function featureTable(features) {
+  const entries = Object.entries(features ?? {});
+  if (!entries.length) return null;
+  return el(
+    "table",
+    { class: "table small" },
+    el("caption", {}, "computed from"),
+    el("tbody", {}, entries.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, number(value))))),
+  );
+}
+
+function renderOverview(answer) {
+  const box = $("explain-overview");
+  const explain = answer?.explain;
+  if (!explain) {
+    box.hidden = true;
+    return;
+  }
+  clear(box);
+  const weights = explain.weights
+    ? `dense ${number(explain.weights.dense, 2)} · keyword ${number(explain.weights.keyword, 2)}`
+    : "one side only";
+  append(box, [
+    el("h3", {}, "How this question was ranked"),
+    el(
+      "dl",
+      { class: "why-facts" },
+      el("dt", {}, "Fusion"),
+      el("dd", {}, explain.fusion),
+      el("dt", {}, "Weights"),
+      el("dd", {}, weights, explain.cross_language ? " (question in another language than the notes)" : ""),
+      el("dt", {}, "Candidates"),
+      el("dd", {}, `dense ${explain.candidates?.dense ?? 0} · keyword ${explain.candidates?.keyword ?? 0}`),
+      el("dt", {}, "Time boost"),
+      el("dd", {}, explain.time_boost === null ? "none" : `×${number(explain.time_boost, 2)} for notes dated in the span`),
+    ),
+    stagesTable(answer.stages),
+  ]);
+  box.hidden = false;
+}
+
+function stagesTable(stages) {
+  if (!stages?.length) return null;
+  return el(
+    "table",
+    { class: "table small" },
+    el("caption", {}, "Time per stage"),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "stage"), el("th", { scope: "col" }, "ms"))),
+    el("tbody", {}, stages.map((s) => el("tr", {}, el("td", {}, s.stage), el("td", {}, number(s.ms, 1))))),
+  );
+}
+
+function renderRelated(related) {
+  const box = clear($("related"));
+  if (!related.length) return;
+  box.append(el("h3", {}, "Linked to or from the results"));
+  const list = el("ul", { class: "plain" });
+  for (const note of related) {
+    const open = el("button", { type: "button", class: "link" }, note.note_title || note.note_path);
+    open.addEventListener("click", () => openNote(note.note_path));
+    list.append(el("li", {}, open, ` · ${note.relationship} of ${note.link_count} result${note.link_count === 1 ? "" : "s"}`));
+  }
+  box.append(list);
+}
+
+function fillNoteChoices(answer) {
+  const paths = new Set([...(answer.results ?? []).map((r) => r.note_path), ...(answer.related_notes ?? []).map((r) => r.note_path)]);
+  const list = $("note-paths");
+  for (const option of list.querySelectorAll("option")) paths.add(option.value);
+  clear(list);
+  for (const path of [...paths].slice(0, 500)) list.append(el("option", { value: path }));
+}
+
+export async function whyNot() {
+  const path = $("why-not").value.trim();
+  if (!path) return;
+  const box = $("why-not-answer");
+  box.hidden = false;
+  clear(box).append(el("p", { class: "meta" }, "Asking the service…"));
+  try {
+    const answer = await explained(path);
+    renderOverview(answer);
+    const found = answer.explain?.why_not;
+    clear(box);
+    if (!found) {
+      box.append(el("p", { class: "warn" }, "The service gave no answer about that note."));
+      return;
+    }
+    const title = el("button", { type: "button", class: "link" }, found.note_title || found.note_path);
+    title.addEventListener("click", () => openNote(found.note_path));
+    append(box, [
+      el("h3", {}, "Why not ", found.indexed ? title : found.note_path, "?"),
+      el("p", { class: "verdict" }, found.reason),
+      el(
+        "dl",
+        { class: "why-facts" },
+        el("dt", {}, "Indexed"),
+        el("dd", {}, found.indexed ? "yes" : "no"),
+        side("Dense (meaning)", found.dense, answer.mode === "keyword"),
+        side("Keyword (BM25)", found.keyword, false, found.keyword?.terms?.length ? ` · matched: ${found.keyword.terms.join(", ")}` : ""),
+        el("dt", {}, "After fusion"),
+        el("dd", {}, found.fused_rank === null ? "not ranked" : `rank ${found.fused_rank}`),
+        el("dt", {}, "Final"),
+        el("dd", {}, found.final_rank === null ? "not in the results" : `rank ${found.final_rank}`),
+      ),
+    ]);
+  } catch (error) {
+    clear(box).append(el("p", { class: "warn" }, `No explanation: ${error.message}`));
+  }
+}
+
+export function closeOpenWhy() {
+  const openButtons = [...document.querySelectorAll('.why-button[aria-expanded="true"]')];
+  const active = document.activeElement?.closest?.(".result");
+  const target = openButtons.find((b) => b.closest(".result") === active) ?? openButtons.at(-1);
+  if (!target) return false;
+  target.setAttribute("aria-expanded", "false");
+  $(target.getAttribute("aria-controls")).hidden = true;
+  target.focus();
+  return true;
+}

@@ -1,0 +1,137 @@
+// The index at a glance: /index/status for a person, the running job's progress (polled while it runs),
+// failed files, unresolved links one page at a time, and the sync and rebuild buttons (the API's rules: the
+// key where one is configured, 409 while another job runs).
+import { get, post } from "./api.js";
+import { $, append, clear, el, showError, showMessage, when } from "./dom.js";
+
+const POLL_MS = 400; // while a job runs: a rebuild of a few hundred notes moves visibly at this pace
+const PAGE = 50;
+let polling = null;
+let unresolvedOffset = 0;
+
+const running = (job) => Boolean(job) && !job.finished_at;
+
+export async function refreshStatus() {
+  let status;
+  try {
+    status = await get("/index/status");
+  } catch (error) {
+    $("summary").textContent = `Status unavailable: ${error.message}`;
+    throw error;
+  }
+  render(status);
+  schedule(status);
+  return status;
+}
+
+function schedule(status) {
+  clearTimeout(polling);
+  polling = running(status.job) ? setTimeout(() => refreshStatus().catch(() => {}), POLL_MS) : null;
+}
+
+function render(status) {
+  const model = status.embedder?.state === "off" ? "keyword only" : status.index_model;
+  $("summary").textContent =
+    `${status.indexed_notes} notes · ${status.indexed_chunks} chunks · ${model}` +
+    (running(status.job) ? ` · ${status.job.kind} running` : "");
+  renderJob(status.job);
+  renderFacts(status);
+  const failed = clear($("failed-files"));
+  for (const file of status.failed_files ?? []) failed.append(el("li", {}, el("span", { class: "path" }, file.path), ` — ${file.reason}`));
+  if (!status.failed_files?.length) failed.append(el("li", { class: "meta" }, "none"));
+}
+
+function renderJob(job) {
+  const text = $("job-text");
+  const bar = $("job-progress");
+  if (!job) {
+    text.textContent = "No job has run since the service started.";
+    bar.max = 1;
+    bar.value = 0;
+    return;
+  }
+  const counts = job.total ? `${job.done} of ${job.total} notes` : "";
+  const state = running(job) ? `${job.kind}: ${job.phase}${counts ? `, ${counts}` : ""}` : `last ${job.kind}: ${job.phase}`;
+  text.textContent =
+    state +
+    (job.detail ? ` — ${job.detail}` : "") +
+    (job.error ? ` — ${job.error}` : "") +
+    (job.finished_at ? ` (finished ${when(job.finished_at)})` : ` (started ${when(job.started_at)})`);
+  if (running(job) && !job.total) {
+    bar.removeAttribute("value"); // indeterminate: the phase has no count yet
+  } else {
+    bar.max = Math.max(job.total, 1);
+    bar.value = running(job) ? job.done : bar.max;
+  }
+  $("sync-button").disabled = running(job);
+  $("rebuild-button").disabled = running(job);
+}
+
+function fact(name, ...value) {
+  return [el("dt", {}, name), el("dd", {}, ...value)];
+}
+
+function renderFacts(status) {
+  const languages = status.languages
+    ? Object.entries(status.languages.shares)
+        .map(([lang, share]) => `${lang} ${Math.round(share * 100)}%`)
+        .join(", ")
+    : "not sampled yet";
+  const embedder = status.embedder ?? {};
+  append(clear($("status-facts")), [
+    fact("Notes", `${status.indexed_notes} indexed`, status.unindexed_files ? `, ${status.unindexed_files} on disk not indexed` : ""),
+    fact("Chunks", String(status.indexed_chunks), status.dense_pending ? ` (${status.dense_pending} notes searchable by keyword only so far)` : ""),
+    fact("Model", `${status.index_model}${status.index_dimension ? ` (${status.index_dimension} dimensions)` : ""}`, status.model_change ? el("span", { class: "warn" }, ` — ${status.model_change}`) : ""),
+    fact(
+      "Embedder",
+      `${embedder.provider}: ${embedder.state}`,
+      embedder.reason ? ` — ${embedder.reason}` : "",
+      embedder.error ? el("span", { class: "warn" }, ` — ${embedder.error.detail} ${embedder.error.suggestion}`) : "",
+    ),
+    fact("Languages", languages),
+    fact(
+      "Watcher",
+      status.watcher_running ? "watching the vault" : "not watching",
+      status.pending_changes ? `, ${status.pending_changes} changes waiting` : "",
+      status.watcher_error ? el("span", { class: "warn" }, ` — ${status.watcher_error}`) : "",
+    ),
+    fact("Last sync", when(status.last_sync)),
+    fact("Last change indexed", when(status.last_indexed)),
+    fact("Links", `${status.links.total} (${status.links.resolved} resolved, ${status.links.unresolved} unresolved, ${status.links.embeds} embeds)`),
+    fact("Vault", el("span", { class: "path" }, status.vault_path)),
+    fact("Store", status.store, status.store_healthy ? "" : el("span", { class: "warn" }, " — unreachable")),
+    fact("Generation", status.generation ?? "—"),
+  ]);
+}
+
+export async function startJob(kind) {
+  try {
+    await post(`/index/${kind}`);
+    showMessage(kind === "rebuild" ? "Rebuild started: searches answer from the current index until it switches." : "Sync started.");
+  } catch (error) {
+    showError(error, error.status === 409 ? "Not now" : `Could not start the ${kind}`);
+  }
+  await refreshStatus().catch(() => {});
+}
+
+export async function loadUnresolved(offset = unresolvedOffset) {
+  const list = clear($("unresolved"));
+  try {
+    const page = await get(`/links/unresolved?limit=${PAGE}&offset=${Math.max(0, offset)}`);
+    unresolvedOffset = Math.max(0, offset);
+    $("unresolved-total").textContent = page.total
+      ? `${page.total} links to notes that do not exist yet; ${unresolvedOffset + 1}–${unresolvedOffset + page.items.length} shown.`
+      : "Every link finds its note.";
+    for (const item of page.items) list.append(el("li", {}, el("span", { class: "path" }, item.source_path), " → ", el("span", { class: "unresolved" }, item.target)));
+    $("unresolved-prev").disabled = unresolvedOffset === 0;
+    $("unresolved-next").disabled = page.next_offset === null;
+  } catch (error) {
+    $("unresolved-total").textContent = `Unresolved links unavailable: ${error.message}`;
+    $("unresolved-prev").disabled = true;
+    $("unresolved-next").disabled = true;
+  }
+}
+
+export function pageUnresolved(step) {
+  return loadUnresolved(unresolvedOffset + step * PAGE);
+}
