@@ -46,10 +46,9 @@ function failure(result, what) {
 
 function renderNote(result, hit) {
   const meta = clear($("note-meta"));
-  const link = $("note-obsidian");
+  const link = clear($("note-obsidian"));
   if (result.status !== "fulfilled") {
     meta.append(failure(result, "The note could not be read"));
-    link.hidden = true;
     return;
   }
   const note = result.value;
@@ -62,9 +61,7 @@ function renderNote(result, hit) {
     note.aliases?.length ? ` · also called ${note.aliases.join(", ")}` : "",
     note.redactions ? el("span", { class: "warn" }, ` · ${note.redactions} secret(s) redacted`) : "",
   ]);
-  const obsidian = obsidianLink(note.obsidian_uri);
-  link.hidden = !(obsidian instanceof HTMLAnchorElement);
-  if (!link.hidden) link.setAttribute("href", note.obsidian_uri);
+  link.append(obsidianLink(note.obsidian_uri));
   const list = clear($("note-text"));
   const first = note.start_line || 1;
   const lines = note.content.split("\n");
