@@ -29,10 +29,12 @@ from backend.application.model_choice import (
     choose_model,
     choose_ollama_model,
 )
+from backend.application.note_chunks import NoteChunkReader
 from backend.application.note_writer import ChunkingOptions
 from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, IndexCatalog
 from backend.application.search import SearchOptions, SearchService
+from backend.application.search_explainer import SearchExplainer
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.fusion import AdaptiveWeights
@@ -66,8 +68,14 @@ class Services:
     memory: MemoryService
     context: ContextService
     supervisor: IndexSupervisor
+    chunk_reader: NoteChunkReader
     languages: LanguageMix = field(default_factory=LanguageMix)  # of a sample of the vault, at start-up
     model_choice: ModelChoice | None = None  # which embedding model and why (None: keyword only, or given)
+
+    @property
+    def explainer(self) -> SearchExplainer:
+        """Why a search's hits rank as they do (asked with `explain`; nothing to keep between searches)."""
+        return SearchExplainer(search=self.search, index=self.index)
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""
@@ -241,6 +249,7 @@ def build_services(
         memory,
         context,
         supervisor,
+        NoteChunkReader(index=index, vault=vault, parser=parse_note, policy=policy, notes=notes),
         languages,
         choice,
     )

@@ -14,7 +14,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domain.confidence import RECALL_FLOOR
+from backend.domain.recall_budget import PLUGIN_RECALL
 
 GENERATED_BY = (
     "generated from the OpenAPI schema by `make agent-tools` (scripts/openclaw_tools.py): do not edit"
@@ -118,21 +118,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "type": "integer",
                     "minimum": 200,
                     "maximum": 8000,
-                    "default": 1500,
+                    "default": PLUGIN_RECALL.max_chars,
                     "description": "Budget of the whole block, fence and header included (characters).",
                 },
                 "maxEntries": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 10,
-                    "default": 3,
+                    "default": PLUGIN_RECALL.max_entries,
                     "description": "At most this many entries, each attributed [path:start-end].",
                 },
                 "minConfidence": {
                     "type": "number",
                     "minimum": 0,
                     "maximum": 1,
-                    "default": RECALL_FLOOR,
+                    "default": PLUGIN_RECALL.floor,
                     "description": "Only entries at least this likely to be relevant (the service's "
                     "calibrated confidence): greetings and questions the vault cannot answer add nothing.",
                 },
@@ -148,7 +148,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "type": "integer",
                     "minimum": 0,
                     "maximum": 100,
-                    "default": 10,
+                    "default": PLUGIN_RECALL.repeat_turns,
                     "description": "A chunk given to a session is not given again within this many turns.",
                 },
             },
@@ -184,6 +184,11 @@ def _operations(openapi: dict[str, Any]) -> dict[str, tuple[str, str, dict[str, 
     }
 
 
+# the look-inside page's explain data: long, for a person finding out why a note ranks where it does; not
+# worth its place in every tool description an agent reads each turn
+FOR_PEOPLE = frozenset({"explain", "why_not"})
+
+
 def _call(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
     """The operation's parameters as one JSON Schema object, and where each one goes in the request."""
     properties: dict[str, Any] = {}
@@ -201,6 +206,8 @@ def _call(path: str, method: str, operation: dict[str, Any], components: dict[st
     if body is not None:
         inlined = _inline(body, components)
         for name, schema in inlined["properties"].items():
+            if name in FOR_PEOPLE:
+                continue
             properties[name] = schema
             where["body_params"].append(name)
         required += inlined.get("required", [])

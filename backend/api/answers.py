@@ -12,7 +12,15 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from backend.api.context_schemas import ContextRequest, ContextResponse, ContextSource
+from backend.api.context_schemas import (
+    ConsideredOut,
+    ContextExplainOut,
+    ContextRequest,
+    ContextResponse,
+    ContextSource,
+)
+from backend.api.explain_answer import hit_whys, search_explain_out
+from backend.api.explain_schemas import HitWhyOut
 from backend.api.memory_schemas import (
     MemoryDeleted,
     MemoryIn,
@@ -34,7 +42,7 @@ from backend.api.schemas import (
     TimeIntentOut,
     UnresolvedLinkOut,
 )
-from backend.application.context import ContextQuery, ContextSourceView
+from backend.application.context import ContextQuery, ContextResult, ContextSourceView
 from backend.application.memory import MemoryView
 from backend.application.note_graph import LinkedNote
 from backend.application.operations import (
@@ -84,6 +92,8 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
             by_note=by_note,
             memory_top_k=body.memory_top_k,
             candidates=services.settings.search_prefetch_limit,
+            explain=body.explain,
+            why_not=body.why_not,
             **body.search_options(),
         ),
     )
@@ -95,20 +105,22 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
         for r in outcome.related
     ]
     vault_name = services.settings.obsidian_vault
+    whys = hit_whys(found.explanation, found.recall)
     answer = SearchResponse(
         query=body.query,
         mode=outcome.mode,
         status=_status(found.warnings),
         warnings=found.warnings + found.notices,
-        results=[_result_out(v, vault_name) for v in found.views],
+        results=[_result_out(v, vault_name, whys) for v in found.views],
         related_notes=related,
         memories=[_memory_out(m) for m in found.memories],
         sensitive_detected=found.sensitive_detected,
         total_hits=outcome.total_hits,
         search_time_ms=round(found.total_ms, 2),
         time_intent=_time_intent(outcome.time_intent),
-        groups=_groups(found.views, vault_name) if by_note else None,
+        groups=_groups(found.views, vault_name, whys) if by_note else None,
         memory_suggestion=_suggestion_out(found.memory_suggestion),
+        explain=search_explain_out(found.explanation),
     )
     # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
     timing = (
@@ -117,8 +129,10 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
     return answer, timing
 
 
-def _result_out(view: ResultView, vault_name: str) -> SearchResult:
-    return SearchResult(**asdict(view), obsidian_uri=obsidian_uri(vault_name, view.note_path))
+def _result_out(view: ResultView, vault_name: str, whys: dict[str, HitWhyOut]) -> SearchResult:
+    return SearchResult(
+        **asdict(view), obsidian_uri=obsidian_uri(vault_name, view.note_path), why=whys.get(view.chunk_id)
+    )
 
 
 def _time_intent(span: TimeSpan | None) -> TimeIntentOut | None:
@@ -129,7 +143,7 @@ def _time_intent(span: TimeSpan | None) -> TimeIntentOut | None:
     )
 
 
-def _groups(views: list[ResultView], vault_name: str) -> list[NoteGroupOut]:
+def _groups(views: list[ResultView], vault_name: str, whys: dict[str, HitWhyOut]) -> list[NoteGroupOut]:
     groups: dict[str, NoteGroupOut] = {}
     for view in views:  # grouped already: a note's chunks are consecutive, best note first
         group = groups.get(view.note_path)
@@ -142,7 +156,7 @@ def _groups(views: list[ResultView], vault_name: str) -> list[NoteGroupOut]:
                 date=view.date,
                 chunks=[],
             )
-        group.chunks.append(_result_out(view, vault_name))
+        group.chunks.append(_result_out(view, vault_name, whys))
     return list(groups.values())
 
 
@@ -175,6 +189,27 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
         warnings=result.warnings + result.notices,
         sensitive_detected=result.sensitive_detected,
         memory_suggestion=_suggestion_out(result.memory_suggestion),
+        explain=_context_explain(body, result) if body.explain else None,
+    )
+
+
+def _context_explain(body: ContextRequest, result: ContextResult) -> ContextExplainOut:
+    return ContextExplainOut(
+        floor=body.min_confidence,
+        max_chars=body.max_chars,
+        max_chunks=body.max_chunks,
+        considered=[
+            ConsideredOut(
+                attribution=c.label,
+                note_path=c.path,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                confidence=c.confidence,
+                quoted=c.quoted,
+                reason=c.reason,
+            )
+            for c in result.considered
+        ],
     )
 
 

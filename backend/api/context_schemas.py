@@ -101,6 +101,11 @@ class ContextRequest(SearchFilters):
         "and any such tag inside a note made inert, so a note can neither close nor imitate the fence. "
         "The fence counts in max_chars.",
     )
+    explain: JsonBool = Field(
+        False,
+        description="Also say what became of every candidate (`explain`): quoted, or left out and why. "
+        "What the look-inside page's recall preview shows.",
+    )
 
     @field_validator("query")
     @classmethod
@@ -134,6 +139,30 @@ class ContextSource(BaseModel):
     sensitive_categories: list[str]
 
 
+class ConsideredOut(BaseModel):
+    attribution: str = Field(description="`path:start-end` (as the block labels it) or `memory:key`.")
+    note_path: str
+    start_line: int
+    end_line: int
+    confidence: float
+    quoted: bool = Field(description="In `context`.")
+    reason: str = Field(
+        description='"quoted", "quoted, cut to fit", or why not: "below the floor" (min_confidence), '
+        '"repeated" (overlaps an `exclude` entry), "excluded category", "a list of links whose note is '
+        'quoted instead", "beyond max entries" (max_chunks), "duplicate", "over the budget" (max_chars), '
+        '"no text left (redacted or blank)".'
+    )
+
+
+class ContextExplainOut(BaseModel):
+    floor: float | None = Field(description="min_confidence as applied (null: none).")
+    max_chars: int
+    max_chunks: int
+    considered: list[ConsideredOut] = Field(
+        description="Every candidate the search gave, remembered facts first, best first, and its fate."
+    )
+
+
 class ContextResponse(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.CONTEXT_RESPONSE]})
 
@@ -153,4 +182,7 @@ class ContextResponse(BaseModel):
     sensitive_detected: bool
     memory_suggestion: MemorySuggestionOut | None = Field(
         None, description=f"{MEMORY_SUGGESTION} Judged on the entries of `context` only."
+    )
+    explain: ContextExplainOut | None = Field(
+        None, description="With `explain`: every candidate and why it is in `context` or not. null otherwise."
     )

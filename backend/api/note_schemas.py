@@ -60,3 +60,41 @@ class NoteListOut(BaseModel):
         description="The first indexing still running (status degraded), and a folder, tag or date range no "
         "indexed note has, with the closest names the index holds (status stays healthy)."
     )
+
+
+class StoredChunkOut(BaseModel):
+    chunk_id: str
+    chunk_index: int = Field(description="Its place in the note, from 0.")
+    heading_context: str = Field(description='Headings above the chunk, e.g. "Project > Planning > Risks".')
+    start_line: int
+    end_line: int
+    tags: list[str]
+    date: str | None = None
+    language: str | None = Field(description="The language its words were stemmed in (ISO 639-1).")
+    embedded_text: str = Field(
+        description="What the embedding model was given: note title and headings, the tags the note writes "
+        "in its text, then the chunk's text (secrets redacted)."
+    )
+
+
+class NoteChunksOut(BaseModel):
+    note_path: str
+    note_title: str
+    current: bool = Field(
+        description="The file on disk is the text these chunks were cut from (false: changed since, or gone; "
+        "the index catches up)."
+    )
+    chunks: list[StoredChunkOut] = Field(description="In the note's order.")
+
+
+class VaultLinkOut(BaseModel):
+    source_path: str = Field(description="The note that holds the link.")
+    target: str = Field(description="The link target as written; no such note exists yet.")
+    kind: str
+    line: int = Field(description="The line of the source note the link is on (1-based).")
+
+
+class UnresolvedLinksOut(BaseModel):
+    total: int = Field(description="Links to notes not created yet, in the whole vault.")
+    items: list[VaultLinkOut] = Field(description="This page, by source note then as written.")
+    next_offset: int | None = Field(description="The offset of the next page; null on the last.")

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from backend.api import examples
+from backend.api.explain_schemas import HitWhyOut, SearchExplainOut
 from backend.api.input_types import ChunksPerNote, IsoDay, JsonBool, JsonFloat, JsonInt
 from backend.api.memory_schemas import MemoryOut, MemorySuggestionOut
 from backend.application.note_graph import RELATED_LIMIT
@@ -152,6 +153,19 @@ class SearchRequest(SearchFilters):
         "(`results` holds the same chunks, in that order).",
     )
 
+    explain: JsonBool = Field(
+        False,
+        description="Also say why each result ranks where it does (`why` of each result, and `explain`): "
+        "its place on each side, the fusion weights, the rules that moved it, its confidence's features "
+        "and whether OpenClaw's recall would quote it. Costs one more read of both sides; off by default.",
+    )
+    why_not: str | None = Field(
+        None,
+        max_length=1000,
+        description="A note's path or name: say why it is not higher (`explain.why_not`); implies explain.",
+        examples=["Health/Therapy notes.md"],
+    )
+
     @field_validator("query")
     @classmethod
     def _not_blank(cls, value: str) -> str:
@@ -203,6 +217,8 @@ class SearchResult(BaseModel):
         description="The chunk of a list of links (a map of content, a home note) whose line describes this "
         "note in the question's words: it brought the note here and ranks just after it. Null for most.",
     )
+
+    why: HitWhyOut | None = Field(None, description="With `explain`: why it ranks here. null otherwise.")
 
 
 class NoteGroupOut(BaseModel):
@@ -261,6 +277,9 @@ class SearchResponse(BaseModel):
         None, description='With group_by "note": one entry per note, best first. null otherwise.'
     )
     memory_suggestion: MemorySuggestionOut | None = Field(None, description=MEMORY_SUGGESTION)
+    explain: SearchExplainOut | None = Field(
+        None, description="With `explain` or `why_not`: the fusion and the note asked about. null otherwise."
+    )
 
 
 class Health(BaseModel):

@@ -13,6 +13,8 @@ from backend.application.search import SearchService
 from backend.application.suggesting import suggestion_for
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.context_packing import (
+    OVER_BUDGET,
+    PackedContext,
     PackedPassage,
     Passage,
     label_span,
@@ -26,9 +28,19 @@ from backend.domain.context_packing import (
 )
 from backend.domain.errors import InvalidRequestError
 from backend.domain.memory_suggestion import MemorySuggestion
-from backend.domain.models import PointFilter, SearchMode
+from backend.domain.models import PointFilter, ScoredPoint, SearchMode
+from backend.domain.recall_budget import PLUGIN_RECALL, RecallBudget
 
 MEMORY_CANDIDATES = 5
+
+# what became of a candidate of the block (besides context_packing's DUPLICATE, OVER_BUDGET and EMPTY)
+QUOTED = "quoted"
+QUOTED_CUT = "quoted, cut to fit"
+BELOW_FLOOR = "below the floor"
+REPEATED = "repeated"  # overlaps an entry the caller already has (`exclude`)
+EXCLUDED_CATEGORY = "excluded category"
+POINTER = "a list of links whose note is quoted instead"
+BEYOND_MAX = "beyond max entries"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +67,23 @@ class ContextSourceView:
 
 
 @dataclass(frozen=True, slots=True)
+class Considered:
+    """A candidate of the block and what became of it, best first: what the recall preview shows."""
+
+    label: str  # `path:start-end` (as the block would attribute it) or `memory:key`
+    path: str
+    start_line: int
+    end_line: int
+    confidence: float
+    reason: str  # QUOTED, QUOTED_CUT, BELOW_FLOOR, REPEATED, ... (this module and context_packing)
+    chunk_id: str  # "" for a remembered fact
+
+    @property
+    def quoted(self) -> bool:
+        return self.reason in (QUOTED, QUOTED_CUT)
+
+
+@dataclass(frozen=True, slots=True)
 class ContextResult:
     query: str
     block: str
@@ -65,6 +94,7 @@ class ContextResult:
     sensitive_detected: bool = False
     notices: list[str] = field(default_factory=list)  # filters that match no indexed note
     memory_suggestion: MemorySuggestion | None = None  # a fact the block holds, the agent may offer to keep
+    considered: list[Considered] = field(default_factory=list)  # every candidate and why it is in or out
 
 
 class ContextService:
@@ -101,20 +131,15 @@ class ContextService:
             focus=focus,
         )
         floor = request.min_confidence
-        hits = [
-            hit
-            for hit in outcome.hits[:wanted]
-            if (floor is None or (hit.confidence or 0.0) >= floor)
-            and not overlaps_any(
-                _path(hit.payload), _line(hit.payload, "start"), _line(hit.payload, "end"), given
-            )
-        ]
+        left_out: dict[str, str] = {}  # chunk id -> why it is not in the block
+        for hit in outcome.hits[:wanted]:
+            if floor is not None and (hit.confidence or 0.0) < floor:
+                left_out[hit.id] = BELOW_FLOOR
+            elif overlaps_any(_path(p := hit.payload), _line(p, "start"), _line(p, "end"), given):
+                left_out[hit.id] = REPEATED
+        hits = [hit for hit in outcome.hits[:wanted] if hit.id not in left_out]
         views = present_hits(hits, query, self._policy, analyzer=self._search.analyzer)
-        views = [v for v in views if not excluded & {c.casefold() for c in v.sensitive_categories}]
-        # a map-of-content chunk that led to a note quoted here says only where the answer is: the note's
-        # entry names it (`pointed_from`), and its place in the budget goes to other material
-        led = {v.pointed_from.chunk_id for v in views if v.pointed_from is not None}
-        views = [v for v in views if v.chunk_id not in led][: request.max_chunks]
+        views = _kept_views(views, excluded, request.max_chunks, left_out)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
         if request.include_memory and self._memory is not None:
@@ -123,13 +148,7 @@ class ContextService:
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]
         # remembered facts first: they are what the user chose to keep, and short
         candidates: list[ResultView | MemoryHit] = [*facts, *views]
-        passages = [_passage(c) for c in candidates]
-        nonce = secrets.token_hex(8) if request.quoted else ""
-        if request.quoted:
-            passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
-            packed = pack(passages, max(0, request.max_chars - quote_overhead(nonce)))
-        else:
-            packed = pack(passages, request.max_chars)
+        packed, nonce = _packed(candidates, request.max_chars, quoted=request.quoted)
         sources = [
             ContextSourceView(
                 passage=p,
@@ -154,7 +173,90 @@ class ContextService:
             sensitive_detected=sensitive,
             notices=outcome.notices,
             memory_suggestion=suggestion,
+            considered=_considered(outcome.hits[:wanted], candidates, packed, left_out),
         )
+
+
+def recall_verdicts(views: Sequence[ResultView], budget: RecallBudget = PLUGIN_RECALL) -> list[Considered]:
+    """What OpenClaw's per-turn recall (the plugin's defaults, nothing given in earlier turns) would make of
+    these hits were they its /context's candidates: the rules of `ContextService.build`, in its order."""
+    left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
+    kept = _kept_views([v for v in views if v.chunk_id not in left_out], set(), budget.max_entries, left_out)
+    packed, _ = _packed(kept, budget.max_chars, quoted=True)
+    fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
+    fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
+    return [
+        Considered(
+            f"{v.note_path}:{v.start_line}-{v.end_line}",
+            v.note_path,
+            v.start_line,
+            v.end_line,
+            v.confidence,
+            left_out.get(v.chunk_id) or fate.get(v.chunk_id, OVER_BUDGET),
+            v.chunk_id,
+        )
+        for v in views
+    ]
+
+
+def _kept_views(
+    views: Sequence[ResultView], excluded: set[str], max_chunks: int, left_out: dict[str, str]
+) -> list[ResultView]:
+    """The views worth a place in the block, at most `max_chunks`; each other one's reason in `left_out`."""
+    for view in views:
+        if excluded & {c.casefold() for c in view.sensitive_categories}:
+            left_out[view.chunk_id] = EXCLUDED_CATEGORY
+    # a map-of-content chunk that led to a note quoted here says only where the answer is: the note's
+    # entry names it (`pointed_from`), and its place in the budget goes to other material
+    led = {v.pointed_from.chunk_id for v in views if v.pointed_from is not None}
+    left_out.update((chunk_id, POINTER) for chunk_id in led if chunk_id not in left_out)
+    kept = [v for v in views if v.chunk_id not in left_out]
+    left_out.update((v.chunk_id, BEYOND_MAX) for v in kept[max_chunks:])
+    return kept[:max_chunks]
+
+
+def _packed(
+    candidates: Sequence[ResultView | MemoryHit], max_chars: int, *, quoted: bool
+) -> tuple[PackedContext, str]:
+    """The candidates packed into `max_chars`, fenced room kept when `quoted`, and the fence's nonce."""
+    passages = [_passage(c) for c in candidates]
+    if not quoted:
+        return pack(passages, max_chars), ""
+    nonce = secrets.token_hex(8)
+    passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
+    return pack(passages, max(0, max_chars - quote_overhead(nonce))), nonce
+
+
+def _considered(
+    hits: Sequence[ScoredPoint],
+    candidates: Sequence[ResultView | MemoryHit],
+    packed: PackedContext,
+    left_out: dict[str, str],
+) -> list[Considered]:
+    """Every candidate, remembered facts first, and what became of it: left out before packing
+    (`left_out`), by the packer (its `left_out`), or quoted (as the block labels it, a cut one to its
+    last line)."""
+    fate: dict[str, tuple[str, Passage | None]] = {}
+    for position, why in packed.left_out.items():
+        fate[_key(candidates[position])] = (why, None)
+    for included in packed.included:
+        fate[_key(candidates[included.index])] = (QUOTED_CUT if included.cut else QUOTED, included.passage)
+    out: list[Considered] = []
+    for candidate in candidates:
+        if isinstance(candidate, MemoryHit):
+            why, _ = fate.get(_key(candidate), (OVER_BUDGET, None))
+            out.append(Considered(f"memory:{candidate.key}", candidate.source, 0, 0, 0.0, why, ""))
+    for hit in hits:
+        p = hit.payload
+        why, passage = fate.get(hit.id, (left_out.get(hit.id, OVER_BUDGET), None))
+        start, end = _line(p, "start"), passage.end_line if passage is not None else _line(p, "end")
+        label = passage.label if passage is not None else f"{_path(p)}:{start}-{end}"
+        out.append(Considered(label, _path(p), start, end, hit.confidence or 0.0, why, hit.id))
+    return out
+
+
+def _key(candidate: ResultView | MemoryHit) -> str:
+    return f"memory:{candidate.key}" if isinstance(candidate, MemoryHit) else candidate.chunk_id
 
 
 def _passage(candidate: ResultView | MemoryHit) -> Passage:

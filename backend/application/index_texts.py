@@ -3,7 +3,7 @@ the dense pass, the memory store (file stems) and the embedding benchmark."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from backend.domain.dense_windows import chunk_windows
 from backend.domain.languages import language_code
@@ -71,7 +71,16 @@ def reuse_key(heading_path: Iterable[str], text: str) -> tuple[tuple[str, ...], 
     return tuple(heading_path), text
 
 
+def embedded_text(title: str, heading_path: Sequence[str], inline_tags: Sequence[str], text: str) -> str:
+    """`embedding_text` from a chunk's parts, as a stored chunk holds them (the look-inside page)."""
+    return f"{_heading_context(title, heading_path, inline_tags)}\n\n{text}"
+
+
 def _context(note: ParsedNote, chunk: Chunk) -> str:
-    path = HEADING_SEPARATOR.join((note.title, *chunk.heading_path))
-    tags = tag_text(note.inline_tags)
+    return _heading_context(note.title, chunk.heading_path, note.inline_tags)
+
+
+def _heading_context(title: str, heading_path: Sequence[str], inline_tags: Sequence[str]) -> str:
+    path = HEADING_SEPARATOR.join((title, *heading_path))
+    tags = tag_text(inline_tags)
     return f"{path}\n{tags}" if tags else path

@@ -17,20 +17,30 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from backend.application.context import ContextQuery, ContextResult, ContextService
+from backend.application.context import (
+    Considered,
+    ContextQuery,
+    ContextResult,
+    ContextService,
+    recall_verdicts,
+)
+from backend.application.explaining import SearchExplanation
 from backend.application.memory import MemoryPage, MemoryService, MemoryView
+from backend.application.note_chunks import NoteChunkReader, NoteChunks
 from backend.application.note_graph import RELATED_LIMIT, NoteLinks
 from backend.application.notes import NoteListing, NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
+from backend.application.search_explainer import SearchExplainer
 from backend.application.serving_index import ServingIndex
 from backend.application.suggesting import suggestion_for
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
+from backend.domain.links import LinkRecord
 from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.note_listing import NoteListFilter, NoteOrder
@@ -58,6 +68,12 @@ class Handles(Protocol):
 
     @property
     def supervisor(self) -> IndexRules: ...
+
+    @property
+    def explainer(self) -> SearchExplainer: ...
+
+    @property
+    def chunk_reader(self) -> NoteChunkReader: ...
 
 
 P = ParamSpec("P")
@@ -89,6 +105,8 @@ class SearchQuery:
     include_memory: bool = False
     memory_top_k: int = 3
     candidates: int | None = None  # how deep the store query goes when grouping by note
+    explain: bool = False  # say why each hit ranks where it does (a second read of both sides)
+    why_not: str | None = None  # a note's path or name: say why it is not higher (implies explain)
 
 
 @dataclass(slots=True)
@@ -101,6 +119,10 @@ class SearchAnswer:
     warnings: list[str] = field(default_factory=list)  # what was unavailable: the answer is degraded
     total_ms: float = 0.0
     memory_suggestion: MemorySuggestion | None = None  # a fact the hits hold, for the agent to offer keeping
+    explanation: SearchExplanation | None = None  # with `explain`: why each view ranks where it does
+    recall: dict[str, Considered] = field(
+        default_factory=dict
+    )  # with `explain`: chunk id -> recall's verdict
 
     @property
     def notices(self) -> list[str]:
@@ -142,6 +164,18 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
         else:
             answer.warnings += found.warnings
             answer.memories = list(found.hits)
+    if request.explain or request.why_not is not None:
+        shown = {view.chunk_id for view in views}
+        kept = [(hit, shown_by) for hit, shown_by in zip(outcome.hits, outcome.evidence, strict=True)]
+        kept = [(hit, evidence) for hit, evidence in kept if hit.id in shown]
+        answer.explanation = handles.explainer.explain(
+            request.query,
+            replace(outcome, hits=[hit for hit, _ in kept], evidence=[evidence for _, evidence in kept]),
+            point_filter=request.point_filter,
+            max_chunks_per_note=request.max_chunks_per_note,
+            asked_note=request.why_not,
+        )
+        answer.recall = {c.chunk_id: c for c in recall_verdicts(views)}
     answer.total_ms = (time.perf_counter() - started) * 1000
     return answer
 
@@ -149,6 +183,27 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
 @on_open_index
 def build_context(handles: Handles, query: ContextQuery) -> ContextResult:
     return handles.context.build(query)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkPage:
+    links: list[LinkRecord]
+    total: int
+    next_offset: int | None
+
+
+@on_open_index
+def unresolved_links(handles: Handles, limit: int, offset: int) -> LinkPage:
+    """A page of the links to notes not created yet, vault-wide (by source note, then as written)."""
+    links = handles.index.unresolved_links()
+    page = links[offset : offset + limit]
+    more = offset + limit < len(links)
+    return LinkPage(page, len(links), offset + limit if more else None)
+
+
+@on_open_index
+def note_chunks(handles: Handles, path: str) -> NoteChunks:
+    return handles.chunk_reader.chunks(path)
 
 
 @on_open_index

@@ -216,6 +216,10 @@ class GraphStore(Protocol):
         in `paths`, one entry per link, in no set order, in ONE store call (related notes)."""
         ...
 
+    def unresolved_links(self) -> list[LinkRecord]:
+        """Every link to a note not created yet (or a missing attachment), by source note and position."""
+        ...
+
     def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:
         """Links whose target's file-name key (see `domain.link_resolution.name_key`) is in `names`: the ones
         to re-resolve when a note with one of those names appears, moves or goes."""

@@ -153,6 +153,28 @@ class SearchService:
             judged = self._judge.encode_terms(words)
             return self._confident(live, outcome, sides, judged, self._judged_tags(live, said, words))
 
+    # -- what the explanation (search_explainer) reads of this search -----------------------------------
+
+    @property
+    def options(self) -> SearchOptions:
+        return self._options
+
+    @property
+    def judge(self) -> SparseEncoder:
+        """The encoder a hit's confidence counts the question's words with (no stop words)."""
+        return self._judge
+
+    def query_vectors(self, live: LiveIndex, query: str, mode: SearchMode) -> QueryVectors:
+        """The vectors a search in `mode` asks the store with (no dense one when it cannot be made)."""
+        return self._encode(query, ModePlan(mode, ()), live)[0]
+
+    def fixed_weights(self, query: str) -> tuple[float, float] | None:
+        """The weights of a question in another language than the vault's, else None (adaptive)."""
+        return self._foreign_weights(query)
+
+    def chunk_count(self, live: LiveIndex) -> int:
+        return self._chunks.count(live)
+
     def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
         """The stages in order; also both sides' own scores, which the hits' confidence is computed from."""
         clues = self._clues(live, asked)

@@ -38,6 +38,11 @@ class ServingReads(ABC):
         with self.serving() as live:
             return live.graph.links_of(path)
 
+    def unresolved_links(self) -> list[LinkRecord]:
+        """Every link to a note not created yet, by source note and position."""
+        with self.serving() as live:
+            return live.graph_store.unresolved_links()
+
     def note_record(self, path: str) -> NoteRecord | None:
         """The indexed note at `path`, or None when the index does not hold it."""
         with self.serving() as live:

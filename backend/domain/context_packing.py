@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from backend.domain.errors import InvalidRequestError
 
@@ -69,11 +69,17 @@ class PackedPassage:
     cut: bool
 
 
+DUPLICATE = "duplicate"  # overlaps, equals or is contained in an entry already in the block
+OVER_BUDGET = "over the budget"
+EMPTY = "no text left (redacted or blank)"  # did not fit in what was left of max_chars (nor a cut of it)
+
+
 @dataclass(frozen=True, slots=True)
 class PackedContext:
     block: str
     included: list[PackedPassage]
     omitted: int  # candidates left out: duplicates or over the budget
+    left_out: dict[int, str] = field(default_factory=dict)  # position in the input -> why (DUPLICATE, ...)
 
 
 def _normal(text: str) -> str:
@@ -132,9 +138,14 @@ def _cut(passage: Passage, room: int) -> Passage | None:
 def pack(passages: Sequence[Passage], max_chars: int) -> PackedContext:
     kept: list[Passage] = []
     included: list[PackedPassage] = []
+    left_out: dict[int, str] = {}
     used = 0
     for index, passage in enumerate(passages):
-        if not passage.text.strip() or _duplicate(passage, kept):
+        if not passage.text.strip():
+            left_out[index] = EMPTY
+            continue
+        if _duplicate(passage, kept):
+            left_out[index] = DUPLICATE
             continue
         separator = len(SEPARATOR) if kept else 0
         room = max_chars - used - separator
@@ -149,10 +160,12 @@ def pack(passages: Sequence[Passage], max_chars: int) -> PackedContext:
             kept.append(cut)
             included.append(PackedPassage(index, cut, cut=True))
             used += separator + len(cut.entry())
+            left_out.update((later, OVER_BUDGET) for later in range(index + 1, len(passages)))
             break
+        left_out[index] = OVER_BUDGET
     block = SEPARATOR.join(p.passage.entry() for p in included)
     assert len(block) <= max_chars, "the packer exceeded its budget"
-    return PackedContext(block, included, len(passages) - len(included))
+    return PackedContext(block, included, len(passages) - len(included), left_out)
 
 
 def latest_asked(messages: Sequence[tuple[str, str]]) -> str | None:

@@ -388,6 +388,25 @@ def test_count_links_by_resolution_and_kind(graph: GraphStore) -> None:
     assert graph.count_links(resolved=True, kind="markdown") == 1
 
 
+def test_unresolved_links_are_those_of_every_note_to_nothing_yet_in_order(graph: GraphStore) -> None:
+    graph.put_note(note("b.md"), [link("b.md", 0, "Someday", None), link("b.md", 1, "a", "a.md")])
+    graph.put_note(
+        note("a.md"),
+        [
+            link("a.md", 0, "b", "b.md"),
+            link("a.md", 1, "Later", None),
+            link("a.md", 2, "missing.png", None, kind=LinkKind.EMBED),
+        ],
+    )
+    assert [(x.source, x.target) for x in graph.unresolved_links()] == [
+        ("a.md", "Later"),
+        ("a.md", "missing.png"),
+        ("b.md", "Someday"),
+    ]
+    graph.delete_note("b.md")
+    assert [x.target for x in graph.unresolved_links()] == ["Later", "missing.png"]
+
+
 def test_unicode_paths_and_names(graph: GraphStore) -> None:
     cafe = "Ärger/Café ☕ Ünïcödé.md"
     tokyo = "日本語/東京 ノート.md"

@@ -72,6 +72,9 @@ class InMemoryGraphStore(Switchable):
     def backlinks(self, target_path: str) -> list[LinkRecord]:
         return self._links("backlinks", lambda x: x.resolved_path == target_path)
 
+    def unresolved_links(self) -> list[LinkRecord]:
+        return self._links("unresolved_links", lambda x: not x.resolved)
+
     def note_links_touching(self, paths: Sequence[str]) -> list[LinkEnds]:
         wanted = set(paths)
         links = self._links("note_links_touching", lambda x: x.source in wanted or x.resolved_path in wanted)

@@ -9,7 +9,8 @@ from backend.api.answers import links_answer, note_answer, notes_answer
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
-from backend.api.note_schemas import NoteListOut, NoteOut
+from backend.api.inspect_answers import chunks_answer, unresolved_answer
+from backend.api.note_schemas import NoteChunksOut, NoteListOut, NoteOut, UnresolvedLinksOut
 from backend.api.schemas import NoteLinksOut
 from backend.application.operations import NoteListQuery
 from backend.domain.note_listing import NoteOrder
@@ -36,6 +37,36 @@ MAX_PAGE = 500
 async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
     return await run_in_threadpool(links_answer, services, note_path)
+
+
+@router.get(
+    "/note/{note_path:path}/chunks",
+    operation_id="note_chunks",
+    response_model=NoteChunksOut,
+    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
+)
+async def note_chunks(note_path: NotePath, services: ServicesDep) -> NoteChunksOut:
+    """A note as the index holds it: its chunks in order, each with its heading path, lines, tags, date,
+    language and the text it was embedded as (secrets redacted). What to read when a note ranks oddly."""
+    return await run_in_threadpool(chunks_answer, services, note_path)
+
+
+@router.get(
+    "/links/unresolved",
+    operation_id="unresolved_links",
+    response_model=UnresolvedLinksOut,
+    responses=error_responses(422, *INDEX_UNREADABLE, 507),
+)
+async def unresolved(
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Links per page.", examples=[50])] = 50,
+    offset: Annotated[
+        int, Query(ge=0, description="Links to skip (next_offset of the previous page).", examples=[50])
+    ] = 0,
+) -> UnresolvedLinksOut:
+    """The vault's links to notes not created yet, one page at a time (`total` counts them all), by source
+    note and then as written in it."""
+    return await run_in_threadpool(unresolved_answer, services, limit, offset)
 
 
 @router.get(

@@ -154,6 +154,9 @@ class QdrantGraphStore:
             if not p.get(LINK_IS_ATTACHMENT) and p.get(LINK_RESOLVED_PATH) is not None
         ]
 
+    def unresolved_links(self) -> list[LinkRecord]:
+        return sorted_links(self._scroll(self._links, links_counted(False, None), "read links"))
+
     def links_to_names(self, names: Sequence[str]) -> list[LinkRecord]:
         if not names:
             return []

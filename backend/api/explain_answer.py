@@ -1,0 +1,82 @@
+"""The explain data of a search as the API shows it (backend/api/explain_schemas.py)."""
+
+from __future__ import annotations
+
+from backend.api.explain_schemas import (
+    CandidatesOut,
+    HitWhyOut,
+    KeywordPlaceOut,
+    RecallVerdictOut,
+    SearchExplainOut,
+    SidePlaceOut,
+    WeightsOut,
+    WhyNotOut,
+)
+from backend.application.context import Considered
+from backend.application.explaining import HitWhy, SearchExplanation, SidePlace, WhyNot
+
+
+def hit_whys(explanation: SearchExplanation | None, recall: dict[str, Considered]) -> dict[str, HitWhyOut]:
+    """Each explained hit's why, by chunk id (none without an explanation)."""
+    if explanation is None:
+        return {}
+    return {why.chunk_id: _hit_why(why, recall.get(why.chunk_id)) for why in explanation.hits}
+
+
+def search_explain_out(explanation: SearchExplanation | None) -> SearchExplainOut | None:
+    if explanation is None:
+        return None
+    weights = explanation.weights
+    return SearchExplainOut(
+        fusion=explanation.fusion,
+        weights=WeightsOut(dense=weights[0], keyword=weights[1]) if weights is not None else None,
+        cross_language=explanation.cross_language,
+        time_boost=explanation.time_boost,
+        candidates=CandidatesOut(dense=explanation.candidates[0], keyword=explanation.candidates[1]),
+        why_not=_why_not(explanation.why_not) if explanation.why_not is not None else None,
+    )
+
+
+def _hit_why(why: HitWhy, verdict: Considered | None) -> HitWhyOut:
+    return HitWhyOut(
+        dense=_place(why.dense),
+        keyword=_keyword(why.keyword, why.words),
+        fused_score=why.fused_score,
+        time_factor=why.time_factor,
+        rules=why.rules,
+        confidence_features=why.features,
+        recall=RecallVerdictOut(
+            quoted=verdict is not None and verdict.quoted,
+            reason=verdict.reason if verdict is not None else "not among the results",
+        ),
+    )
+
+
+def _why_not(answer: WhyNot) -> WhyNotOut:
+    return WhyNotOut(
+        asked=answer.asked,
+        note_path=answer.note_path,
+        note_title=answer.title,
+        indexed=answer.note_path is not None,
+        dense=_place(answer.dense),
+        keyword=_keyword(answer.keyword, answer.words),
+        fused_rank=answer.fused_rank,
+        final_rank=answer.final_rank,
+        reason=answer.reason,
+    )
+
+
+def _place(place: SidePlace | None) -> SidePlaceOut | None:
+    if place is None:
+        return None
+    return SidePlaceOut(score=_rounded(place.score), rank=place.rank)
+
+
+def _keyword(place: SidePlace | None, words: list[str]) -> KeywordPlaceOut | None:
+    if place is None:
+        return None
+    return KeywordPlaceOut(score=_rounded(place.score), rank=place.rank, terms=words)
+
+
+def _rounded(score: float | None) -> float | None:
+    return round(score, 4) if score is not None else None

@@ -1,0 +1,172 @@
+"""The explanation of one search (backend/application/explaining.py holds the rules): the store reads it
+needs, beside the search and only when asked: both sides' ranked candidates for the question, and for "why
+not this note?" that note's best chunk on each side."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+from backend.application.explaining import (
+    ExplainInput,
+    SearchExplanation,
+    SideLists,
+    SidePlace,
+    best_of_note,
+    explain_hits,
+    note_filter,
+    rank_among,
+    why_not,
+)
+from backend.application.live_index import LiveIndex
+from backend.application.search import SearchOutcome, SearchService
+from backend.application.serving_index import ServingIndex
+from backend.domain import fusion
+from backend.domain.errors import SecurityViolationError
+from backend.domain.models import PointFilter, SearchMode, SparseVector
+from backend.domain.note_lookup import lookup_note
+from backend.domain.vault_paths import safe_filter, vault_path
+
+NOTE_SCAN = 256  # chunks of one note read to find its best
+
+
+class SearchExplainer:
+    def __init__(self, *, search: SearchService, index: ServingIndex) -> None:
+        self._search = search
+        self._index = index
+
+    def explain(
+        self,
+        query: str,
+        outcome: SearchOutcome,
+        *,
+        point_filter: PointFilter | None = None,
+        max_chunks_per_note: int | None = None,
+        asked_note: str | None = None,
+    ) -> SearchExplanation:
+        """Why the hits of `outcome` (the search's answer to `query` with `point_filter`) rank as they do,
+        and, with `asked_note` (a note's path or name), why that note is not higher."""
+        search, options = self._search, self._search.options
+        with self._index.serving() as live:
+            store_filter = live.graph.tag_filter(safe_filter(point_filter))
+            if store_filter is not None and store_filter.is_empty:
+                store_filter = None
+            vectors = search.query_vectors(live, query, outcome.mode)
+            both = (vectors.dense, vectors.sparse)
+            depth = max(len(outcome.hits), options.prefetch_limit)
+            hybrid = outcome.mode is SearchMode.HYBRID
+            lists = self._side_lists(live, both, depth, store_filter, fused=hybrid, query=query)
+            named = live.graph.notes_named(query)
+            if store_filter is not None and store_filter.note_paths:
+                named = [path for path in named if path in store_filter.note_paths]
+            health = self._index.serving_health
+            given = ExplainInput(
+                query=query,
+                hits=outcome.hits,
+                evidence=outcome.evidence,
+                mode=outcome.mode,
+                span=outcome.time_intent,
+                time_boost=options.time_boost,
+                named_paths=named,
+                per_note=max_chunks_per_note or options.max_chunks_per_note,
+                model=health.model_name if health is not None else None,
+                chunks=search.chunk_count(live) if outcome.hits else 0,
+                fusion=options.fusion,
+                cross_language=search.fixed_weights(query) is not None,
+            )
+            explanation = explain_hits(given, lists, search.judge)
+            if asked_note is None:
+                return explanation
+            answer = why_not(
+                asked_note,
+                live=live,
+                given=given,
+                sides=lists,
+                encoder=search.judge,
+                note_sides=functools.partial(self._note_sides, live, both, lists, store_filter),
+                resolve=functools.partial(_indexed_note, live),
+            )
+            return replace(explanation, why_not=answer)
+
+    def _side_lists(
+        self,
+        live: LiveIndex,
+        vectors: tuple[list[float] | None, SparseVector | None],
+        depth: int,
+        point_filter: PointFilter | None,
+        *,
+        fused: bool,
+        query: str,
+    ) -> SideLists:
+        """Both sides' ranked candidates as the search reads them, and (`fused`) their fusion by the rule
+        the search applies, with its weights."""
+        dense, sparse = vectors
+        dense_side: list[tuple[str, float]] | None = None
+        keyword_side: list[tuple[str, float]] | None = None
+        if dense is not None:
+            found = live.store.rank_sides(
+                dense=dense, sparse=sparse or SparseVector((), ()), limit=depth, point_filter=point_filter
+            )
+            dense_side = [(str(key), float(score)) for key, score in found[0]]
+            if sparse is not None:
+                keyword_side = [(str(key), float(score)) for key, score in found[1]]
+        elif sparse is not None:
+            points = []
+            if not sparse.is_empty:
+                points = live.store.query(
+                    dense=None, sparse=sparse, limit=depth, prefetch_limit=depth, point_filter=point_filter
+                )
+            keyword_side = [(point.id, point.score) for point in points]
+        if not fused or dense_side is None:
+            return SideLists(dense_side, keyword_side, None, None, depth)
+        options, keyword = self._search.options, keyword_side or []
+        foreign = self._search.fixed_weights(query)
+        weights: tuple[float, float] | None = foreign or options.rrf_weights
+        if options.fusion == "adaptive":
+            share = options.adaptive.dense_weight([score for _, score in dense_side])
+            weights = foreign or (round(share, 4), round(1.0 - share, 4))
+            scores = fusion.adaptive(dense_side, keyword, options.adaptive, fixed=foreign)
+        elif options.fusion == "score":
+            scores = fusion.top_scaled([dense_side, keyword], weights or options.rrf_weights)
+        elif options.fusion == "rrf":
+            scores = fusion.rrf([dense_side, keyword], weights or options.rrf_weights, options.rrf_k)
+        else:
+            weights, scores = None, fusion.dbsf([dense_side, keyword])
+        return SideLists(dense_side, keyword_side, scores, weights, depth)
+
+    def _note_sides(
+        self,
+        live: LiveIndex,
+        vectors: tuple[list[float] | None, SparseVector | None],
+        lists: SideLists,
+        point_filter: PointFilter | None,
+        path: str,
+    ) -> tuple[SidePlace | None, SidePlace | None, str | None, bool]:
+        """One note's best chunk placed on both sides, its id, and whether the search's filters let it in."""
+        paths = point_filter.note_paths if point_filter is not None else ()
+        if paths and path not in paths:
+            return None, None, None, False
+        scoped = note_filter(path, point_filter)
+        if not live.store.scroll(point_filter=scoped, limit=1)[0]:
+            exists = bool(live.store.scroll(point_filter=note_filter(path, None), limit=1)[0])
+            return None, None, None, not exists
+        mine = self._side_lists(live, vectors, NOTE_SCAN, scoped, fused=False, query="")
+        best, dense_score, keyword_score = best_of_note(mine.dense, mine.keyword)
+        return (
+            rank_among(lists.dense, dense_score, lists.depth),
+            rank_among(lists.keyword, keyword_score, lists.depth),
+            best,
+            True,
+        )
+
+
+def _indexed_note(live: LiveIndex, asked: str) -> str | None:
+    """The indexed note a path (with or without `.md`) or, when only one note answers to it, a name means."""
+    try:
+        path = vault_path(asked)
+    except SecurityViolationError:
+        return None
+    if live.graph.record(path) is not None:
+        return path
+    found = lookup_note(path, live.graph.records()).found
+    return found.path if found is not None else None
