@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval eval-languages bench bench-compare bench-index bench-embed bench-live bench-recall loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval eval-languages bench bench-compare bench-index bench-embed bench-live bench-recall bench-page screenshots loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -139,6 +139,16 @@ bench-live: $(STAMP)
 ## on the example vault and the 13k-note Zettelkasten, once fully dense (~10 min the first time); docs/benchmarks.md.
 bench-recall: $(STAMP)
 	$(BIN)/python -m scripts.bench_recall
+
+## The look-inside page: opening it to the first results, in Chromium on the example vault (embedded default,
+## fully dense), median of 20 fresh-context runs; its own section of docs/benchmarks.md (~1 min).
+bench-page: $(STAMP)
+	$(BIN)/python -m scripts.bench_page
+
+## The README's two screenshots of the look-inside page, taken by its browser test into docs/images/.
+screenshots: $(STAMP) browser
+	KB_SCREENSHOTS=1 $(BIN)/pytest -q -p no:schemathesis tests/api/test_page_in_browser.py \
+		-k "why_panel or note_opens"
 
 ## The OpenClaw plugin's tools and manifest from the OpenAPI schema (integrations/openclaw; a test checks them).
 agent-tools: $(STAMP)

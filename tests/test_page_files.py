@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from backend.api.routes.page import CONTENT_TYPES, PAGE_DIR, page_files
+from backend.domain.recall_budget import PLUGIN_RECALL
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_MANIFEST = ROOT / "integrations" / "openclaw" / "openclaw.plugin.json"
@@ -106,3 +107,10 @@ def test_the_recall_preview_uses_the_plugins_defaults() -> None:
     assert found, "recall.js names its defaults in RECALL_DEFAULTS"
     page = json.loads(found.group(1))
     assert page == {name: plugin[name] for name in ("maxChars", "maxEntries", "minConfidence", "repeatTurns")}
+    # and the budget by which /search's explain data says whether the recall would quote a hit
+    assert page == {
+        "maxChars": PLUGIN_RECALL.max_chars,
+        "maxEntries": PLUGIN_RECALL.max_entries,
+        "minConfidence": PLUGIN_RECALL.floor,
+        "repeatTurns": PLUGIN_RECALL.repeat_turns,
+    }

@@ -180,7 +180,9 @@ def watched_large(browser: Any, large_base: str) -> Iterator[Watched]:
         yield seen
 
 
-def screenshot(page: Any, name: str, tmp_path: Path) -> Path:
+def screenshot(page: Any, name: str, tmp_path: Path, top: str) -> Path:
+    """The viewport with `top` (a selector) at its top edge."""
+    page.locator(top).evaluate("element => element.scrollIntoView()")
     folder = SCREENSHOTS if os.environ.get("KB_SCREENSHOTS") == "1" else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
@@ -240,7 +242,7 @@ def test_the_why_panel_by_keyboard_alone_shows_both_sides_and_the_recall_verdict
     assert "OpenClaw's recall" in text
     assert page.locator("#explain-overview").is_visible()
     assert "Weights" in page.locator("#explain-overview").inner_text()
-    screenshot(page, "page-search-why.png", tmp_path)
+    screenshot(page, "page-search-why.png", tmp_path, top="#search-form")
     page.keyboard.press("Escape")
     assert why.is_hidden()
     assert page.evaluate("document.activeElement.classList.contains('why-button')")
@@ -284,7 +286,7 @@ def test_a_note_opens_with_its_hit_chunks_links_and_graph(watched: Watched, tmp_
     assert "Linked from" in panel.locator("#note-links").inner_text()
     nodes = panel.locator("#note-graph svg .node[tabindex]")
     assert nodes.count() >= 3
-    screenshot(page, "page-note-graph.png", tmp_path)
+    screenshot(page, "page-note-graph.png", tmp_path, top="#note-panel")
     target = nodes.first.get_attribute("data-path")
     nodes.first.focus()
     with page.expect_response(lambda r: "/links" in r.url):

@@ -20,6 +20,7 @@ import httpx
 import pytest
 import yaml
 
+from backend.api.routes.page import CONTENT_SECURITY_POLICY
 from tests.docker.engine import Engine, docker
 from tests.docker.images import REPO, BuiltImage, inspect, logs
 from tests.live_server import answers, indexed, wait_until
@@ -145,6 +146,10 @@ def test_the_one_machine_mode_serves_the_vault_alone_and_stops_cleanly(
     status = httpx.get(f"{url}/index/status", timeout=10).json()
     assert (status["store"], status["embedder"]["provider"]) == ("embedded", "onnx")
     assert inspect(container)["Config"]["Image"] == env["BACKEND_IMAGE"]  # this run's image, not a build
+    for path in ("/", "/page/main.js"):  # the look-inside page, on the stack as on `make run`
+        page = httpx.get(f"{url}{path}", timeout=10)
+        assert page.status_code == 200, path
+        assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, path
 
     began = time.monotonic()
     stopped = compose("--project-name", project, "stop", env=env)  # SIGTERM, SIGKILL after the grace period

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from backend.api.routes.page import CONTENT_SECURITY_POLICY
 from tests.docker.conftest import vault_snapshot
 from tests.docker.engine import docker
 from tests.docker.images import LABEL, REPO, BuiltImage, inspect, layer_sizes, logs, published_url
@@ -123,6 +124,13 @@ def test_search_answers_hybrid_from_the_example_vault(first: str) -> None:
     assert answer["status"] == "healthy", answer["warnings"]
     assert answer["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
     assert status(first)["indexed_notes"] == NOTES
+
+
+def test_the_look_inside_page_is_served_from_the_image(first: str) -> None:
+    for path in ("/", "/page/main.js", "/page/style.css"):  # the page's files are in the image's backend/
+        answer = httpx.get(f"{published_url(first)}{path}", timeout=10)
+        assert answer.status_code == 200, path
+        assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, path
 
 
 def test_it_runs_as_uid_10001_with_a_home_it_can_write(first: str) -> None:

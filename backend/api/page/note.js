@@ -77,7 +77,8 @@ function renderNote(result, hit) {
     }
     list.append(item);
   });
-  firstHit?.scrollIntoView({ block: "center" });
+  // the hit a third down the list, scrolling the list only (scrollIntoView would move the whole page too)
+  if (firstHit) list.scrollTop = Math.max(0, firstHit.offsetTop - list.clientHeight / 3);
 }
 
 function renderChunks(result) {
@@ -87,6 +88,9 @@ function renderChunks(result) {
     return;
   }
   const chunks = result.value.chunks ?? [];
+  if (result.value.current === false) {
+    box.append(el("p", { class: "warn" }, "The file changed since it was indexed: these chunks are the index's, not the file's as it is now."));
+  }
   if (!chunks.length) {
     box.append(el("p", { class: "meta" }, "The index holds no chunk of this note."));
     return;

@@ -156,22 +156,24 @@ async function toggleWhy(button, panel, result, answer) {
   panel.focus();
 }
 
-function side(label, part, keywordOnly, extra) {
-  if (part) {
-    return [el("dt", {}, label), el("dd", {}, `score ${number(part.score)} · rank ${part.rank ?? "beyond the candidates"}`, extra ?? "")];
-  }
-  return [el("dt", {}, label), el("dd", {}, keywordOnly ? "keyword only: no dense side in this search" : "not among this side's candidates")];
+// One side of the search for a chunk or note: null when the side was not part of the search (keyword or
+// dense mode, no embedder); rank null when it fell beyond the candidates that side keeps.
+function side(label, part, extra = "") {
+  let text;
+  if (!part) text = label.startsWith("Dense") ? "keyword only: no dense side in this search" : "no keyword side in this search";
+  else if (part.rank === null) text = `beyond this side's candidates${part.score === null ? "" : ` (score ${number(part.score)})`}`;
+  else text = `rank ${part.rank} · score ${number(part.score)}`;
+  return [el("dt", {}, label), el("dd", {}, text, part ? extra : "")];
 }
 
 function whyOf(result, answer) {
   const why = result.why;
-  const keywordOnly = answer.mode === "keyword" || answer.explain?.weights === null;
   const terms = why.keyword?.terms?.length ? ` · matched: ${why.keyword.terms.join(", ")}` : "";
   const facts = el(
     "dl",
     { class: "why-facts" },
-    side("Dense (meaning)", why.dense, keywordOnly && !why.dense),
-    side("Keyword (BM25)", why.keyword, false, terms),
+    side("Dense (meaning)", why.dense),
+    side("Keyword (BM25)", why.keyword, terms),
     el("dt", {}, "Fused"),
     el("dd", {}, why.fused_score === null ? "no fusion (one side only)" : number(why.fused_score)),
     el("dt", {}, "Time of the question"),
@@ -181,9 +183,15 @@ function whyOf(result, answer) {
     el("dt", {}, "Confidence"),
     el("dd", {}, number(result.confidence, 2), featureTable(why.confidence_features)),
     el("dt", {}, "OpenClaw's recall"),
-    el("dd", { class: why.recall?.quoted ? "good" : "warn" }, why.recall ? `${why.recall.quoted ? "would quote it" : "would not quote it"}: ${why.recall.reason}` : "—"),
+    el("dd", { class: why.recall?.quoted ? "good" : "warn" }, recallVerdict(why.recall)),
   );
   return facts;
+}
+
+function recallVerdict(recall) {
+  if (!recall) return "—";
+  if (recall.reason === "quoted") return "would quote it";
+  return `${recall.quoted ? "would quote it" : "would not quote it"}: ${recall.reason}`;
 }
 
 function featureTable(features) {
@@ -214,7 +222,7 @@ function renderOverview(answer) {
       "dl",
       { class: "why-facts" },
       el("dt", {}, "Fusion"),
-      el("dd", {}, explain.fusion),
+      el("dd", {}, explain.fusion ?? "none (one side only)"),
       el("dt", {}, "Weights"),
       el("dd", {}, weights, explain.cross_language ? " (question in another language than the notes)" : ""),
       el("dt", {}, "Candidates"),
@@ -274,18 +282,21 @@ export async function whyNot() {
       box.append(el("p", { class: "warn" }, "The service gave no answer about that note."));
       return;
     }
-    const title = el("button", { type: "button", class: "link" }, found.note_title || found.note_path);
-    title.addEventListener("click", () => openNote(found.note_path));
+    let title = found.asked ?? found.note_path;
+    if (found.indexed && found.note_path) {
+      title = el("button", { type: "button", class: "link" }, found.note_title || found.note_path);
+      title.addEventListener("click", () => openNote(found.note_path));
+    }
     append(box, [
-      el("h3", {}, "Why not ", found.indexed ? title : found.note_path, "?"),
+      el("h3", {}, "Why not ", title, "?"),
       el("p", { class: "verdict" }, found.reason),
       el(
         "dl",
         { class: "why-facts" },
         el("dt", {}, "Indexed"),
         el("dd", {}, found.indexed ? "yes" : "no"),
-        side("Dense (meaning)", found.dense, answer.mode === "keyword"),
-        side("Keyword (BM25)", found.keyword, false, found.keyword?.terms?.length ? ` · matched: ${found.keyword.terms.join(", ")}` : ""),
+        side("Dense (meaning)", found.dense),
+        side("Keyword (BM25)", found.keyword, found.keyword?.terms?.length ? ` · matched: ${found.keyword.terms.join(", ")}` : ""),
         el("dt", {}, "After fusion"),
         el("dd", {}, found.fused_rank === null ? "not ranked" : `rank ${found.fused_rank}`),
         el("dt", {}, "Final"),

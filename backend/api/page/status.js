@@ -122,7 +122,7 @@ export async function loadUnresolved(offset = unresolvedOffset) {
     $("unresolved-total").textContent = page.total
       ? `${page.total} links to notes that do not exist yet; ${unresolvedOffset + 1}–${unresolvedOffset + page.items.length} shown.`
       : "Every link finds its note.";
-    for (const item of page.items) list.append(el("li", {}, el("span", { class: "path" }, item.source_path), " → ", el("span", { class: "unresolved" }, item.target)));
+    for (const item of page.items) list.append(el("li", {}, el("span", { class: "path" }, item.source_path), " → ", el("span", { class: "unresolved" }, item.target), item.line ? ` (line ${item.line})` : ""));
     $("unresolved-prev").disabled = unresolvedOffset === 0;
     $("unresolved-next").disabled = page.next_offset === null;
   } catch (error) {
