@@ -72,7 +72,8 @@ function render(answer) {
   const verdict = $("recall-verdict");
   const considered = answer.explain?.considered ?? [];
   if (answer.context) {
-    verdict.textContent = `OpenClaw would put this in front of the model (${answer.chars} characters, ${answer.sources.length} entries):`;
+    const entries = answer.sources.length;
+    verdict.textContent = `OpenClaw would put this in front of the model (${answer.chars} characters, ${entries} entr${entries === 1 ? "y" : "ies"}):`;
     block.textContent = answer.context;
     block.hidden = false;
   } else {

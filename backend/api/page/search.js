@@ -55,13 +55,15 @@ export async function runSearch() {
 async function explained(whyNot) {
   if (!state.body) throw new Error("search first: the explanation is of a search's results");
   if (whyNot) {
-    const answer = await post("/search", { ...state.body, explain: true, why_not: whyNot });
-    state.explained = answer;
+    const body = state.body;
+    const answer = await post("/search", { ...body, explain: true, why_not: whyNot });
+    if (state.body === body) state.explained = answer;
     return answer;
   }
   if (state.explained) return state.explained;
-  state.explaining ??= post("/search", { ...state.body, explain: true }).then((answer) => {
-    state.explained = answer;
+  const body = state.body;
+  state.explaining ??= post("/search", { ...body, explain: true }).then((answer) => {
+    if (state.body === body) state.explained = answer; // not when another search came in meanwhile
     return answer;
   });
   try {

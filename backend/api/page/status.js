@@ -81,7 +81,7 @@ function renderFacts(status) {
   append(clear($("status-facts")), [
     fact("Notes", `${status.indexed_notes} indexed`, status.unindexed_files ? `, ${status.unindexed_files} on disk not indexed` : ""),
     fact("Chunks", String(status.indexed_chunks), status.dense_pending ? ` (${status.dense_pending} notes searchable by keyword only so far)` : ""),
-    fact("Model", `${status.index_model}${status.index_dimension ? ` (${status.index_dimension} dimensions)` : ""}`, status.model_change ? el("span", { class: "warn" }, ` — ${status.model_change}`) : ""),
+    fact("Model", status.embedder?.state === "off" ? "none: keyword only (EMBEDDING_PROVIDER=none)" : `${status.index_model}${status.index_dimension ? ` (${status.index_dimension} dimensions)` : ""}`, status.model_change ? el("span", { class: "warn" }, ` — ${status.model_change}`) : ""),
     fact(
       "Embedder",
       `${embedder.provider}: ${embedder.state}`,
