@@ -114,3 +114,13 @@ def test_the_recall_preview_uses_the_plugins_defaults() -> None:
         "minConfidence": PLUGIN_RECALL.floor,
         "repeatTurns": PLUGIN_RECALL.repeat_turns,
     }
+
+
+def test_every_field_has_a_label_and_every_button_a_type() -> None:
+    tags = _html().tags
+    labelled = {attrs.get("for") for tag, attrs in tags if tag == "label"}
+    for tag, attrs in tags:
+        if tag in ("input", "select", "textarea"):
+            assert attrs.get("id") in labelled, (tag, attrs)  # a screen reader names it by its label
+        if tag == "button":
+            assert attrs.get("type") in ("button", "submit"), attrs  # no button submits a form by accident
