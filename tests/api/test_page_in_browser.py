@@ -442,6 +442,10 @@ def test_with_an_api_key_the_page_asks_once_and_sends_it_as_the_api_takes_it(
         with page.expect_response(lambda r: r.url.endswith("/index/status") and r.ok):
             page.keyboard.press("Enter")
         search(page, "Sreenivas", mode="keyword")
+        with page.expect_response(lambda r: r.url.endswith("/search")) as explained:
+            page.locator(".why-button").first.click()
+        assert explained.value.ok  # the explain call carries the key too
+        expect(page.locator("#why-0")).to_contain_text("keyword only: no dense side in this search")
         api_calls = [
             r for r in seen.requests if not r.url.startswith(f"{base}/page/") and r.url != f"{base}/"
         ]
