@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fastapi.routing import iter_route_contexts
 from starlette.routing import Mount, Route
 
 from backend.api.schemas import SCORE_SCALES
@@ -23,6 +24,7 @@ README = REPO_ROOT / "README.md"
 API_DOC = REPO_ROOT / "docs" / "api.md"
 SECTIONS = [
     "## Two commands",
+    "## Look inside",
     "## Try it",
     "## Your own vault",
     "## Languages",
@@ -77,12 +79,14 @@ def _routes() -> set[str]:
     """`METHOD /path` of every route the app serves (API routes from the schema, the rest from the app)."""
     app = create_app(load_settings(embedding_provider="none"))
     found = {f"{method.upper()} {path}" for path, item in app.openapi()["paths"].items() for method in item}
-    for route in app.routes:
+    # every route, those of included routers left out of the schema too (the look-inside page)
+    for context in iter_route_contexts(app.routes):
+        route = context.original_route
         if isinstance(route, Mount):
-            found.add(f"GET {route.path}/")
+            found.add(f"GET {context.path}/")
         elif isinstance(route, Route):
-            methods = (route.methods or {"GET", "POST"}) - {"HEAD"}  # /mcp: GET (SSE) and POST (streamable)
-            found |= {f"{method} {route.path}" for method in methods}
+            methods = (context.methods or {"GET", "POST"}) - {"HEAD"}  # /mcp: GET (SSE) and POST (streamable)
+            found |= {f"{method} {context.path_format}" for method in methods}
     return found
 
 

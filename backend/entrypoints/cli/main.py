@@ -221,12 +221,14 @@ def _cmd_serve(settings: Settings) -> None:
     )
     record_service(settings, config.port, instance, app.version)
     log.info(
-        "serving the vault %s at http://%s:%d (recorded in %s; data in %s)",
+        "serving the vault %s at http://%s:%d (recorded in %s; data in %s); look inside: http://%s:%d/",
         settings.vault_path,
         settings.host,
         config.port,
         recorded,
         settings.data_dir,
+        settings.host,
+        config.port,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
