@@ -141,6 +141,36 @@ NOTE_LINKS: dict[str, Any] = {
     "attachments": [],
 }
 
+NOTE_CHUNKS: dict[str, Any] = {
+    "note_path": LEDGER,
+    "note_title": "Money with Sreenivas",
+    "current": True,
+    "chunks": [
+        {
+            "chunk_id": "5a3e9c1d-7b2f-5e4a-9c8d-1f2e3a4b5c6d",
+            "chunk_index": 1,
+            "heading_context": "Current balance",
+            "start_line": 14,
+            "end_line": 18,
+            "tags": ["finance", "ledger"],
+            "date": "2026-01-10",
+            "language": "en",
+            "embedded_text": "Money with Sreenivas > Current balance\n\n" + BALANCE,
+        }
+    ],
+}
+UNRESOLVED_LINKS: dict[str, Any] = {
+    "total": 1,
+    "items": [
+        {
+            "source_path": "Projects/Architecture overview.md",
+            "target": "Connection pooling with PgBouncer",
+            "kind": "wikilink",
+            "line": 30,
+        }
+    ],
+    "next_offset": None,
+}
 CONTEXT_RESPONSE: dict[str, Any] = {
     "query": "Do I still owe him money?\nI'm flying to Lisbon with Sreenivas in May.",
     "context": f"[{LEDGER}:14-18] Money with Sreenivas > Current balance\n{BALANCE}\n\n"

@@ -78,6 +78,8 @@ class StoredChunkOut(BaseModel):
 
 
 class NoteChunksOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_CHUNKS]})
+
     note_path: str
     note_title: str
     current: bool = Field(
@@ -95,6 +97,8 @@ class VaultLinkOut(BaseModel):
 
 
 class UnresolvedLinksOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.UNRESOLVED_LINKS]})
+
     total: int = Field(description="Links to notes not created yet, in the whole vault.")
     items: list[VaultLinkOut] = Field(description="This page, by source note then as written.")
-    next_offset: int | None = Field(description="The offset of the next page; null on the last.")
+    next_offset: int | None = Field(None, description="The offset of the next page; null on the last.")
