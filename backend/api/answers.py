@@ -31,6 +31,7 @@ from backend.api.schemas import (
     SearchRequest,
     SearchResponse,
     SearchResult,
+    StageTimeOut,
     TimeIntentOut,
     UnresolvedLinkOut,
 )
@@ -50,6 +51,7 @@ from backend.application.operations import (
     search_notes,
 )
 from backend.application.presenting import ResultView
+from backend.application.stage_clock import SERIALISATION
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.memory_suggestion import MemorySuggestion
@@ -110,10 +112,15 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
         groups=_groups(found.views, vault_name) if by_note else None,
         memory_suggestion=_suggestion_out(found.memory_suggestion),
     )
+    clock = outcome.clock
+    clock.lap(SERIALISATION)
+    if body.explain:
+        answer.stages = [StageTimeOut(stage=stage, ms=round(ms, 3)) for stage, ms in clock.stages()]
     # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
     timing = (
         f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={found.total_ms:.2f}"
     )
+    timing += f", {clock.server_timing()}"
     return answer, timing
 
 

@@ -151,6 +151,9 @@ class SearchRequest(SearchFilters):
         description='"note": top_k counts notes, and `groups` holds one entry per note with its best chunks '
         "(`results` holds the same chunks, in that order).",
     )
+    explain: JsonBool = Field(
+        False, description="Also say where the search's time went, stage by stage (`stages`)."
+    )
 
     @field_validator("query")
     @classmethod
@@ -230,6 +233,15 @@ class RelatedNoteOut(BaseModel):
     link_count: int = Field(description="How many of the results it links to or is linked from.")
 
 
+class StageTimeOut(BaseModel):
+    stage: str = Field(
+        description="analysis (terms, language, time span, tags), store_named, embedding, store_sides, "
+        "fusion, store_payloads, store_query, ranking, store_pointer_targets, related_notes, store_terms, "
+        "confidence, presenting (redaction, highlights, sensitivity), memory, serialisation"
+    )
+    ms: float
+
+
 class SearchResponse(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.SEARCH_RESPONSE]})
 
@@ -261,6 +273,11 @@ class SearchResponse(BaseModel):
         None, description='With group_by "note": one entry per note, best first. null otherwise.'
     )
     memory_suggestion: MemorySuggestionOut | None = Field(None, description=MEMORY_SUGGESTION)
+    stages: list[StageTimeOut] | None = Field(
+        None,
+        description="With `explain`: the search's stages in the order they ran, each with its milliseconds "
+        "(they add up to `search_time_ms` and the response's own serialisation). null otherwise.",
+    )
 
 
 class Health(BaseModel):

@@ -28,6 +28,7 @@ from backend.application.notes import NoteListing, NoteReader, NoteView
 from backend.application.presenting import ResultView, group_by_note, present_hits
 from backend.application.search import SearchOutcome, SearchService
 from backend.application.serving_index import ServingIndex
+from backend.application.stage_clock import MEMORY, PRESENTING
 from backend.application.suggesting import suggestion_for
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
@@ -132,6 +133,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
     views = present_hits(hits, request.query, handles.policy, analyzer=handles.search.analyzer)
+    outcome.clock.lap(PRESENTING)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
     answer.memory_suggestion = suggestion_for(request.query, views, handles.memory)
     if request.include_memory:
@@ -142,6 +144,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
         else:
             answer.warnings += found.warnings
             answer.memories = list(found.hits)
+    outcome.clock.lap(MEMORY)
     answer.total_ms = (time.perf_counter() - started) * 1000
     return answer
 
