@@ -18,6 +18,7 @@ from backend.application.hit_confidence import (
     evidence_of,
     hit_terms,
     read_sides,
+    stop_term_indices,
     with_confidence,
 )
 from backend.application.live_index import LiveIndex
@@ -99,6 +100,7 @@ class SearchService:
         self._embedder = embedder
         self._encoder = encoder
         self._judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
+        self._stops = stop_term_indices(encoder.analyzer)
         self._tags = QuestionTags(encoder.analyzer)
         self._index = index
         self._options = options or SearchOptions()
@@ -374,7 +376,7 @@ class SearchService:
     ) -> SearchOutcome:
         """The outcome with each hit's confidence, and what it was computed from."""
         hits, clock = outcome.hits, outcome.clock
-        stored = hit_terms(live, hits) if hits and judged.indices else {}
+        stored = hit_terms(live, hits, self._stops) if hits and judged.indices else None
         clock.lap(stage.STORE_TERMS)
         evidence = evidence_of(
             hits,

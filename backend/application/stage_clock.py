@@ -26,6 +26,10 @@ CONFIDENCE = "confidence"  # each hit's evidence and calibrated confidence
 PRESENTING = "presenting"  # the shown hits: secrets redacted, the query's words highlighted, sensitivity
 MEMORY = "memory"  # remembered facts: the suggestion and, when asked, the search of them
 SERIALISATION = "serialisation"  # the API's response models built
+STAGES = (
+    ANALYSIS, STORE_NAMED, EMBEDDING, STORE_SIDES, FUSION, STORE_PAYLOADS, STORE_QUERY, RANKING,
+    STORE_POINTER_TARGETS, RELATED, STORE_TERMS, CONFIDENCE, PRESENTING, MEMORY, SERIALISATION,
+)  # fmt: skip
 
 
 class StageClock:
