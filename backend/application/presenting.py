@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.models import ScoredPoint
-from backend.domain.result_rules import highlights
+from backend.domain.result_rules import Highlighter
 from backend.domain.text_analysis import TextAnalyzer
 
 
@@ -58,6 +58,7 @@ def present_hits(
     hits: Sequence[ScoredPoint], query: str, policy: ContentPolicy, *, analyzer: TextAnalyzer
 ) -> list[ResultView]:
     views = []
+    highlights = Highlighter(query, analyzer)
     for hit in hits:
         p = hit.payload
         content = policy.clean(str(p.get("content", "")))
@@ -78,7 +79,7 @@ def present_hits(
                 aliases=list(p.get("aliases") or []),
                 date=p.get("date"),
                 # computed on the redacted text: a highlight never brings a secret back
-                highlights=highlights(query, content.text, analyzer=analyzer),
+                highlights=highlights(content.text),
                 sensitive_categories=policy.categories_of(
                     content.text, tags=tags, headings=p.get("heading_path") or ()
                 ),

@@ -76,22 +76,36 @@ def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -
     highlights "decides", "Steuer" highlights "Steuererklärung", and stop words are never highlights. In
     a script written without spaces the highlight is the matched stretch ("迁移" in "数据库迁移计划").
     """
-    analyzer = analyzer or TextAnalyzer()
-    wanted = set(analyzer.query_terms(query))
-    if not wanted:
-        return []
-    languages = analyzer.query_languages_for(query)
-    found: list[str] = []
-    seen: set[str] = set()
-    matched: dict[str, list[tuple[str, set[str]]]] = {}
-    for word in words(text):
-        if word not in matched:  # words repeat: analyse each distinct one once
-            matched[word] = _matches(analyzer, word, languages, wanted)
-        for shown, terms in matched[word]:
-            if terms - seen:
-                seen |= terms
-                found.append(shown)
-    return found
+    return Highlighter(query, analyzer or TextAnalyzer())(text)
+
+
+class Highlighter:
+    """`highlights` of one query in the texts of several hits: the query analysed (and its language
+    detected) once, and each distinct word of the hits once (the hits of a search share most of theirs)."""
+
+    __slots__ = ("_analyzer", "_languages", "_matched", "_wanted")
+
+    def __init__(self, query: str, analyzer: TextAnalyzer) -> None:
+        self._analyzer = analyzer
+        self._wanted = set(analyzer.query_terms(query))
+        self._languages = analyzer.query_languages_for(query) if self._wanted else ()
+        self._matched: dict[str, list[tuple[str, set[str]]]] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        if not self._wanted:
+            return []
+        found: list[str] = []
+        seen: set[str] = set()
+        matched = self._matched
+        for word in words(text):
+            known = matched.get(word)
+            if known is None:  # words repeat: analyse each distinct one once
+                known = matched[word] = _matches(self._analyzer, word, self._languages, self._wanted)
+            for shown, terms in known:
+                if terms - seen:
+                    seen |= terms
+                    found.append(shown)
+        return found
 
 
 def _matches(
