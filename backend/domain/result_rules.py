@@ -148,8 +148,8 @@ HUB_LINE_SHARE = 0.5  # ... on more than this share of its lines (headings and b
 def is_hub(text: str) -> bool:
     """Whether a chunk is a map of content: it links to at least `HUB_MIN_NOTES` notes, and more than
     `HUB_LINE_SHARE` of its lines carry a link to one. Decided by its links alone, never by word counts."""
-    if "[[" not in text and "](" not in text:
-        return False  # most chunks: no link at all
+    if text.count("[[") + text.count("](") < HUB_MIN_NOTES:
+        return False  # most chunks: too few links to name that many notes (each takes one of these)
     if len(linked_names(text)) < HUB_MIN_NOTES:
         return False
     lines = _content_lines(text)
