@@ -17,6 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
+import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +28,7 @@ import httpx
 
 from backend.application.stage_clock import SERIALISATION, STAGES
 from backend.infrastructure.eval_files import read_queries
+from backend.infrastructure.index_catalog.edge import EdgeIndexCatalog
 from scripts.bench_common import drawn_questions, percentile
 from scripts.service_process import REPO, ServiceProcess
 
@@ -185,12 +189,122 @@ def http_table(results: dict[str, dict[str, dict[str, Timings]]], loads: dict[st
     return lines
 
 
-def bench_speed(before: Path | None, count: int, corpora: Path = CORPORA) -> list[str]:
+# -- 8 clients at once, the watcher applying edits meanwhile -----------------------------------------------
+
+CLIENTS = 8
+EDIT_EVERY = 0.5  # seconds between two edits of a note by the writer
+
+
+@dataclass
+class Load:
+    """What the clients of a concurrent run saw, by kind of request."""
+
+    ms: dict[str, list[float]] = field(default_factory=dict)
+    statuses: dict[int, int] = field(default_factory=dict)
+    edits: int = 0
+    seconds: float = 0.0
+    lag: dict | None = None  # /index/status loop_lag after the run
+
+
+def concurrent_run(repo: Path, vault: Path, data: Path, questions: list[str], seconds: float) -> Load:
+    """CLIENTS threads for `seconds`, each asking in turn a keyword search, a hybrid one, another keyword one
+    and a /context block; a writer appends a line to a note every EDIT_EVERY seconds (the watcher applies it);
+    on copies of the vault and of the index, which is handed to the copy of the vault."""
+    with tempfile.TemporaryDirectory(dir="/dev/shm" if Path("/dev/shm").is_dir() else None) as tmp:
+        copy, index = Path(tmp) / "vault", Path(tmp) / "data"
+        shutil.copytree(vault, copy, symlinks=True)  # copy2 keeps the times: nothing looks changed
+        shutil.copytree(data, index, symlinks=True)
+        EdgeIndexCatalog(index / "qdrant").record_vault_owner(str(copy.resolve()))
+        notes = sorted(copy.rglob("*.md"))
+        load = Load()
+        lock = threading.Lock()
+        with ServiceProcess(copy, index, repo=repo, env={"WATCH": "true"}) as service:
+            fully_indexed(service)
+            stop = time.monotonic() + seconds
+
+            def client(number: int) -> None:
+                asks = [
+                    ("keyword", "/search"),
+                    ("hybrid", "/search"),
+                    ("keyword", "/search"),
+                    ("context", "/context"),
+                ]
+                with httpx.Client(base_url=service.url, timeout=60) as http:
+                    i = number
+                    while time.monotonic() < stop:
+                        kind, path = asks[i % len(asks)]
+                        query = questions[i % len(questions)]
+                        body = {"query": query, "max_chars": 2000} if kind == "context" else {
+                            "query": query, "mode": kind, "top_k": 10}  # fmt: skip
+                        started = time.perf_counter()
+                        status = http.post(path, json=body).status_code
+                        elapsed = (time.perf_counter() - started) * 1000
+                        with lock:
+                            load.ms.setdefault(kind, []).append(elapsed)
+                            load.statuses[status] = load.statuses.get(status, 0) + 1
+                        i += CLIENTS
+
+            def writer() -> None:
+                rng = random.Random(7)
+                while time.monotonic() < stop:
+                    note = rng.choice(notes)
+                    with note.open("a", encoding="utf-8") as fh:
+                        fh.write(f"\nEdited during the load test {load.edits}.\n")
+                    load.edits += 1
+                    time.sleep(EDIT_EVERY)
+
+            started = time.monotonic()
+            threads = [threading.Thread(target=client, args=(n,)) for n in range(CLIENTS)]
+            threads.append(threading.Thread(target=writer))
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            load.seconds = time.monotonic() - started
+            load.lag = service.get("/index/status").json().get("loop_lag")
+        return load
+
+
+def concurrency_table(runs: dict[str, Load], single: dict[str, dict[str, Timings]]) -> list[str]:
+    lines = [
+        "| checkout | searches/s (8 clients) | one client: searches/s | keyword p50 / p99 | hybrid p50 / p99 "
+        "| /context p50 / p99 | 5xx | edits | loop lag p50 / p99 / max |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, load in runs.items():
+        searches = len(load.ms.get("keyword", [])) + len(load.ms.get("hybrid", []))
+        alone = single[label]
+        one = [*alone["keyword"].client, *alone["hybrid"].client]
+        cells = [f"{searches / load.seconds:.0f}", f"{1000 * len(one) / sum(one):.0f}"]
+        for kind in ("keyword", "hybrid", "context"):
+            ms = load.ms.get(kind, [])
+            cells.append(f"{percentile(ms, 0.5):.1f} / {percentile(ms, 0.99):.1f}" if ms else "-")
+        errors = sum(n for status, n in load.statuses.items() if status >= 500)
+        lag = load.lag or {}
+        lagged = (
+            f"{lag.get('p50_ms', 0):.2f} / {lag.get('p99_ms', 0):.2f} / {lag.get('max_ms', 0):.2f}"
+            if lag
+            else "n/a"
+        )
+        cells += [str(errors), str(load.edits), lagged]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def bench_speed(before: Path | None, count: int, corpora: Path = CORPORA, seconds: float = 30.0) -> list[str]:
     checkouts = {"before": before.resolve(), "after": REPO} if before is not None else {"after": REPO}
     results: dict[str, dict[str, dict[str, Timings]]] = {}
     loads: dict[str, str] = {}
-    for vault in vaults(corpora, count):
+    chosen = vaults(corpora, count)
+    for vault in chosen:
         results[vault.name], loads[vault.name] = measure(vault, checkouts)
+    zettel = chosen[-1]
+    runs = {}
+    for label, repo in checkouts.items():  # one after the other: each has the machine to itself
+        runs[label] = concurrent_run(
+            repo, zettel.path, repo / "data" / zettel.data, zettel.questions, seconds
+        )
+    load_now = _load()
     against = f" against `{before}` (the code before), both served at once" if before is not None else ""
     lines = ["## Where a search's time goes", ""]
     lines += [
@@ -208,6 +322,17 @@ def bench_speed(before: Path | None, count: int, corpora: Path = CORPORA) -> lis
         "",
         *http_table(results, loads),
         "",
+        f"{CLIENTS} clients at once on the Zettelkasten for {seconds:.0f} s (each asks in turn a keyword "
+        "search, a hybrid one, a keyword one and a `/context` block), a writer appending a line to a note "
+        f"every {EDIT_EVERY} s for the watcher to apply, on a temp copy of the vault and its index; each "
+        "checkout alone on the machine. Milliseconds; searches/s counts both modes (one client: from the "
+        "runs above). Loop lag: how late the service's event loop woke a task sleeping 50 ms, over the "
+        "last minute (`/index/status` `loop_lag`; n/a for a checkout without the probe).",
+        "",
+        *concurrency_table(runs, results[zettel.name]),
+        "",
+        f"- load {load_now} at the end",
+        "",
     ]
     return lines
 
@@ -217,8 +342,9 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="a checkout of the code before the change")
     ap.add_argument("-n", type=int, default=300, help="questions per vault and mode")
     ap.add_argument("--corpora", type=Path, default=CORPORA)
+    ap.add_argument("--seconds", type=float, default=30.0, help="of the concurrent run, per checkout")
     args = ap.parse_args()
-    print("\n".join(bench_speed(args.before, args.n, args.corpora)))
+    print("\n".join(bench_speed(args.before, args.n, args.corpora, args.seconds)))
 
 
 if __name__ == "__main__":
