@@ -273,8 +273,7 @@ def concurrency_table(runs: dict[str, Load], single: dict[str, dict[str, Timings
     ]
     for label, load in runs.items():
         searches = len(load.ms.get("keyword", [])) + len(load.ms.get("hybrid", []))
-        alone = single[label]
-        one = [*alone["keyword"].client, *alone["hybrid"].client]
+        one = [*single["keyword"][label].client, *single["hybrid"][label].client]
         cells = [f"{searches / load.seconds:.0f}", f"{1000 * len(one) / sum(one):.0f}"]
         for kind in ("keyword", "hybrid", "context"):
             ms = load.ms.get(kind, [])

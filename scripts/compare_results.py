@@ -1,5 +1,6 @@
-"""Equal results, proven: two checkouts asked the same questions of the same indexes, every ranked list, score
-and confidence compared. A speed change must not change an answer (or must say which and why).
+"""Equal results, proven: two checkouts asked the same questions of the same indexes, every ranked list,
+score, confidence and shown hit (redacted text, highlights, sensitive categories) compared. A speed change
+must not change an answer (or must say which and why).
 
     python -m scripts.compare_results --before /work/before-37 --before-data /tmp/data-before \
         --after-data /tmp/data-after
@@ -56,6 +57,7 @@ def dev_sets(corpora: Path) -> dict[str, dict[str, Any]]:
 
 def dump(vault: Path, data_dir: Path, queries: Path, today: str | None, limit: int) -> dict[str, Any]:
     """Every question's answer in each mode, from the checkout first on the path (imported here, late)."""
+    from backend.application.operations import SearchQuery, search_notes
     from backend.bootstrap import build_services
     from backend.config import load_settings
     from backend.domain.models import SearchMode
@@ -68,13 +70,18 @@ def dump(vault: Path, data_dir: Path, queries: Path, today: str | None, limit: i
         services.index.open()
         for mode in MODES:
             for query in asked:
-                outcome = services.search.search(query, top_k=10, mode=SearchMode(mode), include_related=True)
+                found = search_notes(services, SearchQuery(query=query, top_k=10, mode=SearchMode(mode)))
+                outcome = found.outcome
                 answers[f"{mode}\t{query}"] = {
                     "mode": outcome.mode.value,
                     "hits": [[h.id, round(h.score, 9), h.confidence] for h in outcome.hits],
                     "total": outcome.total_hits,
                     "related": [r.path for r in outcome.related],
-                    "warnings": outcome.warnings,
+                    "warnings": found.warnings,
+                    # as shown: redacted text, highlights, sensitive categories
+                    "shown": [
+                        [v.content, v.highlights, v.sensitive_categories, v.redactions] for v in found.views
+                    ],
                 }
     finally:
         services.close()
