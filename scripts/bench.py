@@ -346,6 +346,9 @@ def kept_sections(output: Path, skipped: list[str]) -> list[str]:
     if SECTION_START in text and SECTION_END in text:
         block = SECTION_START + text.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END
         kept += ["", block, ""]
+        after = text.split(SECTION_END, 1)[1].strip()  # sections other scripts add after it (bench-recall's)
+        if after:
+            kept += [after, ""]
     return kept
 
 
