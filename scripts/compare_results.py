@@ -89,7 +89,12 @@ def dump(vault: Path, data_dir: Path, queries: Path, today: str | None, limit: i
 
 
 def answers_of(checkout: Path, spec: dict[str, Any], data_dir: Path, limit: int) -> dict[str, Any]:
-    command = [sys.executable, str(Path(__file__).resolve()), "--dump", str(spec["vault"]), str(data_dir)]
+    from backend.infrastructure.index_catalog.edge import EdgeIndexCatalog
+
+    # the vault the index was built from (an index answers for its own vault only): the example vault of
+    # the checkout that built it, say
+    vault = EdgeIndexCatalog(data_dir / "qdrant").vault_owner() or str(spec["vault"])
+    command = [sys.executable, str(Path(__file__).resolve()), "--dump", vault, str(data_dir)]
     command += [str(spec["queries"]), spec.get("today") or "", str(limit)]
     done = subprocess.run(
         command, cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout), "LOG_LEVEL": "WARNING"},
