@@ -109,7 +109,8 @@ class ContextService:
                 _path(hit.payload), _line(hit.payload, "start"), _line(hit.payload, "end"), given
             )
         ]
-        views = present_hits(hits, query, self._policy, analyzer=self._search.analyzer)
+        search = self._search
+        views = present_hits(hits, query, self._policy, analyzer=search.analyzer, words=search.word_terms)
         views = [v for v in views if not excluded & {c.casefold() for c in v.sensitive_categories}]
         # a map-of-content chunk that led to a note quoted here says only where the answer is: the note's
         # entry names it (`pointed_from`), and its place in the budget goes to other material

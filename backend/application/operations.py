@@ -132,7 +132,8 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     )
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
-    views = present_hits(hits, request.query, handles.policy, analyzer=handles.search.analyzer)
+    search, policy = handles.search, handles.policy
+    views = present_hits(hits, request.query, policy, analyzer=search.analyzer, words=search.word_terms)
     outcome.clock.lap(PRESENTING)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
     answer.memory_suggestion = suggestion_for(request.query, views, handles.memory)

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.models import ScoredPoint
-from backend.domain.result_rules import Highlighter
+from backend.domain.result_rules import Highlighter, WordTerms
 from backend.domain.secrets import Redacted
 from backend.domain.text_analysis import TextAnalyzer
 
@@ -57,10 +57,16 @@ def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
 
 
 def present_hits(
-    hits: Sequence[ScoredPoint], query: str, policy: ContentPolicy, *, analyzer: TextAnalyzer
+    hits: Sequence[ScoredPoint],
+    query: str,
+    policy: ContentPolicy,
+    *,
+    analyzer: TextAnalyzer,
+    words: WordTerms | None = None,
 ) -> list[ResultView]:
+    """`words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`."""
     views = []
-    highlights = Highlighter(query, analyzer)
+    highlights = Highlighter(query, words if words is not None else WordTerms(analyzer))
     for hit in hits:
         p = hit.payload
         tags = list(p.get("tags") or [])

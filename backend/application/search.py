@@ -36,6 +36,7 @@ from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
+from backend.domain.result_rules import WordTerms
 from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
@@ -101,6 +102,7 @@ class SearchService:
         self._encoder = encoder
         self._judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
         self._stops = stop_term_indices(encoder.analyzer)
+        self._words = WordTerms(encoder.analyzer)
         self._tags = QuestionTags(encoder.analyzer)
         self._index = index
         self._options = options or SearchOptions()
@@ -110,6 +112,11 @@ class SearchService:
     def analyzer(self) -> TextAnalyzer:
         """How queries and notes become keyword terms (highlights follow the same rules)."""
         return self._encoder.analyzer
+
+    @property
+    def word_terms(self) -> WordTerms:
+        """The analyzer's terms of each written word, remembered across searches (what highlights read)."""
+        return self._words
 
     def search(
         self,

@@ -76,17 +76,41 @@ def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -
     highlights "decides", "Steuer" highlights "Steuererklärung", and stop words are never highlights. In
     a script written without spaces the highlight is the matched stretch ("迁移" in "数据库迁移计划").
     """
-    return Highlighter(query, analyzer or TextAnalyzer())(text)
+    return Highlighter(query, WordTerms(analyzer or TextAnalyzer()))(text)
+
+
+WORD_TERMS_KEPT = 100_000  # words (with their languages) a WordTerms remembers before it starts over
+
+
+class WordTerms:
+    """`TextAnalyzer.word_terms`, remembered: the words of a vault's notes come back in search after search,
+    and analysing each again was most of what highlighting a hit cost."""
+
+    __slots__ = ("analyzer", "_known")
+
+    def __init__(self, analyzer: TextAnalyzer) -> None:
+        self.analyzer = analyzer
+        self._known: dict[tuple[str, Sequence[str]], frozenset[str]] = {}
+
+    def __call__(self, word: str, languages: Sequence[str]) -> frozenset[str]:
+        key = (word, languages)
+        found = self._known.get(key)
+        if found is None:
+            if len(self._known) >= WORD_TERMS_KEPT:
+                self._known = {}  # a bound, not a ranking: the words still in use come back at once
+            found = self._known[key] = frozenset(self.analyzer.word_terms(word, languages))
+        return found
 
 
 class Highlighter:
     """`highlights` of one query in the texts of several hits: the query analysed (and its language
     detected) once, and each distinct word of the hits once (the hits of a search share most of theirs)."""
 
-    __slots__ = ("_analyzer", "_languages", "_matched", "_wanted")
+    __slots__ = ("_languages", "_matched", "_wanted", "_words")
 
-    def __init__(self, query: str, analyzer: TextAnalyzer) -> None:
-        self._analyzer = analyzer
+    def __init__(self, query: str, words: WordTerms) -> None:
+        analyzer = words.analyzer
+        self._words = words
         self._wanted = set(analyzer.query_terms(query))
         self._languages = analyzer.query_languages_for(query) if self._wanted else ()
         self._matched: dict[str, list[tuple[str, set[str]]]] = {}
@@ -97,10 +121,11 @@ class Highlighter:
         found: list[str] = []
         seen: set[str] = set()
         matched = self._matched
-        for word in words(text):
+        # a word written again shows nothing new (its terms were seen at its first place): each once, in order
+        for word in dict.fromkeys(words(text)):
             known = matched.get(word)
             if known is None:  # words repeat: analyse each distinct one once
-                known = matched[word] = _matches(self._analyzer, word, self._languages, self._wanted)
+                known = matched[word] = _matches(self._words, word, self._languages, self._wanted)
             for shown, terms in known:
                 if terms - seen:
                     seen |= terms
@@ -109,16 +134,20 @@ class Highlighter:
 
 
 def _matches(
-    analyzer: TextAnalyzer, word: str, languages: Sequence[str], wanted: set[str]
+    word_terms: Callable[[str, Sequence[str]], Set[str]],
+    word: str,
+    languages: Sequence[str],
+    wanted: set[str],
 ) -> list[tuple[str, set[str]]]:
-    """What of `word` to show as highlights, each with the query terms it matched."""
+    """What of `word` to show as highlights, each with the query terms it matched (`word_terms`: the
+    analyzer's, or a `WordTerms` remembering them)."""
     if word.isascii():
-        terms = analyzer.word_terms(word, languages) & wanted
+        terms = wanted.intersection(word_terms(word, languages))
         return [(word, terms)] if terms else []
     out: list[tuple[str, set[str]]] = []
     for script, run in runs(word):
         if script not in UNSPACED:
-            terms = analyzer.word_terms(run, languages) & wanted
+            terms = wanted.intersection(word_terms(run, languages))
             out += [(run, terms)] if terms else []
             continue
         folded = run.casefold()
@@ -272,7 +301,7 @@ def best_pointer_line(
         # the description only: a question in the link's words finds the note by its own title already
         for word in words(_WIKILINK.sub(" ", _MD_LINK.sub(" ", line))):
             if word not in seen:  # map lines repeat their words ("Physio", dates): analyse each once
-                seen[word] = _matches(analyzer, word, languages, asked)
+                seen[word] = _matches(analyzer.word_terms, word, languages, asked)
             for _, terms in seen[word]:
                 held |= terms
         if best is None or len(held) > best.matched:
