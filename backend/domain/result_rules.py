@@ -80,17 +80,55 @@ def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -
 
 
 WORD_TERMS_KEPT = 100_000  # words (with their languages) a WordTerms remembers before it starts over
+TEXTS_KEPT = 512  # texts whose first holders a WordTerms remembers (~40 KB each for a long chunk)
+
+# term -> (place, shown): the first written word (or run) of a text that holds the term, and where it stands
+Holders = dict[str, tuple[int, str]]
 
 
 class WordTerms:
     """`TextAnalyzer.word_terms`, remembered: the words of a vault's notes come back in search after search,
-    and analysing each again was most of what highlighting a hit cost."""
+    and analysing each again was most of what highlighting a hit cost. Also, for the texts shown lately,
+    which word first holds each term (`first_holders`): highlighting a shown chunk again is then a lookup
+    per question term."""
 
-    __slots__ = ("analyzer", "_known")
+    __slots__ = ("_known", "_texts", "analyzer")
 
     def __init__(self, analyzer: TextAnalyzer) -> None:
         self.analyzer = analyzer
         self._known: dict[tuple[str, Sequence[str]], frozenset[str]] = {}
+        self._texts: dict[tuple[str, Sequence[str]], Holders | None] = {}
+
+    def first_holders(self, text: str, languages: Sequence[str]) -> Holders | None:
+        """Each term of `text` with the first word holding it; None for a text in a script written without
+        spaces (what is highlighted there depends on the question's bigrams)."""
+        key = (text, languages)
+        if key in self._texts:
+            return self._texts[key]
+        holders = self._holders(text, languages)
+        if len(self._texts) >= TEXTS_KEPT:
+            self._texts = {}  # a bound, as for the words
+        self._texts[key] = holders
+        return holders
+
+    def _holders(self, text: str, languages: Sequence[str]) -> Holders | None:
+        first: Holders = {}
+        place = 0
+        for word in dict.fromkeys(words(text)):
+            if word.isascii():
+                items = [(word, self(word, languages))]
+            else:
+                items = []
+                for script, run in runs(word):
+                    if script in UNSPACED:
+                        return None
+                    items.append((run, self(run, languages)))
+            for shown, terms in items:
+                for term in terms:
+                    if term not in first:
+                        first[term] = (place, shown)
+                place += 1
+        return first
 
     def __call__(self, word: str, languages: Sequence[str]) -> frozenset[str]:
         key = (word, languages)
@@ -118,6 +156,12 @@ class Highlighter:
     def __call__(self, text: str) -> list[str]:
         if not self._wanted:
             return []
+        holders = self._words.first_holders(text, self._languages)
+        if holders is not None:
+            # a word is shown exactly when it is the first to hold one of the question's terms (the loop
+            # below shows a word for a term not seen yet, and every word before it held only seen ones)
+            picked = {holders[term] for term in self._wanted if term in holders}
+            return [shown for _, shown in sorted(picked)]
         found: list[str] = []
         seen: set[str] = set()
         matched = self._matched
