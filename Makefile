@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval eval-languages bench bench-compare bench-index bench-embed bench-live bench-recall bench-page screenshots loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval eval-languages bench bench-speed bench-compare bench-index bench-embed bench-live bench-recall bench-page screenshots loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -105,7 +105,13 @@ eval-languages: $(STAMP)
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed
 ## SciFact into data/eval/vault). BENCH_FLAGS=--quick: about 3 min; BENCH_FLAGS="--only index search" for parts.
 bench: $(STAMP)
-	$(BIN)/python -m scripts.bench $(BENCH_FLAGS)
+	$(BIN)/python -m scripts.bench $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
+
+## Where a search's time goes: each stage's p50/p95 on LoCoMo dev and the Zettelkasten, HTTP keyword/hybrid
+## p50/p95 against the code before (BEFORE=path to a checkout, optional) in the same run, 8 concurrent clients
+## with the watcher applying edits (scripts/bench_speed.py; a part of `make bench`; ~6 min with BEFORE).
+bench-speed: $(STAMP)
+	$(BIN)/python -m scripts.bench --only speed $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
 
 ## Search latency of this checkout against another (BEFORE=path to a checkout of the code before a change) on the
 ## Zettelkasten: both served at once, each question asked of both in turn (scripts/bench_compare_search.py);

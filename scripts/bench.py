@@ -34,7 +34,7 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.domain.models import SearchMode
 from backend.infrastructure.eval_files import read_qrels, read_queries
-from scripts import bench_growth, bench_live
+from scripts import bench_growth, bench_live, bench_speed
 from scripts.bench_common import machine, percentile, spread, subset_vault
 from scripts.bench_index import index_once
 from scripts.bench_search import MODES, measure
@@ -42,11 +42,12 @@ from scripts.service_process import ServiceProcess
 
 CORPORA = Path("../shared/corpora")
 EVAL_DATA = Path("data/eval/scifact")  # where `make eval` keeps the SciFact index: built once, reused
-PARTS = ("index", "quality", "search", "freshness", "scaling", "first-index", "large-vaults")
+PARTS = ("index", "quality", "search", "speed", "freshness", "scaling", "first-index", "large-vaults")
 TITLES = {  # each part's section heading, so a run of a few parts keeps the others' sections
     "index": "## Indexing throughput",
     "quality": "## Retrieval quality",
     "search": "## Search latency over HTTP",
+    "speed": "## Where a search's time goes",
     "freshness": "## Freshness with the watcher",
     "scaling": "## Search latency against vault size",
     "first-index": "## First start",
@@ -345,6 +346,9 @@ def kept_sections(output: Path, skipped: list[str]) -> list[str]:
     if SECTION_START in text and SECTION_END in text:
         block = SECTION_START + text.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END
         kept += ["", block, ""]
+        after = text.split(SECTION_END, 1)[1].strip()  # sections other scripts add after it (bench-recall's)
+        if after:
+            kept += [after, ""]
     return kept
 
 
@@ -356,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
     ap.add_argument("--plot", type=Path, default=Path("docs/search_latency_vs_size.png"))
     ap.add_argument("--eval-data", type=Path, default=EVAL_DATA, help="the SciFact index (reused)")
+    ap.add_argument("--before", type=Path, help="a checkout of the code before a change (the speed part)")
     ap.add_argument("--models-cache", type=Path, default=Path("data/models"), help="reuse a built ONNX graph")
     bench_growth.add_arguments(ap)
     args = ap.parse_args(argv)
@@ -366,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     args.embed_notes = 100 if quick else 500
     args.quality_queries = 100 if quick else None
     args.search_queries = 50 if quick else 300
+    args.concurrent_seconds = 10.0 if quick else 30.0
     args.rounds, args.idle_seconds = (3, 3.0) if quick else (10, 10.0)
     args.sizes = [250, 1000, 3000] if quick else [500, 1000, 2000, 4000, 8000, 13410]
     args.scaling_queries = 50 if quick else 200
@@ -378,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         "index": bench_index,
         "quality": bench_quality,
         "search": bench_search,
+        # every stage's p50/p95, and the HTTP figures against the code before (BEFORE=) in the same run
+        "speed": lambda a: bench_speed.bench_speed(a.before, a.search_queries, CORPORA, a.concurrent_seconds),
         "freshness": bench_freshness,
         "first-index": lambda a: bench_growth.bench_first_index(a, CORPORA),
         "large-vaults": lambda a: bench_growth.bench_large_vaults(a, CORPORA),

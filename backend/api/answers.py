@@ -39,6 +39,7 @@ from backend.api.schemas import (
     SearchRequest,
     SearchResponse,
     SearchResult,
+    StageTimeOut,
     TimeIntentOut,
     UnresolvedLinkOut,
 )
@@ -58,6 +59,7 @@ from backend.application.operations import (
     search_notes,
 )
 from backend.application.presenting import ResultView
+from backend.application.stage_clock import SERIALISATION
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.memory_suggestion import MemorySuggestion
@@ -122,10 +124,15 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
         memory_suggestion=_suggestion_out(found.memory_suggestion),
         explain=search_explain_out(found.explanation),
     )
+    clock = outcome.clock
+    clock.lap(SERIALISATION)
+    if body.explain:
+        answer.stages = [StageTimeOut(stage=stage, ms=round(ms, 3)) for stage, ms in clock.stages()]
     # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
     timing = (
         f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={found.total_ms:.2f}"
     )
+    timing += f", {clock.server_timing()}"
     return answer, timing
 
 

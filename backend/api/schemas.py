@@ -152,12 +152,12 @@ class SearchRequest(SearchFilters):
         description='"note": top_k counts notes, and `groups` holds one entry per note with its best chunks '
         "(`results` holds the same chunks, in that order).",
     )
-
     explain: JsonBool = Field(
         False,
         description="Also say why each result ranks where it does (`why` of each result, and `explain`): "
         "its place on each side, the fusion weights, the rules that moved it, its confidence's features "
-        "and whether OpenClaw's recall would quote it. Costs one more read of both sides; off by default.",
+        "and whether OpenClaw's recall would quote it; and where the search's time went, stage by stage "
+        "(`stages`). Costs one more read of both sides; off by default.",
     )
     why_not: str | None = Field(
         None,
@@ -246,6 +246,15 @@ class RelatedNoteOut(BaseModel):
     link_count: int = Field(description="How many of the results it links to or is linked from.")
 
 
+class StageTimeOut(BaseModel):
+    stage: str = Field(
+        description="analysis (terms, language, time span, tags), store_named, embedding, store_sides, "
+        "fusion, store_payloads, store_query, ranking, store_pointer_targets, related_notes, store_terms, "
+        "confidence, presenting (redaction, highlights, sensitivity), memory, serialisation"
+    )
+    ms: float
+
+
 class SearchResponse(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.SEARCH_RESPONSE]})
 
@@ -279,6 +288,11 @@ class SearchResponse(BaseModel):
     memory_suggestion: MemorySuggestionOut | None = Field(None, description=MEMORY_SUGGESTION)
     explain: SearchExplainOut | None = Field(
         None, description="With `explain` or `why_not`: the fusion and the note asked about. null otherwise."
+    )
+    stages: list[StageTimeOut] | None = Field(
+        None,
+        description="With `explain`: the search's stages in the order they ran, each with its milliseconds "
+        "(they add up to `search_time_ms` and the response's own serialisation). null otherwise.",
     )
 
 

@@ -88,6 +88,13 @@ class LanguagesOut(BaseModel):
     non_english_share: float = Field(description="Share of the sampled notes not in English.")
 
 
+class LoopLagOut(BaseModel):
+    probes: int = Field(description="Probes in the window (one every 50 ms, the last minute).")
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+
+
 class IndexStatus(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.INDEX_STATUS]})
 
@@ -133,6 +140,12 @@ class IndexStatus(BaseModel):
         description="False when the store could not be reached; searches answer INDEX_UNAVAILABLE meanwhile."
     )
     job: JobInfo | None = None
+    loop_lag: LoopLagOut | None = Field(
+        None,
+        description="HTTP only: how late the service's event loop woke a task asking to sleep 50 ms, over "
+        "the last minute. Searches run in a thread pool: above a few ms, something blocks the loop and "
+        "delays every request.",
+    )
     failed_files: list[FailedFile]
 
 

@@ -138,7 +138,8 @@ class ContextService:
             elif overlaps_any(_path(p := hit.payload), _line(p, "start"), _line(p, "end"), given):
                 left_out[hit.id] = REPEATED
         hits = [hit for hit in outcome.hits[:wanted] if hit.id not in left_out]
-        views = present_hits(hits, query, self._policy, analyzer=self._search.analyzer)
+        search = self._search
+        views = present_hits(hits, query, self._policy, analyzer=search.analyzer, words=search.word_terms)
         views = _kept_views(views, excluded, request.max_chunks, left_out)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)

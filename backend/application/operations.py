@@ -37,6 +37,7 @@ from backend.application.presenting import ResultView, group_by_note, present_hi
 from backend.application.search import SearchOutcome, SearchService
 from backend.application.search_explainer import SearchExplainer
 from backend.application.serving_index import ServingIndex
+from backend.application.stage_clock import EXPLAIN, MEMORY, PRESENTING
 from backend.application.suggesting import suggestion_for
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
@@ -153,7 +154,9 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     )
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
-    views = present_hits(hits, request.query, handles.policy, analyzer=handles.search.analyzer)
+    search, policy = handles.search, handles.policy
+    views = present_hits(hits, request.query, policy, analyzer=search.analyzer, words=search.word_terms)
+    outcome.clock.lap(PRESENTING)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
     answer.memory_suggestion = suggestion_for(request.query, views, handles.memory)
     if request.include_memory:
@@ -164,6 +167,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
         else:
             answer.warnings += found.warnings
             answer.memories = list(found.hits)
+    outcome.clock.lap(MEMORY)
     if request.explain or request.why_not is not None:
         shown = {view.chunk_id for view in views}
         kept = [(hit, shown_by) for hit, shown_by in zip(outcome.hits, outcome.evidence, strict=True)]
@@ -176,6 +180,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
             asked_note=request.why_not,
         )
         answer.recall = {c.chunk_id: c for c in recall_verdicts(views)}
+        outcome.clock.lap(EXPLAIN)
     answer.total_ms = (time.perf_counter() - started) * 1000
     return answer
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from backend.application.live_index import LiveIndex
+from backend.application.stage_clock import RANKING, STORE_POINTER_TARGETS, StageClock
 from backend.domain.models import PointFilter, ScoredPoint, SparseVector
 from backend.domain.result_rules import (
     POINTER_MIN_TERMS,
@@ -40,6 +41,7 @@ def follow_pointers(
     query: str,
     analyzer: TextAnalyzer,
     target_ask: TargetAsk,
+    clock: StageClock | None = None,
 ) -> list[ScoredPoint]:
     """Each pointer among the best `POINTER_SCAN` candidates (`is_pointer`) whose line the question picks
     out (`best_pointer_line`) and whose link leads to an indexed note gives its place to that note's best
@@ -64,6 +66,8 @@ def follow_pointers(
     missing = sorted({target for _, target in pointers} - best.keys())
     ask = target_ask
     if missing and (ask.dense is not None or ask.sparse is not None):
+        if clock is not None:
+            clock.lap(RANKING)
         scoped = replace(ask.point_filter or PointFilter(), note_paths=tuple(missing))
         for hit in live.store.query(
             dense=ask.dense,
@@ -75,6 +79,8 @@ def follow_pointers(
             rrf_weights=ask.rrf_weights,
         ):
             best.setdefault(_path_of(hit), hit)
+        if clock is not None:
+            clock.lap(STORE_POINTER_TARGETS)
     followed = [(hit, best[target]) for hit, target in pointers if target in best]
     return targets_before_pointers(points, followed, same=_same_chunk, lead=_led_by)
 

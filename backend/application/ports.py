@@ -120,6 +120,11 @@ class ChunkStore(Protocol):
         the ids given; an id no longer stored is left out."""
         ...
 
+    def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
+        """The term indices of the keyword vector each of these points was indexed with (ids as
+        `payloads` takes them), keyed by the ids given; an id no longer stored is left out."""
+        ...
+
     def count(self, point_filter: PointFilter | None = None) -> int: ...
 
     def scroll(

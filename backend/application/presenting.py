@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.models import ScoredPoint
-from backend.domain.result_rules import highlights
+from backend.domain.result_rules import Highlighter, WordTerms
+from backend.domain.secrets import Redacted
 from backend.domain.text_analysis import TextAnalyzer
 
 
@@ -55,14 +57,26 @@ def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
 
 
 def present_hits(
-    hits: Sequence[ScoredPoint], query: str, policy: ContentPolicy, *, analyzer: TextAnalyzer
+    hits: Sequence[ScoredPoint],
+    query: str,
+    policy: ContentPolicy,
+    *,
+    analyzer: TextAnalyzer,
+    words: WordTerms | None = None,
 ) -> list[ResultView]:
+    """`words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`."""
     views = []
+    highlights = Highlighter(query, words if words is not None else WordTerms(analyzer))
     for hit in hits:
         p = hit.payload
-        content = policy.clean(str(p.get("content", "")))
-        heading = policy.clean(str(p.get("heading_context", ""))).text
         tags = list(p.get("tags") or [])
+        content, heading, categories = _cleaned(
+            policy,
+            str(p.get("content", "")),
+            str(p.get("heading_context", "")),
+            tuple(tags),
+            tuple(p.get("heading_path") or ()),
+        )
         views.append(
             ResultView(
                 chunk_id=hit.id,
@@ -78,15 +92,25 @@ def present_hits(
                 aliases=list(p.get("aliases") or []),
                 date=p.get("date"),
                 # computed on the redacted text: a highlight never brings a secret back
-                highlights=highlights(query, content.text, analyzer=analyzer),
-                sensitive_categories=policy.categories_of(
-                    content.text, tags=tags, headings=p.get("heading_path") or ()
-                ),
+                highlights=highlights(content.text),
+                sensitive_categories=list(categories),
                 redactions=content.redactions,
                 pointed_from=_pointer(hit.via),
             )
         )
     return views
+
+
+@lru_cache(maxsize=2048)
+def _cleaned(
+    policy: ContentPolicy, content: str, heading: str, tags: tuple[str, ...], headings: tuple[str, ...]
+) -> tuple[Redacted, str, tuple[str, ...]]:
+    """A chunk as every search shows it, whatever the question: its text and heading with secrets redacted,
+    and the sensitive categories it touches. Kept for the chunks shown lately: the hits of a vault's
+    searches come back often, and this is most of what showing one costs (~0.25 ms a long LoCoMo chunk)."""
+    cleaned = policy.clean(content)
+    categories = policy.categories_of(cleaned.text, tags=tags, headings=headings)
+    return cleaned, policy.clean(heading).text, tuple(categories)
 
 
 def _pointer(via: ScoredPoint | None) -> PointerView | None:

@@ -10,35 +10,39 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from backend.application import stage_clock as stage
 from backend.application.hit_confidence import (
     ChunkCounter,
     Sides,
     SideScores,
     evidence_of,
+    hit_terms,
     read_sides,
+    stop_term_indices,
     with_confidence,
 )
 from backend.application.live_index import LiveIndex
+from backend.application.named_notes import named_hits
 from backend.application.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.ports import Embedder
 from backend.application.question_tags import QuestionTags
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
-from backend.application.search_ranking import best_first, chunk_index, put_first, rank
+from backend.application.search_ranking import best_first, put_first, rank
 from backend.application.search_stages import Asked, Clues, QueryVectors, StoreAsk
 from backend.application.serving_index import ServingIndex
+from backend.application.stage_clock import StageClock
 from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
+from backend.domain.result_rules import WordTerms
 from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.text_analysis import TextAnalyzer
 from backend.domain.time_intent import TimeSpan, find_time_span
 from backend.domain.vault_paths import safe_filter
 
 log = logging.getLogger(__name__)
-
-ENTITY_SCAN = 256  # chunks read to find the first chunk of each note named by the query
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,8 @@ class SearchOutcome:
     evidence: list[Evidence] = field(default_factory=list)  # what each hit's confidence was computed from
     # filters that match no indexed note (an unknown folder, tag or path): said, but the answer is whole
     notices: list[str] = field(default_factory=list)
+    # where the search's time went, stage by stage (its caller laps on: presenting, serialisation)
+    clock: StageClock = field(default_factory=StageClock)
 
     @property
     def degraded(self) -> bool:
@@ -94,16 +100,23 @@ class SearchService:
     ) -> None:
         self._embedder = embedder
         self._encoder = encoder
-        self._judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
+        self.judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
+        self._stops = stop_term_indices(encoder.analyzer)
+        self._words = WordTerms(encoder.analyzer)
         self._tags = QuestionTags(encoder.analyzer)
         self._index = index
-        self._options = options or SearchOptions()
-        self._chunks = ChunkCounter()
+        self.options = options or SearchOptions()
+        self.chunks = ChunkCounter()
 
     @property
     def analyzer(self) -> TextAnalyzer:
         """How queries and notes become keyword terms (highlights follow the same rules)."""
         return self._encoder.analyzer
+
+    @property
+    def word_terms(self) -> WordTerms:
+        """The analyzer's terms of each written word, remembered across searches (what highlights read)."""
+        return self._words
 
     def search(
         self,
@@ -136,7 +149,7 @@ class SearchService:
             include_related=include_related,
             related_limit=related_limit,
             threshold=threshold,
-            per_note=max_chunks_per_note or self._options.max_chunks_per_note,
+            per_note=max_chunks_per_note or self.options.max_chunks_per_note,
         )
         self._index.check_searchable()
         plan = index_plan(self._index, mode)
@@ -148,49 +161,37 @@ class SearchService:
                 # judged by what is asked now: the earlier turns ranked, but "thanks!" after a vault question
                 # is not that question again, so its hits' evidence is the latest message's own
                 sides = self._focus_sides(live, asked, said, dense=sides.dense is not None)
+                asked.clock.lap(stage.STORE_SIDES)
                 outcome = replace(outcome, time_intent=self._span(said))
-            words = self._judge.analyzer.query_terms(said)
-            judged = self._judge.encode_terms(words)
-            return self._confident(live, outcome, sides, judged, self._judged_tags(live, said, words))
-
-    # -- what the explanation (search_explainer) reads of this search -----------------------------------
-
-    @property
-    def options(self) -> SearchOptions:
-        return self._options
-
-    @property
-    def judge(self) -> SparseEncoder:
-        """The encoder a hit's confidence counts the question's words with (no stop words)."""
-        return self._judge
+            words = self.judge.analyzer.query_terms(said)
+            judged = self.judge.encode_terms(words)
+            tags = self._judged_tags(live, said, words)
+            asked.clock.lap(stage.ANALYSIS)
+            return self._confident(live, outcome, sides, judged, tags)
 
     def query_vectors(self, live: LiveIndex, query: str, mode: SearchMode) -> QueryVectors:
         """The vectors a search in `mode` asks the store with (no dense one when it cannot be made)."""
-        return self._encode(query, ModePlan(mode, ()), live)[0]
-
-    def fixed_weights(self, query: str) -> tuple[float, float] | None:
-        """The weights of a question in another language than the vault's, else None (adaptive)."""
-        return self._foreign_weights(query)
-
-    def chunk_count(self, live: LiveIndex) -> int:
-        return self._chunks.count(live)
+        return self._encode(query, ModePlan(mode, ()), live, StageClock())[0]
 
     def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
         """The stages in order; also both sides' own scores, which the hits' confidence is computed from."""
+        clock = asked.clock
         clues = self._clues(live, asked)
         started = time.perf_counter()
         plan = pending_plan(plan, self._index)
-        vectors, plan = self._encode(asked.query, plan, live)
+        vectors, plan = self._encode(asked.query, plan, live, clock)
         if plan.mode is SearchMode.KEYWORD and vectors.keywords is None:
             return self._named_only(live, asked, plan, clues), Sides(None, None)
         embed_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         ask = self._store_ask(asked, vectors, plan.mode)
-        points, sides = self._retrieve(live, ask)
+        clock.lap(stage.ANALYSIS)
+        points, sides = self._retrieve(live, ask, clock)
         store_ms = (time.perf_counter() - started) * 1000 + clues.store_ms
         matched = self._rank(live, asked, clues, points, vectors, own_scale=plan.mode is SearchMode.KEYWORD)
         if sides is None:  # the fusion did not read both sides' own scores: read them for the confidence
             sides = self._sides(live, asked, ask, vectors)
+            clock.lap(stage.STORE_SIDES)
         head = SearchOutcome(
             [],
             0,
@@ -199,21 +200,27 @@ class SearchService:
             embed_ms=embed_ms,
             store_ms=store_ms,
             time_intent=clues.span,
+            clock=clock,
         )
         return self._shape(live, asked, matched, head), sides
 
     def _clues(self, live: LiveIndex, asked: Asked) -> Clues:
         started = time.perf_counter()
         span = self._span(asked.query)
-        named = self._entity_hits(live, asked.query, asked.point_filter)
+        asked.clock.lap(stage.ANALYSIS)
+        named = named_hits(live, self._encoder, asked.query, asked.point_filter, asked.clock)
         return Clues(span, named, (time.perf_counter() - started) * 1000)
 
-    def _encode(self, query: str, plan: ModePlan, live: LiveIndex) -> tuple[QueryVectors, ModePlan]:
+    def _encode(
+        self, query: str, plan: ModePlan, live: LiveIndex, clock: StageClock
+    ) -> tuple[QueryVectors, ModePlan]:
         """The query's dense vector (unless keyword mode; keyword search answers when it cannot be made) and
         its keyword vector (unless dense mode), with the vault's tags it names in words."""
         dense: list[float] | None = None
         if plan.mode is not SearchMode.KEYWORD:
+            clock.lap(stage.ANALYSIS)
             dense, reason = self._embed_query(query)
+            clock.lap(stage.EMBEDDING)
             if dense is None:
                 plan = plan.without_dense(reason)
         sparse = None
@@ -227,41 +234,45 @@ class SearchService:
         return StoreAsk(
             dense=vectors.dense,
             sparse=vectors.keywords,
-            limit=max(asked.size, self._options.prefetch_limit),
+            limit=max(asked.size, self.options.prefetch_limit),
             point_filter=asked.store_filter,
-            foreign=self._foreign_weights(asked.query),
+            foreign=self.foreign_weights(asked.query),
             hybrid=mode is SearchMode.HYBRID,
         )
 
-    def _retrieve(self, live: LiveIndex, ask: StoreAsk) -> tuple[list[ScoredPoint], Sides | None]:
+    def _retrieve(
+        self, live: LiveIndex, ask: StoreAsk, clock: StageClock
+    ) -> tuple[list[ScoredPoint], Sides | None]:
         """The fused candidates, and both sides' raw scores where the fusion read them: RRF or DBSF inside
         one store query; adaptive and score fusion (which the engines do not offer) over both sides' ids and
         scores, fused by the domain's rule so both engines rank alike. A hybrid question without keyword
         terms (stop words only) is fused too, with an empty keyword side, so its scores are on the same 0..1
         scale as any other hybrid answer."""
-        if self._options.fusion in ("adaptive", "score") and ask.hybrid and ask.dense is not None:
-            return self._fused_here(live, ask, ask.dense)
+        if self.options.fusion in ("adaptive", "score") and ask.hybrid and ask.dense is not None:
+            return self._fused_here(live, ask, ask.dense, clock)
         points = live.store.query(
             dense=ask.dense,
             sparse=ask.sparse,
             limit=ask.limit,
             prefetch_limit=ask.limit,  # never below the configured depth: limit includes it
             point_filter=ask.point_filter,
-            rrf_k=self._options.rrf_k,
-            rrf_weights=ask.foreign or self._options.rrf_weights,
-            fusion=self._options.fusion,
+            rrf_k=self.options.rrf_k,
+            rrf_weights=ask.foreign or self.options.rrf_weights,
+            fusion=self.options.fusion,
         )
+        clock.lap(stage.STORE_QUERY)
         # keyword only: the points' scores are that side's own; otherwise they are fused
         return points, Sides(None, SideScores.of_points(points, ask.limit)) if ask.dense is None else None
 
     def _fused_here(
-        self, live: LiveIndex, ask: StoreAsk, dense: list[float]
+        self, live: LiveIndex, ask: StoreAsk, dense: list[float], clock: StageClock
     ) -> tuple[list[ScoredPoint], Sides]:
         """Adaptive or score fusion over both sides' ids and scores, then the payloads of the candidates kept
         (reading them for both whole sides cost ~18% of p95)."""
-        options, limit = self._options, ask.limit
+        options, limit = self.options, ask.limit
         keyword = ask.sparse if ask.sparse is not None else SparseVector((), ())
         sides = live.store.rank_sides(dense=dense, sparse=keyword, limit=limit, point_filter=ask.point_filter)
+        clock.lap(stage.STORE_SIDES)
         raw = Sides(SideScores.of(sides[0], limit), SideScores.of(sides[1], limit))
         if options.fusion == "adaptive":
             fused = fusion.adaptive(sides[0], sides[1], options.adaptive, fixed=ask.foreign)
@@ -272,13 +283,17 @@ class SearchService:
         cut = min(len(ranked), limit)
         while cut < len(ranked) and ranked[cut][1] == ranked[limit - 1][1]:
             cut += 1
+        clock.lap(stage.FUSION)
         payloads = live.store.payloads([point_id for point_id, _ in ranked[:cut]])
+        clock.lap(stage.STORE_PAYLOADS)
         points = [
             ScoredPoint(id=str(point_id), score=score, payload=payloads[point_id])
             for point_id, score in ranked[:cut]
             if point_id in payloads  # deleted meanwhile by the writer
         ]
-        return sorted(points, key=best_first)[:limit], raw
+        kept = sorted(points, key=best_first)[:limit]
+        clock.lap(stage.FUSION)
+        return kept, raw
 
     def _follow_pointers(
         self, live: LiveIndex, asked: Asked, vectors: QueryVectors, points: list[ScoredPoint]
@@ -289,12 +304,13 @@ class SearchService:
             points,
             query=asked.query,
             analyzer=self.analyzer,
+            clock=asked.clock,
             target_ask=TargetAsk(
                 dense=vectors.dense,
                 sparse=vectors.keywords,
                 point_filter=asked.store_filter,
-                rrf_k=self._options.rrf_k,
-                rrf_weights=self._options.rrf_weights,
+                rrf_k=self.options.rrf_k,
+                rrf_weights=self.options.rrf_weights,
             ),
         )
 
@@ -315,9 +331,11 @@ class SearchService:
     ) -> list[ScoredPoint]:
         """The ranking rules (search_ranking) over the candidates, pointers followed, the named notes first.
         `own_scale`: the scores are the mode's own keyword scores (a named note keeps its own when higher)."""
-        boost = (clues.span, self._options.time_boost) if clues.span is not None else None
+        boost = (clues.span, self.options.time_boost) if clues.span is not None else None
         fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost))
-        return put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
+        ranked = put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
+        asked.clock.lap(stage.RANKING)
+        return ranked
 
     def _shape(
         self, live: LiveIndex, asked: Asked, matched: list[ScoredPoint], head: SearchOutcome
@@ -325,11 +343,13 @@ class SearchService:
         """The answer: the first `size` hits, the notes they link to when asked, and what the filters
         matched nowhere."""
         hits = matched[: asked.size]
+        notices = _notices(live, asked.given_filter, answered=bool(hits))
+        asked.clock.lap(stage.RANKING)
         related: list[RelatedNote] = []
         if asked.include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
             related = live.graph.related(paths, asked.related_limit)
-        notices = _notices(live, asked.given_filter, answered=bool(hits))
+            asked.clock.lap(stage.RELATED)
         return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
 
     def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
@@ -341,17 +361,18 @@ class SearchService:
             warnings=list(plan.warnings),
             time_intent=clues.span,
             notices=_notices(live, asked.given_filter, answered=bool(clues.named)),
+            clock=asked.clock,
         )
 
     def _focus_sides(self, live: LiveIndex, asked: Asked, focus: str, *, dense: bool) -> Sides:
         """Both sides' own scores for `focus` alone (its embedding only when the hits were judged by one)."""
         vector = self._embed_query(focus)[0] if dense else None
-        limit = max(asked.size, self._options.prefetch_limit)
+        limit = max(asked.size, self.options.prefetch_limit)
         return read_sides(live, vector, self._encoder.encode_query(focus), limit, asked.store_filter)
 
     def _span(self, text: str) -> TimeSpan | None:
         """The period `text` names (its notes are boosted, and judged of it), or None."""
-        options = self._options
+        options = self.options
         if not options.time_boost:
             return None
         return find_time_span(text, options.today(), southern=options.southern)
@@ -365,61 +386,41 @@ class SearchService:
         tags: dict[int, frozenset[int]],
     ) -> SearchOutcome:
         """The outcome with each hit's confidence, and what it was computed from."""
-        hits = outcome.hits
+        hits, clock = outcome.hits, outcome.clock
+        stored = hit_terms(live, hits, self._stops) if hits and judged.indices else None
+        clock.lap(stage.STORE_TERMS)
         evidence = evidence_of(
-            hits, sides=sides, query=judged, encoder=self._judge, tags=tags, span=outcome.time_intent
+            hits,
+            sides=sides,
+            query=judged,
+            encoder=self.judge,
+            stored=stored,
+            tags=tags,
+            span=outcome.time_intent,
         )
         health = self._index.serving_health  # whose cosines the dense scores are
         model = health.model_name if health is not None else None
-        chunks = self._chunks.count(live) if hits else 0
+        chunks = self.chunks.count(live) if hits else 0
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
+        clock.lap(stage.CONFIDENCE)
         return replace(outcome, hits=hits, evidence=evidence)
 
     def _judged_tags(self, live: LiveIndex, said: str, words: dict[str, float]) -> dict[int, frozenset[int]]:
         """The vault's tags the judged words name, by term, each with the judged terms it stands for."""
         found = self._tags.found(said, words, live.graph.vocabulary())
-        analyzer = self._judge.analyzer
+        analyzer = self.judge.analyzer
         return {
             term_index(tag): frozenset(term_index(term) for term in analyzer.query_terms(stands_for))
             for tag, stands_for in found.items()
         }
 
-    def _foreign_weights(self, query: str) -> tuple[float, float] | None:
+    def foreign_weights(self, query: str) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question
         about German notes shares only names and numbers with them, and the keyword side would rank by
         those), else None."""
         if self._encoder.analyzer.foreign(query):
-            return self._options.cross_language_weights
+            return self.options.cross_language_weights
         return None
-
-    def _entity_hits(
-        self, live: LiveIndex, query: str, point_filter: PointFilter | None
-    ) -> list[ScoredPoint]:
-        """The first chunk of each note whose title, alias or file name is the query, in path order.
-
-        One keyword store query limited to those notes: an agent naming a note gets it first, without
-        waiting for the embedder and whatever the fused ranking thinks of a bare name.
-        """
-        paths = live.graph.notes_named(query)
-        if point_filter is not None and point_filter.note_paths:
-            paths = [path for path in paths if path in point_filter.note_paths]
-        if not paths:
-            return []
-        scoped = replace(point_filter or PointFilter(), note_paths=tuple(paths))
-        sparse = self._encoder.encode_query(query)
-        if sparse.is_empty:  # a name made of stop words only ("The End")
-            points, _ = live.store.scroll(point_filter=scoped, limit=ENTITY_SCAN)
-        else:
-            points = live.store.query(
-                dense=None, sparse=sparse, limit=ENTITY_SCAN, prefetch_limit=ENTITY_SCAN, point_filter=scoped
-            )
-        first: dict[str, ScoredPoint] = {}
-        for p in points:
-            path = str(p.payload.get("note_path", ""))
-            known = first.get(path)
-            if known is None or chunk_index(p.payload) < chunk_index(known.payload):
-                first[path] = p
-        return [first[path] for path in paths if path in first]
 
     def _embed_query(self, query: str) -> tuple[list[float] | None, str]:
         health = self._index.serving_health  # the model of the index's vectors (an outdated one's own)

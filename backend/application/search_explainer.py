@@ -70,9 +70,9 @@ class SearchExplainer:
                 named_paths=named,
                 per_note=max_chunks_per_note or options.max_chunks_per_note,
                 model=health.model_name if health is not None else None,
-                chunks=search.chunk_count(live) if outcome.hits else 0,
+                chunks=search.chunks.count(live) if outcome.hits else 0,
                 fusion=options.fusion,
-                cross_language=search.fixed_weights(query) is not None,
+                cross_language=search.foreign_weights(query) is not None,
             )
             explanation = explain_hits(given, lists, search.judge)
             if asked_note is None:
@@ -120,7 +120,7 @@ class SearchExplainer:
         if not fused or dense_side is None:
             return SideLists(dense_side, keyword_side, None, None, depth)
         options, keyword = self._search.options, keyword_side or []
-        foreign = self._search.fixed_weights(query)
+        foreign = self._search.foreign_weights(query)
         weights: tuple[float, float] | None = foreign or options.rrf_weights
         if options.fusion == "adaptive":
             share = options.adaptive.dense_weight([score for _, score in dense_side])

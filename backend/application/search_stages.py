@@ -3,8 +3,9 @@ read it, what the query itself names, its vectors, and the store query made of t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from backend.application.stage_clock import StageClock
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.time_intent import TimeSpan
 
@@ -23,6 +24,7 @@ class Asked:
     related_limit: int
     threshold: float | None
     per_note: int | None
+    clock: StageClock = field(default_factory=StageClock, compare=False)  # started as the search is
 
     @property
     def size(self) -> int:

@@ -76,35 +76,122 @@ def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -
     highlights "decides", "Steuer" highlights "Steuererklärung", and stop words are never highlights. In
     a script written without spaces the highlight is the matched stretch ("迁移" in "数据库迁移计划").
     """
-    analyzer = analyzer or TextAnalyzer()
-    wanted = set(analyzer.query_terms(query))
-    if not wanted:
-        return []
-    languages = analyzer.query_languages_for(query)
-    found: list[str] = []
-    seen: set[str] = set()
-    matched: dict[str, list[tuple[str, set[str]]]] = {}
-    for word in words(text):
-        if word not in matched:  # words repeat: analyse each distinct one once
-            matched[word] = _matches(analyzer, word, languages, wanted)
-        for shown, terms in matched[word]:
-            if terms - seen:
-                seen |= terms
-                found.append(shown)
-    return found
+    return Highlighter(query, WordTerms(analyzer or TextAnalyzer()))(text)
+
+
+WORD_TERMS_KEPT = 100_000  # words (with their languages) a WordTerms remembers before it starts over
+TEXTS_KEPT = 512  # texts whose first holders a WordTerms remembers (~40 KB each for a long chunk)
+
+# term -> (place, shown): the first written word (or run) of a text that holds the term, and where it stands
+Holders = dict[str, tuple[int, str]]
+
+
+class WordTerms:
+    """`TextAnalyzer.word_terms`, remembered: the words of a vault's notes come back in search after search,
+    and analysing each again was most of what highlighting a hit cost. Also, for the texts shown lately,
+    which word first holds each term (`first_holders`): highlighting a shown chunk again is then a lookup
+    per question term."""
+
+    __slots__ = ("_known", "_texts", "analyzer")
+
+    def __init__(self, analyzer: TextAnalyzer) -> None:
+        self.analyzer = analyzer
+        self._known: dict[tuple[str, Sequence[str]], frozenset[str]] = {}
+        self._texts: dict[tuple[str, Sequence[str]], Holders | None] = {}
+
+    def first_holders(self, text: str, languages: Sequence[str]) -> Holders | None:
+        """Each term of `text` with the first word holding it; None for a text in a script written without
+        spaces (what is highlighted there depends on the question's bigrams)."""
+        key = (text, languages)
+        if key in self._texts:
+            return self._texts[key]
+        holders = self._holders(text, languages)
+        if len(self._texts) >= TEXTS_KEPT:
+            self._texts = {}  # a bound, as for the words
+        self._texts[key] = holders
+        return holders
+
+    def _holders(self, text: str, languages: Sequence[str]) -> Holders | None:
+        first: Holders = {}
+        place = 0
+        for word in dict.fromkeys(words(text)):
+            if word.isascii():
+                items = [(word, self(word, languages))]
+            else:
+                items = []
+                for script, run in runs(word):
+                    if script in UNSPACED:
+                        return None
+                    items.append((run, self(run, languages)))
+            for shown, terms in items:
+                for term in terms:
+                    if term not in first:
+                        first[term] = (place, shown)
+                place += 1
+        return first
+
+    def __call__(self, word: str, languages: Sequence[str]) -> frozenset[str]:
+        key = (word, languages)
+        found = self._known.get(key)
+        if found is None:
+            if len(self._known) >= WORD_TERMS_KEPT:
+                self._known = {}  # a bound, not a ranking: the words still in use come back at once
+            found = self._known[key] = frozenset(self.analyzer.word_terms(word, languages))
+        return found
+
+
+class Highlighter:
+    """`highlights` of one query in the texts of several hits: the query analysed (and its language
+    detected) once, and each distinct word of the hits once (the hits of a search share most of theirs)."""
+
+    __slots__ = ("_languages", "_matched", "_wanted", "_words")
+
+    def __init__(self, query: str, words: WordTerms) -> None:
+        analyzer = words.analyzer
+        self._words = words
+        self._wanted = set(analyzer.query_terms(query))
+        self._languages = analyzer.query_languages_for(query) if self._wanted else ()
+        self._matched: dict[str, list[tuple[str, set[str]]]] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        if not self._wanted:
+            return []
+        holders = self._words.first_holders(text, self._languages)
+        if holders is not None:
+            # a word is shown exactly when it is the first to hold one of the question's terms (the loop
+            # below shows a word for a term not seen yet, and every word before it held only seen ones)
+            picked = {holders[term] for term in self._wanted if term in holders}
+            return [shown for _, shown in sorted(picked)]
+        found: list[str] = []
+        seen: set[str] = set()
+        matched = self._matched
+        # a word written again shows nothing new (its terms were seen at its first place): each once, in order
+        for word in dict.fromkeys(words(text)):
+            known = matched.get(word)
+            if known is None:  # words repeat: analyse each distinct one once
+                known = matched[word] = _matches(self._words, word, self._languages, self._wanted)
+            for shown, terms in known:
+                if terms - seen:
+                    seen |= terms
+                    found.append(shown)
+        return found
 
 
 def _matches(
-    analyzer: TextAnalyzer, word: str, languages: Sequence[str], wanted: set[str]
+    word_terms: Callable[[str, Sequence[str]], Set[str]],
+    word: str,
+    languages: Sequence[str],
+    wanted: set[str],
 ) -> list[tuple[str, set[str]]]:
-    """What of `word` to show as highlights, each with the query terms it matched."""
+    """What of `word` to show as highlights, each with the query terms it matched (`word_terms`: the
+    analyzer's, or a `WordTerms` remembering them)."""
     if word.isascii():
-        terms = analyzer.word_terms(word, languages) & wanted
+        terms = wanted.intersection(word_terms(word, languages))
         return [(word, terms)] if terms else []
     out: list[tuple[str, set[str]]] = []
     for script, run in runs(word):
         if script not in UNSPACED:
-            terms = analyzer.word_terms(run, languages) & wanted
+            terms = wanted.intersection(word_terms(run, languages))
             out += [(run, terms)] if terms else []
             continue
         folded = run.casefold()
@@ -134,8 +221,8 @@ HUB_LINE_SHARE = 0.5  # ... on more than this share of its lines (headings and b
 def is_hub(text: str) -> bool:
     """Whether a chunk is a map of content: it links to at least `HUB_MIN_NOTES` notes, and more than
     `HUB_LINE_SHARE` of its lines carry a link to one. Decided by its links alone, never by word counts."""
-    if "[[" not in text and "](" not in text:
-        return False  # most chunks: no link at all
+    if text.count("[[") + text.count("](") < HUB_MIN_NOTES:
+        return False  # most chunks: too few links to name that many notes (each takes one of these)
     if len(linked_names(text)) < HUB_MIN_NOTES:
         return False
     lines = _content_lines(text)
@@ -258,7 +345,7 @@ def best_pointer_line(
         # the description only: a question in the link's words finds the note by its own title already
         for word in words(_WIKILINK.sub(" ", _MD_LINK.sub(" ", line))):
             if word not in seen:  # map lines repeat their words ("Physio", dates): analyse each once
-                seen[word] = _matches(analyzer, word, languages, asked)
+                seen[word] = _matches(analyzer.word_terms, word, languages, asked)
             for _, terms in seen[word]:
                 held |= terms
         if best is None or len(held) > best.matched:

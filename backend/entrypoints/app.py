@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.docs_pages import install_docs_pages
 from backend.api.errors import error_responses, install_error_handlers
 from backend.api.guards import document_security, install_guards
+from backend.api.loop_lag import LoopLag, probing
 from backend.api.mcp_http import mcp_routes
 from backend.api.mcp_server import build_mcp_server
 from backend.api.routes import health, index, memory, notes, search
@@ -65,8 +66,10 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = prepared if prepared is not None else await run_in_threadpool(open_services, settings)
         app.state.services = services
+        app.state.loop_lag = LoopLag()
         try:
-            async with mcp.session_manager.run():  # the MCP endpoint's task group, for the app's lifetime
+            # the MCP endpoint's task group, and the loop's lag probe, for the app's lifetime
+            async with mcp.session_manager.run(), probing(app.state.loop_lag):
                 yield
         finally:
             if on_stop is not None:  # first: a client must not find a service that no longer answers

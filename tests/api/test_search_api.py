@@ -3,6 +3,7 @@ the dense path over HTTP is covered in test_end_to_end.py)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,26 @@ def test_filters_that_match_nothing_say_so(client: TestClient) -> None:
     assert (
         client.get("/notes", params={"tag": "Finance"}).json()["warnings"] == []
     )  # a listing's tag: any case
+
+
+def test_explain_says_where_the_search_time_went(client: TestClient) -> None:
+    plain = client.post("/search", json={"query": "Sreenivas", "top_k": 3})
+    assert plain.json()["stages"] is None  # only when asked
+    response = client.post("/search", json={"query": "Sreenivas", "top_k": 3, "explain": True})
+    body = response.json()
+    stages = [entry["stage"] for entry in body["stages"]]
+    assert stages[0] == "analysis"
+    assert {"store_query", "ranking", "confidence", "presenting"} <= set(stages)
+    assert stages[-1] == "serialisation"
+    assert len(stages) == len(set(stages))
+    searched = sum(entry["ms"] for entry in body["stages"] if entry["stage"] != "serialisation")
+    assert searched <= body["search_time_ms"] + 0.01  # the stages are parts of the search, not extra
+    timing = response.headers["Server-Timing"]
+    assert all(f"{stage};dur=" in timing for stage in stages)  # dev tools show the same stages
+
+
+def test_status_says_how_late_the_event_loop_wakes(client: TestClient) -> None:
+    deadline = time.monotonic() + 30
+    while (lag := client.get("/index/status").json()["loop_lag"])["probes"] < 2:  # one probe each 50 ms
+        assert time.monotonic() < deadline, lag
+    assert 0 <= lag["p50_ms"] <= lag["p99_ms"] <= lag["max_ms"]

@@ -378,6 +378,17 @@ def test_payloads_leave_out_ids_no_longer_stored(store: ChunkStore) -> None:
     assert store.payloads([]) == {}
 
 
+def test_keyword_terms_are_the_terms_each_point_was_indexed_with(store: ChunkStore) -> None:
+    # a hit's confidence counts the question's terms its chunk holds: read as stored, not encoded again
+    store.upsert([make_point("fruit.md", terms={APPLE: 0.5, RARE: 2.0}), make_point("gone.md")])
+    store.upsert([make_point("plain.md", terms={})])
+    ids = {p.payload["note_path"]: p.id for p in scroll_all(store)}
+    store.delete_by_note("gone.md")
+    found = store.keyword_terms([ids["fruit.md"], ids["gone.md"], ids["plain.md"]])
+    assert found == {ids["fruit.md"]: frozenset({APPLE, RARE}), ids["plain.md"]: frozenset()}
+    assert store.keyword_terms([]) == {}
+
+
 def test_dense_query_on_a_keyword_only_collection_explains_itself(backend: Backend) -> None:
     store = backend.store()
     store.create(KEYWORD_ONLY)

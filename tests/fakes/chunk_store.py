@@ -150,6 +150,12 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             stored = self.shelf.points
             return {i: copy.deepcopy(stored[str(i)].payload) for i in ids if str(i) in stored}
 
+    def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
+        with self._lock:
+            self._ready("keyword_terms")
+            stored = self.shelf.points
+            return {i: frozenset(stored[str(i)].sparse.indices) for i in ids if str(i) in stored}
+
     def count(self, point_filter: PointFilter | None = None) -> int:
         with self._lock:
             return 0 if self._missing("count") else len(self._kept(point_filter))

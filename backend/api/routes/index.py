@@ -3,13 +3,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import ServicesDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.status_answer import status_answer, verify_answer
-from backend.api.status_schemas import IndexStatus, JobAccepted, VerifyResult
+from backend.api.status_schemas import IndexStatus, JobAccepted, LoopLagOut, VerifyResult
 
 log = logging.getLogger(__name__)
 
@@ -22,10 +22,17 @@ router = APIRouter(prefix="/index", tags=["index"])
     response_model=IndexStatus,
     responses=error_responses("INDEX_CORRUPTED", 507),
 )
-async def index_status(services: ServicesDep) -> IndexStatus:
+async def index_status(services: ServicesDep, request: Request) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job."""
-    return await run_in_threadpool(status_answer, services)
+    status = await run_in_threadpool(status_answer, services)
+    lag = getattr(request.app.state, "loop_lag", None)  # probed while the app's lifespan runs
+    if lag is not None:
+        probes, p50, p99, most = lag.summary()
+        status.loop_lag = LoopLagOut(
+            probes=probes, p50_ms=round(p50, 3), p99_ms=round(p99, 3), max_ms=round(most, 3)
+        )
+    return status
 
 
 @router.get(

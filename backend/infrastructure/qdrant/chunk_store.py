@@ -181,6 +181,12 @@ class QdrantChunkStore(CollectionStore):
         with self._engine.reading("read payloads"):
             return self._engine.retrieve(self._col, ids)
 
+    def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
+        if not ids:
+            return {}
+        with self._engine.reading("read keyword terms"):
+            return self._engine.retrieve_terms(self._col, ids)
+
     def count(self, point_filter: PointFilter | None = None) -> int:
         wanted = chunk_filter(normalise_filter(point_filter))
         try:

@@ -41,6 +41,7 @@ from backend.infrastructure.qdrant.engine import (
     describe_error,
     identity_from_record,
     identity_record,
+    term_indices,
 )
 from backend.infrastructure.qdrant.rwlock import ReadWriteLock
 from backend.infrastructure.qdrant.vector_query import VectorQuery
@@ -284,6 +285,15 @@ class ClientEngine:
             collection.name, ids=list(given), with_payload=True, with_vectors=False
         )
         return {given[str(r.id)]: dict(r.payload or {}) for r in records}
+
+    def retrieve_terms(
+        self, collection: Collection, ids: Sequence[Hashable]
+    ) -> dict[Hashable, frozenset[int]]:
+        given = {str(i): i for i in ids}
+        records = self._client.retrieve(
+            collection.name, ids=list(given), with_payload=False, with_vectors=[SPARSE]
+        )
+        return {given[str(r.id)]: term_indices(r.vector) for r in records}
 
     def flush(self, collection: Collection) -> None:
         """Nothing to do: a write is acknowledged once the server (or local mode) holds it."""

@@ -47,6 +47,7 @@ from backend.infrastructure.qdrant.engine import (
     dense_query,
     identity_from_record,
     identity_record,
+    term_indices,
 )
 from backend.infrastructure.qdrant.rwlock import ReadWriteLock
 from backend.infrastructure.qdrant.vector_query import VectorQuery
@@ -251,6 +252,13 @@ class EdgeEngine:
         given = {i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)): i for i in ids}
         records = self._shard(collection).retrieve(list(given), with_payload=True, with_vector=False)
         return {given[r.id]: r.payload or {} for r in records}  # each read of .payload is a new dict
+
+    def retrieve_terms(
+        self, collection: Collection, ids: Sequence[Hashable]
+    ) -> dict[Hashable, frozenset[int]]:
+        given = {i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)): i for i in ids}
+        records = self._shard(collection).retrieve(list(given), with_payload=False, with_vector=[SPARSE])
+        return {given[r.id]: term_indices(r.vector) for r in records}
 
     def flush(self, collection: Collection) -> None:
         self._shard(collection).flush()

@@ -180,6 +180,11 @@ class QdrantEngine(Protocol):
     def retrieve(self, collection: Collection, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         """Payloads of the points found, keyed by the ids as given."""
 
+    def retrieve_terms(
+        self, collection: Collection, ids: Sequence[Hashable]
+    ) -> dict[Hashable, frozenset[int]]:
+        """The indices of the keyword vector of the points found, keyed by the ids as given."""
+
     def flush(self, collection: Collection) -> None: ...
     def close(self) -> None: ...
 
@@ -296,6 +301,12 @@ def split_dense(value: Any) -> tuple[tuple[float, ...] | None, tuple[tuple[float
         return tuple(float(x) for x in value), ()
     rows = [tuple(float(x) for x in row) for row in value]
     return rows[0], tuple(rows[1:])
+
+
+def term_indices(vector: Any) -> frozenset[int]:
+    """The indices of a stored point's keyword vector, from either library's record (none without one)."""
+    sparse = vector.get(SPARSE) if isinstance(vector, dict) else None
+    return frozenset(sparse.indices) if sparse is not None else frozenset()
 
 
 def point_record(point_id: Any, vector: Any, payload: dict[str, Any] | None) -> PointRecord:
