@@ -1,16 +1,17 @@
 """Why each hit ranks where it does, and why a note someone expected is not among the results: the explain
 data of /search (and the look-inside page's why-panel).
 
-Computed only when asked, after the search and beside it: one more read of both sides' own ranked lists for
-the question (`SideLists`, to the search's candidate depth, without payloads), the fusion redone over them by
-the same domain rule, and each hit placed in them. A search without `explain` costs nothing of this. The
-rules are named in sentences a person reads; the numbers are the ones the ranking used.
+Computed only when asked, after the search, from what it read: both sides' own ranked lists for the question
+(`SideLists`: the search keeps them with its answer, ids and scores best first), the fusion redone over them
+by the same domain rule, each hit placed in them, and the hits' stored keyword terms (one store read); "why
+not this note?" adds one read of that note's chunks on each side. A search without `explain` costs nothing
+of this. The rules are named in sentences a person reads; the numbers are the ones the ranking used.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from backend.application.hit_confidence import _terms_of as terms_of
@@ -118,15 +119,18 @@ class ExplainInput:
     cross_language: bool
 
 
-def explain_hits(given: ExplainInput, sides: SideLists, encoder: SparseEncoder) -> SearchExplanation:
-    """Each hit's why, in the order of the hits."""
+def explain_hits(
+    given: ExplainInput, sides: SideLists, encoder: SparseEncoder, stored: Mapping[str, frozenset[int]]
+) -> SearchExplanation:
+    """Each hit's why, in the order of the hits (`stored`: the keyword terms each was indexed with; a hit
+    missing there is encoded again from its payload)."""
     words = _question_words(given.query, encoder)
     pointers = {hit.via.id for hit in given.hits if hit.via is not None}
     crowd = _chunks_per_note(sides, given.hits)
     named = set(given.named_paths)
     hits: list[HitWhy] = []
     for position, (hit, shown) in enumerate(zip(given.hits, given.evidence, strict=True)):
-        held = terms_of(hit.payload, encoder)
+        held = stored.get(hit.id) or terms_of(hit.payload, encoder)
         factor = _time_factor(hit, given.span, given.time_boost)
         rules = _rules(hit, position, given, named=named, pointers=pointers, crowd=crowd, factor=factor)
         hits.append(

@@ -106,7 +106,7 @@ class SearchQuery:
     include_memory: bool = False
     memory_top_k: int = 3
     candidates: int | None = None  # how deep the store query goes when grouping by note
-    explain: bool = False  # say why each hit ranks where it does (a second read of both sides)
+    explain: bool = False  # say why each hit ranks where it does (from what the search read, ~1 ms)
     why_not: str | None = None  # a note's path or name: say why it is not higher (implies explain)
 
 

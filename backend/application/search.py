@@ -60,6 +60,8 @@ class SearchOutcome:
     notices: list[str] = field(default_factory=list)
     # where the search's time went, stage by stage (its caller laps on: presenting, serialisation)
     clock: StageClock = field(default_factory=StageClock)
+    vectors: QueryVectors | None = None  # the query's, as the store was asked (the explanation reuses them)
+    sides: Sides | None = None  # both sides' own scores, best first, the hits were judged by
 
     @property
     def degraded(self) -> bool:
@@ -201,6 +203,7 @@ class SearchService:
             store_ms=store_ms,
             time_intent=clues.span,
             clock=clock,
+            vectors=vectors,
         )
         return self._shape(live, asked, matched, head), sides
 
@@ -403,7 +406,7 @@ class SearchService:
         chunks = self.chunks.count(live) if hits else 0
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
         clock.lap(stage.CONFIDENCE)
-        return replace(outcome, hits=hits, evidence=evidence)
+        return replace(outcome, hits=hits, evidence=evidence, sides=sides)
 
     def _judged_tags(self, live: LiveIndex, said: str, words: dict[str, float]) -> dict[int, frozenset[int]]:
         """The vault's tags the judged words name, by term, each with the judged terms it stands for."""

@@ -5,6 +5,7 @@ not this note?" that note's best chunk on each side."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from backend.application.explaining import (
@@ -23,7 +24,7 @@ from backend.application.search import SearchOutcome, SearchService
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
 from backend.domain.errors import SecurityViolationError
-from backend.domain.models import PointFilter, SearchMode, SparseVector
+from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.note_lookup import lookup_note
 from backend.domain.vault_paths import safe_filter, vault_path
 
@@ -51,11 +52,13 @@ class SearchExplainer:
             store_filter = live.graph.tag_filter(safe_filter(point_filter))
             if store_filter is not None and store_filter.is_empty:
                 store_filter = None
-            vectors = search.query_vectors(live, query, outcome.mode)
+            vectors = outcome.vectors or search.query_vectors(live, query, outcome.mode)
             both = (vectors.dense, vectors.sparse)
             depth = max(len(outcome.hits), options.prefetch_limit)
             hybrid = outcome.mode is SearchMode.HYBRID
-            lists = self._side_lists(live, both, depth, store_filter, fused=hybrid, query=query)
+            lists = _as_searched(outcome, depth, self._fusion(outcome, query))
+            if lists is None:  # an outcome without its sides (a conversation's, judged by its last turn)
+                lists = self._side_lists(live, both, depth, store_filter, fused=hybrid, query=query)
             named = live.graph.notes_named(query)
             if store_filter is not None and store_filter.note_paths:
                 named = [path for path in named if path in store_filter.note_paths]
@@ -74,7 +77,7 @@ class SearchExplainer:
                 fusion=options.fusion,
                 cross_language=search.foreign_weights(query) is not None,
             )
-            explanation = explain_hits(given, lists, search.judge)
+            explanation = explain_hits(given, lists, search.judge, _stored_terms(live, outcome.hits))
             if asked_note is None:
                 return explanation
             answer = why_not(
@@ -87,6 +90,29 @@ class SearchExplainer:
                 resolve=functools.partial(_indexed_note, live),
             )
             return replace(explanation, why_not=answer)
+
+    def _fusion(self, outcome: SearchOutcome, query: str) -> FusionOf | None:
+        """How this search joined its sides, as a function of both ranked lists (None: one side only)."""
+        if outcome.mode is not SearchMode.HYBRID:
+            return None
+        return functools.partial(self._fused, query=query)
+
+    def _fused(
+        self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]], *, query: str
+    ) -> tuple[dict[str, float], tuple[float, float] | None]:
+        """Both sides joined by the rule and the weights the search applies, and those weights."""
+        options = self._search.options
+        foreign = self._search.foreign_weights(query)
+        weights: tuple[float, float] | None = foreign or options.rrf_weights
+        if options.fusion == "adaptive":
+            share = options.adaptive.dense_weight([score for _, score in dense])
+            weights = foreign or (round(share, 4), round(1.0 - share, 4))
+            return fusion.adaptive(dense, keyword, options.adaptive, fixed=foreign), weights
+        if options.fusion == "score":
+            return fusion.top_scaled([dense, keyword], weights or options.rrf_weights), weights
+        if options.fusion == "rrf":
+            return fusion.rrf([dense, keyword], weights or options.rrf_weights, options.rrf_k), weights
+        return fusion.dbsf([dense, keyword]), None
 
     def _side_lists(
         self,
@@ -119,19 +145,7 @@ class SearchExplainer:
             keyword_side = [(point.id, point.score) for point in points]
         if not fused or dense_side is None:
             return SideLists(dense_side, keyword_side, None, None, depth)
-        options, keyword = self._search.options, keyword_side or []
-        foreign = self._search.foreign_weights(query)
-        weights: tuple[float, float] | None = foreign or options.rrf_weights
-        if options.fusion == "adaptive":
-            share = options.adaptive.dense_weight([score for _, score in dense_side])
-            weights = foreign or (round(share, 4), round(1.0 - share, 4))
-            scores = fusion.adaptive(dense_side, keyword, options.adaptive, fixed=foreign)
-        elif options.fusion == "score":
-            scores = fusion.top_scaled([dense_side, keyword], weights or options.rrf_weights)
-        elif options.fusion == "rrf":
-            scores = fusion.rrf([dense_side, keyword], weights or options.rrf_weights, options.rrf_k)
-        else:
-            weights, scores = None, fusion.dbsf([dense_side, keyword])
+        scores, weights = self._fused(dense_side, keyword_side or [], query=query)
         return SideLists(dense_side, keyword_side, scores, weights, depth)
 
     def _note_sides(
@@ -158,6 +172,34 @@ class SearchExplainer:
             best,
             True,
         )
+
+
+FusionOf = Callable[
+    [list[tuple[str, float]], list[tuple[str, float]]], tuple[dict[str, float], tuple[float, float] | None]
+]
+
+
+def _as_searched(outcome: SearchOutcome, depth: int, fused: FusionOf | None) -> SideLists | None:
+    """Both sides as the search read them (their scores kept best first), fused again by its rule; the side
+    a mode does not search is left out (dense mode still reads the keyword side for the confidence)."""
+    sides = outcome.sides
+    if sides is None or outcome.vectors is None:
+        return None
+    dense = list(sides.dense.scores.items()) if sides.dense is not None else None
+    keyword = list(sides.keyword.scores.items()) if sides.keyword is not None else None
+    if outcome.mode is SearchMode.KEYWORD:
+        dense = None
+    elif outcome.mode is SearchMode.DENSE:
+        keyword = None
+    if fused is None or dense is None:
+        return SideLists(dense, keyword, None, None, depth)
+    scores, weights = fused(dense, keyword or [])
+    return SideLists(dense, keyword, scores, weights, depth)
+
+
+def _stored_terms(live: LiveIndex, hits: Sequence[ScoredPoint]) -> dict[str, frozenset[int]]:
+    """The keyword terms each hit was indexed with, in one store read (its words are read from them)."""
+    return {str(key): terms for key, terms in live.store.keyword_terms([hit.id for hit in hits]).items()}
 
 
 def _indexed_note(live: LiveIndex, asked: str) -> str | None:

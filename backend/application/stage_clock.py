@@ -25,7 +25,7 @@ STORE_TERMS = "store_terms"  # the keyword terms the index holds for each hit (t
 CONFIDENCE = "confidence"  # each hit's evidence and calibrated confidence
 PRESENTING = "presenting"  # the shown hits: secrets redacted, the query's words highlighted, sensitivity
 MEMORY = "memory"  # remembered facts: the suggestion and, when asked, the search of them
-EXPLAIN = "explain"  # why each hit ranks where it does (only when asked: a second read of both sides)
+EXPLAIN = "explain"  # why each hit ranks where it does (only when asked; from the sides the search read)
 SERIALISATION = "serialisation"  # the API's response models built
 STAGES = (
     ANALYSIS, STORE_NAMED, EMBEDDING, STORE_SIDES, FUSION, STORE_PAYLOADS, STORE_QUERY, RANKING,
