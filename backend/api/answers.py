@@ -8,7 +8,7 @@ status code, a header, printing), so every door asks and answers the same way. T
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -136,9 +136,18 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
     return answer, timing
 
 
+_VIEW_FIELDS = tuple(f.name for f in fields(ResultView))
+
+
 def _result_out(view: ResultView, vault_name: str, whys: dict[str, HitWhyOut]) -> SearchResult:
+    # The view's fields as they are, not `asdict(view)`: that copies every list and string of every result
+    # recursively first (~0.2 ms of a ten-result search), and the model copies them again as it validates.
+    # Only the pointer is a dataclass, which the model takes as a dict.
+    own = {name: getattr(view, name) for name in _VIEW_FIELDS}
+    if view.pointed_from is not None:
+        own["pointed_from"] = asdict(view.pointed_from)
     return SearchResult(
-        **asdict(view), obsidian_uri=obsidian_uri(vault_name, view.note_path), why=whys.get(view.chunk_id)
+        **own, obsidian_uri=obsidian_uri(vault_name, view.note_path), why=whys.get(view.chunk_id)
     )
 
 
