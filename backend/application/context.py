@@ -139,7 +139,8 @@ class ContextService:
                 left_out[hit.id] = REPEATED
         hits = [hit for hit in outcome.hits[:wanted] if hit.id not in left_out]
         search = self._search
-        views = present_hits(hits, query, self._policy, analyzer=search.analyzer, words=search.word_terms)
+        # no highlights: the block and its sources show none
+        views = present_hits(hits, query, self._policy, analyzer=search.analyzer, highlight=False)
         views = _kept_views(views, excluded, request.max_chunks, left_out)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)

@@ -63,10 +63,14 @@ def present_hits(
     *,
     analyzer: TextAnalyzer,
     words: WordTerms | None = None,
+    highlight: bool = True,
 ) -> list[ResultView]:
-    """`words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`."""
+    """`words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`.
+    `highlight`: find the query's words in each hit (a context block shows none: /context leaves them out)."""
     views = []
-    highlights = Highlighter(query, words if words is not None else WordTerms(analyzer))
+    highlights = (
+        Highlighter(query, words if words is not None else WordTerms(analyzer)) if highlight else None
+    )
     for hit in hits:
         p = hit.payload
         tags = list(p.get("tags") or [])
@@ -92,7 +96,7 @@ def present_hits(
                 aliases=list(p.get("aliases") or []),
                 date=p.get("date"),
                 # computed on the redacted text: a highlight never brings a secret back
-                highlights=highlights(content.text),
+                highlights=highlights(content.text) if highlights is not None else [],
                 sensitive_categories=list(categories),
                 redactions=content.redactions,
                 pointed_from=_pointer(hit.via),
