@@ -11,8 +11,9 @@ of this. The rules are named in sentences a person reads; the numbers are the on
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from backend.application.hit_confidence import _terms_of as terms_of
 from backend.application.live_index import LiveIndex
@@ -126,7 +127,7 @@ def explain_hits(
     missing there is encoded again from its payload)."""
     words = _question_words(given.query, encoder)
     pointers = {hit.via.id for hit in given.hits if hit.via is not None}
-    crowd = _chunks_per_note(sides, given.hits)
+    crowd = Counter(str(hit.payload.get("note_path", "")) for hit in given.hits)  # each note's hits
     named = set(given.named_paths)
     hits: list[HitWhy] = []
     for position, (hit, shown) in enumerate(zip(given.hits, given.evidence, strict=True)):
@@ -179,7 +180,7 @@ def why_not(
     dense, keyword, best, admitted = note_sides(path)
     shown = [str(hit.payload.get("note_path", "")) for hit in given.hits]
     final = shown.index(path) + 1 if path in shown else None
-    held = terms_of(_payload_of(live, best), encoder) if best is not None else set()
+    held = _stored_of(live, best, encoder) if best is not None else set()
     words = [word for word, terms in _question_words(given.query, encoder) if terms & held]
     order = sides.fused_order()
     fused = order.index(best) + 1 if best is not None and best in order else None
@@ -241,8 +242,12 @@ def _reason(
     return " ".join(parts)
 
 
-def _payload_of(live: LiveIndex, point_id: str) -> dict[str, object]:
-    return live.store.payloads([point_id]).get(point_id, {})
+def _stored_of(live: LiveIndex, point_id: str, encoder: SparseEncoder) -> frozenset[int] | set[int]:
+    """The keyword terms a chunk was indexed with (its text encoded again if the store has none for it)."""
+    stored = live.store.keyword_terms([point_id]).get(point_id)
+    if stored is not None:
+        return stored
+    return terms_of(live.store.payloads([point_id]).get(point_id, {}), encoder)
 
 
 def _question_words(query: str, encoder: SparseEncoder) -> list[tuple[str, set[int]]]:
@@ -264,17 +269,6 @@ def _time_factor(hit: ScoredPoint, span: TimeSpan | None, boost: float) -> float
     if share > 0.0:
         return round(1.0 + boost * share, 4)
     return round(1.0 / (1.0 + boost), 4) if periods else 1.0
-
-
-def _chunks_per_note(sides: SideLists, hits: Sequence[ScoredPoint]) -> dict[str, int]:
-    """How many fused candidates each note of the hits has (a note with more than the cap loses some)."""
-    notes = {hit.id: str(hit.payload.get("note_path", "")) for hit in hits}
-    counts: dict[str, int] = {}
-    hits_by_id = {hit.id for hit in hits}
-    for point_id in sides.fused_order():
-        if point_id in hits_by_id:
-            counts[notes[point_id]] = counts.get(notes[point_id], 0) + 1
-    return counts
 
 
 def _rules(
@@ -345,11 +339,4 @@ def rank_among(side: list[tuple[str, float]] | None, score: float | None, depth:
 
 def note_filter(path: str, point_filter: PointFilter | None) -> PointFilter:
     """The search's filter narrowed to one note."""
-    base = point_filter or PointFilter()
-    return PointFilter(
-        note_paths=(path,),
-        folders=base.folders,
-        tags=base.tags,
-        date_from=base.date_from,
-        date_to=base.date_to,
-    )
+    return replace(point_filter or PointFilter(), note_paths=(path,))

@@ -1,11 +1,12 @@
-"""The explanation of one search (backend/application/explaining.py holds the rules): the store reads it
-needs, beside the search and only when asked: both sides' ranked candidates for the question, and for "why
-not this note?" that note's best chunk on each side."""
+"""The explanation of one search (backend/application/explaining.py holds the rules), only when asked: both
+sides' ranked candidates as the search read them (read again only for an answer that does not keep them),
+fused again by its rule, the hits' stored keyword terms, and for "why not this note?" that note's best chunk
+on each side."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from backend.application.explaining import (
@@ -19,8 +20,10 @@ from backend.application.explaining import (
     rank_among,
     why_not,
 )
+from backend.application.hit_confidence import Sides, read_sides
 from backend.application.live_index import LiveIndex
 from backend.application.search import SearchOutcome, SearchService
+from backend.application.search_stages import QueryVectors
 from backend.application.serving_index import ServingIndex
 from backend.domain import fusion
 from backend.domain.errors import SecurityViolationError
@@ -53,12 +56,15 @@ class SearchExplainer:
             if store_filter is not None and store_filter.is_empty:
                 store_filter = None
             vectors = outcome.vectors or search.query_vectors(live, query, outcome.mode)
-            both = (vectors.dense, vectors.sparse)
             depth = max(len(outcome.hits), options.prefetch_limit)
-            hybrid = outcome.mode is SearchMode.HYBRID
-            lists = _as_searched(outcome, depth, self._fusion(outcome, query))
-            if lists is None:  # an outcome without its sides (a conversation's, judged by its last turn)
-                lists = self._side_lists(live, both, depth, store_filter, fused=hybrid, query=query)
+            # both sides as the search read them; an outcome without them (a conversation's, judged by its
+            # last turn) has them read again
+            sides = outcome.sides if outcome.vectors is not None and outcome.sides is not None else None
+            if sides is None:
+                sides = read_sides(live, vectors.dense, _sparse(vectors), depth, store_filter)
+            lists = self._lists(
+                sides, vectors, depth, query=query if outcome.mode is SearchMode.HYBRID else None
+            )
             named = live.graph.notes_named(query)
             if store_filter is not None and store_filter.note_paths:
                 named = [path for path in named if path in store_filter.note_paths]
@@ -86,16 +92,26 @@ class SearchExplainer:
                 given=given,
                 sides=lists,
                 encoder=search.judge,
-                note_sides=functools.partial(self._note_sides, live, both, lists, store_filter),
+                note_sides=functools.partial(self._note_sides, live, vectors, lists, store_filter),
                 resolve=functools.partial(_indexed_note, live),
             )
             return replace(explanation, why_not=answer)
 
-    def _fusion(self, outcome: SearchOutcome, query: str) -> FusionOf | None:
-        """How this search joined its sides, as a function of both ranked lists (None: one side only)."""
-        if outcome.mode is not SearchMode.HYBRID:
-            return None
-        return functools.partial(self._fused, query=query)
+    def _lists(self, sides: Sides, vectors: QueryVectors, depth: int, *, query: str | None) -> SideLists:
+        """Both sides best first, each only where the search asked it (its vector made), and, for a hybrid
+        search (`query` given), their fusion by the search's rule and weights."""
+        dense = (
+            list(sides.dense.scores.items())
+            if sides.dense is not None and vectors.dense is not None
+            else None
+        )
+        keyword = None
+        if vectors.sparse is not None:  # asked; it may have matched nothing
+            keyword = list(sides.keyword.scores.items()) if sides.keyword is not None else []
+        if query is None or dense is None:
+            return SideLists(dense, keyword, None, None, depth)
+        scores, weights = self._fused(dense, keyword or [], query=query)
+        return SideLists(dense, keyword, scores, weights, depth)
 
     def _fused(
         self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]], *, query: str
@@ -105,53 +121,19 @@ class SearchExplainer:
         foreign = self._search.foreign_weights(query)
         weights: tuple[float, float] | None = foreign or options.rrf_weights
         if options.fusion == "adaptive":
-            share = options.adaptive.dense_weight([score for _, score in dense])
-            weights = foreign or (round(share, 4), round(1.0 - share, 4))
-            return fusion.adaptive(dense, keyword, options.adaptive, fixed=foreign), weights
+            weights = fusion.adaptive_weights(dense, options.adaptive, fixed=foreign)
+            scores = fusion.adaptive(dense, keyword, options.adaptive, fixed=weights)
+            return scores, (round(weights[0], 4), round(weights[1], 4))
         if options.fusion == "score":
             return fusion.top_scaled([dense, keyword], weights or options.rrf_weights), weights
         if options.fusion == "rrf":
             return fusion.rrf([dense, keyword], weights or options.rrf_weights, options.rrf_k), weights
         return fusion.dbsf([dense, keyword]), None
 
-    def _side_lists(
-        self,
-        live: LiveIndex,
-        vectors: tuple[list[float] | None, SparseVector | None],
-        depth: int,
-        point_filter: PointFilter | None,
-        *,
-        fused: bool,
-        query: str,
-    ) -> SideLists:
-        """Both sides' ranked candidates as the search reads them, and (`fused`) their fusion by the rule
-        the search applies, with its weights."""
-        dense, sparse = vectors
-        dense_side: list[tuple[str, float]] | None = None
-        keyword_side: list[tuple[str, float]] | None = None
-        if dense is not None:
-            found = live.store.rank_sides(
-                dense=dense, sparse=sparse or SparseVector((), ()), limit=depth, point_filter=point_filter
-            )
-            dense_side = [(str(key), float(score)) for key, score in found[0]]
-            if sparse is not None:
-                keyword_side = [(str(key), float(score)) for key, score in found[1]]
-        elif sparse is not None:
-            points = []
-            if not sparse.is_empty:
-                points = live.store.query(
-                    dense=None, sparse=sparse, limit=depth, prefetch_limit=depth, point_filter=point_filter
-                )
-            keyword_side = [(point.id, point.score) for point in points]
-        if not fused or dense_side is None:
-            return SideLists(dense_side, keyword_side, None, None, depth)
-        scores, weights = self._fused(dense_side, keyword_side or [], query=query)
-        return SideLists(dense_side, keyword_side, scores, weights, depth)
-
     def _note_sides(
         self,
         live: LiveIndex,
-        vectors: tuple[list[float] | None, SparseVector | None],
+        vectors: QueryVectors,
         lists: SideLists,
         point_filter: PointFilter | None,
         path: str,
@@ -164,7 +146,9 @@ class SearchExplainer:
         if not live.store.scroll(point_filter=scoped, limit=1)[0]:
             exists = bool(live.store.scroll(point_filter=note_filter(path, None), limit=1)[0])
             return None, None, None, not exists
-        mine = self._side_lists(live, vectors, NOTE_SCAN, scoped, fused=False, query="")
+        mine = self._lists(
+            read_sides(live, vectors.dense, _sparse(vectors), NOTE_SCAN, scoped), vectors, 0, query=None
+        )
         best, dense_score, keyword_score = best_of_note(mine.dense, mine.keyword)
         return (
             rank_among(lists.dense, dense_score, lists.depth),
@@ -174,27 +158,9 @@ class SearchExplainer:
         )
 
 
-FusionOf = Callable[
-    [list[tuple[str, float]], list[tuple[str, float]]], tuple[dict[str, float], tuple[float, float] | None]
-]
-
-
-def _as_searched(outcome: SearchOutcome, depth: int, fused: FusionOf | None) -> SideLists | None:
-    """Both sides as the search read them (their scores kept best first), fused again by its rule; the side
-    a mode does not search is left out (dense mode still reads the keyword side for the confidence)."""
-    sides = outcome.sides
-    if sides is None or outcome.vectors is None:
-        return None
-    dense = list(sides.dense.scores.items()) if sides.dense is not None else None
-    keyword = list(sides.keyword.scores.items()) if sides.keyword is not None else None
-    if outcome.mode is SearchMode.KEYWORD:
-        dense = None
-    elif outcome.mode is SearchMode.DENSE:
-        keyword = None
-    if fused is None or dense is None:
-        return SideLists(dense, keyword, None, None, depth)
-    scores, weights = fused(dense, keyword or [])
-    return SideLists(dense, keyword, scores, weights, depth)
+def _sparse(vectors: QueryVectors) -> SparseVector:
+    """The keyword vector to read the sides with (an empty one for a search that asked no keyword side)."""
+    return vectors.sparse if vectors.sparse is not None else SparseVector((), ())
 
 
 def _stored_terms(live: LiveIndex, hits: Sequence[ScoredPoint]) -> dict[str, frozenset[int]]:

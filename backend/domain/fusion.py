@@ -110,10 +110,18 @@ def adaptive(
     """Each side spread onto 0..1 (`spread`), summed with the dense weight `weights` gives for this dense
     list (or the `fixed` (dense, keyword) weights), over the weights of the sides that answered: the best
     candidate of both sides scores 1."""
-    if fixed is None:
-        wd = weights.dense_weight([score for _, score in dense])
-        fixed = (wd, 1.0 - wd)
-    return top_scaled([spread(dense), spread(keyword)], fixed)
+    return top_scaled([spread(dense), spread(keyword)], adaptive_weights(dense, weights, fixed))
+
+
+def adaptive_weights(
+    dense: Ranked[K], weights: AdaptiveWeights, fixed: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """The (dense, keyword) weights adaptive fusion gives this dense list: `fixed` when given, else the dense
+    weight `weights` reads off the list's lead and the keyword side the rest."""
+    if fixed is not None:
+        return fixed
+    wd = weights.dense_weight([score for _, score in dense])
+    return wd, 1.0 - wd
 
 
 def _three_sigma(scores: object) -> tuple[float, float]:
