@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 from pathlib import Path
@@ -60,3 +61,15 @@ def subset_vault(source: Path, notes: int, target: Path) -> Path:
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, destination)
     return target
+
+
+def replace_section(report: Path, heading: str, section: str) -> None:
+    """`section` (starting with `heading`, a `## ` line) in place of the report's section of that heading,
+    up to the next `## `; appended when the report has none."""
+    text = report.read_text(encoding="utf-8")
+    if heading in text:
+        pattern = rf"{re.escape(heading)}\n.*?(?=\n## |\Z)"
+        text = re.sub(pattern, lambda _: section.rstrip("\n"), text, flags=re.DOTALL)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    report.write_text(text, encoding="utf-8")

@@ -12,7 +12,6 @@ docs/benchmarks.md. Goal (issue 36): ≤ 1 s; a benchmark, not a test.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import statistics
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from backend.api.routes.page import page_files
 from backend.config import EXAMPLE_VAULT, REPO_ROOT
-from scripts.bench_common import machine, percentile
+from scripts.bench_common import machine, percentile, replace_section
 from scripts.service_process import ServiceProcess
 
 REPORT = REPO_ROOT / "docs" / "benchmarks.md"
@@ -134,12 +133,7 @@ def main() -> None:
     where = machine()
     section = _write(bench(args.runs, args.data_dir), where)
     print(section)
-    text = REPORT.read_text(encoding="utf-8")
-    if SECTION in text:
-        text = re.sub(rf"{re.escape(SECTION)}\n.*?(?=\n## |\Z)", section.rstrip("\n"), text, flags=re.DOTALL)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    REPORT.write_text(text, encoding="utf-8")
+    replace_section(REPORT, SECTION, section)
 
 
 if __name__ == "__main__":

@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT
-from scripts.bench_common import machine, percentile
+from scripts.bench_common import machine, percentile, replace_section
 from scripts.node import NODE, environment
 from scripts.service_process import ServiceProcess
 
@@ -126,12 +125,7 @@ def main() -> None:
     results = [bench(name, args.turns, args.data_root) for name in args.vault or ["example", "zettelkasten"]]
     section = _write(results, where)
     print(section)
-    text = REPORT.read_text(encoding="utf-8")
-    if SECTION in text:
-        text = re.sub(rf"{re.escape(SECTION)}\n.*?(?=\n## |\Z)", section.rstrip("\n"), text, flags=re.DOTALL)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    REPORT.write_text(text, encoding="utf-8")
+    replace_section(REPORT, SECTION, section)
 
 
 if __name__ == "__main__":
