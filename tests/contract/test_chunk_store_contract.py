@@ -378,6 +378,50 @@ def test_payloads_leave_out_ids_no_longer_stored(store: ChunkStore) -> None:
     assert store.payloads([]) == {}
 
 
+def _searched(store: ChunkStore, seen: set[str]) -> dict[str, str]:
+    """What a keyword search shows now, each found chunk's text by note and index; and a payload read of
+    every chunk ever found (`seen`) gives exactly the ones still stored, as the search found them."""
+    found = store.query(dense=None, sparse=sparse({COMMON: 1.0}), limit=20, prefetch_limit=20)
+    seen.update(p.id for p in found)
+    read = store.payloads(sorted(seen))
+    assert read == {p.id: p.payload for p in found}
+    return {f"{p.payload['note_path']}#{p.payload['chunk_index']}": p.payload["content"] for p in found}
+
+
+def test_searches_show_what_the_store_holds_after_every_kind_of_write(store: ChunkStore) -> None:
+    # the payloads searches read are kept between searches: each write must drop what it changes
+    seen: set[str] = set()
+    store.upsert([make_point("a.md", chunk_index=i, text=f"a{i} old") for i in range(3)])
+    store.upsert([make_point("b.md", text="b old")])
+    assert _searched(store, seen) == {
+        "a.md#0": "a0 old",
+        "a.md#1": "a1 old",
+        "a.md#2": "a2 old",
+        "b.md#0": "b old",
+    }
+    store.upsert([make_point("a.md", chunk_index=0, text="a0 new")])  # a note saved again
+    assert _searched(store, seen)["a.md#0"] == "a0 new"
+    store.delete_chunks_from("a.md", 1)  # ... shorter than before
+    assert _searched(store, seen) == {"a.md#0": "a0 new", "b.md#0": "b old"}
+    store.delete_by_note("b.md")  # a note deleted
+    assert _searched(store, seen) == {"a.md#0": "a0 new"}
+    store.upsert([make_point("b.md", text="b back")])  # ... and written again
+    assert _searched(store, seen) == {"a.md#0": "a0 new", "b.md#0": "b back"}
+    store.create(IDENTITY)  # the collection made anew
+    assert _searched(store, seen) == {}
+
+
+def test_a_payload_read_by_a_caller_cannot_change_what_the_next_search_shows(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md", text="as written", tags=("one",))])
+    for _ in range(3):  # read from the store, then kept ones
+        hit = store.query(dense=None, sparse=sparse({COMMON: 1.0}), limit=5, prefetch_limit=5)[0]
+        assert hit.payload["content"] == "as written"
+        hit.payload["content"] = "changed by a caller"
+        read = store.payloads([hit.id])[hit.id]
+        assert read["content"] == "as written"
+        read["content"] = "changed by a caller"
+
+
 def test_keyword_terms_are_the_terms_each_point_was_indexed_with(store: ChunkStore) -> None:
     # a hit's confidence counts the question's terms its chunk holds: read as stored, not encoded again
     store.upsert([make_point("fruit.md", terms={APPLE: 0.5, RARE: 2.0}), make_point("gone.md")])

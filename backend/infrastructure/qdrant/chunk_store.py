@@ -16,6 +16,7 @@ from typing import Any
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.models import (
     ChunkEntry,
+    IndexIdentity,
     PointFilter,
     PointRecord,
     ScoredPoint,
@@ -38,6 +39,7 @@ from backend.infrastructure.qdrant.engine import (
     split_dense,
     stored_dense,
 )
+from backend.infrastructure.qdrant.payload_cache import PayloadCache
 from backend.infrastructure.qdrant.vector_query import side_queries, vector_query
 
 _KEYWORD_FIELDS = (NOTE_PATH, FOLDERS, TAGS)
@@ -50,6 +52,9 @@ CHUNK_PAYLOAD_INDEXES = {
 INVENTORY_FIELDS = [NOTE_PATH, CHUNK_INDEX, CONTENT_HASH]  # the payload an inventory reads
 INVENTORY_PAGE = 4096
 _VECTOR_PAGE = 256
+# payloads kept between searches (payload_cache.py): ~2.8 KB each on the Zettelkasten (a 200-character chunk
+# and its 15 other fields as Python objects), so ~23 MB at most; the candidates of LoCoMo dev's questions fit
+PAYLOAD_CACHE = 8192
 
 
 def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
@@ -57,8 +62,22 @@ def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
 
 
 class QdrantChunkStore(CollectionStore):
-    def __init__(self, engine: QdrantEngine, collection: str = CHUNKS_COLLECTION) -> None:
+    def __init__(
+        self, engine: QdrantEngine, collection: str = CHUNKS_COLLECTION, *, payload_cache: int = PAYLOAD_CACHE
+    ) -> None:
         super().__init__(engine, chunk_collection(collection))
+        self._kept = PayloadCache(payload_cache)
+
+    @property
+    def payload_cache(self) -> PayloadCache:
+        """The payloads kept between searches (its hits and misses say how well it serves)."""
+        return self._kept
+
+    def create(self, identity: IndexIdentity) -> None:
+        try:
+            super().create(identity)
+        finally:
+            self._kept.clear()
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -77,18 +96,29 @@ class QdrantChunkStore(CollectionStore):
                 )
                 for p in points
             ]
-            self._engine.upsert(self._col, stored)
+            try:
+                self._engine.upsert(self._col, stored)
+            finally:
+                self._kept.forget(str(p.id) for p in points)
 
     def delete_by_note(self, note_path: str) -> None:
         with self._engine.writing("delete points"):
-            self._engine.delete_where(self._col, PayloadFilter(must=(FieldMatch(NOTE_PATH, (note_path,)),)))
+            try:
+                self._engine.delete_where(
+                    self._col, PayloadFilter(must=(FieldMatch(NOTE_PATH, (note_path,)),))
+                )
+            finally:
+                self._kept.forget_note(note_path)
 
     def delete_chunks_from(self, note_path: str, first_stale: int) -> None:
         stale = PayloadFilter(
             must=(FieldMatch(NOTE_PATH, (note_path,)), FieldMatch(CHUNK_INDEX, at_least=first_stale))
         )
         with self._engine.writing("delete points"):
-            self._engine.delete_where(self._col, stale)
+            try:
+                self._engine.delete_where(self._col, stale)
+            finally:
+                self._kept.forget_note(note_path)
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -156,7 +186,17 @@ class QdrantChunkStore(CollectionStore):
         wanted = chunk_filter(normalise_filter(point_filter))
         with self._engine.reading("search"):
             check_query_vectors(self._engine.layout(self._col), plan.dense, plan.sparse)
-            return self._engine.query(self._col, plan, wanted)
+            if not self._kept.capacity:
+                return self._engine.query(self._col, plan, wanted)
+            # ids and scores, then the payloads: most are kept from earlier searches
+            ranked = self._engine.query_batch(self._col, [plan], wanted)[0]
+            named = {str(point_id): point_id for point_id, _ in ranked}
+            payloads = self._kept_payloads(named)
+        return [
+            ScoredPoint(name, score, payloads[name])
+            for name, (_, score) in zip(named, ranked, strict=True)
+            if name in payloads  # deleted meanwhile by a writer (a Qdrant server does not wait for us)
+        ]
 
     def rank_sides(
         self,
@@ -179,7 +219,27 @@ class QdrantChunkStore(CollectionStore):
         if not ids:
             return {}
         with self._engine.reading("read payloads"):
+            return self._read_payloads(ids)
+
+    def _read_payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
+        """The payloads of `ids` (inside `reading`), keyed as given."""
+        if not self._kept.capacity:
             return self._engine.retrieve(self._col, ids)
+        named = {str(point_id): point_id for point_id in ids}
+        return {named[name]: payload for name, payload in self._kept_payloads(named).items()}
+
+    def _kept_payloads(self, named: dict[str, Hashable]) -> dict[str, dict[str, Any]]:
+        """The payloads of the points `named` maps (id as text -> the engine's id), by id as text: the kept
+        ones, the rest read from the store and kept (inside `reading`)."""
+        kept = self._kept
+        epoch = kept.epoch
+        found, missing = kept.found(named)
+        if missing:
+            read = self._engine.retrieve(self._col, [named[name] for name in missing])
+            fresh = {str(point_id): payload for point_id, payload in read.items()}
+            found.update((name, dict(payload)) for name, payload in fresh.items())
+            kept.keep(epoch, fresh)
+        return found
 
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         if not ids:
