@@ -322,6 +322,38 @@ def test_note_links_touching_are_resolved_note_links_from_or_to_any_of_the_paths
     assert graph.note_links_touching([]) == []
 
 
+def test_note_links_touching_follow_every_write_of_the_links(graph: GraphStore) -> None:
+    # what related notes read is kept between searches: asked again, the same; after any write, the new
+    def touching(*paths: str) -> list[tuple[str, str]]:
+        found = sorted(graph.note_links_touching(list(paths)))
+        assert sorted(graph.note_links_touching(list(paths))) == found  # asked again: kept, not read
+        return found
+
+    put(graph, "a.md", "b", "c")
+    put(graph, "b.md", "a")
+    assert touching("a.md") == [("a.md", "b.md"), ("a.md", "c.md"), ("b.md", "a.md")]
+    assert touching("b.md", "a.md") == [("a.md", "b.md"), ("a.md", "c.md"), ("b.md", "a.md")]
+    put(graph, "a.md", "c")  # a note saved with fewer links
+    assert touching("a.md", "b.md") == [("a.md", "c.md"), ("b.md", "a.md")]
+    put(graph, "d.md", "a")  # a new note linking in
+    assert touching("a.md") == [("a.md", "c.md"), ("b.md", "a.md"), ("d.md", "a.md")]
+    graph.delete_note("b.md")
+    assert touching("a.md") == [("a.md", "c.md"), ("d.md", "a.md")]
+    graph.put_many([note("e.md")], wikilinks("e.md", "a"))
+    assert touching("a.md") == [("a.md", "c.md"), ("d.md", "a.md"), ("e.md", "a.md")]
+    graph.put_note(note("f.md"), [link("f.md", 0, "g", None)])  # a link to a note not written yet ...
+    assert touching("f.md") == []
+    graph.update_resolution([link("f.md", 0, "g", "g.md")])  # ... resolved when it is
+    assert touching("f.md", "a.md") == [
+        ("a.md", "c.md"),
+        ("d.md", "a.md"),
+        ("e.md", "a.md"),
+        ("f.md", "g.md"),
+    ]
+    graph.reset()
+    assert touching("a.md", "f.md") == []
+
+
 def test_links_to_names_match_the_file_name_key(graph: GraphStore) -> None:
     graph.put_note(
         note("a.md"),

@@ -7,7 +7,8 @@ links (each field a filter reads has a payload index on the links collection).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from backend.domain.errors import IndexNotReadyError
@@ -24,6 +25,7 @@ from backend.infrastructure.qdrant.engine import (
     QdrantEngine,
     StoredPoint,
 )
+from backend.infrastructure.qdrant.link_ends_cache import LinkEndsCache, each_link_once, split_by_note
 
 GRAPH_PAGE = 4096  # records per scroll call; a related-notes lookup fits one page in any real vault
 _BULK = 1024  # payload-only points of a few hundred bytes per write: far below the 32 MB request limit
@@ -45,6 +47,7 @@ LINK_IS_ATTACHMENT = "is_attachment"
 LINK_KEYWORD_FIELDS = (LINK_SOURCE, LINK_RESOLVED_PATH, LINK_TARGET_KEY, LINK_KIND)
 LINK_INTEGER_FIELDS = (LINK_RESOLVED, LINK_POSITION)
 _LINK_ENDS = [LINK_SOURCE, LINK_RESOLVED_PATH, LINK_IS_ATTACHMENT]  # what related notes read of a link
+LINK_CACHE = 4096  # notes whose link ends are kept between searches (link_ends_cache.py)
 
 
 class QdrantGraphStore:
@@ -55,6 +58,7 @@ class QdrantGraphStore:
         notes_collection: str = NOTES_COLLECTION,
         links_collection: str = LINKS_COLLECTION,
         page_size: int = GRAPH_PAGE,
+        link_cache: int = LINK_CACHE,
     ) -> None:
         self._engine = engine
         self._page = page_size
@@ -69,6 +73,7 @@ class QdrantGraphStore:
             reindex_on_open=True,
         )
         engine.declare(self._notes, self._links)
+        self._kept = LinkEndsCache(link_cache)
 
     @property
     def engine(self) -> QdrantEngine:
@@ -77,12 +82,12 @@ class QdrantGraphStore:
     # -- lifecycle -------------------------------------------------------------------------------
 
     def ensure(self) -> None:
-        with self._engine.managing("open the note graph"):
+        with self._engine.managing("open the note graph"), self._links_written():
             self._engine.ensure(self._notes)
             self._engine.ensure(self._links)
 
     def reset(self) -> None:
-        with self._engine.managing("reset the note graph"):
+        with self._engine.managing("reset the note graph"), self._links_written():
             self._engine.create([self._notes, self._links])
 
     def close(self) -> None:
@@ -91,7 +96,7 @@ class QdrantGraphStore:
     # -- writes ----------------------------------------------------------------------------------
 
     def put_note(self, note: NoteRecord, links: Sequence[LinkRecord]) -> None:
-        with self._engine.writing("store a note"):
+        with self._engine.writing("store a note"), self._links_written():
             if links:
                 self._engine.upsert(self._links, [_link_point(link) for link in links])
             # After the upsert, so a reader never sees the note with fewer links than either version has.
@@ -99,12 +104,12 @@ class QdrantGraphStore:
             self._engine.upsert(self._notes, [_note_point(note)])
 
     def delete_note(self, path: str) -> None:
-        with self._engine.writing("delete a note"):
+        with self._engine.writing("delete a note"), self._links_written():
             self._engine.delete_ids(self._notes, [note_point_id(path)])
             self._engine.delete_where(self._links, links_from(path))
 
     def put_many(self, notes: Sequence[NoteRecord], links: Sequence[LinkRecord]) -> None:
-        with self._engine.writing("store notes", check_disk=False):
+        with self._engine.writing("store notes", check_disk=False), self._links_written():
             for start in range(0, len(links), _BULK):  # a bulk copy goes in slices: bounded memory per write
                 self._engine.upsert(self._links, [_link_point(link) for link in links[start : start + _BULK]])
             for start in range(0, len(notes), _BULK):  # after the links, as in put_note
@@ -113,8 +118,16 @@ class QdrantGraphStore:
     def update_resolution(self, links: Sequence[LinkRecord]) -> None:
         if not links:
             return
-        with self._engine.writing("update links"):
+        with self._engine.writing("update links"), self._links_written():
             self._engine.set_payload(self._links, resolution_groups(links))
+
+    @contextmanager
+    def _links_written(self) -> Iterator[None]:
+        """Around a write (inside `writing`): what related notes kept of the links is dropped after it."""
+        try:
+            yield
+        finally:
+            self._kept.clear()
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -146,13 +159,23 @@ class QdrantGraphStore:
     def note_links_touching(self, paths: Sequence[str]) -> list[LinkEnds]:
         if not paths:
             return []
-        # three fields, not the whole link: a hub among the results brings thousands of backlinks
-        payloads = self._scroll(self._links, links_touching(paths), "read links", payload=_LINK_ENDS)
-        return [
-            LinkEnds(str(p[LINK_SOURCE]), str(p[LINK_RESOLVED_PATH]))
-            for p in payloads
-            if not p.get(LINK_IS_ATTACHMENT) and p.get(LINK_RESOLVED_PATH) is not None
-        ]
+        asked = list(dict.fromkeys(paths))
+        epoch = self._kept.epoch
+        known, missing = self._kept.found(asked)
+        if missing:
+            # three fields, not the whole link: a hub among the results brings thousands of backlinks
+            payloads = self._scroll(self._links, links_touching(missing), "read links", payload=_LINK_ENDS)
+            read = split_by_note(
+                missing,
+                (
+                    LinkEnds(str(p[LINK_SOURCE]), str(p[LINK_RESOLVED_PATH]))
+                    for p in payloads
+                    if not p.get(LINK_IS_ATTACHMENT) and p.get(LINK_RESOLVED_PATH) is not None
+                ),
+            )
+            self._kept.keep(epoch, read)
+            known.update(read)
+        return each_link_once(asked, known)
 
     def unresolved_links(self) -> list[LinkRecord]:
         return sorted_links(self._scroll(self._links, links_counted(False, None), "read links"))
