@@ -422,6 +422,19 @@ def test_a_payload_read_by_a_caller_cannot_change_what_the_next_search_shows(sto
         read["content"] = "changed by a caller"
 
 
+def test_keyword_terms_read_again_follow_a_rewrite_and_a_delete(store: ChunkStore) -> None:
+    # a hit's terms are kept with its payload between searches: a write drops both
+    store.upsert([make_point("a.md", terms={COMMON: 1.0, APPLE: 1.0}), make_point("b.md")])
+    ids = [p.id for p in store.query(dense=None, sparse=sparse({COMMON: 1.0}), limit=5, prefetch_limit=5)]
+    by_note = {p.payload["note_path"]: p.id for p in scroll_all(store)}
+    for _ in range(2):  # read from the store, then kept
+        assert store.keyword_terms(ids)[by_note["a.md"]] == frozenset({COMMON, APPLE})
+    store.upsert([make_point("a.md", terms={COMMON: 1.0, RARE: 1.0})])
+    assert store.keyword_terms(ids)[by_note["a.md"]] == frozenset({COMMON, RARE})
+    store.delete_by_note("b.md")
+    assert store.keyword_terms(ids) == {by_note["a.md"]: frozenset({COMMON, RARE})}
+
+
 def test_keyword_terms_are_the_terms_each_point_was_indexed_with(store: ChunkStore) -> None:
     # a hit's confidence counts the question's terms its chunk holds: read as stored, not encoded again
     store.upsert([make_point("fruit.md", terms={APPLE: 0.5, RARE: 2.0}), make_point("gone.md")])

@@ -244,8 +244,19 @@ class QdrantChunkStore(CollectionStore):
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         if not ids:
             return {}
+        kept = self._kept
         with self._engine.reading("read keyword terms"):
-            return self._engine.retrieve_terms(self._col, ids)
+            if not kept.capacity:
+                return self._engine.retrieve_terms(self._col, ids)
+            epoch = kept.epoch
+            named = {str(point_id): point_id for point_id in ids}
+            found, missing = kept.terms(named)
+            if missing:
+                read = self._engine.retrieve_terms(self._col, [named[name] for name in missing])
+                fresh = {str(point_id): terms for point_id, terms in read.items()}
+                kept.keep_terms(epoch, fresh)
+                found.update(fresh)
+        return {named[name]: terms for name, terms in found.items()}
 
     def count(self, point_filter: PointFilter | None = None) -> int:
         wanted = chunk_filter(normalise_filter(point_filter))

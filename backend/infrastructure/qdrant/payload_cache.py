@@ -22,11 +22,13 @@ from backend.domain.payload import NOTE_PATH
 
 
 class PayloadCache:
-    """At most `capacity` payloads by point id (the least recently read leave first); 0 keeps none."""
+    """At most `capacity` payloads by point id (the least recently read leave first); 0 keeps none. With a
+    kept payload, its point's keyword terms once read (a hit's confidence counts them)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._terms: dict[str, frozenset[int]] = {}
         self._by_note: dict[str, set[str]] = {}
         self._lock = threading.Lock()
         self._epoch = 0
@@ -74,6 +76,28 @@ class PayloadCache:
             while len(self._entries) > self.capacity:
                 self._drop(next(iter(self._entries)))
 
+    def terms(self, ids: Iterable[str]) -> tuple[dict[str, frozenset[int]], list[str]]:
+        """The kept keyword terms of `ids`, and the ids without, in the order given."""
+        found: dict[str, frozenset[int]] = {}
+        missing: list[str] = []
+        with self._lock:
+            for point_id in ids:
+                terms = self._terms.get(point_id)
+                if terms is None:
+                    missing.append(point_id)
+                else:
+                    found[point_id] = terms
+        return found, missing
+
+    def keep_terms(self, epoch: int, terms: Mapping[str, frozenset[int]]) -> None:
+        """Keep terms read from the store when `epoch` was current, for points whose payload is kept."""
+        with self._lock:
+            if epoch != self._epoch:
+                return
+            for point_id, found in terms.items():
+                if point_id in self._entries:
+                    self._terms[point_id] = found
+
     def forget(self, ids: Iterable[str]) -> None:
         """Drop the entries of points about to be written or deleted (call after the write too)."""
         with self._lock:
@@ -93,11 +117,13 @@ class PayloadCache:
             self._epoch += 1
             self._entries.clear()
             self._by_note.clear()
+            self._terms.clear()
 
     def _drop(self, point_id: str) -> None:
         payload = self._entries.pop(point_id, None)
         if payload is None:
             return
+        self._terms.pop(point_id, None)
         note = str(payload.get(NOTE_PATH, ""))
         ids = self._by_note.get(note)
         if ids is not None:
