@@ -25,6 +25,7 @@ Rules (the seeds' auto-suggest, made precise):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -128,24 +129,23 @@ def suggest_memory(
     asked = _stems(asked)
     best: _Candidate | None = None
     for rank, hit in enumerate(hits[:among]):
-        if hit.confidence < floor or not _ANY_KIND.search(hit.text):
+        if hit.confidence < floor:
+            continue
+        facts = _facts(hit.text)
+        if not facts:
             continue
         titled = _stems(tokenize(hit.note_title))
-        for order, (line_no, line) in enumerate(_lines(hit)):
-            if not _ANY_KIND.search(line):
+        for fact in facts:
+            overlap = len(asked & (fact.stems | titled))
+            if not overlap:
                 continue
-            day = max(_ISO_DAY.findall(line), default="")
-            for sentence in _sentences(line):
-                kind = _kind(sentence)
-                if kind is None:
-                    continue
-                overlap = len(asked & (_stems(tokenize(sentence)) | titled))
-                if not overlap:
-                    continue
-                found = _Candidate(overlap, rank, day, order, hit, line_no, line, sentence, kind)
-                # the secret rules only for a fact that would win: they are the costly part
-                if (best is None or _better(found, best)) and not is_secret(line):
-                    best = found
+            line_no = hit.start_line + fact.offset
+            found = _Candidate(
+                overlap, rank, fact.day, fact.order, hit, line_no, fact.line, fact.sentence, fact.kind
+            )
+            # the secret rules only for a fact that would win: they are the costly part
+            if (best is None or _better(found, best)) and not is_secret(fact.line):
+                best = found
     if best is None:
         return None
     return MemorySuggestion(
@@ -157,6 +157,38 @@ def suggest_memory(
         kind=best.kind,
         confidence=best.hit.confidence,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Fact:
+    """A sentence of a text that states a fact of some kind, whatever the question."""
+
+    offset: int  # its line's, from the text's first line
+    order: int  # its line's among the text's lines that may state a fact
+    line: str
+    day: str  # the latest ISO day on its line, or ""
+    sentence: str
+    kind: str
+    stems: frozenset[str]
+
+
+@functools.lru_cache(maxsize=2048)
+def _facts(text: str) -> tuple[_Fact, ...]:
+    """The facts a hit's text states, kept for the texts shown lately: the confident hits of a vault's
+    questions come back, and finding them (a pass of the kind rules over every line) is the costly part."""
+    if not _ANY_KIND.search(text):
+        return ()
+    found = []
+    for order, (offset, line) in enumerate(_lines(text)):
+        if not _ANY_KIND.search(line):
+            continue
+        day = max(_ISO_DAY.findall(line), default="")
+        for sentence in _sentences(line):
+            kind = _kind(sentence)
+            if kind is not None:
+                stems = frozenset(_stems(tokenize(sentence)))
+                found.append(_Fact(offset, order, line, day, sentence, kind, stems))
+    return tuple(found)
 
 
 def _kind(sentence: str) -> str | None:
@@ -184,15 +216,15 @@ def _better(found: _Candidate, best: _Candidate) -> bool:
     return found.order < best.order
 
 
-def _lines(hit: FoundText) -> list[tuple[int, str]]:
-    """The hit's lines that may state a fact, each with its line number in the note (headings and table
-    rules aside: a heading names a section, it states nothing)."""
+def _lines(text: str) -> list[tuple[int, str]]:
+    """A text's lines that may state a fact, each with its place from the text's first line (headings and
+    table rules aside: a heading names a section, it states nothing)."""
     found = []
-    for offset, raw in enumerate(hit.text.split("\n")):
+    for offset, raw in enumerate(text.split("\n")):
         line = raw.strip()
         if not line or line.startswith("#") or set(line) <= set("|-: "):
             continue
-        found.append((hit.start_line + offset, line))
+        found.append((offset, line))
     return found
 
 
