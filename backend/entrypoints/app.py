@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.docs_pages import install_docs_pages
 from backend.api.errors import error_responses, install_error_handlers
 from backend.api.guards import document_security, install_guards
+from backend.api.lean_search import install_lean_routes
 from backend.api.loop_lag import LoopLag, probing
 from backend.api.mcp_http import mcp_routes
 from backend.api.mcp_server import build_mcp_server
@@ -96,6 +97,7 @@ def create_app(
     for router in (search.router, notes.router, memory.router, index.router):
         app.include_router(router, responses=documented)
     app.include_router(page_router(), responses=documented)  # the look-inside page at / (not in the OpenAPI)
+    install_lean_routes(app)  # POST /search the short way, its FastAPI route behind it (lean_search.py)
     app.router.routes.extend(mcp_routes(mcp))  # MCP at /mcp, both transports (not in the OpenAPI)
     if settings.api_key:
         _with_security(app)
