@@ -43,7 +43,11 @@ def build_catalog(settings: Settings) -> IndexCatalog:
         return build_server_catalog(settings, settings.qdrant_url, settings.qdrant_api_key)
     from backend.infrastructure.index_catalog import EdgeIndexCatalog
 
-    return EdgeIndexCatalog(settings.store_dir, min_free_bytes=settings.min_free_disk_mb * 1024 * 1024)
+    return EdgeIndexCatalog(
+        settings.store_dir,
+        min_free_bytes=settings.min_free_disk_mb * 1024 * 1024,
+        cache_mb=settings.search_cache_mb,
+    )
 
 
 def qdrant_client(settings: Settings, url: str, api_key: str | None) -> QdrantClient:
@@ -72,7 +76,9 @@ def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> I
         on_disk_vectors=settings.qdrant_on_disk_vectors,
         on_disk_payload=settings.qdrant_on_disk_payload,
     )
-    return ClientIndexCatalog(client, options=options, base=settings.vault_name)
+    return ClientIndexCatalog(
+        client, options=options, base=settings.vault_name, cache_mb=settings.search_cache_mb
+    )
 
 
 def build_embedder(

@@ -120,6 +120,11 @@ class ChunkStore(Protocol):
         the ids given; an id no longer stored is left out."""
         ...
 
+    def warm(self) -> int:
+        """Read stored payloads into the memory searches read them from, ahead of the searches, as far as
+        that memory goes; how many were read (0 for a store that keeps nothing or holds all in memory)."""
+        ...
+
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         """The term indices of the keyword vector each of these points was indexed with (ids as
         `payloads` takes them), keyed by the ids given; an id no longer stored is left out."""

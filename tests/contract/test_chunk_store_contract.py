@@ -381,7 +381,7 @@ def test_payloads_leave_out_ids_no_longer_stored(store: ChunkStore) -> None:
 def _searched(store: ChunkStore, seen: set[str]) -> dict[str, str]:
     """What a keyword search shows now, each found chunk's text by note and index; and a payload read of
     every chunk ever found (`seen`) gives exactly the ones still stored, as the search found them."""
-    found = store.query(dense=None, sparse=sparse({COMMON: 1.0}), limit=20, prefetch_limit=20)
+    found = store.query(dense=None, sparse=sparse({COMMON: 1.0}), limit=50, prefetch_limit=50)
     seen.update(p.id for p in found)
     read = store.payloads(sorted(seen))
     assert read == {p.id: p.payload for p in found}
@@ -409,6 +409,41 @@ def test_searches_show_what_the_store_holds_after_every_kind_of_write(store: Chu
     assert _searched(store, seen) == {"a.md#0": "a0 new", "b.md#0": "b back"}
     store.create(IDENTITY)  # the collection made anew
     assert _searched(store, seen) == {}
+
+
+def test_searches_after_warming_show_what_the_store_holds(store: ChunkStore) -> None:
+    store.upsert([make_point(f"n{i}.md", text=f"n{i} old") for i in range(30)])
+    store.warm()
+    store.upsert([make_point("n0.md", text="n0 new")])
+    store.delete_by_note("n1.md")
+    found = _searched(store, set())
+    assert found["n0.md#0"] == "n0 new"
+    assert sorted(found) == sorted(f"n{i}.md#0" for i in range(30) if i != 1)
+    assert all(text == f"{key.split('.')[0]} old" for key, text in found.items() if key != "n0.md#0")
+
+
+def test_warming_reads_every_payload_once_within_its_memory(backend: Backend) -> None:
+    roomy = backend.store()
+    roomy.create(IDENTITY)
+    roomy.upsert([make_point(f"n{i}.md") for i in range(30)])
+    assert roomy.warm() == 30
+    assert roomy.warm() == 0  # kept already
+    tight = backend.keep(QdrantChunkStore(backend.engine(on="tight"), cache_mb=1))
+    tight.create(IDENTITY)
+    tight.upsert([make_point(f"n{i}.md", text="x" * 100_000) for i in range(30)])
+    assert 0 < tight.warm() < 30  # a megabyte holds about ten of these
+    assert len(_searched(tight, set())) == 30
+
+
+def test_warming_beside_a_writer_leaves_no_old_text(store: ChunkStore) -> None:
+    store.upsert([make_point(f"n{i}.md", text="before") for i in range(200)])
+
+    def write() -> None:
+        for start in range(0, 200, 10):
+            store.upsert([make_point(f"n{i}.md", text="after") for i in range(start, start + 10)])
+
+    assert failures_beside_one_writer(store.warm, write) == []
+    assert set(_searched(store, set()).values()) == {"after"}
 
 
 def test_a_payload_read_by_a_caller_cannot_change_what_the_next_search_shows(store: ChunkStore) -> None:

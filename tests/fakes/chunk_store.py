@@ -150,6 +150,9 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             stored = self.shelf.points
             return {i: copy.deepcopy(stored[str(i)].payload) for i in ids if str(i) in stored}
 
+    def warm(self) -> int:
+        return 0  # everything is in memory already
+
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         with self._lock:
             self._ready("keyword_terms")

@@ -33,7 +33,7 @@ from backend.infrastructure.index_catalog.generations import (
     GenerationCatalog,
     checked_base,
 )
-from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.chunk_store import PAYLOAD_CACHE_MB, QdrantChunkStore
 from backend.infrastructure.qdrant.engine import DEFAULT_BASE, collection_name
 from backend.infrastructure.qdrant.graph_store import QdrantGraphStore
 
@@ -54,9 +54,11 @@ class ClientIndexCatalog(GenerationCatalog):
         *,
         options: CollectionOptions | None = None,
         base: str = DEFAULT_BASE,
+        cache_mb: int = PAYLOAD_CACHE_MB,
     ) -> None:
         super().__init__()
         self._client = client
+        self._cache_mb = cache_mb
         self._options = options
         self._base = checked_base(base)
         self._aliases = tuple(collection_name(kind, base) for kind in _KINDS)
@@ -115,7 +117,9 @@ class ClientIndexCatalog(GenerationCatalog):
                 raise ValueError(f"the legacy index generation {LEGACY!r} has been replaced")
         chunks, notes, links = self.collections(generation)
         store = QdrantChunkStore(
-            ClientEngine(self._client, options=self._options, close_client=False), chunks
+            ClientEngine(self._client, options=self._options, close_client=False),
+            chunks,
+            cache_mb=self._cache_mb,
         )
         graph = QdrantGraphStore(
             ClientEngine(self._client, options=self._options, close_client=False),

@@ -34,7 +34,7 @@ from backend.infrastructure.index_catalog.generations import (
     checked_base,
     generation_number,
 )
-from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
+from backend.infrastructure.qdrant.chunk_store import PAYLOAD_CACHE_MB, QdrantChunkStore
 from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 from backend.infrastructure.qdrant.edge_errors import edge_errors_mapped, ensure_edge_shard_free
 from backend.infrastructure.qdrant.engine import (
@@ -54,8 +54,16 @@ _ACTIVE_KEY = "active"
 
 
 class EdgeIndexCatalog(GenerationCatalog):
-    def __init__(self, root: Path, *, base: str = DEFAULT_BASE, min_free_bytes: int = 0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        base: str = DEFAULT_BASE,
+        min_free_bytes: int = 0,
+        cache_mb: int = PAYLOAD_CACHE_MB,
+    ) -> None:
         super().__init__()
+        self._cache_mb = cache_mb
         self._root = Path(root)
         self._guard = DiskGuard(self._root, min_free_bytes)
         self._base = checked_base(base)
@@ -104,7 +112,9 @@ class EdgeIndexCatalog(GenerationCatalog):
     def _stores(self, generation: str) -> tuple[QdrantChunkStore, QdrantGraphStore]:
         directory = self.generation_dir(generation)
         return (
-            QdrantChunkStore(EdgeEngine(directory, guard=self._guard), CHUNKS_COLLECTION),
+            QdrantChunkStore(
+                EdgeEngine(directory, guard=self._guard), CHUNKS_COLLECTION, cache_mb=self._cache_mb
+            ),
             QdrantGraphStore(EdgeEngine(directory, guard=self._guard)),
         )
 

@@ -52,9 +52,10 @@ CHUNK_PAYLOAD_INDEXES = {
 INVENTORY_FIELDS = [NOTE_PATH, CHUNK_INDEX, CONTENT_HASH]  # the payload an inventory reads
 INVENTORY_PAGE = 4096
 _VECTOR_PAGE = 256
-# payloads kept between searches (payload_cache.py): ~2.8 KB each on the Zettelkasten (a 200-character chunk
-# and its 15 other fields as Python objects), so ~23 MB at most; the candidates of LoCoMo dev's questions fit
-PAYLOAD_CACHE = 8192
+# memory for the payloads kept between searches (payload_cache.py; SEARCH_CACHE_MB): every payload of the
+# 13,410-note Zettelkasten takes 72 MB as Python objects
+PAYLOAD_CACHE_MB = 96
+WARM_PAGE = 1024  # payloads read at a time while warming (each page under its own read lock)
 
 
 def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
@@ -63,10 +64,10 @@ def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
 
 class QdrantChunkStore(CollectionStore):
     def __init__(
-        self, engine: QdrantEngine, collection: str = CHUNKS_COLLECTION, *, payload_cache: int = PAYLOAD_CACHE
+        self, engine: QdrantEngine, collection: str = CHUNKS_COLLECTION, *, cache_mb: int = PAYLOAD_CACHE_MB
     ) -> None:
         super().__init__(engine, chunk_collection(collection))
-        self._kept = PayloadCache(payload_cache)
+        self._kept = PayloadCache(cache_mb * 1024 * 1024)
 
     @property
     def payload_cache(self) -> PayloadCache:
@@ -186,7 +187,7 @@ class QdrantChunkStore(CollectionStore):
         wanted = chunk_filter(normalise_filter(point_filter))
         with self._engine.reading("search"):
             check_query_vectors(self._engine.layout(self._col), plan.dense, plan.sparse)
-            if not self._kept.capacity:
+            if not self._kept.budget:
                 return self._engine.query(self._col, plan, wanted)
             # ids and scores, then the payloads: most are kept from earlier searches
             ranked = self._engine.query_batch(self._col, [plan], wanted)[0]
@@ -223,7 +224,7 @@ class QdrantChunkStore(CollectionStore):
 
     def _read_payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         """The payloads of `ids` (inside `reading`), keyed as given."""
-        if not self._kept.capacity:
+        if not self._kept.budget:
             return self._engine.retrieve(self._col, ids)
         named = {str(point_id): point_id for point_id in ids}
         return {named[name]: payload for name, payload in self._kept_payloads(named).items()}
@@ -241,12 +242,29 @@ class QdrantChunkStore(CollectionStore):
             kept.keep(epoch, fresh)
         return found
 
+    def warm(self) -> int:
+        """Read stored payloads into memory ahead of searches, until the cache's budget is spent; how many.
+        A page read while a writer wrote is not kept (searches read it as they need it)."""
+        kept, offset, total = self._kept, None, 0
+        while kept.budget and not kept.full:
+            try:
+                with self._engine.reading("read payloads"):
+                    epoch = kept.epoch
+                    records, offset = self._engine.scroll(self._col, Page(WARM_PAGE, offset, None, True))
+                    read = {str(r.id): dict(r.payload or {}) for r in records}
+                    total += kept.keep(epoch, read, only_into_room=True)
+            except IndexNotReadyError:
+                break
+            if offset is None:
+                break
+        return total
+
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         if not ids:
             return {}
         kept = self._kept
         with self._engine.reading("read keyword terms"):
-            if not kept.capacity:
+            if not kept.budget:
                 return self._engine.retrieve_terms(self._col, ids)
             epoch = kept.epoch
             named = {str(point_id): point_id for point_id in ids}

@@ -1,0 +1,64 @@
+"""A service started on a built index reads its chunks into search memory in the background (index_supervisor
+`warm_search`), and what it reads is what the store holds: searches answer as from the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from backend.bootstrap import build_services
+from backend.config import load_settings
+from backend.entrypoints.cli.commands import run_job
+from tests.vault_files import write_notes
+
+NOTES = {
+    f"Journal/2026-01-{day:02}.md": f"# Day {day}\n\nWalked to the allotment, day {day}.\n"
+    for day in range(1, 21)
+}
+
+
+def test_a_restarted_service_reads_its_chunks_into_search_memory(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault, NOTES)
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    first = build_services(settings)
+    try:
+        first.supervisor.open(start_indexing=False)
+        run_job(first, "index")
+        before = [(h.id, h.score, h.payload) for h in first.search.search("allotment", top_k=30).hits]
+    finally:
+        first.close()
+
+    again = build_services(settings)
+    try:
+        again.supervisor.open(start_indexing=False)
+        again.supervisor.warm_search().join(timeout=60)
+        store = again.index.store
+        kept = store.payload_cache  # type: ignore[attr-defined]
+        assert len(kept) == store.count() == len(NOTES)
+        kept.hits = kept.misses = 0
+        after = [(h.id, h.score, h.payload) for h in again.search.search("allotment", top_k=30).hits]
+        assert after == before
+        assert kept.misses == 0  # every candidate's payload came from memory
+        assert kept.hits >= len(NOTES)
+    finally:
+        again.close()
+
+
+def test_warming_an_index_not_open_yet_leaves_searches_to_fill_it(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault, NOTES)
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    services = build_services(settings)
+    try:
+        services.supervisor.warm_search().join(timeout=60)  # nothing open: nothing read, nothing raised
+        services.supervisor.open(start_indexing=False)
+        run_job(services, "index")
+        assert [h.payload["note_path"] for h in services.search.search("day 7", top_k=1).hits] == [
+            "Journal/2026-01-07.md"
+        ]
+    finally:
+        services.close()
