@@ -18,6 +18,7 @@ from pydantic_settings import SettingsError as SourceError
 
 from backend.data_dirs import DEFAULT_VAULT_NAME, model_cache, models_dir, store_dir, vault_data_dir
 from backend.setting_values import (
+    BLANK_IS_UNSET,
     SensitiveCategorySetting,
     browser_origins,
     default_categories,
@@ -29,12 +30,6 @@ from backend.setting_values import (
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
-# optional settings where an empty value (`QDRANT_URL=` in .env or compose) means unset
-_BLANK_IS_UNSET = (
-    "qdrant_url", "qdrant_api_key", "api_key", "embedding_model", "embedding_dimension",
-    "qdrant_shard_number", "qdrant_replication_factor", "qdrant_write_consistency_factor", "onnx_model_dir",
-    "model_cache_dir", "onnx_threads", "onnx_query_threads",
-)  # fmt: skip
 DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
 
 
@@ -173,15 +168,10 @@ class Settings(BaseSettings):
     search_prefetch_limit: int = Field(
         100, ge=10, le=1000, description="Candidates each side (dense, keyword) hands to fusion."
     )
-    # every payload of the 13,410-note Zettelkasten takes 72 MB: it fits, and its keyword search reads
-    # 0.9 ms less of the store per search (docs/measurements.md)
+    # read in at start and dropped as notes change (the store stays the truth); the Zettelkasten's 25,714
+    # chunks take 72 MB (docs/measurements.md)
     search_cache_mb: int = Field(
-        96,
-        ge=0,
-        le=64 * 1024,
-        description="Memory for the chunks searches read, kept between searches and read in at start-up "
-        "(the store is still the truth: a write drops what it changes); 0 = read every candidate from the "
-        "store.",
+        96, ge=0, le=65536, description="Megabytes of the chunks searches read kept in memory; 0 = none."
     )
     # score fusion, dense 0.3 / keyword 0.7: of a grid on SciFact train and LoCoMo dev at once (with dense
     # windows), the best margin of hybrid over its best single mode on the worse of the two sets
@@ -393,7 +383,7 @@ class Settings(BaseSettings):
     def _upper_level(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator(*_BLANK_IS_UNSET, mode="before")
+    @field_validator(*BLANK_IS_UNSET, mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

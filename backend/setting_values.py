@@ -1,6 +1,6 @@
 """What single settings accept beyond a plain type: an entry of SENSITIVE_CATEGORIES, a share between 0 and
-1, a comma-separated list, an API key a header can carry, a browser origin. Used by the settings class
-(config.py), which stays one list of the settings.
+1, a comma-separated list, an API key a header can carry, a browser origin, an empty value that means unset.
+Used by the settings class (config.py), which stays one list of the settings.
 """
 
 from __future__ import annotations
@@ -12,6 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
+# optional settings where an empty value (`QDRANT_URL=` in .env or compose) means unset
+BLANK_IS_UNSET = (
+    "qdrant_url", "qdrant_api_key", "api_key", "embedding_model", "embedding_dimension",
+    "qdrant_shard_number", "qdrant_replication_factor", "qdrant_write_consistency_factor", "onnx_model_dir",
+    "model_cache_dir", "onnx_threads", "onnx_query_threads",
+)  # fmt: skip
 _HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
 _ORIGIN = re.compile(r"https?://[^/\s?#]+")
 

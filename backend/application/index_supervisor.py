@@ -84,6 +84,8 @@ class IndexSupervisor:
         self._model_in_process = model_in_process  # loaded by us (ONNX), not by a server of its own (Ollama)
         self._auto_reembed = auto_reembed
         self._settle = settle or (lambda: None)  # once the index is loaded (the heap, see bootstrap)
+        self._warm_stop = threading.Event()
+        self._warm_thread: threading.Thread | None = None
         self._open_lock = threading.Lock()
         self._opened = False
         self._warming = False
@@ -238,24 +240,29 @@ class IndexSupervisor:
     def warm_search(self) -> threading.Thread:
         """Read the serving index's chunks into the memory searches read them from, in the background (the
         Zettelkasten's 25,714 in ~1 s), so the first searches after a start read no more of the store than
-        later ones (an index not open yet, or empty, is left to fill as searches read it)."""
+        later ones (an index not open yet, or empty, is left to fill as searches read it). `stop` ends it
+        between two pages and waits for it."""
 
         def warm() -> None:
             started = time.monotonic()
             try:
                 with self.index.serving() as live:
-                    kept = live.store.warm()
+                    kept = live.store.warm(self._warm_stop.is_set)
             except KnowledgeBridgeError as exc:  # searches read the store as they need it
                 log.info("search memory not read in at start: %s", exc.detail)
                 return
             log.info("read %d chunks into search memory in %.1f s", kept, time.monotonic() - started)
 
-        thread = threading.Thread(target=warm, name="search-warm-up", daemon=True)
+        self._warm_stop.clear()
+        self._warm_thread = thread = threading.Thread(target=warm, name="search-warm-up", daemon=True)
         thread.start()
         return thread
 
     def stop(self) -> None:
-        """Stop feeding the index: the watcher first, then the jobs."""
+        """Stop feeding the index: the watcher first, then the jobs (and the search memory's warm-up)."""
         if self.watcher is not None:
             self.watcher.stop()
         self.jobs.stop()
+        self._warm_stop.set()
+        if self._warm_thread is not None:
+            self._warm_thread.join()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from backend.domain.links import LinkEnds, LinkRecord, NoteRecord
@@ -120,9 +120,10 @@ class ChunkStore(Protocol):
         the ids given; an id no longer stored is left out."""
         ...
 
-    def warm(self) -> int:
+    def warm(self, stop: Callable[[], bool] | None = None) -> int:
         """Read stored payloads into the memory searches read them from, ahead of the searches, as far as
-        that memory goes; how many were read (0 for a store that keeps nothing or holds all in memory)."""
+        that memory goes or until `stop()` (asked between reads) is true; how many were read (0 for a store
+        that keeps nothing or holds all in memory)."""
         ...
 
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:

@@ -46,6 +46,20 @@ def test_a_restarted_service_reads_its_chunks_into_search_memory(tmp_path: Path)
         again.close()
 
 
+def test_closing_the_service_ends_its_warm_up_first(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault, NOTES)
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    services = build_services(settings)
+    services.supervisor.open(start_indexing=False)
+    run_job(services, "index")
+    warming = services.supervisor.warm_search()
+    services.close()  # the store is closed after the warm-up has stopped, never under it
+    assert not warming.is_alive()
+
+
 def test_warming_an_index_not_open_yet_leaves_searches_to_fill_it(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     write_notes(vault, NOTES)

@@ -426,6 +426,7 @@ def test_warming_reads_every_payload_once_within_its_memory(backend: Backend) ->
     roomy = backend.store()
     roomy.create(IDENTITY)
     roomy.upsert([make_point(f"n{i}.md") for i in range(30)])
+    assert roomy.warm(stop=lambda: True) == 0  # asked to stop before the first read
     assert roomy.warm() == 30
     assert roomy.warm() == 0  # kept already
     tight = backend.keep(QdrantChunkStore(backend.engine(on="tight"), cache_mb=1))

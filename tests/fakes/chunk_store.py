@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,7 +150,7 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             stored = self.shelf.points
             return {i: copy.deepcopy(stored[str(i)].payload) for i in ids if str(i) in stored}
 
-    def warm(self) -> int:
+    def warm(self, stop: Callable[[], bool] | None = None) -> int:
         return 0  # everything is in memory already
 
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:

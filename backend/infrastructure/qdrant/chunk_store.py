@@ -9,7 +9,7 @@ shards or qdrant-client) does it. A chunk filter (`PointFilter`) is reduced to e
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,11 +242,12 @@ class QdrantChunkStore(CollectionStore):
             kept.keep(epoch, fresh)
         return found
 
-    def warm(self) -> int:
-        """Read stored payloads into memory ahead of searches, until the cache's budget is spent; how many.
-        A page read while a writer wrote is not kept (searches read it as they need it)."""
+    def warm(self, stop: Callable[[], bool] | None = None) -> int:
+        """Read stored payloads into memory ahead of searches, until the cache's budget is spent or `stop`
+        says so (asked between pages); how many. A page read while a writer wrote is not kept (searches
+        read it as they need it)."""
         kept, offset, total = self._kept, None, 0
-        while kept.budget and not kept.full:
+        while kept.budget and not kept.full and not (stop is not None and stop()):
             try:
                 with self._engine.reading("read payloads"):
                     epoch = kept.epoch
