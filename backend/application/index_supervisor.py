@@ -239,7 +239,7 @@ class IndexSupervisor:
 
     def warm_search(self) -> threading.Thread:
         """Read the serving index's chunks into the memory searches read them from, in the background (the
-        Zettelkasten's 25,714 in ~1 s), so the first searches after a start read no more of the store than
+        Zettelkasten's 25,714 in 0.6 s), so the first searches after a start read no more of the store than
         later ones (an index not open yet, or empty, is left to fill as searches read it). `stop` ends it
         between two pages and waits for it."""
 
