@@ -111,8 +111,9 @@ class ChunkStore(Protocol):
         """The dense side's and the keyword side's best `limit` point ids, each with its own side's score,
         best first, in one store call and without payloads: what a fusion done outside the engine ranks
         before it reads the payloads of the few it keeps (`payloads`). An empty `sparse` gives an empty
-        keyword side. The ids are the engine's own objects (`str(id)` is the point's id): converting
-        hundreds of them a query costs more than the rest of the fusion."""
+        keyword side. The ids are text (as `ScoredPoint.id`): a search hashes, compares and keeps every
+        one it ranks, and the engine's own id objects (qdrant-edge's UUIDs, hashed in Python) cost it twice
+        the fusion."""
         ...
 
     def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:

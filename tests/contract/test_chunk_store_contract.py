@@ -344,8 +344,8 @@ def test_rank_sides_gives_each_sides_ids_and_own_scores_as_the_single_side_queri
         [(p.id, p.score) for p in store.query(dense=d, sparse=s, limit=3, prefetch_limit=3)]
         for d, s in ((dense, None), (None, keyword))
     ]
-    assert [str(pid) for pid, _ in dense_side] == [pid for pid, _ in alone[0]]
-    assert [str(pid) for pid, _ in keyword_side] == [pid for pid, _ in alone[1]]
+    assert [pid for pid, _ in dense_side] == [pid for pid, _ in alone[0]]  # the ids as text, as a hit's
+    assert [pid for pid, _ in keyword_side] == [pid for pid, _ in alone[1]]
     assert [s for _, s in dense_side] == pytest.approx([s for _, s in alone[0]], rel=1e-5)
     assert [s for _, s in keyword_side] == pytest.approx([s for _, s in alone[1]], rel=1e-5)
     by_id = store.payloads([pid for pid, _ in dense_side[:2]])  # the third place is a tie at 0

@@ -231,8 +231,8 @@ class EdgeEngine:
         wanted = edge_filter(flt)
         requests = [edge_request(plan, wanted, multivector, with_payload=False) for plan in plans]
         answers = shard.query_batch(qe.QueryBatchRequest(requests))
-        # the shard's own id objects: a search turns only the few it keeps into strings
-        return [[(h.id, h.score) for h in hits] for hits in answers]
+        # as text at once: every id a search ranks is hashed, compared and kept by its text later on
+        return [[(str(h.id), h.score) for h in hits] for hits in answers]
 
     def scroll(self, collection: Collection, page: Page) -> tuple[list[Record], Any]:
         payload = qe.PayloadSelector.Include(page.payload) if isinstance(page.payload, list) else page.payload
