@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
@@ -94,25 +95,28 @@ class WordTerms:
     which word first holds each term (`first_holders`): highlighting a shown chunk again is then a lookup
     per question term."""
 
-    __slots__ = ("_known", "_texts", "analyzer")
+    __slots__ = ("_known", "_order", "_texts", "analyzer")
 
     def __init__(self, analyzer: TextAnalyzer) -> None:
         self.analyzer = analyzer
         self._known: dict[tuple[str, Sequence[str]], frozenset[str]] = {}
         self._texts: dict[tuple[str, Sequence[str]], Holders | None] = {}
+        self._order = threading.Lock()  # searches run in several threads; reordering is not atomic
 
     def first_holders(self, text: str, languages: Sequence[str]) -> Holders | None:
         """Each term of `text` with the first word holding it; None for a text in a script written without
         spaces (what is highlighted there depends on the question's bigrams)."""
         key = (text, languages)
         texts = self._texts
-        if key in texts:
-            holders = texts[key] = texts.pop(key)  # shown again: the last to leave now
-            return holders
+        with self._order:
+            if key in texts:
+                holders = texts[key] = texts.pop(key)  # shown again: the last to leave now
+                return holders
         holders = self._holders(text, languages)
-        if len(texts) >= TEXTS_KEPT:
-            del texts[next(iter(texts))]  # the least recently shown (a dict keeps its order)
-        texts[key] = holders
+        with self._order:
+            if len(texts) >= TEXTS_KEPT and key not in texts:
+                del texts[next(iter(texts))]  # the least recently shown (a dict keeps its order)
+            texts[key] = holders
         return holders
 
     def _holders(self, text: str, languages: Sequence[str]) -> Holders | None:

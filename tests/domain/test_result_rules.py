@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass
 
 import pytest
 
-from backend.domain.result_rules import LineSpan, apply_threshold, dedupe_overlapping, highlights
+from backend.domain.result_rules import (
+    TEXTS_KEPT,
+    LineSpan,
+    WordTerms,
+    apply_threshold,
+    dedupe_overlapping,
+    highlights,
+)
 from backend.domain.text_analysis import TextAnalyzer
 
 
@@ -105,3 +114,36 @@ def test_highlights_without_stemming_match_whole_words_only() -> None:
     assert highlights("deciding", "He decides, deciding now", analyzer=TextAnalyzer(stemming=False)) == [
         "deciding"
     ]
+
+
+def test_highlights_of_searches_in_several_threads_are_those_of_one() -> None:
+    # the service searches in a thread pool: the remembered texts are reordered and trimmed as they are shown
+    analyzer = TextAnalyzer()
+    texts = [
+        f"note {i} about the allotment and the {i % 7} onions sown in spring" for i in range(TEXTS_KEPT + 300)
+    ]
+    alone = WordTerms(analyzer)
+    expected = [alone.first_holders(text, ("en",)) for text in texts]
+    shared = WordTerms(analyzer)
+    failures: list[BaseException] = []
+    found: dict[int, list[object]] = {}
+
+    def show(worker: int) -> None:
+        try:
+            order = list(range(len(texts))) * 2  # every thread shows the same texts: they meet on each
+            found[worker] = [(i, shared.first_holders(texts[i], ("en",))) for i in order]
+        except BaseException as exc:  # collected and asserted below
+            failures.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=show, args=(worker,)) for worker in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert all(holders == expected[i] for shown in found.values() for i, holders in shown)  # type: ignore[misc]
