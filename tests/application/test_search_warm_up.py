@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backend.bootstrap import build_services
-from backend.config import load_settings
+from backend.bootstrap import Services, build_services
+from backend.config import Settings, load_settings
 from backend.entrypoints.cli.commands import run_job
 from tests.vault_files import write_notes
 
@@ -16,16 +16,25 @@ NOTES = {
 }
 
 
-def test_a_restarted_service_reads_its_chunks_into_search_memory(tmp_path: Path) -> None:
+def _journal(tmp_path: Path) -> Settings:
+    """Keyword-only settings for a vault of `NOTES` under `tmp_path`."""
     vault = tmp_path / "vault"
     write_notes(vault, NOTES)
-    settings = load_settings(
-        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
-    )
-    first = build_services(settings)
+    return load_settings(vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False)
+
+
+def _indexed(settings: Settings) -> Services:
+    """The services over the vault, opened and fully indexed (no watcher, no warm-up started)."""
+    services = build_services(settings)
+    services.supervisor.open(start_indexing=False)
+    run_job(services, "index")
+    return services
+
+
+def test_a_restarted_service_reads_its_chunks_into_search_memory(tmp_path: Path) -> None:
+    settings = _journal(tmp_path)
+    first = _indexed(settings)
     try:
-        first.supervisor.open(start_indexing=False)
-        run_job(first, "index")
         before = [(h.id, h.score, h.payload) for h in first.search.search("allotment", top_k=30).hits]
     finally:
         first.close()
@@ -47,25 +56,15 @@ def test_a_restarted_service_reads_its_chunks_into_search_memory(tmp_path: Path)
 
 
 def test_closing_the_service_ends_its_warm_up_first(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    write_notes(vault, NOTES)
-    settings = load_settings(
-        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
-    )
-    services = build_services(settings)
-    services.supervisor.open(start_indexing=False)
-    run_job(services, "index")
+    settings = _journal(tmp_path)
+    services = _indexed(settings)
     warming = services.supervisor.warm_search()
     services.close()  # the store is closed after the warm-up has stopped, never under it
     assert not warming.is_alive()
 
 
 def test_warming_an_index_not_open_yet_leaves_searches_to_fill_it(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    write_notes(vault, NOTES)
-    settings = load_settings(
-        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
-    )
+    settings = _journal(tmp_path)
     services = build_services(settings)
     try:
         services.supervisor.warm_search().join(timeout=60)  # nothing open: nothing read, nothing raised

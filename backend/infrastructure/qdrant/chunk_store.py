@@ -9,9 +9,9 @@ shards or qdrant-client) does it. A chunk filter (`PointFilter`) is reduced to e
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from backend.domain.errors import IndexNotReadyError
 from backend.domain.models import (
@@ -56,6 +56,7 @@ _VECTOR_PAGE = 256
 # 13,410-note Zettelkasten takes 72 MB as Python objects
 PAYLOAD_CACHE_MB = 96
 WARM_PAGE = 1024  # payloads read at a time while warming (each page under its own read lock)
+V = TypeVar("V")  # what the cache keeps of a point: its payload, or its keyword terms
 
 
 def chunk_collection(name: str = CHUNKS_COLLECTION) -> Collection:
@@ -219,28 +220,34 @@ class QdrantChunkStore(CollectionStore):
     def payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
         if not ids:
             return {}
-        with self._engine.reading("read payloads"):
-            return self._read_payloads(ids)
-
-    def _read_payloads(self, ids: Sequence[Hashable]) -> dict[Hashable, dict[str, Any]]:
-        """The payloads of `ids` (inside `reading`), keyed as given."""
-        if not self._kept.budget:
-            return self._engine.retrieve(self._col, ids)
         named = {str(point_id): point_id for point_id in ids}
-        return {named[name]: payload for name, payload in self._kept_payloads(named).items()}
+        with self._engine.reading("read payloads"):
+            return {named[name]: payload for name, payload in self._kept_payloads(named).items()}
 
     def _kept_payloads(self, named: dict[str, Hashable]) -> dict[str, dict[str, Any]]:
         """The payloads of the points `named` maps (id as text -> the engine's id), by id as text: the kept
         ones, the rest read from the store and kept (inside `reading`)."""
-        kept = self._kept
-        epoch = kept.epoch
-        found, missing = kept.found(named)
-        if missing:
-            read = self._engine.retrieve(self._col, [named[name] for name in missing])
-            fresh = {str(point_id): payload for point_id, payload in read.items()}
-            found.update((name, dict(payload)) for name, payload in fresh.items())
-            kept.keep(epoch, fresh)
+        found, fresh = self._kept_or_read(named, self._kept.found, self._engine.retrieve, self._kept.keep)
+        found.update((name, dict(payload)) for name, payload in fresh.items())  # the kept dicts stay ours
         return found
+
+    def _kept_or_read(
+        self,
+        named: dict[str, Hashable],
+        kept_of: Callable[[Iterable[str]], tuple[dict[str, V], list[str]]],
+        read: Callable[[Collection, Sequence[Hashable]], Mapping[Hashable, V]],
+        keep: Callable[[int, dict[str, V]], object],
+    ) -> tuple[dict[str, V], dict[str, V]]:
+        """What the cache keeps of the points `named` maps, and what was `read` from the store for the rest
+        (kept unless a write came between: `PayloadCache.epoch`), both by id as text (inside `reading`)."""
+        epoch = self._kept.epoch
+        found, missing = kept_of(named)
+        fresh: dict[str, V] = {}
+        if missing:
+            read_now = read(self._col, [named[name] for name in missing])
+            fresh = {str(point_id): value for point_id, value in read_now.items()}
+            keep(epoch, fresh)
+        return found, fresh
 
     def warm(self, stop: Callable[[], bool] | None = None) -> int:
         """Read stored payloads into memory ahead of searches, until the cache's budget is spent or `stop`
@@ -263,19 +270,11 @@ class QdrantChunkStore(CollectionStore):
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         if not ids:
             return {}
+        named = {str(point_id): point_id for point_id in ids}
         kept = self._kept
         with self._engine.reading("read keyword terms"):
-            if not kept.budget:
-                return self._engine.retrieve_terms(self._col, ids)
-            epoch = kept.epoch
-            named = {str(point_id): point_id for point_id in ids}
-            found, missing = kept.terms(named)
-            if missing:
-                read = self._engine.retrieve_terms(self._col, [named[name] for name in missing])
-                fresh = {str(point_id): terms for point_id, terms in read.items()}
-                kept.keep_terms(epoch, fresh)
-                found.update(fresh)
-        return {named[name]: terms for name, terms in found.items()}
+            found, fresh = self._kept_or_read(named, kept.terms, self._engine.retrieve_terms, kept.keep_terms)
+        return {named[name]: terms for name, terms in (found | fresh).items()}
 
     def count(self, point_filter: PointFilter | None = None) -> int:
         wanted = chunk_filter(normalise_filter(point_filter))

@@ -40,7 +40,6 @@ class PayloadCache:
         self.budget = budget
         self.used = 0
         self._entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._sizes: dict[str, int] = {}
         self._terms: dict[str, frozenset[int]] = {}
         self._by_note: dict[str, set[str]] = {}
         self._lock = threading.Lock()
@@ -92,7 +91,6 @@ class PayloadCache:
                     continue
                 self._drop(point_id)
                 self._entries[point_id] = payload
-                self._sizes[point_id] = size
                 self.used += size
                 self._by_note.setdefault(str(payload.get(NOTE_PATH, "")), set()).add(point_id)
                 kept += 1
@@ -128,7 +126,8 @@ class PayloadCache:
                     self._terms[point_id] = found
 
     def forget(self, ids: Iterable[str]) -> None:
-        """Drop the entries of points about to be written or deleted (call after the write too)."""
+        """Drop the entries of points just written or deleted (after the write: a read begun before it is
+        then refused by `keep`)."""
         with self._lock:
             self._epoch += 1
             for point_id in ids:
@@ -145,7 +144,6 @@ class PayloadCache:
         with self._lock:
             self._epoch += 1
             self._entries.clear()
-            self._sizes.clear()
             self.used = 0
             self._by_note.clear()
             self._terms.clear()
@@ -154,7 +152,7 @@ class PayloadCache:
         payload = self._entries.pop(point_id, None)
         if payload is None:
             return
-        self.used -= self._sizes.pop(point_id)
+        self.used -= payload_bytes(payload)  # what it was counted at: a kept payload never changes
         self._terms.pop(point_id, None)
         note = str(payload.get(NOTE_PATH, ""))
         ids = self._by_note.get(note)
