@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
@@ -35,6 +36,7 @@ from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, IndexCatalog
 from backend.application.search import SearchOptions, SearchService
 from backend.application.search_explainer import SearchExplainer
+from backend.application.search_warm_up import ShowingWarmUp
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.fusion import AdaptiveWeights
@@ -76,6 +78,12 @@ class Services:
     def explainer(self) -> SearchExplainer:
         """Why a search's hits rank as they do (asked with `explain`; nothing to keep between searches)."""
         return SearchExplainer(search=self.search, index=self.index)
+
+    def warm_search(self) -> threading.Thread:
+        """Read the stored chunks into search memory in the background, and compute what showing each costs
+        (backend/application/search_warm_up.py): the first searches after a start as fast as later ones."""
+        languages = self.search.analyzer.query_languages_for("")  # a question in the vault's own languages
+        return self.supervisor.warm_search(ShowingWarmUp(self.policy, self.search.word_terms, languages))
 
     def start_watcher(self) -> None:
         """Follow the vault: changes are applied within DEBOUNCE_SECONDS of the last save."""

@@ -264,6 +264,7 @@ INDEX_STATUS: dict[str, Any] = {
         "error": None,
         "detail": None,
     },
+    "search_warming": False,
     "failed_files": [],
 }
 

@@ -140,6 +140,11 @@ class IndexStatus(BaseModel):
         description="False when the store could not be reached; searches answer INDEX_UNAVAILABLE meanwhile."
     )
     job: JobInfo | None = None
+    search_warming: bool = Field(
+        False,
+        description="True for the first seconds after a start, while the stored chunks are read into the "
+        "search memory and what showing each costs is computed (searches answer meanwhile, slower).",
+    )
     loop_lag: LoopLagOut | None = Field(
         None,
         description="HTTP only: how late the service's event loop woke a task asking to sleep 50 ms, over "

@@ -21,6 +21,7 @@ from backend.application.index_handle import IndexHandle
 from backend.application.indexing import Indexer
 from backend.application.jobs import JobRunner, JobSnapshot
 from backend.application.ports import Embedder, IndexCatalog
+from backend.application.search_warm_up import ShowingWarmUp
 from backend.application.vault_claim import claim_index
 from backend.domain.errors import KnowledgeBridgeError, ReindexInProgressError
 
@@ -237,21 +238,35 @@ class IndexSupervisor:
 
         threading.Thread(target=warm, name="embedder-warm-up", daemon=True).start()
 
-    def warm_search(self) -> threading.Thread:
+    @property
+    def search_warming(self) -> bool:
+        """True while `warm_search` reads the chunks in."""
+        return self._warm_thread is not None and self._warm_thread.is_alive()
+
+    def warm_search(self, showing: ShowingWarmUp | None = None) -> threading.Thread:
         """Read the serving index's chunks into the memory searches read them from, in the background (the
         Zettelkasten's 25,714 in 0.6 s), so the first searches after a start read no more of the store than
-        later ones (an index not open yet, or empty, is left to fill as searches read it). `stop` ends it
-        between two pages and waits for it."""
+        later ones (an index not open yet, or empty, is left to fill as searches read it); `showing`: what
+        showing each costs, computed as they are read (backend/application/search_warm_up.py). `stop` ends
+        it between two pages and waits for it."""
+        stopping = self._warm_stop.is_set
+        each_page = None if showing is None else lambda page: showing(page, stopping)
 
         def warm() -> None:
             started = time.monotonic()
             try:
                 with self.index.serving() as live:
-                    kept = live.store.warm(self._warm_stop.is_set)
+                    kept = live.store.warm(stopping, each_page)
             except KnowledgeBridgeError as exc:  # searches read the store as they need it
                 log.info("search memory not read in at start: %s", exc.detail)
                 return
-            log.info("read %d chunks into search memory in %.1f s", kept, time.monotonic() - started)
+            prepared = showing.chunks if showing is not None else 0
+            log.info(
+                "read %d chunks into search memory, %d prepared for showing, in %.1f s",
+                kept,
+                prepared,
+                time.monotonic() - started,
+            )
 
         self._warm_stop.clear()
         self._warm_thread = thread = threading.Thread(target=warm, name="search-warm-up", daemon=True)

@@ -121,10 +121,15 @@ class ChunkStore(Protocol):
         the ids given; an id no longer stored is left out."""
         ...
 
-    def warm(self, stop: Callable[[], bool] | None = None) -> int:
+    def warm(
+        self,
+        stop: Callable[[], bool] | None = None,
+        each_page: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> int:
         """Read stored payloads into the memory searches read them from, ahead of the searches, as far as
         that memory goes or until `stop()` (asked between reads) is true; how many were read (0 for a store
-        that keeps nothing or holds all in memory)."""
+        that keeps nothing or holds all in memory). `each_page`: given every page of payloads read (copies,
+        outside any lock of the store), for what a search computes from them to be ready too."""
         ...
 
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:

@@ -131,7 +131,7 @@ def suggest_memory(
     for rank, hit in enumerate(hits[:among]):
         if hit.confidence < floor:
             continue
-        facts = _facts(hit.text)
+        facts = text_facts(hit.text)
         if not facts:
             continue
         titled = _stems(tokenize(hit.note_title))
@@ -173,7 +173,7 @@ class _Fact:
 
 
 @functools.lru_cache(maxsize=2048)
-def _facts(text: str) -> tuple[_Fact, ...]:
+def text_facts(text: str) -> tuple[_Fact, ...]:
     """The facts a hit's text states, kept for the texts shown lately: the confident hits of a vault's
     questions come back, and finding them (a pass of the kind rules over every line) is the costly part."""
     if not _ANY_KIND.search(text):

@@ -103,6 +103,11 @@ class WordTerms:
         self._texts: dict[tuple[str, Sequence[str]], Holders | None] = {}
         self._order = threading.Lock()  # searches run in several threads; reordering is not atomic
 
+    @property
+    def room(self) -> bool:
+        """Whether `first_holders` remembers one more text without forgetting one."""
+        return len(self._texts) < TEXTS_KEPT
+
     def first_holders(self, text: str, languages: Sequence[str]) -> Holders | None:
         """Each term of `text` with the first word holding it; None for a text in a script written without
         spaces (what is highlighted there depends on the question's bigrams)."""
@@ -245,7 +250,7 @@ def is_hub(text: str) -> bool:
     return len(linking) > HUB_LINE_SHARE * len(lines)
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)  # ~100 bytes each beside the text (mostly the one empty frozenset)
 def hub_targets(text: str) -> frozenset[str]:
     """The names a map-of-content chunk (`is_hub`) links to; empty for any other chunk. Kept for the texts
     ranked lately: the candidates of a vault's searches come back, and a chunk of the Zettelkasten, linking on

@@ -46,7 +46,7 @@ def open_services(settings: Settings, *, settle: Callable[[], None] | None = Non
         services.close()
         raise
     services.supervisor.warm_embedder()
-    services.supervisor.warm_search()
+    services.warm_search()
     return services
 
 

@@ -1,10 +1,17 @@
 """A service started on a built index reads its chunks into search memory in the background (index_supervisor
-`warm_search`), and what it reads is what the store holds: searches answer as from the store."""
+`warm_search`), and what it reads is what the store holds: searches answer as from the store. It computes what
+showing each chunk costs as it reads them (application/search_warm_up.py): a first search then shows its hits
+from that, exactly as a service that computed nothing ahead shows them."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+from backend.api.answers import search_answer
+from backend.api.schemas import SearchRequest
+from backend.api.status_answer import status_answer
+from backend.application import presenting
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.entrypoints.cli.commands import run_job
@@ -73,5 +80,72 @@ def test_warming_an_index_not_open_yet_leaves_searches_to_fill_it(tmp_path: Path
         assert [h.payload["note_path"] for h in services.search.search("day 7", top_k=1).hits] == [
             "Journal/2026-01-07.md"
         ]
+    finally:
+        services.close()
+
+
+SHOWN = {
+    "Money/Sree.md": "# Sree\n\nI owe Sree 40 euros for the tickets.\n\npassword: allotment-gate-7731\n",
+    "Health/Therapy.md": "# Therapy\n\nThe therapist said the allotment helps with my anxiety.\n",
+    "Projects/Allotment.md": "# Allotment\n\nDecided on 2026-01-05 to plant beans at the allotment.\n",
+}
+
+
+def _shown(services: Services) -> list[dict]:
+    answer, _ = search_answer(services, SearchRequest(query="allotment owe therapist", top_k=10))
+    return [r.model_dump() for r in answer.results]
+
+
+def test_a_restarted_service_shows_its_first_hits_from_what_it_computed_at_start(tmp_path: Path) -> None:
+    settings = _journal(tmp_path)
+    write_notes(settings.vault_path, SHOWN)
+    first = _indexed(settings)
+    try:
+        presenting._cleaned.cache_clear()  # noqa: SLF001  # a service that computed nothing ahead
+        expected = _shown(first)
+        assert any("[REDACTED" in r["content"] for r in expected)  # the secret rules ran
+        assert {"finance", "health"} <= {c for r in expected for c in r["sensitive_categories"]}
+        assert all(r["highlights"] for r in expected)
+    finally:
+        first.close()
+
+    presenting._cleaned.cache_clear()  # noqa: SLF001
+    again = build_services(settings)
+    try:
+        again.supervisor.open(start_indexing=False)
+        again.warm_search().join(timeout=60)
+        computed = presenting._cleaned.cache_info().misses  # noqa: SLF001
+        assert computed == len(NOTES) + len(SHOWN)  # every stored chunk, once
+        assert _shown(again) == expected
+        assert presenting._cleaned.cache_info().misses == computed  # no hit computed again
+    finally:
+        again.close()
+
+
+class _HeldPage:
+    """A page reader that waits until let go: the warm-up is caught while it runs."""
+
+    def __init__(self) -> None:
+        self.reading, self.go_on = threading.Event(), threading.Event()
+        self.chunks = 0
+
+    def __call__(self, payloads: list[dict], stop: object = None) -> None:
+        self.reading.set()
+        self.go_on.wait(timeout=60)
+        self.chunks += len(payloads)
+
+
+def test_the_status_says_while_the_warm_up_runs(tmp_path: Path) -> None:
+    services = _indexed(_journal(tmp_path))
+    try:
+        assert status_answer(services).search_warming is False
+        held = _HeldPage()
+        warming = services.supervisor.warm_search(held)  # type: ignore[arg-type]
+        assert held.reading.wait(timeout=60)
+        assert status_answer(services).search_warming is True
+        held.go_on.set()
+        warming.join(timeout=60)
+        assert status_answer(services).search_warming is False
+        assert held.chunks == len(NOTES)
     finally:
         services.close()

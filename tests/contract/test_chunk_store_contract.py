@@ -436,6 +436,20 @@ def test_warming_reads_every_payload_once_within_its_memory(backend: Backend) ->
     assert len(_searched(tight, set())) == 30
 
 
+def test_warming_hands_every_stored_payload_to_its_page_reader_as_a_copy(store: ChunkStore) -> None:
+    # what a search computes from a chunk whatever the question is computed from these at start
+    store.upsert([make_point(f"n{i}.md", text=f"n{i} text") for i in range(30)])
+    pages: list[list[dict]] = []
+    store.warm(stop=lambda: True, each_page=pages.append)
+    assert pages == []  # asked to stop before the first read
+    store.warm(each_page=pages.append)
+    seen = [payload for page in pages for payload in page]
+    assert sorted(p["content"] for p in seen) == sorted(f"n{i} text" for i in range(30))
+    for payload in seen:
+        payload["content"] = "changed by the reader"
+    assert set(_searched(store, set()).values()) == {f"n{i} text" for i in range(30)}
+
+
 def test_warming_beside_a_writer_leaves_no_old_text(store: ChunkStore) -> None:
     store.upsert([make_point(f"n{i}.md", text="before") for i in range(200)])
 

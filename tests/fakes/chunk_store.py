@@ -150,8 +150,16 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             stored = self.shelf.points
             return {i: copy.deepcopy(stored[str(i)].payload) for i in ids if str(i) in stored}
 
-    def warm(self, stop: Callable[[], bool] | None = None) -> int:
-        return 0  # everything is in memory already
+    def warm(
+        self,
+        stop: Callable[[], bool] | None = None,
+        each_page: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> int:
+        if each_page is not None and not (stop is not None and stop()):
+            with self._lock:
+                page = [copy.deepcopy(point.payload) for point in self.shelf.points.values()]
+            each_page(page)
+        return 0  # everything is in memory already: nothing read in
 
     def keyword_terms(self, ids: Sequence[Hashable]) -> dict[Hashable, frozenset[int]]:
         with self._lock:

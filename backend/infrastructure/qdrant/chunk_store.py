@@ -249,10 +249,14 @@ class QdrantChunkStore(CollectionStore):
             keep(epoch, fresh)
         return found, fresh
 
-    def warm(self, stop: Callable[[], bool] | None = None) -> int:
+    def warm(
+        self,
+        stop: Callable[[], bool] | None = None,
+        each_page: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> int:
         """Read stored payloads into memory ahead of searches, until the cache's budget is spent or `stop`
         says so (asked between pages); how many. A page read while a writer wrote is not kept (searches
-        read it as they need it)."""
+        read it as they need it). `each_page` sees every page, after the read lock is let go."""
         kept, offset, total = self._kept, None, 0
         while kept.budget and not kept.full and not (stop is not None and stop()):
             try:
@@ -263,6 +267,8 @@ class QdrantChunkStore(CollectionStore):
                     total += kept.keep(epoch, read, only_into_room=True)
             except IndexNotReadyError:
                 break
+            if each_page is not None:
+                each_page([dict(payload) for payload in read.values()])  # the kept dicts stay ours
             if offset is None:
                 break
         return total
