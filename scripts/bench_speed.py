@@ -3,11 +3,13 @@ change, in one run (`make bench-speed BEFORE=/path/to/checkout`, a part of `make
 
 For LoCoMo dev (272 notes) and the Zettelkasten (13,410 notes): each checkout serves its own copy of the index
 (`<checkout>/data/bench-locomo`, `<checkout>/data/bench-zk`; built by the service the first time, about 10
-minutes for the Zettelkasten fully dense) on a loopback port; one client asks every question of both in
-turn (which goes first alternating), `POST /search` top_k 10, keyword then hybrid. Each answer's Server-Timing
-header says its stages (backend/application/stage_clock.py): the per-stage table is this checkout's; the rest
-of the client's time ("HTTP and framework") is what FastAPI, the middleware, the thread hop, JSON and
-loopback cost.
+minutes for the Zettelkasten fully dense) on a loopback port, measured once the index is whole and the
+start-up warm-up has ended; one client asks every question of both in turn (which goes first alternating),
+`POST /search` top_k 10, keyword then hybrid: httpx every other question, the standard library's http.client
+the rest (the client's own share of the figures differs by ~0.5 ms). Each answer's Server-Timing header says
+its stages (backend/application/stage_clock.py): the per-stage table is this checkout's; the rest of the
+client's time ("HTTP and framework", by client) is what the client, FastAPI, the middleware, the thread hop,
+JSON and loopback cost.
 
     python -m scripts.bench_speed --before /work/before-37 -n 300
 """
@@ -15,6 +17,8 @@ loopback cost.
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
 import random
 import shutil
@@ -23,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -37,17 +42,23 @@ WARM_UP = 20  # questions asked of every service before timing: caches, lazy imp
 MODES = ("keyword", "hybrid")
 IN_SERVICE = "search in the service"
 OVER_HTTP = "HTTP and framework"
+# The clients asking, a question each in turn: httpx (the figures of every earlier run) and the standard
+# library's http.client, which spends ~0.5 ms less of each answer in Python on the client's side.
+CLIENT_KINDS = ("httpx", "http.client")
 
 
 @dataclass
 class Timings:
-    """One service's answers to one mode's questions: the client's milliseconds, and each stage's."""
+    """One service's answers to one mode's questions: the client's milliseconds (all, and by kind of
+    client), and each stage's."""
 
     client: list[float] = field(default_factory=list)
+    by_client: dict[str, list[float]] = field(default_factory=dict)
     stages: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, client_ms: float, server_timing: str) -> None:
+    def add(self, client_ms: float, server_timing: str, kind: str = CLIENT_KINDS[0]) -> None:
         self.client.append(client_ms)
+        self.by_client.setdefault(kind, []).append(client_ms)
         spans = _spans(server_timing)
         found = {stage: spans.get(stage, 0.0) for stage in STAGES if stage in spans}
         if found:  # a checkout that times its stages: a stage it skipped this time counts 0
@@ -55,7 +66,7 @@ class Timings:
                 self.stages.setdefault(stage, []).append(found.get(stage, 0.0))
             searched = spans.get("total", 0.0) + found.get(SERIALISATION, 0.0)
             self.stages.setdefault(IN_SERVICE, []).append(searched)
-            self.stages.setdefault(OVER_HTTP, []).append(client_ms - searched)
+            self.stages.setdefault(f"{OVER_HTTP} ({kind})", []).append(client_ms - searched)
 
 
 def _spans(header: str) -> dict[str, float]:
@@ -96,7 +107,7 @@ def fully_indexed(service: ServiceProcess) -> dict:
     deadline = time.monotonic() + 7200
     while True:
         status = service.wait_idle(timeout=7200)
-        if not status.get("dense_pending"):
+        if not status.get("dense_pending") and not status.get("search_warming"):
             return status
         if time.monotonic() > deadline:
             raise TimeoutError(f"{service.url}: still {status['dense_pending']} chunks to embed")
@@ -104,31 +115,58 @@ def fully_indexed(service: ServiceProcess) -> dict:
 
 
 def ask_in_turn(urls: dict[str, str], questions: list[str]) -> dict[str, dict[str, Timings]]:
-    """{mode: {label: Timings}}: each question asked of every service, the first one alternating."""
-    clients = {label: httpx.Client(base_url=url, timeout=60) for label, url in urls.items()}
+    """{mode: {label: Timings}}: each question asked of every service, the first one alternating, by one
+    kind of client (`CLIENT_KINDS`, in turn: each kind asks every other question)."""
+    clients = {label: {kind: Asker(kind, url) for kind in CLIENT_KINDS} for label, url in urls.items()}
     labels = list(clients)
     found: dict[str, dict[str, Timings]] = {}
     try:
         for mode in MODES:
             for query in questions[:WARM_UP]:
                 for label in labels:
-                    _ask(clients[label], query, mode)
+                    for asker in clients[label].values():
+                        asker.ask(query, mode)
             found[mode] = {label: Timings() for label in labels}
             for i, query in enumerate(questions):
+                kind = CLIENT_KINDS[i % len(CLIENT_KINDS)]
                 for label in labels[i % len(labels) :] + labels[: i % len(labels)]:
-                    found[mode][label].add(*_ask(clients[label], query, mode))
+                    found[mode][label].add(*clients[label][kind].ask(query, mode), kind)
     finally:
-        for client in clients.values():
-            client.close()
+        for askers in clients.values():
+            for asker in askers.values():
+                asker.close()
     return found
 
 
-def _ask(client: httpx.Client, query: str, mode: str) -> tuple[float, str]:
-    started = time.perf_counter()
-    response = client.post("/search", json={"query": query, "mode": mode, "top_k": 10})
-    elapsed = (time.perf_counter() - started) * 1000
-    response.raise_for_status()
-    return elapsed, response.headers.get("server-timing", "")
+class Asker:
+    """One kept-alive connection to a service, through httpx or the standard library's http.client."""
+
+    def __init__(self, kind: str, url: str) -> None:
+        self._httpx = httpx.Client(base_url=url, timeout=60) if kind == "httpx" else None
+        address = urlsplit(url)
+        self._plain = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=60)
+
+    def ask(self, query: str, mode: str) -> tuple[float, str]:
+        """The client's milliseconds for one `POST /search` (its answer read whole), and its Server-Timing."""
+        asked = {"query": query, "mode": mode, "top_k": 10}
+        started = time.perf_counter()
+        if self._httpx is not None:
+            response = self._httpx.post("/search", json=asked)
+            elapsed = (time.perf_counter() - started) * 1000
+            response.raise_for_status()
+            return elapsed, response.headers.get("server-timing", "")
+        self._plain.request("POST", "/search", json.dumps(asked), {"Content-Type": "application/json"})
+        answer = self._plain.getresponse()
+        answer.read()
+        elapsed = (time.perf_counter() - started) * 1000
+        if answer.status != 200:
+            raise RuntimeError(f"POST /search answered {answer.status}")
+        return elapsed, answer.getheader("server-timing") or ""
+
+    def close(self) -> None:
+        if self._httpx is not None:
+            self._httpx.close()
+        self._plain.close()
 
 
 def _load() -> str:
@@ -156,7 +194,7 @@ def stage_table(results: dict[str, dict[str, dict[str, Timings]]], label: str) -
     names = list(results)
     head = "| stage | " + " | ".join(f"{name} {mode}" for name in names for mode in MODES) + " |"
     lines = [head, "|---|" + "---|" * (len(names) * len(MODES))]
-    for stage in (*STAGES, IN_SERVICE, OVER_HTTP):
+    for stage in (*STAGES, IN_SERVICE, *(f"{OVER_HTTP} ({kind})" for kind in CLIENT_KINDS)):
         cells = []
         for name in names:
             for mode in MODES:
@@ -171,19 +209,23 @@ def stage_table(results: dict[str, dict[str, dict[str, Timings]]], label: str) -
 
 def http_table(results: dict[str, dict[str, dict[str, Timings]]], loads: dict[str, str]) -> list[str]:
     labels = list(next(iter(next(iter(results.values())).values())))
-    columns = " | ".join(f"{label} p50 / p95 ms" for label in labels)
-    ratio = " | after / before p50, p95" if "before" in labels else ""
-    lines = [f"| vault | mode | {columns}{ratio} |", "|---|---|" + "---|" * (len(labels) + bool(ratio))]
+    paired = "before" in labels
+    head, rule = "| vault | mode |", "|---|---|"
+    for kind in CLIENT_KINDS:
+        head += "".join(f" {label}, {kind}: p50 / p95 ms |" for label in labels)
+        head += " after / before p50, p95 |" if paired else ""
+        rule += "---|" * (len(labels) + paired)
+    lines = [head, rule]
     for name, modes in results.items():
         for mode, by_label in modes.items():
-            cells = [
-                f"{percentile(t.client, 0.5):.1f} / {percentile(t.client, 0.95):.1f}"
-                for t in by_label.values()
-            ]
-            if ratio:
-                b, a = by_label["before"].client, by_label["after"].client
-                p50, p95 = (percentile(a, q) / percentile(b, q) for q in (0.5, 0.95))
-                cells.append(f"x{p50:.2f}, x{p95:.2f}")
+            cells = []
+            for kind in CLIENT_KINDS:
+                times = {label: t.by_client.get(kind, []) for label, t in by_label.items()}
+                cells += [f"{percentile(ms, 0.5):.1f} / {percentile(ms, 0.95):.1f}" for ms in times.values()]
+                if paired:
+                    b, a = times["before"], times["after"]
+                    p50, p95 = (percentile(a, q) / percentile(b, q) for q in (0.5, 0.95))
+                    cells.append(f"x{p50:.2f}, x{p95:.2f}")
             lines.append(f"| {name} | {mode} | " + " | ".join(cells) + " |")
     lines += ["", *(f"- {name}: {load}" for name, load in loads.items())]
     return lines
@@ -309,11 +351,13 @@ def bench_speed(before: Path | None, count: int, corpora: Path = CORPORA, second
     lines += [
         f"`scripts/bench_speed.py`: this checkout{against}; {count} questions per vault and mode asked over "
         "HTTP by one client, every question of each checkout in turn (`POST /search`, top_k 10, related "
-        "notes included). LoCoMo dev: its dev questions; Zettelkasten: half three words drawn from its "
-        "notes, half LoCoMo's questions. Milliseconds.",
+        "notes included), once the index is whole and the start-up warm-up has ended; httpx asks every other "
+        "question, the standard library's http.client the rest (both keep the connection). LoCoMo dev: its "
+        "dev questions; Zettelkasten: half three words drawn from its notes, half LoCoMo's questions. "
+        "Milliseconds.",
         "",
         "Per stage, p50 / p95 (this checkout, from each answer's Server-Timing header; a stage a search "
-        "skipped counts 0; \"HTTP and framework\" is the client's time less the service's own):",
+        "skipped counts 0; \"HTTP and framework\" is the client's time less the service's own, by client):",
         "",
         *stage_table(results, "after"),
         "",
