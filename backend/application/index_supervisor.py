@@ -260,6 +260,7 @@ class IndexSupervisor:
             except KnowledgeBridgeError as exc:  # searches read the store as they need it
                 log.info("search memory not read in at start: %s", exc.detail)
                 return
+            self._settle()  # what it read in stays: out of later collections, as the index's own state
             prepared = showing.chunks if showing is not None else 0
             log.info(
                 "read %d chunks into search memory, %d prepared for showing, in %.1f s",
