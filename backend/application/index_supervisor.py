@@ -244,11 +244,11 @@ class IndexSupervisor:
         return self._warm_thread is not None and self._warm_thread.is_alive()
 
     def warm_search(self, showing: ShowingWarmUp | None = None) -> threading.Thread:
-        """Read the serving index's chunks into the memory searches read them from, in the background (the
-        Zettelkasten's 25,714 in 0.6 s), so the first searches after a start read no more of the store than
-        later ones (an index not open yet, or empty, is left to fill as searches read it); `showing`: what
-        showing each costs, computed as they are read (backend/application/search_warm_up.py). `stop` ends
-        it between two pages and waits for it."""
+        """Read the serving index's chunks and every note's link ends into the memory searches read them
+        from, in the background (the Zettelkasten's 25,714 chunks in 0.6 s), so the first searches after a
+        start read no more of the store than later ones (an index not open yet, or empty, is left to fill as
+        searches read it); `showing`: what showing each chunk costs, computed as they are read
+        (backend/application/search_warm_up.py). `stop` ends it between two pages and waits for it."""
         stopping = self._warm_stop.is_set
         each_page = None if showing is None else lambda page: showing(page, stopping)
 
@@ -257,15 +257,17 @@ class IndexSupervisor:
             try:
                 with self.index.serving() as live:
                     kept = live.store.warm(stopping, each_page)
+                    notes = 0 if stopping() else live.graph_store.warm()
             except KnowledgeBridgeError as exc:  # searches read the store as they need it
                 log.info("search memory not read in at start: %s", exc.detail)
                 return
             self._settle()  # what it read in stays: out of later collections, as the index's own state
             prepared = showing.chunks if showing is not None else 0
             log.info(
-                "read %d chunks into search memory, %d prepared for showing, in %.1f s",
+                "read %d chunks (%d prepared for showing) and %d notes' links into search memory in %.1f s",
                 kept,
                 prepared,
+                notes,
                 time.monotonic() - started,
             )
 

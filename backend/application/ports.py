@@ -233,6 +233,12 @@ class GraphStore(Protocol):
         in `paths`, one entry per link, in no set order, in ONE store call (related notes)."""
         ...
 
+    def warm(self) -> int:
+        """Read every note's link ends into the memory `note_links_touching` reads them from, ahead of the
+        searches, as far as that memory goes; how many notes' (0 for a store that keeps nothing or holds
+        all in memory)."""
+        ...
+
     def unresolved_links(self) -> list[LinkRecord]:
         """Every link to a note not created yet (or a missing attachment), by source note and position."""
         ...

@@ -478,6 +478,26 @@ def test_note_links_touching_is_one_store_call(backend: GraphBackend, how_many: 
     assert len(touching) == {1: 4, 50: 108}[how_many]  # n000: 2 out, 2 in; n000-n049: 100 out, 8 in
 
 
+def test_after_warming_related_notes_read_no_store_and_follow_writes(backend: GraphBackend) -> None:
+    store, calls = backend.spied()
+    paths = [f"n{i:03}.md" for i in range(60)]
+    for i, path in enumerate(paths):
+        store.put_note(note(path), wikilinks(path, f"n{(i + 1) % 60:03}", "not yet written"))
+    put(store, "alone.md")  # no link at all: kept too, as none
+    expected = {path: sorted(store.note_links_touching([path])) for path in [*paths, "alone.md"]}
+    store.put_note(note("n000.md"), wikilinks("n000.md", "n001"))  # a write: what was kept goes
+    store.put_note(note("n000.md"), wikilinks("n000.md", "n001", "not yet written"))
+    calls.clear()
+
+    assert store.warm() == 61
+    calls.clear()
+    for path, ends in expected.items():
+        assert sorted(store.note_links_touching([path])) == ends
+    assert calls == []  # every note's link ends from memory
+    put(store, "n005.md", "alone")  # a write after the warm-up: read again, as written
+    assert sorted(store.note_links_touching(["alone.md"])) == [("n005.md", "alone.md")]
+
+
 def test_get_notes_is_one_store_call(backend: GraphBackend) -> None:
     store, calls = backend.spied()
     paths = [f"n{i:03}.md" for i in range(30)]

@@ -12,6 +12,7 @@ FAKE = (InMemoryGraphStore, GraphShelf)
 ENGINE_ONLY = {
     "test_note_links_touching_is_one_store_call",
     "test_get_notes_is_one_store_call",
+    "test_after_warming_related_notes_read_no_store_and_follow_writes",
     "test_edge_graph_held_by_another_owner_is_unavailable",
     "test_edge_graph_lays_out_one_shard_per_collection",
     "test_client_graph_without_a_server_is_unavailable",

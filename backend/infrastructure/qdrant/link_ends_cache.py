@@ -43,18 +43,20 @@ class LinkEndsCache:
                     found[path] = ends
         return found, missing
 
-    def keep(self, epoch: int, read: Mapping[str, Sequence[LinkEnds]]) -> None:
-        """Keep what was read from the store when `epoch` was current, unless the links changed since."""
+    def keep(self, epoch: int, read: Mapping[str, Sequence[LinkEnds]]) -> int:
+        """Keep what was read from the store when `epoch` was current, unless the links changed since; how
+        many notes' link ends were kept."""
         if not self.capacity:
-            return
+            return 0
         with self._lock:
             if epoch != self._epoch:
-                return
+                return 0
             for path, ends in read.items():
                 self._entries[path] = tuple(ends)
                 self._entries.move_to_end(path)
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
+            return min(len(read), self.capacity)
 
     def clear(self) -> None:
         with self._lock:
