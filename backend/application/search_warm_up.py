@@ -43,13 +43,18 @@ class ShowingWarmUp:
                 # A search arriving now waits for the interpreter until this thread lets it go (up to the
                 # 5 ms switch interval otherwise): a pause every few chunks keeps searches at their pace.
                 time.sleep(0)
-            hub_targets(str(payload.get("content", "")))
             if not shown_room():
-                continue
+                return  # a vault larger than this memory: searches fill the rest as they show them
+            hub_targets(str(payload.get("content", "")))
             text = shown_text(self._policy, payload)
             if self._words.room:
                 self._words.first_holders(text, self._languages)
-            facts = text_facts.cache_info()
-            if facts.maxsize is None or facts.currsize < facts.maxsize:
+            if _has_room(text_facts):
                 text_facts(text)
             self.chunks += 1
+
+
+def _has_room(cached: Any) -> bool:
+    """Whether an `lru_cache`d function remembers one more value without forgetting one."""
+    kept = cached.cache_info()
+    return kept.maxsize is None or kept.currsize < kept.maxsize
