@@ -68,6 +68,10 @@ def dump(vault: Path, data_dir: Path, queries: Path, today: str | None, limit: i
     answers: dict[str, Any] = {}
     try:
         services.index.open()
+        # answered as a started service answers: after its warm-up, for a checkout that has one
+        warm = getattr(services, "warm_search", None) or getattr(services.supervisor, "warm_search", None)
+        if warm is not None:
+            warm().join()
         for mode in MODES:
             for query in asked:
                 found = search_notes(services, SearchQuery(query=query, top_k=10, mode=SearchMode(mode)))
