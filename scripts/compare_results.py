@@ -67,7 +67,7 @@ def dump(vault: Path, data_dir: Path, queries: Path, today: str | None, limit: i
     asked = [json.loads(line)["text"] for line in queries.read_text().splitlines() if line.strip()][:limit]
     answers: dict[str, Any] = {}
     try:
-        services.index.open()
+        services.supervisor.open(start_indexing=False)  # as a service opens it (laid out for search)
         # answered as a started service answers: after its warm-up, for a checkout that has one
         warm = getattr(services, "warm_search", None) or getattr(services.supervisor, "warm_search", None)
         if warm is not None:
@@ -109,14 +109,50 @@ def answers_of(checkout: Path, spec: dict[str, Any], data_dir: Path, limit: int)
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def differences(before: dict[str, Any], after: dict[str, Any], tolerance: float = 0.0) -> list[str]:
+    """The answers that differ, beyond scores within `tolerance` of each other."""
     found = []
     for key, old in before.items():
         new = after.get(key)
-        if new != old:
+        if new != old and (new is None or kinds_of(old, new, tolerance)):
             mode, query = key.split("\t", 1)
             found.append(f"{mode}: {query!r}\n    before {old}\n    after  {new}")
     return found
+
+
+def kinds_of(old: dict[str, Any], new: dict[str, Any], tolerance: float = 0.0) -> set[str]:
+    """How two answers to one question differ: "ranking" (the ids or their order), "scores" (beyond
+    `tolerance`), "confidences", and any other field by its name."""
+    kinds = {name for name in old if name != "hits" and old[name] != new.get(name)}
+    old_hits, new_hits = old["hits"], new["hits"]
+    if [h[0] for h in old_hits] != [h[0] for h in new_hits]:
+        return kinds | {"ranking"}
+    if score_gap(old, new) > tolerance:
+        kinds.add("scores")
+    if [h[2] for h in old_hits] != [h[2] for h in new_hits]:
+        kinds.add("confidences")
+    return kinds
+
+
+def score_gap(old: dict[str, Any], new: dict[str, Any]) -> float:
+    """The largest difference of one hit's score between two answers ranking the same hits."""
+    return max((abs(a[1] - b[1]) for a, b in zip(old["hits"], new["hits"], strict=False)), default=0.0)
+
+
+def summary(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """How many answers differ in each way, and the largest score difference of a hit ranked alike."""
+    counts: dict[str, int] = {}
+    gap = 0.0
+    for key, old in before.items():
+        new = after.get(key)
+        if new is None or new == old:
+            continue
+        for kind in kinds_of(old, new):
+            counts[kind] = counts.get(kind, 0) + 1
+        if [h[0] for h in old["hits"]] == [h[0] for h in new["hits"]]:
+            gap = max(gap, score_gap(old, new))
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+    return f"{kinds or 'none'}; largest score difference of a hit ranked alike {gap:.2g}"
 
 
 def main() -> int:
@@ -132,6 +168,12 @@ def main() -> int:
     ap.add_argument("--corpora", type=Path, default=CORPORA)
     ap.add_argument("--sets", nargs="+", help="only these sets (default: every one with an index folder)")
     ap.add_argument("--limit", type=int, default=100000, help="only the first N questions of each set")
+    ap.add_argument(
+        "--score-tolerance",
+        type=float,
+        default=0.0,
+        help="scores this close count as equal (the ranking, confidences and the rest must still match)",
+    )
     args = ap.parse_args()
     changed = 0
     for name, spec in dev_sets(args.corpora).items():
@@ -139,9 +181,11 @@ def main() -> int:
             continue
         before = answers_of(args.before.resolve(), spec, args.before_data / name, args.limit)
         after = answers_of(args.after.resolve(), spec, args.after_data / name, args.limit)
-        found = differences(before, after)
+        found = differences(before, after, args.score_tolerance)
         changed += len(found)
         print(f"{name}: {len(before)} answers (questions x modes), {len(found)} differ", flush=True)
+        if before != after:
+            print(f"  differing in: {summary(before, after)}", flush=True)
         for line in found[:5]:
             print("  " + line)
     return 1 if changed else 0

@@ -116,6 +116,8 @@ class IndexSupervisor:
             claim_index(self._catalog, self._vault_path)
             needs_full_index = self.index.open()
             self._opened = True
+            if not needs_full_index:
+                self._lay_out_for_search()
         self._settle()
         if self.index.model_mismatch and not self.index.corrupted and start_indexing:
             if self._auto_reembed:
@@ -138,6 +140,18 @@ class IndexSupervisor:
             self.jobs.start("index" if needs_full_index else "sync", self.indexer.sync)
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
+
+    def _lay_out_for_search(self) -> None:
+        """Before the first search: the store's layout for searching made (`ChunkStore.optimize`; 1.1 s for
+        the Zettelkasten the first time, nothing once made). A failure leaves searches as they were."""
+        started = time.monotonic()
+        try:
+            with self.index.serving() as live:
+                live.store.optimize()
+        except KnowledgeBridgeError as exc:
+            log.warning("the index was not laid out for search (searches answer, slower): %s", exc.detail)
+            return
+        log.info("index laid out for search in %.2f s", time.monotonic() - started)
 
     def watching(self, watcher: ChangeFeed) -> None:
         """The watcher now follows the vault. The start-up scan ran before anyone watched: what changed in

@@ -121,6 +121,12 @@ class ChunkStore(Protocol):
         the ids given; an id no longer stored is left out."""
         ...
 
+    def optimize(self) -> None:
+        """Lay the stored chunks out for searching, where the store does not by itself (the embedded engine:
+        an int8 copy of each dense vector, scanned first). Blocking, and it may hold the interpreter for a
+        second or two on a large vault: only before the service answers."""
+        ...
+
     def warm(
         self,
         stop: Callable[[], bool] | None = None,

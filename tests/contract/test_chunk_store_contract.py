@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 import uuid
 from pathlib import Path
 
@@ -669,6 +671,64 @@ def test_exported_points_written_to_another_store_answer_the_same(
 
 def test_export_of_a_missing_collection_is_empty(backend: Backend) -> None:
     assert backend.store().export() == ([], None)
+
+
+def _asked(store: ChunkStore, questions: list[tuple[float, ...]]) -> list[list[tuple[float, str]]]:
+    """Each question's dense answer, hybrid answer and the dense and keyword sides' ranks: scores and ids,
+    best first (points of one score in id order: the engine orders a tie as it lays points out)."""
+    found = []
+    for q in questions:
+        dense = store.query(dense=q, sparse=None, limit=20, prefetch_limit=40)
+        hybrid = store.query(
+            dense=q, sparse=sparse({COMMON: 1.0}), limit=80, prefetch_limit=40
+        )  # all: no tie cut
+        sides = store.rank_sides(dense=q, sparse=sparse({COMMON: 1.0}), limit=40)
+        for ranked in ([(h.id, h.score) for h in dense], [(h.id, h.score) for h in hybrid], *sides):
+            found.append(sorted((-round(score, 6), str(i)) for i, score in ranked))
+    return found
+
+
+def test_a_store_laid_out_for_search_answers_as_before(store: ChunkStore) -> None:
+    # the embedded engine scans int8 copies of the dense vectors and scores its candidates again with the
+    # originals: the same points, the same scores
+    rng = random.Random(7)
+    vector = lambda: tuple(rng.uniform(-1.0, 1.0) for _ in range(DIM))  # noqa: E731
+    store.upsert(
+        [make_point(f"n{i}.md", dense=vector(), terms={COMMON: rng.uniform(0.1, 2.0)}) for i in range(400)]
+    )
+    questions = [vector() for _ in range(25)]
+    before = _asked(store, questions)
+    store.optimize()
+    assert _asked(store, questions) == before
+    store.optimize()  # made already: nothing changes
+    assert _asked(store, questions) == before
+    store.upsert([make_point("new.md", dense=questions[0])])  # written after: found as written
+    assert notes(store.query(dense=questions[0], sparse=None, limit=1, prefetch_limit=5)) == ["new.md"]
+    store.delete_by_note("n0.md")
+    assert "n0.md" not in notes(store.query(dense=questions[1], sparse=None, limit=400, prefetch_limit=400))
+
+
+def test_an_edge_store_made_before_int8_copies_takes_them_on(tmp_path: Path) -> None:
+    # an index built by an earlier version: loaded with this layout, laid out at the next start
+    old = tmp_path / "old"
+    made = QdrantChunkStore(EdgeEngine(old))
+    made.create(IDENTITY)
+    made.upsert([make_point(f"n{i}.md", dense=(1.0, i / 50, 0.0, 0.0)) for i in range(50)])
+    made.close()
+    config_file = next(old.glob("*/edge_config.json"))
+    stored = json.loads(config_file.read_text())
+    stored["vectors"]["dense"].pop("quantization_config")  # as an earlier version wrote it
+    stored.pop("hnsw_config")
+    config_file.write_text(json.dumps(stored))
+
+    again = QdrantChunkStore(EdgeEngine(old))
+    try:
+        before = _asked(again, [(1.0, 0.2, 0.0, 0.0)])
+        again.optimize()
+        assert _asked(again, [(1.0, 0.2, 0.0, 0.0)]) == before
+        assert "quantization_config" in json.loads(config_file.read_text())["vectors"]["dense"]
+    finally:
+        again.close()
 
 
 # -- adapter-specific failure modes ----------------------------------------------------------------

@@ -150,6 +150,9 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             stored = self.shelf.points
             return {i: copy.deepcopy(stored[str(i)].payload) for i in ids if str(i) in stored}
 
+    def optimize(self) -> None:
+        pass  # nothing to lay out: every search scans the shelf
+
     def warm(
         self,
         stop: Callable[[], bool] | None = None,

@@ -282,6 +282,10 @@ class QdrantChunkStore(CollectionStore):
             found, fresh = self._kept_or_read(named, kept.terms, self._engine.retrieve_terms, kept.keep_terms)
         return {named[name]: terms for name, terms in (found | fresh).items()}
 
+    def optimize(self) -> None:
+        with self._engine.writing("lay the index out for search"):
+            self._engine.optimize(self._col)
+
     def count(self, point_filter: PointFilter | None = None) -> int:
         wanted = chunk_filter(normalise_filter(point_filter))
         try:

@@ -298,6 +298,9 @@ class ClientEngine:
     def flush(self, collection: Collection) -> None:
         """Nothing to do: a write is acknowledged once the server (or local mode) holds it."""
 
+    def optimize(self, collection: Collection) -> None:
+        """Nothing to do: a server's optimizers run by themselves (and local mode has none)."""
+
 
 # -- translation -----------------------------------------------------------------------------------
 
