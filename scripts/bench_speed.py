@@ -116,7 +116,8 @@ def fully_indexed(service: ServiceProcess) -> dict:
 
 def ask_in_turn(urls: dict[str, str], questions: list[str]) -> dict[str, dict[str, Timings]]:
     """{mode: {label: Timings}}: each question asked of every service, the first one alternating, by one
-    kind of client (`CLIENT_KINDS`, in turn: each kind asks every other question)."""
+    kind of client (`CLIENT_KINDS`, in turn: each kind asks every other pair of questions, so that each asks
+    each checkout first as often)."""
     clients = {label: {kind: Asker(kind, url) for kind in CLIENT_KINDS} for label, url in urls.items()}
     labels = list(clients)
     found: dict[str, dict[str, Timings]] = {}
@@ -128,7 +129,8 @@ def ask_in_turn(urls: dict[str, str], questions: list[str]) -> dict[str, dict[st
                         asker.ask(query, mode)
             found[mode] = {label: Timings() for label in labels}
             for i, query in enumerate(questions):
-                kind = CLIENT_KINDS[i % len(CLIENT_KINDS)]
+                # every other pair of questions: each kind of client asks each checkout first as often
+                kind = CLIENT_KINDS[(i // len(labels)) % len(CLIENT_KINDS)]
                 for label in labels[i % len(labels) :] + labels[: i % len(labels)]:
                     found[mode][label].add(*clients[label][kind].ask(query, mode), kind)
     finally:
