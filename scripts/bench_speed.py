@@ -5,11 +5,11 @@ For LoCoMo dev (272 notes) and the Zettelkasten (13,410 notes): each checkout se
 (`<checkout>/data/bench-locomo`, `<checkout>/data/bench-zk`; built by the service the first time, about 10
 minutes for the Zettelkasten fully dense) on a loopback port, measured once the index is whole and the
 start-up warm-up has ended; one client asks every question of both in turn (which goes first alternating),
-`POST /search` top_k 10, keyword then hybrid: httpx every other question, the standard library's http.client
-the rest (the client's own share of the figures differs by ~0.5 ms). Each answer's Server-Timing header says
-its stages (backend/application/stage_clock.py): the per-stage table is this checkout's; the rest of the
-client's time ("HTTP and framework", by client) is what the client, FastAPI, the middleware, the thread hop,
-JSON and loopback cost.
+`POST /search` top_k 10, keyword then hybrid: httpx every other pair of questions, the standard library's
+http.client the rest (the client's own share of the figures differs by ~0.5 ms). Each answer's Server-Timing
+header says its stages (backend/application/stage_clock.py): the per-stage table is this checkout's; the rest
+of the client's time ("HTTP and framework", by client) is what the client, FastAPI, the middleware, the thread
+hop, JSON and loopback cost.
 
     python -m scripts.bench_speed --before /work/before-37 -n 300
 """
@@ -354,9 +354,9 @@ def bench_speed(before: Path | None, count: int, corpora: Path = CORPORA, second
         f"`scripts/bench_speed.py`: this checkout{against}; {count} questions per vault and mode asked over "
         "HTTP by one client, every question of each checkout in turn (`POST /search`, top_k 10, related "
         "notes included), once the index is whole and the start-up warm-up has ended; httpx asks every other "
-        "question, the standard library's http.client the rest (both keep the connection). LoCoMo dev: its "
-        "dev questions; Zettelkasten: half three words drawn from its notes, half LoCoMo's questions. "
-        "Milliseconds.",
+        "pair of questions, the standard library's http.client the rest (both keep the connection; each asks "
+        "each checkout first as often). LoCoMo dev: its dev questions; Zettelkasten: half three words drawn "
+        "from its notes, half LoCoMo's questions. Milliseconds.",
         "",
         "Per stage, p50 / p95 (this checkout, from each answer's Server-Timing header; a stage a search "
         "skipped counts 0; \"HTTP and framework\" is the client's time less the service's own, by client):",
