@@ -4,9 +4,10 @@ change, in one run (`make bench-speed BEFORE=/path/to/checkout`, a part of `make
 For LoCoMo dev (272 notes) and the Zettelkasten (13,410 notes): each checkout serves its own copy of the index
 (`<checkout>/data/bench-locomo`, `<checkout>/data/bench-zk`; built by the service the first time, about 10
 minutes for the Zettelkasten fully dense) on a loopback port, measured once the index is whole and the
-start-up warm-up has ended; one client asks every question of both in turn (which goes first alternating),
-`POST /search` top_k 10, keyword then hybrid: httpx every other pair of questions, the standard library's
-http.client the rest (the client's own share of the figures differs by ~0.5 ms). Each answer's Server-Timing
+start-up warm-up has ended; one client asks both in blocks of `BLOCK` questions, each checkout answering a
+block in turn (which goes first alternating), `POST /search` top_k 10, keyword then hybrid: httpx every other
+pair of blocks, the standard library's http.client the rest (the client's own share of the figures differs by
+~0.5 ms). Each answer's Server-Timing
 header says its stages (backend/application/stage_clock.py): the per-stage table is this checkout's; the rest
 of the client's time ("HTTP and framework", by client) is what the client, FastAPI, the middleware, the thread
 hop, JSON and loopback cost.
@@ -45,6 +46,11 @@ OVER_HTTP = "HTTP and framework"
 # The clients asking, a question each in turn: httpx (the figures of every earlier run) and the standard
 # library's http.client, which spends ~0.5 ms less of each answer in Python on the client's side.
 CLIENT_KINDS = ("httpx", "http.client")
+# Questions each checkout answers in a row before the other answers them. Asked question by question in turn,
+# every answer of either checkout cost ~1 ms more on this machine (LoCoMo dev keyword 3.2-3.5 against 2.2-2.3
+# ms, the Zettelkasten 4.4-5.1 against 3.4-3.8): each request found the caches filled by the other server
+# process, as no service running alone does. A block of 10 takes ~50 ms: drift is still shared.
+BLOCK = 10
 
 
 @dataclass
@@ -115,9 +121,9 @@ def fully_indexed(service: ServiceProcess) -> dict:
 
 
 def ask_in_turn(urls: dict[str, str], questions: list[str]) -> dict[str, dict[str, Timings]]:
-    """{mode: {label: Timings}}: each question asked of every service, the first one alternating, by one
-    kind of client (`CLIENT_KINDS`, in turn: each kind asks every other pair of questions, so that each asks
-    each checkout first as often)."""
+    """{mode: {label: Timings}}: each question asked of every service, in blocks of `BLOCK` questions (each
+    service answers the block in turn, the first one alternating), by one kind of client (`CLIENT_KINDS`, in
+    turn: each kind asks every other pair of blocks, so that each asks each checkout first as often)."""
     clients = {label: {kind: Asker(kind, url) for kind in CLIENT_KINDS} for label, url in urls.items()}
     labels = list(clients)
     found: dict[str, dict[str, Timings]] = {}
@@ -128,11 +134,12 @@ def ask_in_turn(urls: dict[str, str], questions: list[str]) -> dict[str, dict[st
                     for asker in clients[label].values():
                         asker.ask(query, mode)
             found[mode] = {label: Timings() for label in labels}
-            for i, query in enumerate(questions):
-                # every other pair of questions: each kind of client asks each checkout first as often
+            for i, start in enumerate(range(0, len(questions), BLOCK)):
+                # every other pair of blocks: each kind of client asks each checkout first as often
                 kind = CLIENT_KINDS[(i // len(labels)) % len(CLIENT_KINDS)]
                 for label in labels[i % len(labels) :] + labels[: i % len(labels)]:
-                    found[mode][label].add(*clients[label][kind].ask(query, mode), kind)
+                    for query in questions[start : start + BLOCK]:
+                        found[mode][label].add(*clients[label][kind].ask(query, mode), kind)
     finally:
         for askers in clients.values():
             for asker in askers.values():
@@ -352,11 +359,12 @@ def bench_speed(before: Path | None, count: int, corpora: Path = CORPORA, second
     lines = ["## Where a search's time goes", ""]
     lines += [
         f"`scripts/bench_speed.py`: this checkout{against}; {count} questions per vault and mode asked over "
-        "HTTP by one client, every question of each checkout in turn (`POST /search`, top_k 10, related "
-        "notes included), once the index is whole and the start-up warm-up has ended; httpx asks every other "
-        "pair of questions, the standard library's http.client the rest (both keep the connection; each asks "
-        "each checkout first as often). LoCoMo dev: its dev questions; Zettelkasten: half three words drawn "
-        "from its notes, half LoCoMo's questions. Milliseconds.",
+        f"HTTP by one client, in blocks of {BLOCK} questions each checkout answers in turn, the first one "
+        "alternating (`POST /search`, top_k 10, related notes included), once the index is whole and the "
+        "start-up warm-up has ended; httpx asks every other pair of blocks, the standard library's "
+        "http.client the rest (both keep the connection; each asks each checkout first as often). LoCoMo "
+        "dev: its dev questions; Zettelkasten: half three words drawn from its notes, half LoCoMo's "
+        "questions. Milliseconds.",
         "",
         "Per stage, p50 / p95 (this checkout, from each answer's Server-Timing header; a stage a search "
         "skipped counts 0; \"HTTP and framework\" is the client's time less the service's own, by client):",
