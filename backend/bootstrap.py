@@ -158,9 +158,11 @@ def build_services(
     *,
     embedder: Embedder | None | _FromSettings = FROM_SETTINGS,
     settle: Callable[[], None] | None = None,
+    freeze: Callable[[], None] | None = None,
 ) -> Services:
     """Wire everything from `settings`; `embedder` replaces the configured one (tests hand in a fake).
-    `settle`: run once the index is loaded and after each job (the service settles its heap there)."""
+    `settle`: run once the index is loaded and after each job (the service settles its heap there);
+    `freeze`: run as the search memory's warm-up reads state in (the service freezes its heap there)."""
     problem = data_dir_problem(settings.data_dir)
     if problem is not None:
         raise SettingsError(f"invalid setting DATA_DIR: {problem}")
@@ -232,7 +234,8 @@ def build_services(
         rrf_k=settings.rrf_k,
     )
     context = ContextService(search=search, memory=memory, policy=policy)
-    jobs = JobRunner(after_job=settle)
+    # the supervisor decides how the heap is settled once a job has ended (it is made just below)
+    jobs = JobRunner(after_job=lambda: supervisor.after_job())
     supervisor = IndexSupervisor(
         index=index,
         indexer=indexer,
@@ -243,6 +246,7 @@ def build_services(
         model_in_process=settings.embedding_provider == "onnx",
         auto_reembed=settings.auto_reembed,
         settle=settle,
+        freeze=freeze,
     )
     return Services(
         settings,

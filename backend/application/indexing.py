@@ -66,6 +66,7 @@ class Indexer:
         self._chunking = chunking
         self._keyword_first_min = keyword_first_min
         self._writer: tuple[IndexIdentity, EmbedderHealth | None, NoteWriter] | None = None
+        self.last_pass: IndexReport | None = None  # of the last whole pass (sync, rebuild) that ended
 
     @property
     def _health(self) -> EmbedderHealth | None:
@@ -126,7 +127,8 @@ class Indexer:
         content, drop removed notes, and embed notes that still lack dense vectors."""
         live = self._handle.writable()
         with self._handle.corruption_noted(live):
-            return self._sync(live, progress)
+            self.last_pass = self._sync(live, progress)
+            return self.last_pass
 
     def _sync(self, live: LiveIndex, progress: JobProgress | None) -> IndexReport:
         report = IndexReport()

@@ -55,6 +55,11 @@ class IndexReport:
     dense_deferred: int = 0  # large notes left keyword-only by a refresh, for a background pass to embed
     failed: list[FileProblem] = field(default_factory=list)
 
+    @property
+    def replaced_notes(self) -> bool:
+        """Whether the pass wrote, moved or removed any note (what it replaced is garbage now)."""
+        return bool(self.indexed or self.removed or self.renamed or self.repaired)
+
 
 @dataclass(slots=True)
 class PendingNote:

@@ -26,10 +26,16 @@ from backend.domain.errors import IndexUnavailableError, StorageFullError
 log = logging.getLogger(__name__)
 
 
-def open_services(settings: Settings, *, settle: Callable[[], None] | None = None) -> Services:
+def open_services(
+    settings: Settings,
+    *,
+    settle: Callable[[], None] | None = None,
+    freeze: Callable[[], None] | None = None,
+) -> Services:
     """Build and open everything, and start the first indexing or catch-up sync in the background.
-    `settle`: run once the index is loaded and after each job (`serve` settles the heap there)."""
-    services = build_services(settings, settle=settle)
+    `settle`: run once the index is loaded and after each job (`serve` settles the heap there); `freeze`:
+    as the search memory's warm-up reads state in (`serve` freezes the heap there)."""
+    services = build_services(settings, settle=settle, freeze=freeze)
     # Watch first, then scan: a change made while the start-up scan runs is an event the watcher applies,
     # and one made before it is seen by the scan. The other way round, the window between them was lost.
     try:

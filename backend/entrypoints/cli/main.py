@@ -191,7 +191,7 @@ def _cmd_serve(settings: Settings) -> None:
 
     from backend.api.http_protocol import protocol_with_head_deadline
     from backend.entrypoints.app import create_app, open_services
-    from backend.infrastructure.heap import settle_heap
+    from backend.infrastructure.heap import freeze_heap, settle_heap
     from backend.infrastructure.running_service import forget_service, record_path, record_service
 
     if not settings.api_key and not _is_loopback(settings.host):
@@ -203,7 +203,7 @@ def _cmd_serve(settings: Settings) -> None:
         )
     sock = _listen(settings)  # before the index is opened: a busy port is said at once
     # fails here, in one line, if the index is locked or unusable
-    services = open_services(settings, settle=settle_heap)
+    services = open_services(settings, settle=settle_heap, freeze=freeze_heap)
     instance = secrets.token_hex(8)
     # where it listens, in the vault's data dir: the CLI and `mcp` find the service of their vault there;
     # taken away as the app stops (uvicorn ends a SIGTERM by raising it again, past any `finally` here)
