@@ -272,7 +272,7 @@ class IndexSupervisor:
 
     def warm_search(self, showing: ShowingWarmUp | None = None) -> threading.Thread:
         """Read the serving index's chunks and every note's link ends into the memory searches read them
-        from, in the background (the Zettelkasten's 25,714 chunks and 13,410 notes in 3.6 s with `showing`),
+        from, in the background (the Zettelkasten's 25,714 chunks and 13,410 notes in 3.1 s with `showing`),
         so the first searches after a start read no more of the store than later ones (an index not open
         yet, or empty, is left to fill as searches read it); `showing`: what showing each chunk costs,
         computed as they are read (backend/application/search_warm_up.py). `stop` ends it between two pages
