@@ -66,7 +66,9 @@ class Indexer:
         self._chunking = chunking
         self._keyword_first_min = keyword_first_min
         self._writer: tuple[IndexIdentity, EmbedderHealth | None, NoteWriter] | None = None
-        self.last_pass: IndexReport | None = None  # of the last whole pass (sync, rebuild) that ended
+        # the report of the sync that ended last; None while a pass runs, after one failed and after a
+        # rebuild (which replaces a whole generation): `IndexSupervisor.after_job` judges the heap by it
+        self.last_pass: IndexReport | None = None
 
     @property
     def _health(self) -> EmbedderHealth | None:
@@ -97,6 +99,7 @@ class Indexer:
         Changes the watcher applies meanwhile go to the serving index; a last pass under the writer lock
         carries them over before the switch. A rebuild that fails leaves the serving index as it was.
         """
+        self.last_pass = None
         sibling = self._handle.sibling()
         builder = Indexer(
             sibling,
@@ -125,6 +128,7 @@ class Indexer:
     def sync(self, progress: JobProgress | None = None) -> IndexReport:
         """Bring the index in line with the whole vault: index new and changed notes, recognise moves by
         content, drop removed notes, and embed notes that still lack dense vectors."""
+        self.last_pass = None
         live = self._handle.writable()
         with self._handle.corruption_noted(live):
             self.last_pass = self._sync(live, progress)

@@ -190,5 +190,9 @@ def test_a_job_that_changed_nothing_freezes_the_heap_and_one_that_wrote_settles_
         write_notes(settings.vault_path, {"Journal/2026-02-01.md": "# New day\n\nAt the allotment again.\n"})
         run_job(services, "sync")
         assert calls == ["settle"]
+        calls.clear()
+        services.indexer.sync()  # a pass outside any job, changing nothing, judges no later job
+        run_job(services, "rebuild")  # a whole generation replaced
+        assert calls == ["settle"]
     finally:
         services.close()
