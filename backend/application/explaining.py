@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from backend.application.hit_confidence import _terms_of as terms_of
 from backend.application.live_index import LiveIndex
-from backend.application.search_ranking import note_periods
+from backend.application.search_ranking import time_factor
 from backend.domain.confidence import Evidence, calibration_for, features
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.result_rules import is_hub, is_pointer
@@ -264,11 +264,7 @@ def _time_factor(hit: ScoredPoint, span: TimeSpan | None, boost: float) -> float
     """The multiplier `search_ranking.boosted` applied (a negative score aside: there it adds its size)."""
     if span is None or not boost:
         return None
-    periods = note_periods(hit.payload)
-    share = span.share_of(periods)
-    if share > 0.0:
-        return round(1.0 + boost * share, 4)
-    return round(1.0 / (1.0 + boost), 4) if periods else 1.0
+    return round(time_factor(hit.payload, span, boost)[0], 4)
 
 
 def _rules(

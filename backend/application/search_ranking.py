@@ -40,17 +40,34 @@ def best_first(point: ScoredPoint) -> tuple[float, str, int]:
 
 
 def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
-    """A note wholly of the span scores (1 + boost) times its own, one partly of it (a note of 2024 for
-    "spring 2024") by the share of its period inside; a note dated only at other times scores its own over
-    (1 + boost), below an undated note, which keeps its own: the question asked about that time, and an
-    undated note may still be of it."""
-    periods = note_periods(point.payload)
+    """The point with its score moved by `time_factor` (a negative score is raised by its size instead)."""
+    factor, _ = time_factor(point.payload, span, boost)
+    if factor == 1.0:
+        return point
+    if factor > 1.0:
+        return replace(point, score=point.score + abs(point.score) * (factor - 1.0))
+    return replace(point, score=point.score * factor)
+
+
+# why `time_factor` moved a chunk, in words the explain data and the page show
+OF_PERIOD = "of the period asked"
+OTHER_TIME = "dated at another time"
+UNDATED = "undated"
+
+
+def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[float, str]:
+    """What the period a question names multiplies a chunk's score by, and why: the one rule the ranking
+    applies and the explain data shows. A note wholly of the span scores (1 + boost) times its own, one
+    partly of it (a note of 2024 for "spring 2024") by the share of its period inside; a note dated only at
+    other times scores its own over (1 + boost), below an undated note, which keeps its own: the question
+    asked about that time, and an undated note may still be of it."""
+    periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
-        return replace(point, score=point.score + abs(point.score) * boost * share)
+        return 1.0 + boost * share, OF_PERIOD
     if periods:
-        return replace(point, score=point.score / (1 + boost))
-    return point
+        return 1.0 / (1.0 + boost), OTHER_TIME
+    return 1.0, UNDATED
 
 
 def note_periods(payload: dict[str, Any]) -> list[str]:
