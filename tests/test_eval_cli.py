@@ -125,7 +125,7 @@ def test_questions_of_each_kind_get_a_line_and_unanswerable_ones_are_counted(tmp
     assert by_kind["decision"][1:4] == ["1", "1.000", "1/1"]  # one question, ranked first
     assert by_kind["lookup"][1:4] == ["1", "1.000", "1/1"]
     assert by_kind["none"][1] == "1"
-    assert by_kind["none"][-1] in ("0/1", "1/1")  # whether the recall gave the mead question anything
+    assert by_kind["none"][6] in ("0/1", "1/1")  # whether the recall gave the mead question anything
     keyword_row = next(line for line in lines if line[:1] == ["keyword"])
     assert keyword_row[1] == "2"  # the unanswerable question is not ranked, only asked of the recall
 
@@ -177,3 +177,55 @@ def test_a_today_that_is_no_day_is_refused(tmp_path: Path) -> None:
     result = run_backend("eval", "--today", "15/11/2025", "--data-dir", str(tmp_path / "d"))
     assert result.returncode == 2
     assert "not a YYYY-MM-DD day" in result.stderr
+
+
+def test_the_recall_blocks_entries_are_judged_as_the_agent_receives_them(tmp_path: Path) -> None:
+    """Each entry the /context block quotes (the plugin's defaults) is counted: relevant, judged not relevant
+    (nonrel-<split>.tsv), and lists of links, which the block should never quote."""
+    root = _judged_set(
+        tmp_path / "quotes",
+        {
+            "Bees/Mites.md": "# Mites\n\nOxalic acid dribble for varroa mites in December, broodless.\n",
+            "Bees/Mite count.md": "# Mite count\n\nVarroa mites counted on the board: 12 in December.\n",
+            "Bees/Honey.md": "# Honey\n\nTwelve jars of honey sold at the gate.\n",
+        },
+        {"q1": ("oxalic acid dribble for varroa mites in December", "Bees/Mites.md")},
+        "dev",
+    )
+    (root / "nonrel-dev.tsv").write_text(
+        "query_id\tnote\treason\nq1\tBees/Mite count.md\ta count, no treatment\n"
+    )
+
+    result = run_backend(
+        "eval", "--set", str(root), "--mode", "keyword", "--json", "--data-dir", str(tmp_path / "d")
+    )
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    quoted = row["quoted"]
+    assert row["recalled"] == 1
+    assert quoted["relevant"] >= 1
+    assert quoted["entries"] == quoted["relevant"] + quoted["judged_not"]  # every other entry judged not
+    assert quoted["questions_off"] == int(quoted["judged_not"] > 0)
+
+
+def test_a_templated_copy_dates_each_note_when_it_was_made_not_what_it_speaks_of(tmp_path: Path) -> None:
+    root = _judged_set(
+        tmp_path / "plain",
+        {
+            "Projects/Cutover.md": "# Cutover\n\nDecided on 2024-04-12: the warehouse moves on 3 May 2024.\n",
+            "Journal/2024-04-12.md": "---\ndate: 2024-04-12\n---\nThe cutover was decided today.\n",
+            "Ideas.md": "---\ntags: [idea]\n---\nA shed with solar panels.\n",
+        },
+        {"q1": ("when was the warehouse cutover decided", "Projects/Cutover.md")},
+        "dev",
+    )
+    result = run_backend(
+        "eval", "--set", str(root), "--mode", "keyword", "--templated", "--data-dir", str(tmp_path / "d")
+    )
+    assert result.returncode == 0, result.stderr
+    assert "plain-templated" in result.stdout.splitlines()
+    copy = tmp_path / "d" / "plain-templated-vault"
+    assert (copy / "Projects/Cutover.md").read_text().startswith("---\ncreated: 2024-02-27\n---\n# Cutover")
+    assert (copy / "Journal/2024-04-12.md").read_text() == (root / "vault/Journal/2024-04-12.md").read_text()
+    assert (copy / "Ideas.md").read_text() == (root / "vault/Ideas.md").read_text()  # mentions no day
+    assert "created" not in (root / "vault/Projects/Cutover.md").read_text()  # the set's vault only read

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from statistics import fmean
 
+from backend.application.context import ContextQuery, ContextService
 from backend.application.search import SearchService
 from backend.domain.confidence import RECALL_FLOOR
 from backend.domain.metrics import dedupe_notes, hit_at, mrr_at, ndcg_at, recall_at
 from backend.domain.models import ScoredPoint, SearchMode
+from backend.domain.recall_budget import PLUGIN_RECALL
+from backend.domain.result_rules import is_hub, is_pointer
 
 CANDIDATE_CHUNKS = 100  # enough chunks to fill the top 10 notes after deduplication
 # What the OpenClaw recall asks /context for each turn: its top 3 chunks, those of them at or above the floor
@@ -22,6 +25,30 @@ class JudgedQuery:
     id: str
     text: str
     kind: str = ""  # the set's own type of question (time, hub, none ...); "" when it gives none
+
+
+@dataclass(frozen=True, slots=True)
+class QuotedCount:
+    """What the recall block quoted for a set's answerable questions (entries, not questions): how many
+    entries, how many of them a relevant note, how many a note judged not relevant (the rest are unjudged),
+    how many questions got an entry that is not relevant, and how many entries were lists of links (a map of
+    content, a home note, a "see also" list) — which should never be quoted: the note they point to, or
+    nothing. `link_lists` counts the unanswerable questions' entries too."""
+
+    entries: int = 0
+    relevant: int = 0
+    judged_not: int = 0
+    questions_off: int = 0
+    link_lists: int = 0
+
+    def __add__(self, other: QuotedCount) -> QuotedCount:
+        return QuotedCount(
+            self.entries + other.entries,
+            self.relevant + other.relevant,
+            self.judged_not + other.judged_not,
+            self.questions_off + other.questions_off,
+            self.link_lists + other.link_lists,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +64,8 @@ class KindScores:
     recalled: int  # answerable questions the recall gave a relevant entry
     unanswerable: int
     given: int  # unanswerable questions the recall gave anything
+    relevant_3: float = 0.0  # judged-relevant notes among the first 3 (answerable questions)
+    quoted: QuotedCount = field(default_factory=lambda: QuotedCount())
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +83,7 @@ class ModeScores:
     unanswerable: int = 0
     unanswerable_given: int = 0
     kinds: list[KindScores] = field(default_factory=list)
+    quoted: QuotedCount = field(default_factory=lambda: QuotedCount())
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +95,9 @@ class _Asked:
     hit_1: float = 0.0
     hit_3: float = 0.0
     mrr: float = 0.0
+    relevant_3: int = 0
     recalled: bool = False  # judged: a relevant entry quoted; else: anything quoted
+    quoted: QuotedCount = field(default_factory=lambda: QuotedCount())
 
 
 def evaluate(
@@ -75,16 +107,28 @@ def evaluate(
     mode: SearchMode,
     *,
     on_query: Callable[[], None] | None = None,
+    context: ContextService | None = None,
+    nonrel: Mapping[str, Set[str]] | None = None,
 ) -> ModeScores:
-    """Note-level ranking scores over the judged questions, and what the per-turn recall would give every
-    question, judged or not (a question without judgments is one the vault cannot answer)."""
+    """Note-level ranking scores over the judged questions, and what the per-turn recall gives every
+    question, judged or not (a question without judgments is one the vault cannot answer).
+
+    With `context`, the recall is what the agent receives: the /context block asked as OpenClaw's recall asks
+    it (the plugin's defaults, the question as the latest message), each quoted entry judged (`nonrel`: the
+    notes judged not relevant to each question, where a set lists them); without it, the first
+    RECALL_ENTRIES hits at or above the floor stand in for the block."""
     asked: list[_Asked] = []
     degraded = 0
     for query in queries:
         outcome = search.search(query.text, top_k=10, mode=mode, candidates=CANDIDATE_CHUNKS)
         degraded += outcome.degraded
         relevant = qrels.get(query.id) or {}
-        quoted = recalled_notes(outcome.hits)
+        quoted = (
+            block_entries(context, query.text, mode)
+            if context is not None
+            else [(note, False) for note in recalled_notes(outcome.hits)]
+        )
+        count = _judge_quotes(quoted, relevant, (nonrel or {}).get(query.id, frozenset()))
         if relevant:
             ranking = dedupe_notes([hit.payload["note_path"] for hit in outcome.hits])
             asked.append(
@@ -96,17 +140,26 @@ def evaluate(
                     hit_1=hit_at(ranking, relevant, 1),
                     hit_3=hit_at(ranking, relevant, 3),
                     mrr=mrr_at(ranking, relevant, 10),
-                    recalled=any(relevant.get(note, 0) > 0 for note in quoted),
+                    relevant_3=sum(1 for note in ranking[:3] if relevant.get(note, 0) > 0),
+                    recalled=count.relevant > 0,
+                    quoted=count,
                 )
             )
         else:
-            asked.append(_Asked(query.kind, False, recalled=bool(quoted)))
+            asked.append(
+                _Asked(
+                    query.kind, False, recalled=bool(quoted), quoted=QuotedCount(link_lists=count.link_lists)
+                )
+            )
         if on_query:
             on_query()
     judged = [a for a in asked if a.judged]
     unjudged = [a for a in asked if not a.judged]
+    quotes = _quotes(asked)
     if not judged:
-        return ModeScores(mode, 0, 0.0, 0.0, 0.0, 0.0, degraded, 0, len(unjudged), _count(unjudged))
+        return ModeScores(
+            mode, 0, 0.0, 0.0, 0.0, 0.0, degraded, 0, len(unjudged), _count(unjudged), quoted=quotes
+        )
     return ModeScores(
         mode,
         len(judged),
@@ -119,7 +172,48 @@ def evaluate(
         unanswerable=len(unjudged),
         unanswerable_given=_count(unjudged),
         kinds=_by_kind(asked),
+        quoted=quotes,
     )
+
+
+def block_entries(context: ContextService, question: str, mode: SearchMode) -> list[tuple[str, bool]]:
+    """The notes the recall block quotes for `question`, asked as the plugin's recall asks (its defaults),
+    each with whether the quoted chunk is a list of links."""
+    result = context.build(
+        ContextQuery(
+            messages=[("user", question)],
+            max_chars=PLUGIN_RECALL.max_chars,
+            max_chunks=PLUGIN_RECALL.max_entries,
+            min_confidence=PLUGIN_RECALL.floor,
+            mode=mode,
+            quoted=True,
+        )
+    )
+    return [
+        (view.note_path, is_hub(view.content) or is_pointer(view.content))
+        for source in result.sources
+        if (view := source.result) is not None
+    ]
+
+
+def _judge_quotes(
+    quoted: Sequence[tuple[str, bool]], relevant: Mapping[str, int], judged_not: Set[str]
+) -> QuotedCount:
+    good = sum(1 for note, _ in quoted if relevant.get(note, 0) > 0)
+    return QuotedCount(
+        entries=len(quoted),
+        relevant=good,
+        judged_not=sum(1 for note, _ in quoted if note in judged_not and relevant.get(note, 0) <= 0),
+        questions_off=int(good < len(quoted)),
+        link_lists=sum(1 for _, links in quoted if links),
+    )
+
+
+def _quotes(asked: Sequence[_Asked]) -> QuotedCount:
+    total = QuotedCount()
+    for a in asked:
+        total += a.quoted
+    return total
 
 
 def recalled_notes(hits: Sequence[ScoredPoint]) -> list[str]:
@@ -156,6 +250,8 @@ def _by_kind(asked: Sequence[_Asked]) -> list[KindScores]:
                 recalled=_count(judged),
                 unanswerable=len(unjudged),
                 given=_count(unjudged),
+                relevant_3=fmean(a.relevant_3 for a in judged) if judged else 0.0,
+                quoted=_quotes(mine),
             )
         )
     return rows
@@ -176,11 +272,14 @@ def evaluate_modes(
     qrels: Mapping[str, Mapping[str, int]],
     modes: Sequence[SearchMode],
     on_query: Callable[[], None] | None = None,
+    *,
+    context: ContextService | None = None,
+    nonrel: Mapping[str, Set[str]] | None = None,
 ) -> SetReport:
     rows = []
     for mode in modes:
         started = time.perf_counter()
-        scores = evaluate(search, queries, qrels, mode, on_query=on_query)
+        scores = evaluate(search, queries, qrels, mode, on_query=on_query, context=context, nonrel=nonrel)
         rows.append((scores, time.perf_counter() - started))
     return SetReport(name, rows)
 
@@ -198,24 +297,30 @@ def scores_table(reports: Sequence[SetReport]) -> str:
     """Per set, a line per mode; then, with hybrid and both single modes scored, hybrid's margin over the
     better single mode (what the fusion defaults are chosen by: the worst set's margin); then, for a set whose
     questions have kinds, a line per kind (hybrid, else the first mode run). `recalled`: answerable
-    questions the per-turn recall gives a relevant entry; `none given`: questions the vault cannot answer
-    given anything."""
+    questions the recall block gives a relevant entry; `none given`: questions the vault cannot answer
+    given anything; `quoted ok`: the block's entries (answerable questions) that are relevant, of all it
+    quoted; `off`: answerable questions given an entry that is not relevant; `links`: entries that are lists
+    of links (maps of content); `rel@3`: judged-relevant notes among the first 3."""
     lines: list[str] = []
     margins: list[float] = []
     for report in reports:
         lines.append(f"{report.name}")
         lines.append(
             f"  {'mode':<8} {'queries':>7} {'nDCG@10':>8} {'recall@10':>9} {'hit@3':>6} {'MRR@10':>7} "
-            f"{'recalled':>9} {'none given':>10}"
+            f"{'recalled':>9} {'none given':>10} {'quoted ok':>9} {'off':>7} {'links':>5}"
         )
         by_mode = {s.mode: s for s, _ in report.rows}
         for s, seconds in report.rows:
             qps = (s.queries + s.unanswerable) / seconds if seconds else 0.0
+            q = s.quoted
             lines.append(
                 f"  {s.mode.value:<8} {s.queries:>7} {s.ndcg_10:>8.3f} {s.recall_10:>9.3f} "
                 f"{s.hit_3:>6.3f} {s.mrr_10:>7.3f} {_share(s.recalled, s.queries):>9} "
-                f"{_share(s.unanswerable_given, s.unanswerable):>10}   {qps:.1f} queries/s"
+                f"{_share(s.unanswerable_given, s.unanswerable):>10} {_share(q.relevant, q.entries):>9} "
+                f"{_share(q.questions_off, s.queries):>7} {q.link_lists:>5}   {qps:.1f} queries/s"
             )
+            if q.judged_not:
+                lines.append(f"  ({s.mode.value}: {q.judged_not} quoted entries judged not relevant)")
             if s.degraded:
                 lines.append(f"  warning: {s.degraded} {s.mode.value} queries fell back to keyword search")
         if all(mode in by_mode for mode in SearchMode):
@@ -226,8 +331,8 @@ def scores_table(reports: Sequence[SetReport]) -> str:
         if shown is not None and shown.kinds:
             lines.append(f"  by kind ({shown.mode.value}):")
             lines.append(
-                f"    {'kind':<10} {'queries':>7} {'nDCG@10':>8} {'first ok':>8} {'recalled':>9} "
-                f"{'none given':>10}"
+                f"    {'kind':<10} {'queries':>7} {'nDCG@10':>8} {'first ok':>8} {'rel@3':>5} "
+                f"{'recalled':>9} {'none given':>10} {'quoted ok':>9} {'off':>7} {'links':>5}"
             )
             for k in shown.kinds:
                 answered = k.answerable > 0
@@ -235,7 +340,10 @@ def scores_table(reports: Sequence[SetReport]) -> str:
                     f"    {k.kind:<10} {k.queries:>7} "
                     f"{f'{k.ndcg_10:.3f}' if answered else '-':>8} "
                     f"{f'{k.hit_1 * k.answerable:.0f}/{k.answerable}' if answered else '-':>8} "
-                    f"{_share(k.recalled, k.answerable):>9} {_share(k.given, k.unanswerable):>10}"
+                    f"{f'{k.relevant_3:.2f}' if answered else '-':>5} "
+                    f"{_share(k.recalled, k.answerable):>9} {_share(k.given, k.unanswerable):>10} "
+                    f"{_share(k.quoted.relevant, k.quoted.entries):>9} "
+                    f"{_share(k.quoted.questions_off, k.answerable):>7} {k.quoted.link_lists:>5}"
                 )
     if len(margins) > 1:
         lines.append(f"worst set's margin of hybrid over its best single mode: {min(margins):+.3f}")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
-from dataclasses import dataclass
+import re
+import shutil
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from backend.application.evaluation import JudgedQuery
@@ -46,12 +49,23 @@ class EvalSet:
     vault: Path
     queries: Path
     qrels: Path
+    nonrel: Path | None = None  # notes judged not relevant (`query_id`, `note`, `reason`), where pooled
 
     def read_queries(self) -> list[JudgedQuery]:
         return read_queries(self.queries)
 
     def read_qrels(self) -> dict[str, dict[str, int]]:
         return read_qrels(self.qrels)
+
+    def read_nonrel(self) -> dict[str, frozenset[str]]:
+        """Per question, the notes judged not relevant (empty without a `nonrel-<split>.tsv`)."""
+        if self.nonrel is None:
+            return {}
+        found: dict[str, set[str]] = {}
+        with self.nonrel.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                found.setdefault(str(row["query_id"]), set()).add(row["note"])
+        return {query: frozenset(notes) for query, notes in found.items()}
 
 
 def find_set(folder: Path) -> EvalSet:
@@ -81,12 +95,72 @@ def find_set(folder: Path) -> EvalSet:
             "use --vault, --queries and --qrels to name the files"
         )
     split = with_qrels[0]
+    nonrel = folder / f"nonrel-{split}.tsv"
     return EvalSet(
         name=folder.resolve().name,
         vault=vault,
         queries=folder / f"queries-{split}.jsonl",
         qrels=folder / f"qrels-{split}.tsv",
+        nonrel=nonrel if nonrel.is_file() else None,
     )
+
+
+# -- a templated copy: `created:` on every note, as Obsidian templates leave a vault ------------------------
+
+TEMPLATE_LEAD_DAYS = 45  # a templated note is taken to be made this long before the first day it mentions
+_FRONT_DAY = re.compile(r"^(?:date|created)\s*:", re.M)
+_MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
+_TEXT_DAY = re.compile(
+    rf"\b(\d{{4}})-(\d{{2}})-(\d{{2}})\b|\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\s+(\d{{4}})\b", re.I
+)
+
+
+def templated_copy(eval_set: EvalSet, into: Path) -> EvalSet:
+    """The set over a copy of its vault (made at `into`, replacing any earlier copy) in which every note
+    without `date:` or `created:` has `created:` TEMPLATE_LEAD_DAYS before the first day its text mentions —
+    the property Obsidian's templates write on every note, which says when a file was made, not what it
+    speaks of. A note mentioning no day is copied as it is. The set's own vault is only read."""
+    if into.exists():
+        shutil.rmtree(into)
+    shutil.copytree(eval_set.vault, into)
+    for path in sorted(into.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        created = _made_before(text)
+        if created is not None:
+            path.write_text(_with_created(text, created), encoding="utf-8")
+    return replace(eval_set, name=f"{eval_set.name}-templated", vault=into)
+
+
+def _made_before(text: str) -> dt.date | None:
+    front, body = _split_front(text)
+    if front is not None and _FRONT_DAY.search(front):
+        return None
+    for match in _TEXT_DAY.finditer(body):
+        try:
+            if match.group(1):
+                day = dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+            else:
+                month = _MONTH.split("|").index(match.group(5).lower()) + 1
+                day = dt.date(int(match.group(6)), month, int(match.group(4)))
+        except ValueError:
+            continue
+        return day - dt.timedelta(days=TEMPLATE_LEAD_DAYS)
+    return None
+
+
+def _split_front(text: str) -> tuple[str | None, str]:
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        if end != -1:
+            return text[4:end], text[end + 4 :]
+    return None, text
+
+
+def _with_created(text: str, day: dt.date) -> str:
+    line = f"created: {day.isoformat()}\n"
+    if text.startswith("---\n") and text.find("\n---", 4) != -1:
+        return "---\n" + line + text[4:]
+    return f"---\n{line}---\n" + text
 
 
 def eval_sets(

@@ -139,6 +139,11 @@ def _parser() -> argparse.ArgumentParser:
         type=_iso_day,
         help="YYYY-MM-DD: the day the questions' 'this year', 'last month' count from (a set's own now)",
     )
+    ev.add_argument(
+        "--templated",
+        action="store_true",
+        help="also each set over a copy of its vault with `created:` on every note, as templates leave one",
+    )
     ev.add_argument("--json", action="store_true", help="print the scores as JSON")
 
     mig = sub.add_parser(
@@ -269,9 +274,16 @@ def _is_loopback(host: str) -> bool:
 
 def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
     from backend.application.evaluation import evaluate_modes, scores_json, scores_table
-    from backend.infrastructure.eval_files import eval_sets
+    from backend.infrastructure.eval_files import eval_sets, templated_copy
 
     sets = eval_sets(args.sets, settings.vault_path, args.queries, args.qrels)
+    if args.templated:
+        root = args.data_dir if args.data_dir is not None else EVAL_ROOT
+        sets = [
+            variant
+            for eval_set in sets
+            for variant in (eval_set, templated_copy(eval_set, root / f"{eval_set.name}-templated-vault"))
+        ]
     modes = [SearchMode(m) for m in (args.mode or ["hybrid", "dense", "keyword"])]
     reports = []
     for eval_set in sets:
@@ -293,6 +305,8 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
                         eval_set.read_qrels(),
                         modes,
                         progress.advance,
+                        context=services.context,
+                        nonrel=eval_set.read_nonrel(),
                     )
                 )
         finally:
