@@ -30,6 +30,7 @@ from backend.domain.errors import InvalidRequestError
 from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.recall_budget import PLUGIN_RECALL, RecallBudget
+from backend.domain.result_rules import is_link_list
 
 MEMORY_CANDIDATES = 5
 
@@ -40,6 +41,7 @@ BELOW_FLOOR = "below the floor"
 REPEATED = "repeated"  # overlaps an entry the caller already has (`exclude`)
 EXCLUDED_CATEGORY = "excluded category"
 POINTER = "a list of links whose note is quoted instead"
+LINK_LIST = "a list of links: the notes it points to answer, not it"
 BEYOND_MAX = "beyond max entries"
 
 
@@ -212,6 +214,11 @@ def _kept_views(
     # entry names it (`pointed_from`), and its place in the budget goes to other material
     led = {v.pointed_from.chunk_id for v in views if v.pointed_from is not None}
     left_out.update((chunk_id, POINTER) for chunk_id in led if chunk_id not in left_out)
+    # nor is any other list of links quoted (a map of content, a home note, a "see also" list): an agent
+    # reading one learns only note names; the notes it points to are quoted where they answer, or nothing
+    for view in views:
+        if view.chunk_id not in left_out and is_link_list(view.content):
+            left_out[view.chunk_id] = LINK_LIST
     kept = [v for v in views if v.chunk_id not in left_out]
     left_out.update((v.chunk_id, BEYOND_MAX) for v in kept[max_chunks:])
     return kept[:max_chunks]

@@ -106,27 +106,48 @@ def evidence_of(
     `stored`: the keyword terms the index holds for the hits (`hit_terms`); a hit missing there, or whose
     stored terms cannot tell a judged term from a stop word, is encoded again from its payload; `tags`: the
     tag terms of the vault the question names, each with the question's terms it stands for: a hit tagged
-    #mentalhealth holds "mental health"; `span`: the period the question names).
+    #mentalhealth holds "mental health"; `span`: the period the question names: a hit's share of it counts
+    only where the hit speaks to the question apart from it, `speaks_apart`).
 
     A hit a pointer led to (`via`: a map-of-content line describing its note) shows what its pointer shows
     too, feature by feature the larger: the line that vouches for the note is evidence about the note."""
     terms = set(query.indices)
     asked = frozenset(terms).union(tags or ())  # what the coverage reads of a hit's terms
+    # the question's terms besides the words naming its period ("last March"): what a chunk of the period
+    # must also speak to for its period to count
+    other = terms - set(encoder.encode_query(span.text).indices) if span is not None else terms
     known: dict[str, Evidence] = {}  # a pointer is often a hit too, right after its target: read it once
 
     def shown(hit: ScoredPoint) -> Evidence:
         if hit.id not in known:
+            held = _held(_own_terms(hit, stored, asked, encoder), tags) if terms else set()
+            dense = sides.dense.score(hit.id) if sides.dense is not None else None
+            background = sides.dense.background if sides.dense is not None else None
+            share = span.share_of(note_periods(hit.payload)) if span is not None else 0.0
             known[hit.id] = Evidence(
-                dense=sides.dense.score(hit.id) if sides.dense is not None else None,
-                dense_background=sides.dense.background if sides.dense is not None else None,
+                dense=dense,
+                dense_background=background,
                 keyword=sides.keyword.score(hit.id) if sides.keyword is not None else 0.0,
-                covered=len(terms & _held(_own_terms(hit, stored, asked, encoder), tags)) if terms else 0,
+                covered=len(terms & held),
                 query_terms=len(terms),
-                of_period=span.share_of(note_periods(hit.payload)) if span is not None else 0.0,
+                of_period=share if share and speaks_apart(dense, background, other, held) else 0.0,
             )
         return known[hit.id]
 
     return [_vouched(shown(hit), shown(hit.via)) if hit.via is not None else shown(hit) for hit in hits]
+
+
+def speaks_apart(
+    dense: float | None, background: float | None, other: set[int], held: frozenset[int] | set[int]
+) -> bool:
+    """Whether a chunk speaks to the question apart from being of the period it names: by meaning, it is
+    closer to the question than the question's background (its 20th closest chunk); by its words, it holds
+    more than half of the question's terms besides the period's. A question that is its period alone ("what
+    happened last March?") is answered by any chunk of it. A journal day of the month asked about that
+    tells of a dinner is of the period, but not an answer, and its period must not make it look like one."""
+    if dense is not None and background is not None and dense > background:
+        return True
+    return not other or 2 * len(other & held) > len(other)
 
 
 def _vouched(own: Evidence, pointer: Evidence) -> Evidence:

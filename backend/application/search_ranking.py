@@ -1,5 +1,5 @@
 """The ranking rules a search applies to the store's candidates, in order: the period the query names
-raises its notes (and lowers those of other times), equal scores go by note and chunk, the notes the query
+raises the chunks of it (never lowers the others), equal scores go by note and chunk, the notes the query
 names come first, then overlapping chunks are dropped, hubs move below the notes they link to, each note keeps
 at most its share, and the threshold cuts (never a named note)."""
 
@@ -44,34 +44,32 @@ def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
     factor, _ = time_factor(point.payload, span, boost)
     if factor == 1.0:
         return point
-    if factor > 1.0:
-        return replace(point, score=point.score + abs(point.score) * (factor - 1.0))
-    return replace(point, score=point.score * factor)
+    return replace(point, score=point.score + abs(point.score) * (factor - 1.0))
 
 
-# why `time_factor` moved a chunk, in words the explain data and the page show
+# why `time_factor` moved a chunk or not, in words the explain data and the page show
 OF_PERIOD = "of the period asked"
-OTHER_TIME = "dated at another time"
-UNDATED = "undated"
+OTHER_TIME = "of another time: kept as it scored"
+UNDATED = "undated: kept as it scored"
 
 
 def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[float, str]:
     """What the period a question names multiplies a chunk's score by, and why: the one rule the ranking
-    applies and the explain data shows. A note wholly of the span scores (1 + boost) times its own, one
-    partly of it (a note of 2024 for "spring 2024") by the share of its period inside; a note dated only at
-    other times scores its own over (1 + boost), below an undated note, which keeps its own: the question
-    asked about that time, and an undated note may still be of it."""
+    applies and the explain data shows. A chunk wholly of the span (by the days it writes out, the daily
+    notes it links to, else its note's date, name or folder) scores (1 + boost) times its own, one partly of
+    it (a note of 2024 for "spring 2024") by the share of its period inside. Any other chunk keeps its
+    score: a period is a preference among the chunks that answer, never a penalty — a project note that
+    logs a March decision may be dated by when it was started, and a year in a name may be only mentioned."""
     periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
         return 1.0 + boost * share, OF_PERIOD
-    if periods:
-        return 1.0 / (1.0 + boost), OTHER_TIME
-    return 1.0, UNDATED
+    return 1.0, OTHER_TIME if periods else UNDATED
 
 
 def note_periods(payload: dict[str, Any]) -> list[str]:
-    """The periods a chunk's note is of; an index written before they were stored has only its date."""
+    """The periods a chunk is of (its own written days first, then its note's); an index written before they
+    were stored has only its note's date."""
     periods = payload.get(PERIODS)
     if periods is None:
         day = payload.get(DATE)

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from backend.domain.models import Chunk, ParsedNote
+from backend.domain.written_periods import chunk_periods
 
 NOTE_PATH = "note_path"
 FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is an exact "any of" match
 TAGS = "tags"
 DATE = "date"  # ISO day string, for display
 LANGUAGE = "language"  # the language the note's words were stemmed in (none stored before: detected again)
-PERIODS = "periods"  # ISO days or "start/end" days the note is of (none stored before: its date stands in)
+# ISO days or "start/end" days the chunk is of: those its text writes out, then its note's (written_periods;
+# an index written before periods were stored has none: its date stands in)
+PERIODS = "periods"
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
@@ -50,7 +53,7 @@ def chunk_payload(
         "aliases": list(note.aliases),
         DATE: note.date,
         DATE_NUM: date_num(note.date),
-        PERIODS: list(note.periods),
+        PERIODS: list(chunk_periods(chunk.text, chunk.heading_path, note.periods)),
         LANGUAGE: language,
         "mtime": mtime,
         CONTENT_HASH: content_hash,

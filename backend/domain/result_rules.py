@@ -408,6 +408,12 @@ def targets_before_pointers(
     return ordered
 
 
+def is_link_list(text: str) -> bool:
+    """Whether a chunk is mostly links to other notes — a map of content, a home note's links, a "see also"
+    or reading list (`is_hub` or `is_pointer`): it says where an answer is, never the answer itself."""
+    return is_pointer(text) or bool(hub_targets(text))
+
+
 def cap_per_note(hits: Sequence[T], note_path: Callable[[T], str], limit: int | None) -> list[T]:
     """At most `limit` hits of one note (its best ones), order unchanged: the slots go to other notes."""
     if limit is None:

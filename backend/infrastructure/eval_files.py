@@ -12,6 +12,7 @@ from pathlib import Path
 
 from backend.application.evaluation import JudgedQuery
 from backend.domain.errors import InvalidRequestError
+from backend.domain.written_periods import spans_in_text
 
 
 def read_queries(path: Path) -> list[JudgedQuery]:
@@ -109,10 +110,6 @@ def find_set(folder: Path) -> EvalSet:
 
 TEMPLATE_LEAD_DAYS = 45  # a templated note is taken to be made this long before the first day it mentions
 _FRONT_DAY = re.compile(r"^(?:date|created)\s*:", re.M)
-_MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
-_TEXT_DAY = re.compile(
-    rf"\b(\d{{4}})-(\d{{2}})-(\d{{2}})\b|\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\s+(\d{{4}})\b", re.I
-)
 
 
 def templated_copy(eval_set: EvalSet, into: Path) -> EvalSet:
@@ -135,17 +132,8 @@ def _made_before(text: str) -> dt.date | None:
     front, body = _split_front(text)
     if front is not None and _FRONT_DAY.search(front):
         return None
-    for match in _TEXT_DAY.finditer(body):
-        try:
-            if match.group(1):
-                day = dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-            else:
-                month = _MONTH.split("|").index(match.group(5).lower()) + 1
-                day = dt.date(int(match.group(6)), month, int(match.group(4)))
-        except ValueError:
-            continue
-        return day - dt.timedelta(days=TEMPLATE_LEAD_DAYS)
-    return None
+    written = spans_in_text(body)  # days and months written out, in the order the text has them
+    return written[0].start - dt.timedelta(days=TEMPLATE_LEAD_DAYS) if written else None
 
 
 def _split_front(text: str) -> tuple[str | None, str]:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from backend.domain.time_intent import name_span, parse_day
+from backend.domain.written_periods import title_span
 from backend.infrastructure.markdown.body import clean_tag
 
 FRONTMATTER_MAX_BYTES = 64 * 1024
@@ -151,8 +152,10 @@ def note_date(front: dict[str, Any], stem: str, problems: list[str]) -> str | No
     return None
 
 
-def _front_day(front: dict[str, Any], problems: list[str]) -> str | None:
-    for key in ("date", "created"):
+def _front_day(
+    front: dict[str, Any], problems: list[str], keys: tuple[str, ...] = ("date", "created")
+) -> str | None:
+    for key in keys:
         value = front.get(key)
         if value is None or value == "":
             continue
@@ -165,15 +168,16 @@ def _front_day(front: dict[str, Any], problems: list[str]) -> str | None:
 
 def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
     """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
-    names a time: its `date:`/`created:` day, the period its file name names ("2025-W12", "Trip Oct 2024",
-    "Budget 2024"), and the days or ranges its other properties hold (`finished: 2024-03-17`, `dates:
-    2024-10-26 to 2024-11-02`, `year: 2024`), but not edit stamps (`modified:`, `updated:`); else the year
-    (or year/month) of its folder (`Journal/2024/`)."""
+    names a time: its `date:` day, the period its file name labels it with ("2025-W12", "Trip Oct 2024",
+    "Budget 2024"; not "What changed since 1989": `title_span`), and the days or ranges its other properties
+    hold (`finished: 2024-03-17`, `dates: 2024-10-26 to 2024-11-02`, `year: 2024`), but not when the file
+    was made or edited (`created:`, which templates put on every note, `modified:`, `updated:`); else the
+    year (or year/month) of its folder (`Journal/2024/`)."""
     periods: list[str] = []
-    day = _front_day(front, [])
+    day = _front_day(front, [], keys=("date",))
     if day is not None:
         periods.append(day)
-    named = name_span(stem)
+    named = title_span(stem)
     if named is not None:
         periods.append(_period(named.start, named.end))
     for key, value in front.items():

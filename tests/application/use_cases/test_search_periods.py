@@ -1,7 +1,8 @@
 """A question naming a period (a season, a holiday, a quarter) on a small vault of its own: the notes of the
-period come first, undated notes below them and notes of other times lower still, a note partly of the period
-gets part of the boost, and a note's period comes from its date, its file name's week or month, or its
-folder."""
+period are raised, every other note keeps its own score (dated at another time or undated alike: a period
+is a preference, never a penalty), a note partly of the period gets part of the boost, and a chunk's period
+comes from the days it writes out, then its note's date, its file name's week or month, or its folder — never
+from `created:`."""
 
 from __future__ import annotations
 
@@ -52,15 +53,19 @@ def test_a_season_puts_its_notes_first_and_the_undated_and_other_times_below(han
 
     ranked = notes(handles, question)
 
-    # a day of the season (its file name) and a week of it (a week note) first, the undated log next, and the
-    # note of another time below the trip of the season it matched twice as well as
+    # a day of the season (its file name) and a week of it (a week note) raised above the best matches by
+    # words; the undated log and the note of another spring keep their own scores and order, above the trip
+    # of the season they match twice as well as
     assert ranked[:5] == [
         "Journal/2024/2024-10-12.md",
         "Journal/2024/2024-W45.md",
         "Areas/Climbing log.md",
-        "Trips/Font.md",
         "Journal/2025/2025-03-08.md",
+        "Trips/Font.md",
     ]
+    flat_scores = {str(h.payload["note_path"]): h.score for h in flat.search.search(question, top_k=10).hits}
+    scores = {str(h.payload["note_path"]): h.score for h in handles.search.search(question, top_k=10).hits}
+    assert scores["Journal/2025/2025-03-08.md"] == pytest.approx(flat_scores["Journal/2025/2025-03-08.md"])
     span = handles.search.search(question).time_intent
     assert span is not None
     assert (span.text, span.granularity) == ("autumn 2024", "season")
@@ -91,8 +96,8 @@ def test_this_year_is_the_pinned_days_year() -> None:
 
     spring_2025, font_2024, log = "Journal/2025/2025-03-08.md", "Trips/Font.md", "Areas/Climbing log.md"
     assert now[spring_2025] == pytest.approx(2 * plain[spring_2025])
-    assert now[font_2024] == pytest.approx(plain[font_2024] / 2)
-    assert then[spring_2025] == pytest.approx(plain[spring_2025] / 2)
+    assert now[font_2024] == pytest.approx(plain[font_2024])  # of another year: kept as it scored
+    assert then[spring_2025] == pytest.approx(plain[spring_2025])
     assert then[font_2024] == pytest.approx(2 * plain[font_2024])
     assert now[log] == pytest.approx(plain[log])  # undated: of no year, and of no other year either
     assert then[log] == pytest.approx(plain[log])
@@ -106,5 +111,28 @@ def test_an_index_written_before_periods_were_stored_goes_by_the_date() -> None:
     undated = ScoredPoint(id="c", score=0.5, payload={"note_path": "u.md", "date": None})
 
     assert boosted(old, span, 1.0).score == pytest.approx(1.0)
-    assert boosted(elsewhen, span, 1.0).score == pytest.approx(0.25)
+    assert boosted(elsewhen, span, 1.0).score == pytest.approx(0.5)
     assert boosted(undated, span, 1.0).score == pytest.approx(0.5)
+
+
+def test_a_chunk_is_of_the_days_it_writes_not_of_when_its_note_was_made() -> None:
+    """A project note made in February (`created:`, as templates write it) logs a decision taken in March: its
+    decision section is of March, and a question about March finds it above March's journal days that only
+    share a word with the question."""
+    vault = {
+        "Projects/Database migration.md": "---\ncreated: 2026-02-10\n---\n# Database migration\n\n"
+        "## Options\n\nPostgres or staying on MySQL for the database.\n\n## Decision\n\n"
+        "Decided at the 2026-03-12 kickoff: move the database to Postgres.\n",
+        "Journal/2026/2026-03-14.md": "Finished the chapter about deciding in advance what to fail at.\n",
+        "Journal/2026/2026-03-09.md": "Bought a keyboard at midnight; must decide by the 23rd.\n",
+    }
+    handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
+    question = "What did I decide in March 2026 about the database?"
+    hits = handles.search.search(question, top_k=10).hits
+    assert (hits[0].payload["note_path"], hits[0].payload["heading_context"]) == (
+        "Projects/Database migration.md",
+        "Database migration > Decision",
+    )
+    periods = {str(h.payload["heading_context"]): h.payload["periods"] for h in hits}
+    assert periods["Database migration > Decision"] == ["2026-03-12"]
+    assert periods["Database migration > Options"] == []  # `created:` says when the file was made

@@ -1,0 +1,120 @@
+"""The periods a note's chunk is of, read from what it says: the days and months its text and headings
+write out, the daily notes it links to, then its note's own periods. What a question's period meets
+(search_ranking).
+
+A chunk speaks of the time it names: the decision section of a project note created in February that says
+"decided at the 2026-03-12 kickoff" is of March 2026. When a file was made (`created:`, `modified:`) is not
+what it speaks of, and never counts (frontmatter.note_periods leaves those out).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+
+from backend.domain.time_intent import (
+    _DAY_MONTH_YEAR,
+    _ISO_DAY,
+    _ISO_MONTH,
+    _ISO_WEEK,
+    _MONTH_DAY_YEAR,
+    _MONTH_YEAR,
+    _MONTHS,
+    TimeSpan,
+    _iso_week,
+    _month_span,
+    name_span,
+)
+
+# periods kept for one chunk from what it writes: beyond it, its days are kept as their months
+MAX_WRITTEN = 12
+
+
+# a year after these words in a title is a bound, not the note's time: "What changed since 1989"
+_BOUND_BEFORE = re.compile(r"\b(?:since|before|after|until|till|from|by|pre|post|circa|ca|c)\.?[\s-]*$", re.I)
+_EDGE = " -_.,:;()[]#"
+
+
+def title_span(name: str, *, southern: bool = False) -> TimeSpan | None:
+    """The period a note's name labels it with, or None: `name_span`'s, when the name is a label of that
+    time. An ISO day or week labels a note wherever it stands ("Meeting 2024-12-03 Boatyard quote call");
+    a month, season or year in words only at either end of the name ("Trip to Lisbon 2019", "2024 budget"),
+    and never after a word that makes it a bound ("What changed since 1989"): a year in the middle of a
+    name is something the note mentions (a note named by its first words), not when it is of."""
+    span = name_span(name, southern=southern)
+    if span is None or span.granularity in ("day", "week"):
+        return span
+    at = name.find(span.text)
+    before, after = name[:at], name[at + len(span.text) :]
+    if _BOUND_BEFORE.search(before):
+        return None
+    if before.strip(_EDGE) and after.strip(_EDGE):
+        return None
+    return span
+
+
+def spans_in_text(text: str) -> list[TimeSpan]:
+    """The days and months a text writes out, in order, each once: ISO days ("2026-03-12"), days in words
+    ("12 March 2026", "March 12, 2026"), ISO weeks, and months with their year ("March 2026", "2026-03") not
+    inside a day already found. Bare years are left out: prose mentions years it is not about ("founded in
+    1989")."""
+    found: list[tuple[int, TimeSpan]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, order in ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+        for match in pattern.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            parts = dict(zip(order, match.groups(), strict=True))
+            month = int(parts["m"]) if parts["m"].isdigit() else _MONTHS[parts["m"].lower()]
+            try:
+                day = dt.date(int(parts["y"]), month, int(parts["d"]))
+            except ValueError:
+                continue
+            taken.append((match.start(), match.end()))
+            found.append((match.start(), TimeSpan(match.group(0), day, day, "day")))
+    for match in _ISO_WEEK.finditer(text):
+        span = _iso_week(match.group(0), dt.date.min, False)
+        if span is not None and not any(a < match.end() and match.start() < b for a, b in taken):
+            taken.append((match.start(), match.end()))
+            found.append((match.start(), span))
+    for pattern in (_MONTH_YEAR, _ISO_MONTH):
+        for match in pattern.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            year, month = (
+                (int(match.group(2)), _MONTHS[match.group(1).lower()])
+                if pattern is _MONTH_YEAR
+                else (int(match.group(1)), int(match.group(2)))
+            )
+            taken.append((match.start(), match.end()))
+            found.append((match.start(), _month_span(match.group(0), year, month)))
+    return [span for _, span in sorted(found, key=lambda item: item[0])]
+
+
+def chunk_periods(text: str, heading_path: Sequence[str], note_periods: Sequence[str]) -> tuple[str, ...]:
+    """Each period a chunk is of, as payloads store them (an ISO day, or "start/end" inclusive days): the
+    days and months its text and headings write out — a link to a daily or weekly note ("[[2026-03-12]]",
+    "[[2026-W11]]") among them, as its target is written in the text — then its note's own (`note_periods`:
+    its `date:`, name, properties, folder)."""
+    written: list[str] = []
+    for source in (*heading_path, text):
+        written += [_period(span) for span in spans_in_text(source)]
+    written = list(dict.fromkeys(written))
+    if len(written) > MAX_WRITTEN:
+        written = list(dict.fromkeys(_month_of(period) for period in written))[:MAX_WRITTEN]
+    return tuple(dict.fromkeys([*written, *note_periods]))
+
+
+def _period(span: TimeSpan) -> str:
+    if span.start == span.end:
+        return span.start.isoformat()
+    return f"{span.start.isoformat()}/{span.end.isoformat()}"
+
+
+def _month_of(period: str) -> str:
+    """A day's month ("2026-03-12" -> "2026-03-01/2026-03-31"); a longer period as it is."""
+    if "/" in period:
+        return period
+    day = dt.date.fromisoformat(period)
+    return _period(_month_span("", day.year, day.month))

@@ -1,0 +1,65 @@
+"""What a chunk is of, from what it writes: the days and months in its text and headings, the daily notes it
+links to, then its note's own periods; and which years in a note's name label it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from backend.domain.written_periods import MAX_WRITTEN, chunk_periods, spans_in_text, title_span
+
+
+def test_days_and_months_written_out_are_found_in_order_each_once() -> None:
+    text = (
+        "Decided at the 2026-03-12 kickoff and confirmed at the go/no-go on 26 March 2026; "
+        "the cutover slipped to April 18, 2026. Budget reviewed in May 2026 and again in 2026-06."
+    )
+    found = [(span.start.isoformat(), span.end.isoformat()) for span in spans_in_text(text)]
+    assert found == [
+        ("2026-03-12", "2026-03-12"),
+        ("2026-03-26", "2026-03-26"),  # not also "March 2026": the day holds it
+        ("2026-04-18", "2026-04-18"),
+        ("2026-05-01", "2026-05-31"),
+        ("2026-06-01", "2026-06-30"),
+    ]
+
+
+def test_prose_years_and_impossible_days_are_not_periods() -> None:
+    assert spans_in_text("Founded in 1989, the firm grew; version 2.0 shipped 2026-02-30.") == []
+
+
+def test_a_chunk_is_of_the_days_it_writes_and_the_daily_notes_it_links_before_its_notes() -> None:
+    periods = chunk_periods(
+        "Decided at the 2026-03-12 kickoff, after the dry run of [[Journal/2026-W11|that week]].",
+        ("Database migration", "Decision"),
+        ("2026-02-10",),
+    )
+    assert periods == ("2026-03-12", "2026-03-09/2026-03-15", "2026-02-10")
+
+
+def test_a_heading_that_names_a_month_dates_the_chunk_under_it() -> None:
+    assert chunk_periods("Paid the boatyard.", ("Ledger", "March 2025"), ()) == ("2025-03-01/2025-03-31",)
+
+
+def test_a_chunk_writing_many_days_keeps_their_months() -> None:
+    days = [dt.date(2025, 1, 1) + dt.timedelta(days=4 * i) for i in range(MAX_WRITTEN + 5)]
+    text = "\n".join(f"- {day.isoformat()}: paid" for day in days)
+    periods = chunk_periods(text, (), ())
+    assert len(periods) <= MAX_WRITTEN
+    assert periods[0] == "2025-01-01/2025-01-31"
+    assert all("/" in period for period in periods)
+
+
+def test_a_year_labels_a_name_at_either_end_but_not_as_a_bound_or_in_its_middle() -> None:
+    labelled = {
+        "Trip to Lisbon 2019": ("2019-01-01", "2019-12-31"),
+        "2024 budget": ("2024-01-01", "2024-12-31"),
+        "Trip Oct 2024": ("2024-10-01", "2024-10-31"),
+        "Meeting 2024-12-03 Boatyard quote call": ("2024-12-03", "2024-12-03"),
+        "2025-W12": ("2025-03-17", "2025-03-23"),
+    }
+    for name, (start, end) in labelled.items():
+        span = title_span(name)
+        assert span is not None, name
+        assert (span.start.isoformat(), span.end.isoformat()) == (start, end), name
+    for name in ("What changed since 1989", "Before 2020", "The ship was used from 2001 after a visit"):
+        assert title_span(name) is None, name
