@@ -1,7 +1,7 @@
 """The ranking rules a search applies to the store's candidates, in order: the period the query names
-raises the chunks of it (never lowers the others), equal scores go by note and chunk, the notes the query
-names come first, then overlapping chunks are dropped, hubs move below the notes they link to, each note keeps
-at most its share, and the threshold cuts (never a named note)."""
+raises the chunks of it (and lowers those that say they are of another time), equal scores go by note and
+chunk, the notes the query names come first, then overlapping chunks are dropped, hubs move below the notes
+they link to, each note keeps at most its share, and the threshold cuts (never a named note)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from backend.domain.models import ScoredPoint
-from backend.domain.payload import DATE, PERIODS
+from backend.domain.payload import DATE, PERIOD_STATED, PERIODS
 from backend.domain.result_rules import (
     LineSpan,
     apply_threshold,
@@ -44,27 +44,39 @@ def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
     factor, _ = time_factor(point.payload, span, boost)
     if factor == 1.0:
         return point
-    return replace(point, score=point.score + abs(point.score) * (factor - 1.0))
+    if factor > 1.0:
+        return replace(point, score=point.score + abs(point.score) * (factor - 1.0))
+    return replace(point, score=point.score * factor)
 
 
 # why `time_factor` moved a chunk or not, in words the explain data and the page show
 OF_PERIOD = "of the period asked"
-OTHER_TIME = "of another time: kept as it scored"
+OTHER_TIME = "says it is of another time"
+DATED_ONLY = "dated only by its date: property (often the day it was begun): kept as it scored"
 UNDATED = "undated: kept as it scored"
 
 
 def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[float, str]:
     """What the period a question names multiplies a chunk's score by, and why: the one rule the ranking
-    applies and the explain data shows. A chunk wholly of the span (by the days it writes out, the daily
-    notes it links to, else its note's date, name or folder) scores (1 + boost) times its own, one partly of
-    it (a note of 2024 for "spring 2024") by the share of its period inside. Any other chunk keeps its
-    score: a period is a preference among the chunks that answer, never a penalty — a project note that
-    logs a March decision may be dated by when it was started, and a year in a name may be only mentioned."""
+    applies and the explain data shows.
+
+    A chunk wholly of the span (by the days it writes out, else its note's date, name, properties or
+    folder) scores (1 + boost) times its own, one partly of it (a note of 2024 for "spring 2024") by the
+    share of its period inside. A chunk that says itself it is of another time — it writes days of another
+    time, or its note's name, properties or folder state one ("Honey sales 2025", a journal day) — scores
+    its own over (1 + boost): asked about 2024, the 2025 sales answer nothing. Any other chunk keeps its
+    score: undated, or dated only by its note's `date:`, which templates fill with the day a note was begun
+    (a project started in February logs the decision taken in March): a period is never a penalty on what
+    may answer."""
     periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
         return 1.0 + boost * share, OF_PERIOD
-    return 1.0, OTHER_TIME if periods else UNDATED
+    if not periods:
+        return 1.0, UNDATED
+    if payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
+        return 1.0 / (1.0 + boost), OTHER_TIME
+    return 1.0, DATED_ONLY
 
 
 def note_periods(payload: dict[str, Any]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from backend.domain.models import Chunk, ParsedNote
-from backend.domain.written_periods import chunk_periods
+from backend.domain.written_periods import written_periods
 
 NOTE_PATH = "note_path"
 FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is an exact "any of" match
@@ -15,6 +15,9 @@ LANGUAGE = "language"  # the language the note's words were stemmed in (none sto
 # ISO days or "start/end" days the chunk is of: those its text writes out, then its note's (written_periods;
 # an index written before periods were stored has none: its date stands in)
 PERIODS = "periods"
+# whether the chunk says itself what time it is of (days it writes out, its note's name, properties or
+# folder), beyond its note's `date:` (often the day it was begun): only such a chunk is of another time
+PERIOD_STATED = "period_stated"
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
@@ -53,8 +56,14 @@ def chunk_payload(
         "aliases": list(note.aliases),
         DATE: note.date,
         DATE_NUM: date_num(note.date),
-        PERIODS: list(chunk_periods(chunk.text, chunk.heading_path, note.periods)),
+        **_periods(note, chunk),
         LANGUAGE: language,
         "mtime": mtime,
         CONTENT_HASH: content_hash,
     }
+
+
+def _periods(note: ParsedNote, chunk: Chunk) -> dict[str, Any]:
+    written = written_periods(chunk.text, chunk.heading_path)
+    periods = dict.fromkeys([*written, *note.periods])
+    return {PERIODS: list(periods), PERIOD_STATED: bool(written or note.stated_periods)}

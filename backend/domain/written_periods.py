@@ -93,17 +93,23 @@ def spans_in_text(text: str) -> list[TimeSpan]:
 
 
 def chunk_periods(text: str, heading_path: Sequence[str], note_periods: Sequence[str]) -> tuple[str, ...]:
-    """Each period a chunk is of, as payloads store them (an ISO day, or "start/end" inclusive days): the
-    days and months its text and headings write out — a link to a daily or weekly note ("[[2026-03-12]]",
-    "[[2026-W11]]") among them, as its target is written in the text — then its note's own (`note_periods`:
-    its `date:`, name, properties, folder)."""
+    """Each period a chunk is of, as payloads store them (an ISO day, or "start/end" inclusive days): those
+    it writes (`written_periods`), then its note's own (`note_periods`: its `date:`, name, properties,
+    folder)."""
+    return tuple(dict.fromkeys([*written_periods(text, heading_path), *note_periods]))
+
+
+def written_periods(text: str, heading_path: Sequence[str]) -> tuple[str, ...]:
+    """The days and months a chunk's text and headings write out — a link to a daily or weekly note
+    ("[[2026-03-12]]", "[[2026-W11]]") among them, as its target is written in the text — at most
+    MAX_WRITTEN (beyond, the months of its days)."""
     written: list[str] = []
     for source in (*heading_path, text):
         written += [_period(span) for span in spans_in_text(source)]
     written = list(dict.fromkeys(written))
     if len(written) > MAX_WRITTEN:
         written = list(dict.fromkeys(_month_of(period) for period in written))[:MAX_WRITTEN]
-    return tuple(dict.fromkeys([*written, *note_periods]))
+    return tuple(written)
 
 
 def _period(span: TimeSpan) -> str:

@@ -275,10 +275,24 @@ def test_a_date_from_the_file_name(rel_path: str, date: str | None) -> None:
             id="edit-stamps-are-not-periods",
         ),
         pytest.param("People/Mum.md", "aliases: [mum]", (), id="undated"),
+        pytest.param("Projects/Cutover.md", "created: 2024-01-05", (), id="created-says-when-it-was-made"),
+        pytest.param("What changed since 1989.md", "", (), id="a-year-a-name-only-mentions"),
+        pytest.param(
+            "Trip to Lisbon 2019.md", "", ("2019-01-01/2019-12-31",), id="a-year-that-labels-a-name"
+        ),
     ],
 )
 def test_the_periods_a_note_is_of(rel_path: str, frontmatter: str, periods: tuple[str, ...]) -> None:
     assert parse_note(rel_path, f"---\n{frontmatter}\n---\nBody").periods == periods
+
+
+def test_a_date_property_alone_states_no_period_but_a_name_or_folder_does() -> None:
+    """`date:` dates a note for a question about its day, but only what a note says of itself (its name,
+    properties, folder) makes it of another time (search_ranking.time_factor)."""
+    project = parse_note("Projects/Cutover.md", "---\ndate: 2024-01-05\n---\nBody")
+    assert (project.periods, project.stated_periods) == (("2024-01-05",), ())
+    journal = parse_note("Journal/2024/2024-01-05.md", "---\ndate: 2024-01-05\n---\nBody")
+    assert journal.stated_periods == ("2024-01-05",)
 
 
 # --- metadata ------------------------------------------------------------------------------------------

@@ -168,15 +168,20 @@ def _front_day(
 
 def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
     """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
-    names a time: its `date:` day, the period its file name labels it with ("2025-W12", "Trip Oct 2024",
-    "Budget 2024"; not "What changed since 1989": `title_span`), and the days or ranges its other properties
-    hold (`finished: 2024-03-17`, `dates: 2024-10-26 to 2024-11-02`, `year: 2024`), but not when the file
-    was made or edited (`created:`, which templates put on every note, `modified:`, `updated:`); else the
-    year (or year/month) of its folder (`Journal/2024/`)."""
-    periods: list[str] = []
+    names a time: its `date:` day, then the periods the note states (`stated_periods`). Not when the file
+    was made or edited (`created:`, which templates put on every note, `modified:`, `updated:`)."""
     day = _front_day(front, [], keys=("date",))
-    if day is not None:
-        periods.append(day)
+    stated = stated_periods(front, stem, folder)
+    return tuple(dict.fromkeys([day, *stated] if day is not None else stated))[:MAX_PERIODS]
+
+
+def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
+    """The periods a note states it is of, by what it is, not by when it was begun: the period its file name
+    labels it with ("2025-W12", "Trip Oct 2024", "Budget 2024"; not "What changed since 1989": `title_span`),
+    the days or ranges its properties hold (`finished: 2024-03-17`, `dates: 2024-10-26 to 2024-11-02`,
+    `year: 2024`), else the year (or year/month) of its folder (`Journal/2024/`). A `date:` property alone
+    states nothing: templates write the day a note was started there as often as the day it is about."""
+    periods: list[str] = []
     named = title_span(stem)
     if named is not None:
         periods.append(_period(named.start, named.end))

@@ -25,6 +25,7 @@ from backend.infrastructure.markdown.frontmatter import (
     note_date,
     note_periods,
     split_frontmatter,
+    stated_periods,
 )
 from backend.infrastructure.markdown.links import read_links
 from backend.infrastructure.markdown.tokens import body_tokens
@@ -49,6 +50,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         aliases=_dedupe_casefold(frontmatter_aliases(front)),
         date=note_date(front, stem, problems),
         periods=note_periods(front, stem, rel_path.rpartition("/")[0]),
+        stated_periods=stated_periods(front, stem, rel_path.rpartition("/")[0]),
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),

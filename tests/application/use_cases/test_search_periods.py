@@ -1,8 +1,8 @@
 """A question naming a period (a season, a holiday, a quarter) on a small vault of its own: the notes of the
-period are raised, every other note keeps its own score (dated at another time or undated alike: a period
-is a preference, never a penalty), a note partly of the period gets part of the boost, and a chunk's period
-comes from the days it writes out, then its note's date, its file name's week or month, or its folder — never
-from `created:`."""
+period come first, undated notes below them and notes that say they are of other times lower still, a note
+partly of the period gets part of the boost, and a chunk's period comes from the days it writes out, then its
+note's date, its file name's week or month, or its folder — never from `created:`; a note dated only by its
+`date:` property keeps its score for a question about another time."""
 
 from __future__ import annotations
 
@@ -53,19 +53,15 @@ def test_a_season_puts_its_notes_first_and_the_undated_and_other_times_below(han
 
     ranked = notes(handles, question)
 
-    # a day of the season (its file name) and a week of it (a week note) raised above the best matches by
-    # words; the undated log and the note of another spring keep their own scores and order, above the trip
-    # of the season they match twice as well as
+    # a day of the season (its file name) and a week of it (a week note) first, the undated log next, and the
+    # note of another time below the trip of the season it matched twice as well as
     assert ranked[:5] == [
         "Journal/2024/2024-10-12.md",
         "Journal/2024/2024-W45.md",
         "Areas/Climbing log.md",
-        "Journal/2025/2025-03-08.md",
         "Trips/Font.md",
+        "Journal/2025/2025-03-08.md",
     ]
-    flat_scores = {str(h.payload["note_path"]): h.score for h in flat.search.search(question, top_k=10).hits}
-    scores = {str(h.payload["note_path"]): h.score for h in handles.search.search(question, top_k=10).hits}
-    assert scores["Journal/2025/2025-03-08.md"] == pytest.approx(flat_scores["Journal/2025/2025-03-08.md"])
     span = handles.search.search(question).time_intent
     assert span is not None
     assert (span.text, span.granularity) == ("autumn 2024", "season")
@@ -96,8 +92,8 @@ def test_this_year_is_the_pinned_days_year() -> None:
 
     spring_2025, font_2024, log = "Journal/2025/2025-03-08.md", "Trips/Font.md", "Areas/Climbing log.md"
     assert now[spring_2025] == pytest.approx(2 * plain[spring_2025])
-    assert now[font_2024] == pytest.approx(plain[font_2024])  # of another year: kept as it scored
-    assert then[spring_2025] == pytest.approx(plain[spring_2025])
+    assert now[font_2024] == pytest.approx(plain[font_2024] / 2)
+    assert then[spring_2025] == pytest.approx(plain[spring_2025] / 2)
     assert then[font_2024] == pytest.approx(2 * plain[font_2024])
     assert now[log] == pytest.approx(plain[log])  # undated: of no year, and of no other year either
     assert then[log] == pytest.approx(plain[log])
@@ -111,7 +107,7 @@ def test_an_index_written_before_periods_were_stored_goes_by_the_date() -> None:
     undated = ScoredPoint(id="c", score=0.5, payload={"note_path": "u.md", "date": None})
 
     assert boosted(old, span, 1.0).score == pytest.approx(1.0)
-    assert boosted(elsewhen, span, 1.0).score == pytest.approx(0.5)
+    assert boosted(elsewhen, span, 1.0).score == pytest.approx(0.25)
     assert boosted(undated, span, 1.0).score == pytest.approx(0.5)
 
 
@@ -136,3 +132,26 @@ def test_a_chunk_is_of_the_days_it_writes_not_of_when_its_note_was_made() -> Non
     periods = {str(h.payload["heading_context"]): h.payload["periods"] for h in hits}
     assert periods["Database migration > Decision"] == ["2026-03-12"]
     assert periods["Database migration > Options"] == []  # `created:` says when the file was made
+
+
+def test_a_note_dated_only_by_its_date_property_is_not_of_another_time() -> None:
+    """`date:` is as often the day a note was begun (templates fill it in) as the day it is about: a project
+    note dated so keeps its score for a question about another period, where a journal day of another time
+    (named by its day) does not."""
+    vault = {
+        "Projects/Cutover.md": "---\ndate: 2024-01-15\n---\n# Cutover\n\nWe moved the warehouse to the new "
+        "system.\n",
+        "Journal/2023-06-02.md": "We moved the warehouse shelves around.\n",
+        "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",  # the bottom of the list, at 0
+    }
+    question = "when did we move the warehouse in April 2024"
+    flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
+    handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
+
+    def scores(h: FakeHandles) -> dict[str, float]:
+        return {str(hit.payload["note_path"]): hit.score for hit in h.search.search(question, top_k=10).hits}
+
+    plain, ranked = scores(flat), scores(handles)
+    assert plain["Projects/Cutover.md"] > 0
+    assert ranked["Projects/Cutover.md"] == pytest.approx(plain["Projects/Cutover.md"])
+    assert ranked["Journal/2023-06-02.md"] == pytest.approx(plain["Journal/2023-06-02.md"] / 2)
