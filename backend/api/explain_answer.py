@@ -6,6 +6,7 @@ from backend.api.explain_schemas import (
     CandidatesOut,
     HitWhyOut,
     KeywordPlaceOut,
+    PeriodOut,
     RecallVerdictOut,
     SearchExplainOut,
     SidePlaceOut,
@@ -13,7 +14,7 @@ from backend.api.explain_schemas import (
     WhyNotOut,
 )
 from backend.application.context import Considered
-from backend.application.explaining import HitWhy, SearchExplanation, SidePlace, WhyNot
+from backend.application.explaining import HitWhy, Period, SearchExplanation, SidePlace, WhyNot
 
 
 def hit_whys(explanation: SearchExplanation | None, recall: dict[str, Considered]) -> dict[str, HitWhyOut]:
@@ -34,6 +35,19 @@ def search_explain_out(explanation: SearchExplanation | None) -> SearchExplainOu
         time_boost=explanation.time_boost,
         candidates=CandidatesOut(dense=explanation.candidates[0], keyword=explanation.candidates[1]),
         why_not=_why_not(explanation.why_not) if explanation.why_not is not None else None,
+        period=_period(explanation.period),
+    )
+
+
+def _period(period: Period | None) -> PeriodOut | None:
+    if period is None:
+        return None
+    return PeriodOut(
+        text=period.text,
+        start=period.start.isoformat(),
+        end=period.end.isoformat(),
+        factor=period.factor,
+        other_time_factor=period.other_time_factor,
     )
 
 
@@ -42,7 +56,10 @@ def _hit_why(why: HitWhy, verdict: Considered | None) -> HitWhyOut:
         dense=_place(why.dense),
         keyword=_keyword(why.keyword, why.words),
         fused_score=why.fused_score,
+        dense_normalised=why.dense_normalised,
+        keyword_normalised=why.keyword_normalised,
         time_factor=why.time_factor,
+        time_reason=why.time_reason,
         rules=why.rules,
         confidence_features=why.features,
         recall=RecallVerdictOut(
@@ -63,6 +80,13 @@ def _why_not(answer: WhyNot) -> WhyNotOut:
         fused_rank=answer.fused_rank,
         final_rank=answer.final_rank,
         reason=answer.reason,
+        start_line=answer.lines[0] if answer.lines is not None else None,
+        end_line=answer.lines[1] if answer.lines is not None else None,
+        ranked=answer.ranked,
+        rules=answer.rules,
+        time_factor=answer.time_factor,
+        time_reason=answer.time_reason,
+        closest=answer.closest,
     )
 
 

@@ -33,11 +33,35 @@ class HitWhyOut(BaseModel):
     keyword: KeywordPlaceOut | None = Field(
         description="Its place by keyword; null: no keyword side in this search."
     )
-    fused_score: float | None = Field(description="After fusion, before the ranking rules (hybrid only).")
-    time_factor: float | None = Field(
-        description="What the period the question names multiplied its score by (null: none named)."
+    fused_score: float | None = Field(
+        description="After fusion, before the ranking rules (hybrid only). Adaptive and score fusion: "
+        "weights.dense × dense_normalised + weights.keyword × keyword_normalised; dbsf: their plain sum; "
+        "rrf: the sum over the sides of 1 / (RRF_K - 1 + rank / weight)."
     )
-    rules: list[str] = Field(description="The ranking rules that moved it, in words.")
+    dense_normalised: float | None = Field(
+        None,
+        description="Its dense score as the fusion combined it, 0 to 1 (adaptive: spread from the dense "
+        "side's lowest candidate to its best; score: over its best; dbsf: mean ± 3 standard deviations onto "
+        "0..1); 0 when not among the dense candidates. null: no dense side, one side only, or rrf (it "
+        "combines ranks).",
+    )
+    keyword_normalised: float | None = Field(
+        None, description="The same for its keyword score (BM25): 0 to 1, as the fusion combined it."
+    )
+    time_factor: float | None = Field(
+        description="What the period the question names multiplied its score by (null: none named): the "
+        "final score is fused_score × time_factor unless `rules` names what else set it."
+    )
+    time_reason: str | None = Field(
+        None,
+        description='Why time_factor is what it is: "of the period asked", "dated at another time", '
+        '"undated" (null: no period named).',
+    )
+    rules: list[str] = Field(
+        description="The ranking rules that moved it, in words; one that changed its score says the new "
+        "score (put first as named, a pointer's score taken, a map of content rescored below the result it "
+        "follows)."
+    )
     confidence_features: dict[str, float] = Field(description="What its confidence was computed from.")
     recall: RecallVerdictOut
 
@@ -52,6 +76,31 @@ class WhyNotOut(BaseModel):
     fused_rank: int | None = Field(description="Its best chunk's rank after fusion (null: beyond).")
     final_rank: int | None = Field(description="Its place among the results (null: not among them).")
     reason: str = Field(description="Why it is where it is, in words.")
+    start_line: int | None = Field(
+        None,
+        description="The best chunk all the places are of: its first line (null: no chunk). It is the note's "
+        "first chunk after the ranking rules, or, none being a candidate, its closest in meaning.",
+    )
+    end_line: int | None = Field(None, description="That chunk's last line.")
+    ranked: int | None = Field(
+        None,
+        description="That chunk's place after every ranking rule, before the answer is cut to top_k (null: a "
+        "rule dropped it, or it was not among the candidates).",
+    )
+    rules: list[str] = Field(
+        default_factory=list,
+        description="Each ranking rule that moved that chunk, in words: the period (with time_factor and its "
+        "reason), notes named first, pointers, overlap, map of content, per-note cap, threshold.",
+    )
+    time_factor: float | None = Field(
+        None, description="What the period named multiplied that chunk's score by (null: none named)."
+    )
+    time_reason: str | None = Field(None, description="Why (as `time_reason` of a result).")
+    closest: list[str] = Field(
+        default_factory=list,
+        description="No note answers to what was asked: up to 5 paths of the notes whose path, file name, "
+        "title or alias is closest to it; several answer: their paths. Empty otherwise.",
+    )
 
 
 class WeightsOut(BaseModel):
@@ -64,10 +113,29 @@ class CandidatesOut(BaseModel):
     keyword: int
 
 
+class PeriodOut(BaseModel):
+    text: str = Field(description="The words of the question that name it.")
+    start: str = Field(description="Its first day (ISO).")
+    end: str = Field(description="Its last day (ISO).")
+    factor: float = Field(
+        description="What a note wholly of the period multiplies its score by (1 + TIME_BOOST); a note "
+        "partly of it less, by the share of it inside: a hybrid score then reaches up to this, not 1."
+    )
+    other_time_factor: float = Field(
+        description="What a note dated only at other times multiplies its score by."
+    )
+
+
 class SearchExplainOut(BaseModel):
     fusion: str | None = Field(description="adaptive, score, rrf or dbsf (null: one side only).")
     weights: WeightsOut | None = Field(description="The sides' weights for this question (adaptive: by it).")
     cross_language: bool = Field(description="The question is in another language than the vault's.")
-    time_boost: float | None = Field(description="The boost of the period the question names (null: none).")
+    time_boost: float | None = Field(
+        description="TIME_BOOST, when the question names a period (null: none): not a factor; the factors it "
+        "gives are in `period`."
+    )
+    period: PeriodOut | None = Field(
+        None, description="The period the question names, and what it multiplies scores by (null: none)."
+    )
     candidates: CandidatesOut = Field(description="How many candidates each side gave.")
     why_not: WhyNotOut | None = None

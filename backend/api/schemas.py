@@ -24,9 +24,14 @@ SCORE_SCALES = (
     "dense: cosine similarity (at most 1). keyword: BM25 (0 upwards, unbounded; it grows with rare query "
     "words). FUSION=score: each side over its best, 0.3 dense + 0.7 keyword (FUSION_WEIGHT_DENSE / "
     "FUSION_WEIGHT_KEYWORD). FUSION=rrf: a sum of weighted reciprocal ranks, at most about 0.64 with "
-    "RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a time multiplies the scores of notes dated in that "
-    "span by 1 + TIME_BOOST (x2 by default). A degraded hybrid request is answered, and thresholded, as "
-    "keyword. Whether a result is relevant at all, on one scale for every mode: its `confidence`."
+    "RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a period multiplies each chunk's score by its note's "
+    "time factor before the threshold applies: 1 + TIME_BOOST (x2 by default) for a note wholly of the "
+    "period, less for one partly of it, below 1 for one dated only at other times (explain: "
+    "`period.factor`, each result's `why.time_factor`); so with a period named every scale above is "
+    "stretched by up to 1 + TIME_BOOST: a hybrid score runs from 0 to 1 + TIME_BOOST (2 by default), not "
+    "0 to 1 (FUSION=dbsf: to 2 x (1 + TIME_BOOST)). A degraded hybrid request is answered, and "
+    "thresholded, as keyword. Whether a result is relevant at all, on one scale for every mode: its "
+    "`confidence`."
 )
 FILTER_WARNINGS = (
     "What is missing (with status degraded: the embedder, or the index still filling in), and each filter "
@@ -187,8 +192,9 @@ class SearchResult(BaseModel):
     note_title: str
     content: str
     score: float = Field(
-        description="Relevance on the mode's own scale (see the request's `threshold`): it ranks the results "
-        "of one query against each other."
+        description="Relevance on the mode's own scale (see the request's `threshold`; hybrid 0 to 1, up to "
+        "1 + TIME_BOOST when the question names a period): it ranks the results of one query against each "
+        "other."
     )
     confidence: float = Field(
         description="How likely the chunk is relevant at all, 0-1, calibrated on judged questions and on "

@@ -4,22 +4,26 @@ data of /search (and the look-inside page's why-panel).
 Computed only when asked, after the search, from what it read: both sides' own ranked lists for the question
 (`SideLists`: the search keeps them with its answer, ids and scores best first), the fusion redone over them
 by the same domain rule, each hit placed in them, and the hits' stored keyword terms (one store read); "why
-not this note?" adds one read of that note's chunks on each side. A search without `explain` costs nothing
-of this. The rules are named in sentences a person reads; the numbers are the ones the ranking used.
-"""
+not this note?" (why_not.py) adds one read of that note's chunks on each side and the ranking replayed over
+the candidates (ranking_replay.py). A search without `explain` costs nothing of this. The rules are named in
+sentences a person reads; the numbers are the ones the ranking used, and a hit's score can be rebuilt from
+them: each side's value as fused, the weights, the period's factor, and the rules that set it otherwise."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from backend.application.hit_confidence import _terms_of as terms_of
 from backend.application.live_index import LiveIndex
-from backend.application.search_ranking import time_factor
+from backend.application.search_ranking import boosted, time_factor
 from backend.domain.confidence import Evidence, calibration_for, features
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
+from backend.domain.payload import PERIODS
 from backend.domain.result_rules import is_hub, is_pointer
 from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.time_intent import TimeSpan
@@ -42,13 +46,27 @@ class SidePlace:
 @dataclass(frozen=True, slots=True)
 class SideLists:
     """Both sides' ranked candidates for the question (ids as strings, best first), and the fusion of them
-    the search made (None in keyword or dense mode) with its weights."""
+    the search made (None in keyword or dense mode) with its weights: for adaptive and score fusion the
+    ones it summed with (a side that found nothing left out, the other's weight then 1), so that `fused` is
+    weights[0] x normalised[0] + weights[1] x normalised[1], each side's value 0 where it lacks the chunk."""
 
     dense: list[tuple[str, float]] | None
     keyword: list[tuple[str, float]] | None
     fused: dict[str, float] | None
     weights: tuple[float, float] | None
     depth: int  # how many candidates each side keeps
+    # each side's scores as the fusion combined them (adaptive, score: 0..1; dbsf: 0..1, summed unweighted);
+    # None for rrf (it combines ranks, not scores) and one side only
+    normalised: tuple[dict[str, float], dict[str, float]] | None = None
+
+    def value(self, side: int, point_id: str) -> float | None:
+        """One side's value of a chunk as the fusion combined it (0: not among that side's candidates; None:
+        the fusion never saw it, a named note's or a pointer's target found by a query of its own)."""
+        if self.normalised is None or (self.dense, self.keyword)[side] is None:
+            return None
+        if self.fused is None or point_id not in self.fused:
+            return None
+        return round(self.normalised[side].get(point_id, 0.0), 4)
 
     def place(self, side: list[tuple[str, float]] | None, point_id: str) -> SidePlace | None:
         if side is None:
@@ -75,10 +93,15 @@ class HitWhy:
     time_factor: float | None  # what the period the question names multiplied its score by
     rules: list[str]
     features: dict[str, float]  # what its confidence was computed from
+    dense_normalised: float | None = None  # its dense value as the fusion combined it (`SideLists.value`)
+    keyword_normalised: float | None = None
+    time_reason: str | None = None  # why `time_factor` is what it is, in `search_ranking.time_factor`'s words
 
 
 @dataclass(frozen=True, slots=True)
 class WhyNot:
+    """Where the note asked about landed, by one chunk of it throughout (its best: `why_not.py`)."""
+
     asked: str
     note_path: str | None  # None: no indexed note answers to what was asked
     title: str | None
@@ -86,8 +109,26 @@ class WhyNot:
     keyword: SidePlace | None
     words: list[str]
     fused_rank: int | None
-    final_rank: int | None
+    final_rank: int | None  # its place among the results shown
     reason: str
+    rules: list[str] = field(default_factory=list)  # each ranking rule that moved that chunk, in words
+    closest: list[str] = field(default_factory=list)  # no note answers: the paths of the closest names
+    lines: tuple[int, int] | None = None  # the chunk followed: its first and last line
+    ranked: int | None = None  # its place after every ranking rule, before the answer is cut (None: dropped)
+    time_factor: float | None = None
+    time_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """The period the question names, and what `time_factor` makes of it: the factor of a note wholly of
+    it and of one dated only at other times."""
+
+    text: str
+    start: dt.date
+    end: dt.date
+    factor: float
+    other_time_factor: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +136,11 @@ class SearchExplanation:
     fusion: str | None  # None: one side only (keyword or dense mode)
     weights: tuple[float, float] | None  # (dense, keyword) as fused for this question
     cross_language: bool
-    time_boost: float | None  # the boost of the period the question names (None: it names none)
+    time_boost: float | None  # TIME_BOOST, when the question names a period (None: it names none)
     candidates: tuple[int, int]  # dense, keyword
     hits: list[HitWhy] = field(default_factory=list)
     why_not: WhyNot | None = None
+    period: Period | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +160,7 @@ class ExplainInput:
     chunks: int
     fusion: str
     cross_language: bool
+    threshold: float | None = None
 
 
 def explain_hits(
@@ -125,25 +168,30 @@ def explain_hits(
 ) -> SearchExplanation:
     """Each hit's why, in the order of the hits (`stored`: the keyword terms each was indexed with; a hit
     missing there is encoded again from its payload)."""
-    words = _question_words(given.query, encoder)
+    words = question_words(given.query, encoder)
     pointers = {hit.via.id for hit in given.hits if hit.via is not None}
     crowd = Counter(str(hit.payload.get("note_path", "")) for hit in given.hits)  # each note's hits
     named = set(given.named_paths)
     hits: list[HitWhy] = []
     for position, (hit, shown) in enumerate(zip(given.hits, given.evidence, strict=True)):
         held = stored.get(hit.id) or terms_of(hit.payload, encoder)
-        factor = _time_factor(hit, given.span, given.time_boost)
-        rules = _rules(hit, position, given, named=named, pointers=pointers, crowd=crowd, factor=factor)
+        factor, why = hit_time_factor(hit.payload, given.span, given.time_boost)
+        fused = round(sides.fused[hit.id], 4) if sides.fused and hit.id in sides.fused else None
+        rules = _rules(hit, position, given, named=named, pointers=pointers, crowd=crowd, time=(factor, why))
+        rules += _score_rules(hit, position, given, base=_base_score(hit.id, sides), named=named)
         hits.append(
             HitWhy(
                 chunk_id=hit.id,
                 dense=sides.place(sides.dense, hit.id),
                 keyword=sides.place(sides.keyword, hit.id),
                 words=[word for word, terms in words if terms & held],
-                fused_score=round(sides.fused[hit.id], 4) if sides.fused and hit.id in sides.fused else None,
+                fused_score=fused,
                 time_factor=factor,
                 rules=rules,
                 features=_features(shown, given),
+                dense_normalised=sides.value(0, hit.id),
+                keyword_normalised=sides.value(1, hit.id),
+                time_reason=why,
             )
         )
     return SearchExplanation(
@@ -153,96 +201,29 @@ def explain_hits(
         time_boost=given.time_boost if given.span is not None else None,
         candidates=(len(sides.dense or ()), len(sides.keyword or ())),
         hits=hits,
+        period=period_of(given.span, given.time_boost),
     )
 
 
-NoteSides = Callable[[str], tuple[SidePlace | None, SidePlace | None, str | None, bool]]
+def period_of(span: TimeSpan | None, boost: float) -> Period | None:
+    """The period asked, with the factors `time_factor` gives a note wholly of it and one of other times
+    (asked of it, never worked out here: that rule is being tuned, and the data must say what it does)."""
+    if span is None or not boost:
+        return None
+    whole = time_factor({PERIODS: [f"{span.start.isoformat()}/{span.end.isoformat()}"]}, span, boost)[0]
+    other = time_factor({PERIODS: [(span.start - dt.timedelta(days=1)).isoformat()]}, span, boost)[0]
+    return Period(span.text, span.start, span.end, round(whole, 4), round(other, 4))
 
 
-def why_not(
-    asked: str,
-    *,
-    live: LiveIndex,
-    given: ExplainInput,
-    sides: SideLists,
-    encoder: SparseEncoder,
-    note_sides: NoteSides,
-    resolve: Callable[[str], str | None],
-) -> WhyNot:
-    """Where each side put the note `asked` names (its best chunk) and why it is not higher in the results.
-    `note_sides(path)`: its best chunk's dense and keyword places over the whole index, that chunk's id, and
-    whether the search's filters let the note in; `resolve`: the indexed note a path or name means."""
-    path = resolve(asked)
-    if path is None:
-        return WhyNot(asked, None, None, None, None, [], None, None, _NOT_INDEXED)
-    record = live.graph.record(path)
-    title = record.title if record is not None else None
-    dense, keyword, best, admitted = note_sides(path)
-    shown = [str(hit.payload.get("note_path", "")) for hit in given.hits]
-    final = shown.index(path) + 1 if path in shown else None
-    held = _stored_of(live, best, encoder) if best is not None else set()
-    words = [word for word, terms in _question_words(given.query, encoder) if terms & held]
-    order = sides.fused_order()
-    fused = order.index(best) + 1 if best is not None and best in order else None
-    if not admitted:
-        reason = "The search's filters (folders, tags, dates or paths) leave this note out."
-    elif best is None:
-        reason = "The note has no chunk in the index (empty, or only frontmatter)."
-    else:
-        reason = _reason(given, sides, dense=dense, keyword=keyword, words=words, fused=fused, final=final)
-        if record is not None and not record.dense_ready and given.mode is not SearchMode.KEYWORD:
-            reason += " It has no dense vectors yet (the embedder is catching up): found by keyword only."
-    return WhyNot(asked, path, title, dense, keyword, words, fused, final, reason)
+def _base_score(point_id: str, sides: SideLists) -> float | None:
+    """Its score before the ranking rules: the fused one, or in one side's mode that side's own."""
+    if sides.fused is not None:
+        return sides.fused.get(point_id)
+    side = dict(sides.keyword if sides.keyword is not None else sides.dense or [])
+    return side.get(point_id)
 
 
-_NOT_INDEXED = "No indexed note answers to this path or name (GET /notes lists them)."
-
-
-def _reason(
-    given: ExplainInput,
-    sides: SideLists,
-    *,
-    dense: SidePlace | None,
-    keyword: SidePlace | None,
-    words: list[str],
-    fused: int | None,
-    final: int | None,
-) -> str:
-    """One paragraph: where it landed, then what held it back, side by side."""
-    if final is not None:
-        return f"It is result {final}."
-    parts: list[str] = []
-    if fused is not None:
-        ranked = "Fused, its" if sides.fused is not None else "Its"
-        parts.append(
-            f"{ranked} best chunk ranks {fused}: below the {len(given.hits)} results shown; the ranking "
-            "rules (one chunk per overlap, hubs after their notes, at most "
-            f"{given.per_note or 'any number of'} chunks a note) keep that order."
-        )
-    else:
-        parts.append(f"Neither side keeps its best chunk among its first {sides.depth} candidates.")
-    if dense is not None:
-        if dense.rank is not None:
-            parts.append(f"By meaning it ranks {dense.rank} (cosine {dense.score:.3f}).")
-        else:
-            last = sides.dense[-1][1] if sides.dense else None
-            below = f" (the {sides.depth}th candidate's is {last:.3f})" if last is not None else ""
-            cosine = f"; its cosine is {dense.score:.3f}" if dense.score is not None else ""
-            parts.append(f"By meaning it is beyond the first {sides.depth}{cosine}{below}.")
-    if keyword is not None:
-        held = f"it holds {', '.join(words)}" if words else "on common words of the question only"
-        if keyword.rank is not None:
-            parts.append(f"By keyword it ranks {keyword.rank} (BM25 {keyword.score:.2f}; {held}).")
-        elif not words:
-            parts.append("None of the question's words are in it (keyword side).")
-        else:
-            parts.append(f"By keyword {held}, but it is beyond the first {sides.depth}.")
-    if sides.weights is not None:
-        parts.append(f"This question weighs dense {sides.weights[0]:.2f}, keyword {sides.weights[1]:.2f}.")
-    return " ".join(parts)
-
-
-def _stored_of(live: LiveIndex, point_id: str, encoder: SparseEncoder) -> frozenset[int] | set[int]:
+def stored_of(live: LiveIndex, point_id: str, encoder: SparseEncoder) -> frozenset[int] | set[int]:
     """The keyword terms a chunk was indexed with (its text encoded again if the store has none for it)."""
     stored = live.store.keyword_terms([point_id]).get(point_id)
     if stored is not None:
@@ -250,7 +231,7 @@ def _stored_of(live: LiveIndex, point_id: str, encoder: SparseEncoder) -> frozen
     return terms_of(live.store.payloads([point_id]).get(point_id, {}), encoder)
 
 
-def _question_words(query: str, encoder: SparseEncoder) -> list[tuple[str, set[int]]]:
+def question_words(query: str, encoder: SparseEncoder) -> list[tuple[str, set[int]]]:
     """Each distinct word of the question with the keyword terms it becomes (none for a stop word)."""
     seen: dict[str, set[int]] = {}
     for word in _WORD.findall(query):
@@ -260,11 +241,14 @@ def _question_words(query: str, encoder: SparseEncoder) -> list[tuple[str, set[i
     return [(word, terms) for word, terms in seen.items() if terms]
 
 
-def _time_factor(hit: ScoredPoint, span: TimeSpan | None, boost: float) -> float | None:
-    """The multiplier `search_ranking.boosted` applied (a negative score aside: there it adds its size)."""
+def hit_time_factor(
+    payload: dict[str, Any], span: TimeSpan | None, boost: float
+) -> tuple[float | None, str | None]:
+    """What `search_ranking.time_factor` multiplied a chunk's score by, and why (None: no period asked)."""
     if span is None or not boost:
-        return None
-    return round(time_factor(hit.payload, span, boost)[0], 4)
+        return None, None
+    factor, why = time_factor(payload, span, boost)
+    return round(factor, 4), why
 
 
 def _rules(
@@ -275,10 +259,9 @@ def _rules(
     named: set[str],
     pointers: set[str],
     crowd: dict[str, int],
-    factor: float | None,
+    time: tuple[float | None, str | None],
 ) -> list[str]:
-    p = hit.payload
-    path, text = str(p.get("note_path", "")), str(p.get("content", ""))
+    path = str(hit.payload.get("note_path", ""))
     rules: list[str] = []
     if path in named and position < len(given.named_paths):
         rules.append("The question names this note (its title, an alias or its file name): put first.")
@@ -290,16 +273,47 @@ def _rules(
         )
     if hit.id in pointers:
         rules.append("A list of links: placed right after the note its line points to.")
-    elif is_hub(text) and not is_pointer(text):
-        rules.append("A map of content (mostly links): never placed above the notes it links to.")
-    if factor is not None and given.span is not None and factor != 1.0:
-        if factor > 1.0:
-            rules.append(f"Of the period asked ({given.span.text}): score ×{factor:.2f}.")
-        else:
-            rules.append(f"Dated at another time than {given.span.text}: score ×{factor:.2f}.")
+    factor, why = time
+    if factor is not None and why is not None and given.span is not None and factor != 1.0:
+        rules.append(period_rule(given.span, factor, why))
     if given.per_note and crowd.get(path, 0) >= given.per_note:
         rules.append(f"Its note fills the {given.per_note} places one note may have among the results.")
     return rules
+
+
+def period_rule(span: TimeSpan, factor: float, why: str) -> str:
+    """The period rule as it moved one chunk, in `time_factor`'s own words."""
+    return f"{why[:1].upper()}{why[1:]} ({span.text}): score ×{factor:.2f}."
+
+
+def _score_rules(
+    hit: ScoredPoint, position: int, given: ExplainInput, *, base: float | None, named: set[str]
+) -> list[str]:
+    """What set its score other than fusion and the period: put first as named, a pointer's score taken, a
+    map of content rescored below the result it follows. Read off the scores, so every change is named."""
+    score, text = hit.score, str(hit.payload.get("content", ""))
+    put_first = str(hit.payload.get("note_path", "")) in named and position < len(given.named_paths)
+    if base is None:
+        expected = None
+    elif given.span is not None and given.time_boost:
+        expected = boosted(replace(hit, score=base), given.span, given.time_boost).score
+    else:
+        expected = base
+    if expected is not None and abs(score - expected) <= 1e-4 * max(1.0, abs(expected)):
+        return []
+    was = f" (fusion and the period gave {expected:.4f})" if expected is not None else ""
+    if put_first:
+        return [f"Its score is set to {score:.4f}, the best of the rest, so it stays first{was}."]
+    if hit.via is not None:
+        return [f"It takes the score of the list of links that brought it, {score:.4f}{was}."]
+    if is_hub(text) and not is_pointer(text) and expected is not None and score < expected:
+        return [
+            f"A map of content (mostly links): placed after the notes it links to, its score lowered to "
+            f"{score:.4f}, the score of the result it now follows{was}."
+        ]
+    if expected is None:
+        return []
+    return [f"The ranking rules set its score to {score:.4f}{was}."]
 
 
 def _features(shown: Evidence, given: ExplainInput) -> dict[str, float]:
@@ -307,30 +321,6 @@ def _features(shown: Evidence, given: ExplainInput) -> dict[str, float]:
     names = (*DENSE_FEATURES, "of the period asked") if calibration.uses_dense else KEYWORD_FEATURES
     values = features(shown, given.chunks, calibration)
     return {name: round(value, 4) for name, value in zip(names, values, strict=True)}
-
-
-def best_of_note(
-    dense: list[tuple[str, float]] | None, keyword: list[tuple[str, float]] | None
-) -> tuple[str | None, float | None, float | None]:
-    """The note's best chunk (by the keyword side when it matched, else by meaning) and its two scores."""
-    best = (keyword or dense or [(None, 0.0)])[0][0]
-    if best is None:
-        return None, None, None
-    dense_score = dict(dense or {}).get(best)
-    keyword_score = dict(keyword or {}).get(best)
-    return best, dense_score, keyword_score
-
-
-def rank_among(side: list[tuple[str, float]] | None, score: float | None, depth: int) -> SidePlace | None:
-    """Where a score would rank among a side's candidates (None beyond a full list)."""
-    if side is None:
-        return None
-    if score is None:
-        return SidePlace(None, None)
-    above = sum(1 for _, other in side if other > score)
-    if above >= depth:
-        return SidePlace(score, None)
-    return SidePlace(score, above + 1)
 
 
 def note_filter(path: str, point_filter: PointFilter | None) -> PointFilter:

@@ -178,6 +178,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
             point_filter=request.point_filter,
             max_chunks_per_note=request.max_chunks_per_note,
             asked_note=request.why_not,
+            threshold=request.threshold,
         )
         answer.recall = {c.chunk_id: c for c in recall_verdicts(views)}
         outcome.clock.lap(EXPLAIN)

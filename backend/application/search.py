@@ -117,6 +117,10 @@ class SearchService:
         return self._encoder.analyzer
 
     @property
+    def encoder(self) -> SparseEncoder:  # the explain data replays the named notes' query with it
+        return self._encoder
+
+    @property
     def word_terms(self) -> WordTerms:
         """The analyzer's terms of each written word, remembered across searches (what highlights read)."""
         return self._words

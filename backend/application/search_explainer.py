@@ -13,22 +13,20 @@ from backend.application.explaining import (
     ExplainInput,
     SearchExplanation,
     SideLists,
-    SidePlace,
-    best_of_note,
     explain_hits,
     note_filter,
-    rank_among,
-    why_not,
 )
 from backend.application.hit_confidence import Sides, read_sides
 from backend.application.live_index import LiveIndex
+from backend.application.ranking_replay import Replayed, replay
 from backend.application.search import SearchOutcome, SearchService
 from backend.application.search_stages import QueryVectors
 from backend.application.serving_index import ServingIndex
+from backend.application.why_not import NoteChunks, why_not
 from backend.domain import fusion
 from backend.domain.errors import SecurityViolationError
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
-from backend.domain.note_lookup import lookup_note
+from backend.domain.note_lookup import NoteLookup, lookup_note
 from backend.domain.vault_paths import safe_filter, vault_path
 
 NOTE_SCAN = 256  # chunks of one note read to find its best
@@ -47,6 +45,7 @@ class SearchExplainer:
         point_filter: PointFilter | None = None,
         max_chunks_per_note: int | None = None,
         asked_note: str | None = None,
+        threshold: float | None = None,
     ) -> SearchExplanation:
         """Why the hits of `outcome` (the search's answer to `query` with `point_filter`) rank as they do,
         and, with `asked_note` (a note's path or name), why that note is not higher."""
@@ -82,18 +81,29 @@ class SearchExplainer:
                 chunks=search.chunks.count(live) if outcome.hits else 0,
                 fusion=options.fusion,
                 cross_language=search.foreign_weights(query) is not None,
+                threshold=threshold,
             )
             explanation = explain_hits(given, lists, search.judge, _stored_terms(live, outcome.hits))
             if asked_note is None:
                 return explanation
+            asked = Replayed(
+                query=query,
+                mode=outcome.mode,
+                vectors=vectors,
+                point_filter=live.graph.tag_filter(safe_filter(point_filter)),
+                span=outcome.time_intent,
+                per_note=given.per_note,
+                threshold=threshold,
+            )
             answer = why_not(
                 asked_note,
                 live=live,
                 given=given,
                 sides=lists,
                 encoder=search.judge,
-                note_sides=functools.partial(self._note_sides, live, vectors, lists, store_filter),
-                resolve=functools.partial(_indexed_note, live),
+                lookup=_lookup(live, asked_note),
+                note_chunks=functools.partial(self._note_chunks, live, vectors, lists, store_filter),
+                replay=functools.partial(replay, live, search, asked, lists),
             )
             return replace(explanation, why_not=answer)
 
@@ -110,51 +120,58 @@ class SearchExplainer:
             keyword = list(sides.keyword.scores.items()) if sides.keyword is not None else []
         if query is None or dense is None:
             return SideLists(dense, keyword, None, None, depth)
-        scores, weights = self._fused(dense, keyword or [], query=query)
-        return SideLists(dense, keyword, scores, weights, depth)
+        scores, weights, values = self._fused(dense, keyword or [], query=query)
+        return SideLists(dense, keyword, scores, weights, depth, values)
 
     def _fused(
         self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]], *, query: str
-    ) -> tuple[dict[str, float], tuple[float, float] | None]:
-        """Both sides joined by the rule and the weights the search applies, and those weights."""
+    ) -> tuple[
+        dict[str, float], tuple[float, float] | None, tuple[dict[str, float], dict[str, float]] | None
+    ]:
+        """Both sides joined by the rule and the weights the search applies, those weights (adaptive and score
+        fusion: as summed, a side that found nothing left out), and each side's values as the rule combined
+        them (None for rrf, which combines ranks)."""
         options = self._search.options
         foreign = self._search.foreign_weights(query)
-        weights: tuple[float, float] | None = foreign or options.rrf_weights
-        if options.fusion == "adaptive":
-            weights = fusion.adaptive_weights(dense, options.adaptive, fixed=foreign)
-            scores = fusion.adaptive(dense, keyword, options.adaptive, fixed=weights)
-            return scores, (round(weights[0], 4), round(weights[1], 4))
-        if options.fusion == "score":
-            return fusion.top_scaled([dense, keyword], weights or options.rrf_weights), weights
+        weights: tuple[float, float] = foreign or options.rrf_weights
+        if options.fusion in ("adaptive", "score"):
+            if options.fusion == "adaptive":
+                weights = fusion.adaptive_weights(dense, options.adaptive, fixed=foreign)
+                scores = fusion.adaptive(dense, keyword, options.adaptive, fixed=weights)
+                lists = [fusion.spread(dense), fusion.spread(keyword)]
+            else:
+                scores = fusion.top_scaled([dense, keyword], weights)
+                lists = [dense, keyword]
+            values, summed = fusion.scaled_parts(lists, weights)
+            return scores, (round(summed[0], 4), round(summed[1], 4)), (values[0], values[1])
         if options.fusion == "rrf":
-            return fusion.rrf([dense, keyword], weights or options.rrf_weights, options.rrf_k), weights
-        return fusion.dbsf([dense, keyword]), None
+            return fusion.rrf([dense, keyword], weights, options.rrf_k), weights, None
+        parts = fusion.dbsf_parts([dense, keyword])
+        return fusion.dbsf([dense, keyword]), None, (parts[0], parts[1])
 
-    def _note_sides(
+    def _note_chunks(
         self,
         live: LiveIndex,
         vectors: QueryVectors,
         lists: SideLists,
         point_filter: PointFilter | None,
         path: str,
-    ) -> tuple[SidePlace | None, SidePlace | None, str | None, bool]:
-        """One note's best chunk placed on both sides, its id, and whether the search's filters let it in."""
+    ) -> NoteChunks:
+        """One note's chunks scored on each side the search had, and whether its filters let the note in."""
         paths = point_filter.note_paths if point_filter is not None else ()
         if paths and path not in paths:
-            return None, None, None, False
+            return NoteChunks(None, None, admitted=False, stored=True)
         scoped = note_filter(path, point_filter)
         if not live.store.scroll(point_filter=scoped, limit=1)[0]:
             exists = bool(live.store.scroll(point_filter=note_filter(path, None), limit=1)[0])
-            return None, None, None, not exists
-        mine = self._lists(
-            read_sides(live, vectors.dense, _sparse(vectors), NOTE_SCAN, scoped), vectors, 0, query=None
-        )
-        best, dense_score, keyword_score = best_of_note(mine.dense, mine.keyword)
-        return (
-            rank_among(lists.dense, dense_score, lists.depth),
-            rank_among(lists.keyword, keyword_score, lists.depth),
-            best,
-            True,
+            return NoteChunks(None, None, admitted=not exists, stored=False)
+        sides = read_sides(live, vectors.dense, _sparse(vectors), NOTE_SCAN, scoped)
+        mine = self._lists(sides, vectors, 0, query=None)
+        return NoteChunks(
+            mine.dense if lists.dense is not None else None,
+            mine.keyword if lists.keyword is not None else None,
+            admitted=True,
+            stored=True,
         )
 
 
@@ -168,13 +185,14 @@ def _stored_terms(live: LiveIndex, hits: Sequence[ScoredPoint]) -> dict[str, fro
     return {str(key): terms for key, terms in live.store.keyword_terms([hit.id for hit in hits]).items()}
 
 
-def _indexed_note(live: LiveIndex, asked: str) -> str | None:
-    """The indexed note a path (with or without `.md`) or, when only one note answers to it, a name means."""
+def _lookup(live: LiveIndex, asked: str) -> NoteLookup:
+    """The indexed note a path (with or without `.md`) or, when only one note answers to it, a name means;
+    else the notes that all answer to it, or the closest names."""
     try:
         path = vault_path(asked)
     except SecurityViolationError:
-        return None
-    if live.graph.record(path) is not None:
-        return path
-    found = lookup_note(path, live.graph.records()).found
-    return found.path if found is not None else None
+        return NoteLookup(None)
+    record = live.graph.record(path)
+    if record is not None:
+        return NoteLookup(record)
+    return lookup_note(path, live.graph.records())

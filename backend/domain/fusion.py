@@ -71,6 +71,43 @@ def top_scaled(lists: Sequence[Ranked[K]], weights: Sequence[float]) -> dict[K, 
     return {key: value / answered for key, value in fused.items()}
 
 
+def scaled_parts(
+    lists: Sequence[Ranked[K]], weights: Sequence[float]
+) -> tuple[list[dict[K, float]], list[float]]:
+    """What `top_scaled` sums, apart: each list's scores over its top (0 for a negative one), and each list's
+    weight over the weights of the lists that answered (0 for a list left out). A candidate's fused score is
+    the sum over the lists of weight times its value there (0 where the list does not hold it): the explain
+    data shows both, so a fused score can be rebuilt by hand."""
+    values: list[dict[K, float]] = []
+    kept: list[float] = []
+    for ranked, weight in zip(lists, weights, strict=True):
+        top = max((score for _, score in ranked), default=0.0)
+        if weight <= 0 or top <= 0:
+            values.append({})
+            kept.append(0.0)
+            continue
+        values.append({key: max(score, 0.0) / top for key, score in ranked})
+        kept.append(weight)
+    answered = sum(kept)
+    return values, [weight / answered if answered else 0.0 for weight in kept]
+
+
+def dbsf_parts(lists: Sequence[Ranked[K]]) -> list[dict[K, float]]:
+    """What `dbsf` sums (its weights all 1): each list's scores mapped from mean ± 3 standard deviations
+    onto 0..1."""
+    values: list[dict[K, float]] = []
+    for ranked in lists:
+        if not ranked:
+            values.append({})
+            continue
+        low, high = _three_sigma(s for _, s in ranked)
+        span = high - low
+        values.append(
+            {key: min(max((score - low) / span if span > 0 else 0.5, 0.0), 1.0) for key, score in ranked}
+        )
+    return values
+
+
 def spread(ranked: Ranked[K]) -> list[tuple[K, float]]:
     """A list's scores mapped from its lowest to its top onto 0..1. A model whose cosines crowd just under
     its top (multilingual-e5: 0.80-0.88 for a whole list) then separates its candidates as clearly as one

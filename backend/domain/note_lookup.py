@@ -54,12 +54,18 @@ def lookup_note(asked: str, records: Iterable[NoteRecord]) -> NoteLookup:
 
 
 def _closest(asked: str, notes: list[NoteRecord]) -> tuple[str, ...]:
-    """Up to five paths, the most similar first, comparing what was asked with each path and title."""
+    """Up to five paths, the most similar first, comparing what was asked with each path, file name, title
+    and alias (difflib's ratio: the share of characters the two have in common, in order)."""
     wanted = _key(asked).removesuffix(".md")
     scored = []
     for record in notes:
         stem = _stem(record.path).casefold()
-        names = (record.path.casefold().removesuffix(".md"), _key(record.title), stem)
+        names = (
+            record.path.casefold().removesuffix(".md"),
+            _key(record.title),
+            stem,
+            *(_key(alias) for alias in record.aliases),
+        )
         score = max(difflib.SequenceMatcher(None, wanted, name).ratio() for name in names)
         scored.append((-score, record.path))
     return tuple(path for score, path in sorted(scored)[:MAX_SUGGESTIONS] if -score >= 0.5)

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
+from tests.application.fakes import FakeEmbedder
 
 LEDGER = "Finance/Money with Sreenivas.md"
 QUESTION = "how much do I owe Sreenivas?"
@@ -49,6 +51,17 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         vault_path=_vault(root), data_dir=root / "data", embedding_provider="none", watch=False
     )
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        wait_for_job(c)
+        yield c
+
+
+@pytest.fixture(scope="module")
+def hybrid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The same vault searched hybrid, dense vectors from the fake embedder (bag of words)."""
+    root = tmp_path_factory.mktemp("explain-hybrid")
+    settings = load_settings(vault_path=_vault(root), data_dir=root / "data", watch=False)
+    services = build_services(settings, embedder=FakeEmbedder(spread=True))
+    with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         wait_for_job(c)
         yield c
 
@@ -168,6 +181,21 @@ def test_why_not_a_note_that_is_not_indexed(client: TestClient) -> None:
         assert "No indexed note" in why_not["reason"]
 
 
+def test_a_misspelt_name_gets_the_closest_notes_and_no_side_lines(client: TestClient) -> None:
+    for asked in ("Knee physo plan", "knee phisio"):
+        why_not = search(client, QUESTION, why_not=asked)["explain"]["why_not"]
+        assert why_not["indexed"] is False
+        assert why_not["closest"][0] == KNEE  # did you mean
+        assert len(why_not["closest"]) <= 5
+        assert (why_not["dense"], why_not["keyword"], why_not["rules"]) == (None, None, [])
+        assert "side" not in why_not["reason"]  # nothing said of where a note that is not there ranks
+    # an alias counts as a name to be close to ("Orders DB migration" is the migration note's)
+    assert (
+        "Projects/Database migration.md"
+        in search(client, QUESTION, why_not="Orders DB migrashun")["explain"]["why_not"]["closest"]
+    )
+
+
 def test_a_question_naming_a_time_says_what_it_did_to_each_note(client: TestClient) -> None:
     answer = search(client, "journal entries from March 2026", mode="keyword", explain=True, top_k=10)
     assert answer["explain"]["time_boost"] is not None
@@ -178,6 +206,27 @@ def test_a_question_naming_a_time_says_what_it_did_to_each_note(client: TestClie
     assert boosted, "notes of March 2026 are boosted"
     assert all(r["date"] is None or r["date"].startswith("2026-03") for r in boosted)
     assert all(any("Of the period asked" in rule for rule in r["why"]["rules"]) for r in boosted)
+
+
+def test_the_period_and_each_notes_factor_are_what_the_ranking_applied(client: TestClient) -> None:
+    answer = search(client, "journal entries from March 2026", mode="keyword", explain=True, top_k=10)
+    period = answer["explain"]["period"]
+    assert (period["text"], period["start"], period["end"]) == ("March 2026", "2026-03-01", "2026-03-31")
+    assert period["factor"] > 1 > period["other_time_factor"]
+    assert answer["explain"]["time_boost"] == pytest.approx(period["factor"] - 1)
+    for result in answer["results"]:
+        why = result["why"]
+        if (
+            result["date"]
+            and result["date"].startswith("2026-03")
+            and result["note_path"].startswith("Journal")
+        ):
+            assert (why["time_factor"], why["time_reason"]) == (period["factor"], "of the period asked")
+        if why["time_reason"] == "dated at another time":
+            assert why["time_factor"] == period["other_time_factor"]
+            assert "Dated at another time (March 2026)" in " ".join(why["rules"])
+        # keyword mode: the score is the keyword side's own times the factor
+        assert result["score"] == pytest.approx(why["keyword"]["score"] * why["time_factor"], rel=1e-3)
 
 
 def test_a_named_note_is_said_to_be_put_first(client: TestClient) -> None:
@@ -254,3 +303,77 @@ def test_hybrid_explain_fuses_both_sides_as_the_ranking_did(tmp_path: Path) -> N
             # no rule moved it: its score is the fusion's
             assert result["score"] == pytest.approx(why["fused_score"], abs=1e-3)
     assert "dense similarity" in answer["results"][0]["why"]["confidence_features"]
+
+
+def _rebuilt(result: dict, weights: dict) -> float:
+    """A result's score from its explain fields alone, as a person would work it out."""
+    why = result["why"]
+    fused = weights["dense"] * why["dense_normalised"] + weights["keyword"] * why["keyword_normalised"]
+    assert why["fused_score"] == pytest.approx(fused, abs=2e-4)
+    return fused * (why["time_factor"] if why["time_factor"] is not None else 1.0)
+
+
+@pytest.mark.parametrize(
+    "question", [QUESTION, "what did we decide in March 2026 about the migration", "database migration"]
+)
+def test_each_score_is_rebuilt_by_hand_from_its_explain_fields(hybrid: TestClient, question: str) -> None:
+    answer = search(hybrid, question, explain=True, top_k=8)
+    explain = answer["explain"]
+    weights = explain["weights"]
+    assert weights["dense"] + weights["keyword"] == pytest.approx(1.0)
+    for result in answer["results"]:
+        why = result["why"]
+        rebuilt = None
+        if why["fused_score"] is not None:  # else fusion never saw it: a rule set its score
+            assert 0 <= why["dense_normalised"] <= 1
+            assert 0 <= why["keyword_normalised"] <= 1
+            rebuilt = _rebuilt(result, weights)
+        if rebuilt is None or result["score"] != pytest.approx(rebuilt, abs=1e-3):
+            # another rule set it, and says so with the score it set
+            assert any(f"{result['score']:.4f}" in rule for rule in why["rules"]), (result["score"], why)
+    if explain["period"] is not None:
+        assert max(r["score"] for r in answer["results"]) <= explain["period"]["factor"] + 1e-9
+
+
+def test_why_not_follows_one_chunk_and_names_the_rules_that_moved_it(hybrid: TestClient) -> None:
+    question, shown = "what did we decide in March 2026 about the migration", 5
+    answer = search(hybrid, question, top_k=shown, why_not="Database migration")
+    why_not = answer["explain"]["why_not"]
+    assert why_not["note_path"] == "Projects/Database migration.md"
+    assert why_not["final_rank"] is None
+    # the same search, deep enough to show that chunk: every place why_not gives is that chunk's
+    deep = search(hybrid, question, explain=True, top_k=50, max_chunks_per_note=2)
+    places = [
+        (i + 1, r)
+        for i, r in enumerate(deep["results"])
+        if (r["note_path"], r["start_line"]) == (why_not["note_path"], why_not["start_line"])
+    ]
+    assert places, "the chunk why_not follows is where the search ranks it"
+    rank, chunk = places[0]
+    assert why_not["ranked"] == rank
+    assert why_not["dense"]["rank"] == chunk["why"]["dense"]["rank"]
+    assert why_not["keyword"]["rank"] == chunk["why"]["keyword"]["rank"]
+    assert (why_not["time_factor"], why_not["time_reason"]) == (
+        chunk["why"]["time_factor"],
+        chunk["why"]["time_reason"],
+    )
+    reason = why_not["reason"]
+    assert f"ranks {why_not['fused_rank']}" in reason
+    assert (f"below the {shown} results shown" in reason) == (rank > shown)
+    if why_not["fused_rank"] <= shown:
+        assert why_not["rules"], "fused among the shown, something pushed it out: it is named"
+    if why_not["time_factor"] != 1:
+        period = [rule for rule in why_not["rules"] if "(March 2026)" in rule]
+        assert period
+        assert f"×{why_not['time_factor']:.2f}" in period[0]
+        assert why_not["time_reason"][1:] in period[0]
+
+
+def test_why_not_names_the_threshold_that_cut_a_note(hybrid: TestClient) -> None:
+    note = "Projects/Meetings/2026-03-26 Migration go-no-go.md"
+    plain = search(hybrid, "database migration", why_not=note)["explain"]["why_not"]
+    assert plain["final_rank"] is not None  # among the 5 results without a threshold
+    cut = search(hybrid, "database migration", why_not=note, threshold=0.75)["explain"]["why_not"]
+    assert (cut["final_rank"], cut["ranked"]) == (None, None)
+    assert any("below the threshold 0.75" in rule for rule in cut["rules"]), cut["rules"]
+    assert "results shown" not in cut["reason"]  # it was cut, not outranked

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.fusion import AdaptiveWeights, adaptive, spread, top_scaled
+from backend.domain.fusion import (
+    AdaptiveWeights,
+    adaptive,
+    adaptive_weights,
+    dbsf,
+    dbsf_parts,
+    scaled_parts,
+    spread,
+    top_scaled,
+)
 
 
 def test_each_side_counts_its_best_as_one_and_the_weights_share_them() -> None:
@@ -65,3 +74,32 @@ def test_adaptive_weighs_the_dense_side_by_how_clearly_its_winner_stands_out() -
     only_dense = adaptive(dense, keyword, weights, fixed=(1.0, 0.0))
     assert only_dense["a"] == pytest.approx(1.0)
     assert only_dense.get("b", 0.0) == 0.0
+
+
+def _rebuilt(values: list[dict[str, float]], weights: list[float]) -> dict[str, float]:
+    keys = {key for side in values for key in side}
+    return {key: sum(w * side.get(key, 0.0) for w, side in zip(weights, values, strict=True)) for key in keys}
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    # an empty side is left out with its weight: the other's is 1
+    [[("b", 12.0), ("c", 6.0), ("d", 1.0)], []],
+)
+def test_a_fused_score_is_rebuilt_from_each_sides_values_and_the_weights_summed_with(
+    keyword: list[tuple[str, float]],
+) -> None:
+    # what the explain data shows of each hit: weights x normalised values must give the fused score
+    dense = [("a", 0.8), ("b", 0.5), ("c", 0.45), ("d", 0.2)]
+    values, weights = scaled_parts([dense, keyword], (0.3, 0.7))
+    assert _rebuilt(values, weights) == pytest.approx(top_scaled([dense, keyword], (0.3, 0.7)))
+    assert sum(weights) == pytest.approx(1.0)
+    chosen = adaptive_weights(dense, AdaptiveWeights())
+    values, weights = scaled_parts([spread(dense), spread(keyword)], chosen)
+    assert _rebuilt(values, weights) == pytest.approx(adaptive(dense, keyword, AdaptiveWeights()))
+    assert all(0.0 <= value <= 1.0 for side in values for value in side.values())
+
+
+def test_dbsf_is_the_plain_sum_of_each_sides_mapped_values() -> None:
+    lists = [[("a", 0.8), ("b", 0.5), ("c", 0.1)], [("b", 9.0), ("c", 2.0)]]
+    assert _rebuilt(dbsf_parts(lists), [1.0, 1.0]) == pytest.approx(dbsf(lists))
