@@ -80,9 +80,7 @@ class SearchOptions:
     # fixed weights), "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
     fusion: str = "adaptive"
     max_chunks_per_note: int | None = 2  # None: no cap
-    # a chunk of the span a query names scores (1 + time_boost) times its own (one partly of it, by the share
-    # of its period inside), one that says it is of another time over (1 + time_boost), any other its own: a
-    # preference, not a filter (search_ranking.time_factor)
+    # what a chunk of the period a query names is raised by, and one of another time lowered by (time_factor)
     time_boost: float = 1.0
     today: Callable[[], dt.date] = dt.date.today  # what "this year", "last month" count from
     southern: bool = False  # seasons (and the summer holidays) of the southern hemisphere
