@@ -676,6 +676,7 @@ def test_on_a_phone_the_why_panel_fits_the_width(browser: Any, base: str) -> Non
 def test_notes_render_as_markdown_with_wikilinks_to_notes(watched: Watched) -> None:
     page = watched.page
     search(page, "quokkamarkdown sampler", mode="keyword")
+    asked = page.url
     hit = page.locator("#results .result", has_text="Quokkamarkdown sampler").first
     assert hit.locator(".content strong, .content li, .content h3").count() >= 1  # the result's text too
     hit.locator("h3 button").click()
@@ -702,6 +703,9 @@ def test_notes_render_as_markdown_with_wikilinks_to_notes(watched: Watched) -> N
     rendered.locator("a.wikilink", has_text="Money with Sreenivas").click()
     expect(page).to_have_url(re.compile(r"#/note/Money%20with%20Sreenivas$"))
     expect(page.locator("#note-meta .path")).to_have_text("Finance/Money with Sreenivas.md")
+    page.keyboard.press("Escape")  # back past both notes to the search they were opened from
+    expect(page).to_have_url(asked)
+    expect(page.locator("#note-panel")).to_be_hidden()
 
 
 def _with_new_explain_fields(route: Any) -> None:

@@ -129,7 +129,7 @@ export function showMessage(text) {
 /** A button copying `text()` (navigator.clipboard; else a selected hidden field and the copy command), saying
  * "Copied" for a moment, or that it could not. */
 export function copyButton(label, text, what) {
-  const button = el("button", { type: "button", class: "copy quiet", "aria-label": what ? `${label}: ${what}` : label }, label);
+  const button = el("button", { type: "button", class: "copy quiet", title: what ? `${label}: ${what}` : label, "aria-live": "polite" }, label);
   let timer = null;
   button.addEventListener("click", async () => {
     const value = text();

@@ -3,6 +3,7 @@
 // `<img onerror=…>` in a note is a paragraph of text. Only http(s) and obsidian links become clickable; any other
 // scheme (javascript:, data:, file:, …) is shown as the text it is. Wikilinks open the note in this page.
 import { el, highlighted } from "./dom.js";
+import { go, noteHash } from "./route.js";
 
 const SAFE_URL = /^(?:https?|obsidian):/i;
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
@@ -16,11 +17,6 @@ const TABLE_RULE = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
 export function safeUrl(url) {
   const value = String(url ?? "").trim();
   return SAFE_URL.test(value) ? value : null;
-}
-
-/** The in-page address of a note named by a wikilink or a path. */
-export function noteHref(target) {
-  return `#/note/${target.split("/").map(encodeURIComponent).join("/")}`;
 }
 
 // inline: code, wikilinks (and embeds), links (and images), bold, strike, highlight, italic — first match wins
@@ -59,8 +55,13 @@ function wikilink(inner, embed, terms) {
   const text = (alias ?? target).trim();
   if (!note) return el("span", { class: "wikilink" }, inline(text, terms)); // a heading of this note
   const a = el("a", { class: embed ? "wikilink embed" : "wikilink", title: `open ${note}` });
-  a.href = noteHref(note);
+  a.href = noteHash(note);
   a.append(embed ? "↪ " : "", inline(text, terms));
+  a.addEventListener("click", (event) => {
+    if (event.button || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return; // a new tab: the browser's
+    event.preventDefault();
+    go(noteHash(note)); // a history entry the page counts, so closing the note goes back
+  });
   return a;
 }
 
