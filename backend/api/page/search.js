@@ -108,6 +108,8 @@ export async function runSearch() {
     state.explained = explain ? answer : null;
     state.explaining = null;
     state.shown = hash;
+    // an address typed or shared in another spelling becomes the page's own (no new history entry)
+    if (location.hash.startsWith("#/search") && location.hash !== hash) history.replaceState(history.state, "", hash);
     $("why-not-answer").hidden = true;
     clearError("search");
     render(answer);
