@@ -315,6 +315,10 @@ def test_a_note_opens_with_its_hit_chunks_links_and_graph(watched: Watched, tmp_
     rendered = panel.locator("#note-rendered .hit")  # and in the rendered text, the blocks of those lines
     assert rendered.count() >= 1
     assert int(rendered.first.get_attribute("data-end")) >= start
+    assert rendered.first.evaluate(  # scrolled into the text's own box
+        "hit => { const box = document.getElementById('note-rendered');"
+        " return hit.offsetTop >= box.scrollTop && hit.offsetTop < box.scrollTop + box.clientHeight; }"
+    )
     assert "Open in Obsidian" in panel.locator("#note-obsidian a").inner_text()
     assert page.locator("#note-chunks details").count() >= 2
     page.locator("#note-chunks details").first.locator("summary").click()

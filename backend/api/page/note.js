@@ -27,10 +27,6 @@ export function noteFromRoute(path, lines) {
   openNote(path, hit);
 }
 
-export function isNoteOpen() {
-  return !$("note-panel").hidden;
-}
-
 export async function openNote(path, hit = {}) {
   if (!$("note-panel").contains(document.activeElement)) opener = document.activeElement;
   current = path;
@@ -113,7 +109,7 @@ function scrollTo(box, target) {
   if (target && !box.hidden) box.scrollTop = Math.max(0, target.offsetTop - box.clientHeight / 3);
 }
 
-/** Rendered text or numbered lines (the button says which it shows next). */
+/** Rendered text, or the numbered lines as written (the button pressed). */
 export function toggleNoteView() {
   const button = $("note-view");
   const lines = button.getAttribute("aria-pressed") !== "true";
