@@ -19,6 +19,18 @@ export function onKeyNeeded(ask) {
   askKey = ask;
 }
 
+// told after every answer whether the service took the key: "accepted", "refused" (a key was sent) or
+// "missing", with the service's detail ("wrong API key")
+let keyState = () => {};
+export function onKeyState(listener) {
+  keyState = listener;
+}
+
+function tell(response, answer, sent) {
+  if (response.status === 401) keyState(sent ? "refused" : "missing", answer?.detail ?? "");
+  else keyState("accepted", "");
+}
+
 export function storedKey() {
   return sessionStorage.getItem(KEY_STORE);
 }
@@ -51,12 +63,13 @@ async function once(method, path, body) {
   } catch {
     answer = null;
   }
-  return { response, answer };
+  return { response, answer, sent: Boolean(key) };
 }
 
 /** The answer's JSON; throws ApiError with the envelope. A 401 asks for the key and tries once more. */
 export async function call(method, path, body) {
-  let { response, answer } = await once(method, path, body);
+  let { response, answer, sent } = await once(method, path, body);
+  tell(response, answer, sent);
   if (response.status === 401) {
     asking ??= askKey(answer?.detail ?? "this service needs its API key").finally(() => {
       asking = null;
@@ -64,7 +77,8 @@ export async function call(method, path, body) {
     const key = await asking;
     if (key) {
       storeKey(key);
-      ({ response, answer } = await once(method, path, body));
+      ({ response, answer, sent } = await once(method, path, body));
+      tell(response, answer, sent);
     }
   }
   if (!response.ok) throw new ApiError(response.status, answer);

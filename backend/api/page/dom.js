@@ -84,8 +84,9 @@ export function when(iso) {
 }
 
 let alertTimer = null;
-/** Show a failure as the service explained it: what went wrong and what to do about it. */
-export function showError(error, what = "") {
+/** Show a failure as the service explained it: what went wrong and what to do about it. `source` names what
+ * failed ("search", "key", …) so that a later success of the same thing can take the message away. */
+export function showError(error, what = "", source = "") {
   const box = $("alert");
   clear(box);
   const detail = error?.message ?? String(error);
@@ -96,6 +97,7 @@ export function showError(error, what = "") {
     " ",
     el("button", { type: "button", class: "quiet", id: "alert-close" }, "Dismiss"),
   ]);
+  box.dataset.source = error?.status === 401 ? "key" : source;
   box.hidden = false;
   $("alert-close").addEventListener("click", () => {
     box.hidden = true;
@@ -103,10 +105,17 @@ export function showError(error, what = "") {
   clearTimeout(alertTimer);
 }
 
+/** Hide the error bar when it shows a failure of `source` (which has just succeeded). */
+export function clearError(source) {
+  const box = $("alert");
+  if (!box.hidden && box.dataset.source === source) box.hidden = true;
+}
+
 export function showMessage(text) {
   const box = $("alert");
   clear(box);
   append(box, [text, " ", el("button", { type: "button", class: "quiet", id: "alert-close" }, "Dismiss")]);
+  box.dataset.source = "message";
   box.hidden = false;
   $("alert-close").addEventListener("click", () => {
     box.hidden = true;
@@ -115,4 +124,39 @@ export function showMessage(text) {
   alertTimer = setTimeout(() => {
     box.hidden = true;
   }, 8000);
+}
+
+/** A button copying `text()` (navigator.clipboard; else a selected hidden field and the copy command), saying
+ * "Copied" for a moment, or that it could not. */
+export function copyButton(label, text, what) {
+  const button = el("button", { type: "button", class: "copy quiet", title: what ? `${label}: ${what}` : label, "aria-live": "polite" }, label);
+  let timer = null;
+  button.addEventListener("click", async () => {
+    const value = text();
+    let done = false;
+    try {
+      await navigator.clipboard.writeText(value);
+      done = true;
+    } catch {
+      const field = el("textarea", { class: "offscreen", readonly: true, "aria-hidden": "true" });
+      field.value = value;
+      document.body.append(field);
+      field.select();
+      try {
+        done = document.execCommand("copy");
+      } catch {
+        done = false;
+      }
+      field.remove();
+      button.focus();
+    }
+    button.textContent = done ? "Copied" : "Could not copy";
+    button.dataset.copied = String(done);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      button.textContent = label;
+      delete button.dataset.copied;
+    }, 2500);
+  });
+  return button;
 }

@@ -1,27 +1,53 @@
-// The page's wiring: tabs, the key dialog, keyboard use (Enter searches, Escape closes what is open), and
-// what each panel loads when it is first shown.
-import { onKeyNeeded, storedKey, storeKey } from "./api.js";
-import { $ } from "./dom.js";
-import { closeNote } from "./note.js";
+// The page's wiring: its addresses (route.js), tabs, the key dialog and what the page says of the key,
+// keyboard use (Enter searches, Escape closes what is open), and what each panel loads when it is first shown.
+import { onKeyNeeded, onKeyState, storedKey, storeKey } from "./api.js";
+import { $, clearError } from "./dom.js";
+import { closeNote, noteFromRoute, toggleNoteView } from "./note.js";
 import { listNotes, pageNotes } from "./notes.js";
-import { describeSettings, newConversation, preview } from "./recall.js";
-import { closeOpenWhy, runSearch, whyNot } from "./search.js";
-import { loadUnresolved, pageUnresolved, refreshStatus, startJob } from "./status.js";
+import { describeSettings, newConversation, preview, recallCopyButton } from "./recall.js";
+import { closeOpenWhy, showSearch, shownSearch, submitSearch, whyNot } from "./search.js";
+import { loadUnresolved, pageUnresolved, refreshStatus, startJob, watchStatus } from "./status.js";
+import { TABS, go, leaveNote, listen, parse } from "./route.js";
 
-const TABS = ["search", "index", "recall", "notes"];
 const loaded = new Set();
+let base = "#/search"; // the last address shown that was not a note's: closing a note goes back there
+let shownTab = null;
+
+const tabHash = (name) => (name === "search" ? (shownSearch() ?? "#/search") : `#/${name}`);
+
+/** Show what the address says: a tab (and a search), or a note over the tab shown. */
+function applyRoute() {
+  const route = parse();
+  if (route.view === "note") {
+    if (!shownTab) showTab("search");
+    noteFromRoute(route.path, route.lines);
+    return;
+  }
+  base = location.hash || "#/search";
+  closeNote();
+  showTab(route.view);
+  if (route.view === "search") showSearch(route.params);
+}
+
+/** Close the open note (its address left for the one before it); false when none was open. */
+function closeNoteView() {
+  if (!closeNote()) return false;
+  leaveNote(base);
+  return true;
+}
 
 function showTab(name) {
+  shownTab = name;
   for (const tab of TABS) {
     const selected = tab === name;
     $(`tab-${tab}`).setAttribute("aria-selected", String(selected));
     $(`tab-${tab}`).tabIndex = selected ? 0 : -1;
     $(`panel-${tab}`).hidden = !selected;
   }
+  watchStatus(name === "index"); // the index panel follows the service while it is shown
   if (loaded.has(name)) return;
   loaded.add(name);
   if (name === "index") {
-    refreshStatus().catch(() => {});
     loadUnresolved(0);
   } else if (name === "notes") {
     listNotes(0);
@@ -31,13 +57,13 @@ function showTab(name) {
 function wireTabs() {
   TABS.forEach((name, index) => {
     const tab = $(`tab-${name}`);
-    tab.addEventListener("click", () => showTab(name));
+    tab.addEventListener("click", () => go(tabHash(name)));
     // arrow keys move between tabs (the WAI-ARIA tabs pattern); Tab goes on into the panel
     tab.addEventListener("keydown", (event) => {
       const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
       if (!step) return;
       const next = TABS[(index + step + TABS.length) % TABS.length];
-      showTab(next);
+      go(tabHash(next));
       $(`tab-${next}`).focus();
     });
   });
@@ -76,7 +102,7 @@ function askKey(reason) {
 function wireForms() {
   $("search-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    runSearch();
+    submitSearch();
   });
   $("why-not-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -105,23 +131,49 @@ function wireForms() {
   $("refresh-status").addEventListener("click", () => refreshStatus().catch(() => {}));
   $("sync-button").addEventListener("click", () => startJob("sync"));
   $("rebuild-button").addEventListener("click", () => startJob("rebuild"));
-  $("note-close").addEventListener("click", closeNote);
+  $("note-close").addEventListener("click", closeNoteView);
+  $("note-view").addEventListener("click", toggleNoteView);
   $("key-button").addEventListener("click", async () => {
     const key = await askKey(storedKey() ? "replace the key of this tab" : "");
-    if (key) storeKey(key);
+    if (!key) return;
+    storeKey(key);
+    refreshStatus().catch(() => {}); // says at once whether the service takes it
   });
 }
+
+// What the page says of the key follows the service's last answer: "wrong API key" until a call with the
+// key it holds is served, and again as soon as one is refused.
+let keyState = "unknown";
+onKeyState((state, detail) => {
+  const label = $("key-state");
+  if (state === "accepted") {
+    label.hidden = true;
+    label.textContent = "";
+    if (keyState !== "accepted") {
+      clearError("key");
+      // the summary said the key was wrong or missing: ask again now it is taken
+      if ($("summary").dataset.failed === "401") refreshStatus().catch(() => {});
+    }
+  } else {
+    label.hidden = false;
+    label.textContent = state === "refused" ? detail || "wrong API key" : "API key needed";
+  }
+  keyState = state;
+});
 
 document.addEventListener("keydown", (event) => {
   if (event.key !== "Escape" || $("key-dialog").open) return;
   const inNote = $("note-panel").contains(document.activeElement);
-  if (inNote ? closeNote() : closeOpenWhy() || closeNote()) event.preventDefault();
+  if (inNote ? closeNoteView() : closeOpenWhy() || closeNoteView()) event.preventDefault();
 });
 
 onKeyNeeded(askKey);
 wireTabs();
 wireForms();
 describeSettings();
-showTab("search");
-refreshStatus().catch(() => {});
-$("q").focus();
+$("recall-copy-row").append(recallCopyButton());
+listen(applyRoute);
+if (!location.hash) history.replaceState({ notes: 0 }, "", "#/search");
+applyRoute();
+if (parse().view !== "index") refreshStatus().catch(() => {}); // the index panel asks itself
+if (parse().view === "search") $("q").focus();

@@ -1,21 +1,41 @@
 // A note as the index sees it: its text (the hit's lines marked), its chunks as stored, its links and a
 // picture of its neighbourhood in the link graph. Three reads (GET /note, /note/…/chunks, /note/…/links),
-// asked at once; each part shows what it got, and says so when its endpoint failed.
+// asked at once; each part shows what it got, and says so when its endpoint failed. The text shows rendered
+// (markdown.js: built from DOM nodes, never parsed as HTML) or as its numbered lines.
 import { get, notePath } from "./api.js";
 import { $, append, clear, el, highlighted, obsidianLink, when } from "./dom.js";
 import { drawGraph } from "./graph.js";
+import { renderMarkdown } from "./markdown.js";
+import { go, noteHash } from "./route.js";
 
 let opener = null; // the element that opened the panel: focus goes back there on close
 let current = null;
+let pending = null; // the hit a result's title opens (its words to mark), until its address is shown
+
+/** Go to a note's address (a history entry); its lines and words marked when it is a search hit. */
+export function showNote(path, hit = null) {
+  pending = hit ? { path, ...hit } : null;
+  go(noteHash(path, hit ? { start: hit.start, end: hit.end } : null));
+}
+
+/** The note an address names (`lines`: the hit's, from the address). */
+export function noteFromRoute(path, lines) {
+  const hit = lines ? { ...lines, terms: [] } : {};
+  if (pending && pending.path === path && lines && pending.start === lines.start && pending.end === lines.end) hit.terms = pending.terms ?? [];
+  pending = null;
+  if (current === path && !$("note-panel").hidden && !lines) return;
+  openNote(path, hit);
+}
 
 export async function openNote(path, hit = {}) {
-  opener = document.activeElement;
+  if (!$("note-panel").contains(document.activeElement)) opener = document.activeElement;
   current = path;
   const panel = $("note-panel");
   panel.hidden = false;
   $("note-title").textContent = path;
   clear($("note-meta")).append("Loading…");
   clear($("note-text"));
+  clear($("note-rendered"));
   clear($("note-graph"));
   clear($("note-links"));
   clear($("note-chunks"));
@@ -62,8 +82,11 @@ function renderNote(result, hit) {
     note.redactions ? el("span", { class: "warn" }, ` · ${note.redactions} secret(s) redacted`) : "",
   ]);
   link.append(obsidianLink(note.obsidian_uri));
-  const list = clear($("note-text"));
   const first = note.start_line || 1;
+  const rendered = clear($("note-rendered"));
+  rendered.append(renderMarkdown(note.content, { firstLine: first, terms: hit.terms ?? [], hit: hit.start !== undefined ? hit : null }));
+  const renderedHit = rendered.querySelector(".hit");
+  const list = clear($("note-text"));
   const lines = note.content.split("\n");
   if (lines.length && lines.at(-1) === "" && note.content.endsWith("\n")) lines.pop();
   let firstHit = null;
@@ -77,8 +100,23 @@ function renderNote(result, hit) {
     }
     list.append(item);
   });
-  // the hit a third down the list, scrolling the list only (scrollIntoView would move the whole page too)
-  if (firstHit) list.scrollTop = Math.max(0, firstHit.offsetTop - list.clientHeight / 3);
+  scrollTo(list, firstHit);
+  scrollTo(rendered, renderedHit);
+}
+
+// the hit a third down its box, scrolling the box only (scrollIntoView would move the whole page too)
+function scrollTo(box, target) {
+  if (target && !box.hidden) box.scrollTop = Math.max(0, target.offsetTop - box.clientHeight / 3);
+}
+
+/** Rendered text, or the numbered lines as written (the button pressed). */
+export function toggleNoteView() {
+  const button = $("note-view");
+  const lines = button.getAttribute("aria-pressed") !== "true";
+  button.setAttribute("aria-pressed", String(lines));
+  $("note-text").hidden = !lines;
+  $("note-rendered").hidden = lines;
+  scrollTo(lines ? $("note-text") : $("note-rendered"), (lines ? $("note-text") : $("note-rendered")).querySelector(".hit"));
 }
 
 function renderChunks(result) {
@@ -121,7 +159,7 @@ function renderChunks(result) {
 
 function noteButton(path, label) {
   const button = el("button", { type: "button", class: "link" }, label || path);
-  button.addEventListener("click", () => openNote(path));
+  button.addEventListener("click", () => showNote(path));
   return button;
 }
 
@@ -140,5 +178,5 @@ function renderLinks(result) {
     group("Linked from", links.backlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title), ` · line ${l.line}`)),
     group("Unresolved (no such note yet)", links.unresolved ?? [], (l) => el("li", {}, el("span", { class: "unresolved" }, l.target), ` · line ${l.line}`)),
   ]);
-  graph.append(drawGraph(links, (path) => openNote(path)));
+  graph.append(drawGraph(links, (path) => showNote(path)));
 }

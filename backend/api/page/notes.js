@@ -2,7 +2,7 @@
 // loaded at once.
 import { get } from "./api.js";
 import { $, clear, el, showError } from "./dom.js";
-import { openNote } from "./note.js";
+import { showNote } from "./note.js";
 
 const PAGE = 50;
 let offset = 0;
@@ -26,7 +26,7 @@ export async function listNotes(at = 0) {
   const list = clear($("notes-list"));
   for (const note of page.notes) {
     const open = el("button", { type: "button", class: "link" }, note.note_title || note.note_path);
-    open.addEventListener("click", () => openNote(note.note_path));
+    open.addEventListener("click", () => showNote(note.note_path));
     list.append(
       el("li", {}, open, " ", el("span", { class: "path" }, note.note_path), note.date ? ` · ${note.date}` : "", note.tags.length ? ` · #${note.tags.join(" #")}` : ""),
     );

@@ -1,9 +1,10 @@
 // The recall preview: what OpenClaw's per-turn recall (integrations/openclaw/recall.js) would put in front of
 // the model for a message — the same POST /context body with the plugin's defaults, the same per-session
 // memory of what was already given (repeatTurns), plus explain:true to say why each entry was or was not
-// quoted. The block is shown with textContent, character for character.
+// quoted. The block is shown with textContent, character for character, under the text the service
+// actually searched (`query`: for messages, built from the conversation, so words of earlier messages count).
 import { post } from "./api.js";
-import { $, clear, el, number, showError } from "./dom.js";
+import { $, clear, clearError, copyButton, el, number, showError } from "./dom.js";
 
 // The plugin's defaults (openclaw.plugin.json's recall section); tests/test_page_files.py checks they match.
 export const RECALL_DEFAULTS = Object.freeze({"maxChars": 1500, "maxEntries": 3, "minConfidence": 0.4, "repeatTurns": 10});
@@ -34,6 +35,8 @@ export function newConversation() {
   $("recall-verdict").textContent = "New conversation: nothing given yet.";
   $("recall-block").hidden = true;
   $("recall-considered").hidden = true;
+  $("recall-searched").hidden = true;
+  $("recall-copy-row").hidden = true;
 }
 
 /** The body recall.js sends for this message, plus explain. */
@@ -58,10 +61,16 @@ export async function preview() {
     const answer = await post("/context", recallBody(message));
     session.messages.push({ role: "user", content: message });
     record((answer.sources ?? []).map((source) => source.attribution));
+    clearError("recall");
     render(answer);
   } catch (error) {
     session.turn -= 1;
-    showError(error, "Recall preview failed");
+    $("recall-verdict").textContent = `Recall preview failed: ${error.message}`;
+    $("recall-block").hidden = true;
+    $("recall-considered").hidden = true;
+    $("recall-searched").hidden = true;
+    $("recall-copy-row").hidden = true;
+    showError(error, "Recall preview failed", "recall");
   } finally {
     $("recall-button").disabled = false;
   }
@@ -71,6 +80,10 @@ function render(answer) {
   const block = $("recall-block");
   const verdict = $("recall-verdict");
   const considered = answer.explain?.considered ?? [];
+  const searched = $("recall-searched");
+  searched.hidden = typeof answer.query !== "string";
+  clear($("recall-query")).append(answer.query ?? "");
+  $("recall-copy-row").hidden = !answer.context;
   if (answer.context) {
     const entries = answer.sources.length;
     verdict.textContent = `OpenClaw would put this in front of the model (${answer.chars} characters, ${entries} entr${entries === 1 ? "y" : "ies"}):`;
@@ -99,4 +112,8 @@ function render(answer) {
     );
   }
   table.hidden = !considered.length;
+}
+
+export function recallCopyButton() {
+  return copyButton("Copy the block", () => $("recall-block").textContent, "the recall block");
 }

@@ -2,10 +2,13 @@
 // on demand, why each ranks where it does. The explain data costs a second search, so it is asked for only
 // when a why-panel opens, "why not" is asked, or "explain every search" is ticked.
 import { post } from "./api.js";
-import { $, append, clear, el, highlighted, number, obsidianLink, showError } from "./dom.js";
-import { openNote } from "./note.js";
+import { $, append, clear, clearError, copyButton, el, number, obsidianLink, showError } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
+import { showNote } from "./note.js";
+import { go } from "./route.js";
 
-const state = { body: null, answer: null, explained: null, explaining: null };
+// shown: the address of the search whose results are on the page (null: none, or it failed)
+const state = { body: null, answer: null, explained: null, explaining: null, shown: null };
 
 function listOf(text) {
   return text
@@ -29,24 +32,95 @@ function searchBody() {
   return body;
 }
 
+/** The address of the search the form holds: `#/search?q=…&mode=…` and the filters set. */
+export function searchHash() {
+  const body = searchBody();
+  if (!body.query) return "#/search";
+  const params = new URLSearchParams({ q: body.query, mode: body.mode });
+  if (body.folders) params.set("folder", body.folders.join(","));
+  if (body.tags) params.set("tag", body.tags.join(","));
+  if (body.date_from) params.set("from", body.date_from);
+  if (body.date_to) params.set("to", body.date_to);
+  if (body.top_k !== 10) params.set("k", String(body.top_k));
+  if ($("explain-always").checked) params.set("explain", "1");
+  return `#/search?${params}`;
+}
+
+/** The form as an address says (a shared link, back or forward). */
+function fillForm(params) {
+  $("q").value = params.get("q") ?? "";
+  const mode = params.get("mode");
+  $("mode").value = ["hybrid", "keyword", "dense"].includes(mode) ? mode : "hybrid";
+  $("folders").value = params.get("folder") ?? "";
+  $("tags").value = params.get("tag") ?? "";
+  $("date-from").value = params.get("from") ?? "";
+  $("date-to").value = params.get("to") ?? "";
+  $("top-k").value = params.get("k") ?? "10";
+  $("explain-always").checked = params.get("explain") === "1";
+  if (params.get("folder") || params.get("tag") || params.get("from") || params.get("to") || params.get("k")) $("filters").open = true;
+}
+
+/** The form was sent: a new address (the search runs when it is shown), or the same search again. */
+export function submitSearch() {
+  if (!$("q").value.trim()) return;
+  go(searchHash(), runSearch);
+}
+
+/** Show the search an address names: nothing to do when its results are already on the page. */
+export function showSearch(params) {
+  if (!params.get("q")) return;
+  fillForm(params);
+  const hash = searchHash();
+  if (state.shown === hash || state.running === hash) return;
+  runSearch();
+}
+
+export function shownSearch() {
+  return state.shown;
+}
+
+function clearResults() {
+  state.shown = null;
+  state.answer = null;
+  state.body = null;
+  state.explained = null;
+  clear($("search-meta"));
+  clear($("results"));
+  clear($("related"));
+  $("explain-overview").hidden = true;
+  $("why-not-answer").hidden = true;
+  $("score-legend").hidden = true;
+}
+
 export async function runSearch() {
   const body = searchBody();
   if (!body.query) return;
+  const hash = searchHash();
   const explain = $("explain-always").checked;
+  state.running = hash;
   $("search-button").disabled = true;
   $("search-meta").textContent = "Searching…";
   try {
     const answer = await post("/search", explain ? { ...body, explain: true } : body);
+    if (state.running !== hash) return; // another search was asked meanwhile
     state.body = body;
     state.answer = answer;
     state.explained = explain ? answer : null;
     state.explaining = null;
+    state.shown = hash;
+    // an address typed or shared in another spelling becomes the page's own (no new history entry)
+    if (location.hash.startsWith("#/search") && location.hash !== hash) history.replaceState(history.state, "", hash);
     $("why-not-answer").hidden = true;
+    clearError("search");
     render(answer);
   } catch (error) {
-    $("search-meta").textContent = "";
-    showError(error, "Search failed");
+    if (state.running !== hash) return;
+    // the results shown were of another question: a failed search never leaves them standing
+    clearResults();
+    $("search-meta").append(el("p", { class: "warn" }, `Search failed: ${error.message}`));
+    showError(error, "Search failed", "search");
   } finally {
+    if (state.running === hash) state.running = null;
     $("search-button").disabled = false;
   }
 }
@@ -86,6 +160,7 @@ function render(answer) {
       : null,
   ]);
   for (const warning of answer.warnings ?? []) append(meta, [el("p", { class: "warn" }, warning)]);
+  $("score-legend").hidden = !results.length;
   const list = clear($("results"));
   results.forEach((result, index) => list.append(resultItem(result, index, answer)));
   if (!results.length) list.append(el("li", { class: "empty" }, "Nothing matched. Try another mode or fewer filters."));
@@ -98,8 +173,9 @@ function resultItem(result, index, answer) {
   const whyId = `why-${index}`;
   const open = el("button", { type: "button", class: "link title" }, result.note_title || result.note_path);
   open.addEventListener("click", () =>
-    openNote(result.note_path, { start: result.start_line, end: result.end_line, terms: result.highlights }),
+    showNote(result.note_path, { start: result.start_line, end: result.end_line, terms: result.highlights }),
   );
+  const citation = `${result.note_path}:${result.start_line}-${result.end_line}`;
   const why = el("button", { type: "button", class: "why-button", "aria-expanded": "false", "aria-controls": whyId }, "Why here?");
   const panel = el("div", { id: whyId, class: "why", hidden: true, tabindex: "-1" });
   why.addEventListener("click", () => toggleWhy(why, panel, result, answer));
@@ -117,7 +193,7 @@ function resultItem(result, index, answer) {
       result.date ? ` · ${result.date}` : "",
       result.tags?.length ? ` · #${result.tags.join(" #")}` : "",
     ),
-    el("p", { class: "content" }, highlighted(result.content, result.highlights)),
+    el("div", { class: "content markdown" }, renderMarkdown(result.content, { firstLine: result.start_line, terms: result.highlights })),
     el(
       "p",
       { class: "scores" },
@@ -130,7 +206,7 @@ function resultItem(result, index, answer) {
         ? el("span", { class: "warn" }, ` · sensitive: ${result.sensitive_categories.join(", ")}`)
         : null,
     ),
-    el("p", { class: "actions" }, why, " ", obsidianLink(result.obsidian_uri)),
+    el("p", { class: "actions" }, why, " ", copyButton("Copy citation", () => citation, citation), " ", obsidianLink(result.obsidian_uri)),
     panel,
   );
 }
@@ -159,13 +235,43 @@ async function toggleWhy(button, panel, result, answer) {
 }
 
 // One side of the search for a chunk or note: null when the side was not part of the search (keyword or
-// dense mode, no embedder); rank null when it fell beyond the candidates that side keeps.
-function side(label, part, extra = "") {
+// dense mode, no embedder); rank null when it fell beyond the candidates that side keeps. `normalised`: the
+// side's 0..1 value as fused, when the service gives it.
+function side(label, part, extra = "", normalised = undefined) {
   let text;
   if (!part) text = label.startsWith("Dense") ? "keyword only: no dense side in this search" : "no keyword side in this search";
   else if (part.rank === null) text = `beyond this side's candidates${part.score === null ? "" : ` (score ${number(part.score)})`}`;
   else text = `rank ${part.rank} · score ${number(part.score)}`;
-  return [el("dt", {}, label), el("dd", {}, text, part ? extra : "")];
+  const scaled = typeof normalised === "number" ? el("span", { class: "normalised" }, ` · normalised ${number(normalised)}`) : null;
+  return [el("dt", {}, label), el("dd", {}, text, part ? extra : "", scaled)];
+}
+
+// the explain data's additions, where the service gives them (each may be absent)
+const normalisedOf = (why, name) => {
+  const value = why[`${name}_normalised`] ?? why[name]?.normalised;
+  return typeof value === "number" ? value : undefined;
+};
+
+/** "fused = w × n + w × n": what the fused score is made of, when the weights and the normalised values are given. */
+function fusedSum(why, weights) {
+  const dense = normalisedOf(why, "dense");
+  const keyword = normalisedOf(why, "keyword");
+  if (!weights || (dense === undefined && keyword === undefined)) return null;
+  const parts = [];
+  let total = 0;
+  for (const [name, value] of [["dense", dense], ["keyword", keyword]]) {
+    const weight = weights[name];
+    if (typeof weight !== "number") continue;
+    parts.push(`${number(weight, 2)} × ${number(value ?? 0)} (${name})`);
+    total += weight * (value ?? 0);
+  }
+  return el("span", { class: "fused-sum" }, ` = ${parts.join(" + ")} = ${number(total)}`);
+}
+
+function timeOfQuestion(factor) {
+  if (factor === null || factor === undefined) return "no period named in the question";
+  if (factor === 1) return "score ×1.00 (unchanged)";
+  return `score ×${number(factor, 2)}`;
 }
 
 function whyOf(result, answer) {
@@ -174,12 +280,12 @@ function whyOf(result, answer) {
   const facts = el(
     "dl",
     { class: "why-facts" },
-    side("Dense (meaning)", why.dense),
-    side("Keyword (BM25)", why.keyword, terms),
+    side("Dense (meaning)", why.dense, "", normalisedOf(why, "dense")),
+    side("Keyword (BM25)", why.keyword, terms, normalisedOf(why, "keyword")),
     el("dt", {}, "Fused"),
-    el("dd", {}, why.fused_score === null ? "no fusion (one side only)" : number(why.fused_score)),
+    el("dd", {}, why.fused_score === null ? "no fusion (one side only)" : number(why.fused_score), why.fused_score === null ? null : fusedSum(why, answer.explain?.weights)),
     el("dt", {}, "Time of the question"),
-    el("dd", {}, why.time_factor === null ? "no boost" : `score ×${number(why.time_factor, 2)} (dated in the span the question names)`),
+    el("dd", {}, timeOfQuestion(why.time_factor)),
     el("dt", {}, "Ranking rules"),
     el("dd", {}, why.rules?.length ? el("ul", {}, why.rules.map((rule) => el("li", {}, rule))) : "none applied"),
     el("dt", {}, "Confidence"),
@@ -207,6 +313,24 @@ function featureTable(features) {
   );
 }
 
+/** The period the question names, as the explain data gives it (or the answer's time_intent): its text and days. */
+function periodOf(answer) {
+  const period = answer.explain?.period ?? answer.explain?.time_span ?? answer.explain?.time_intent ?? answer.time_intent;
+  if (!period) return null;
+  let days = period.days;
+  if (typeof days !== "number" && period.start && period.end) {
+    const span = (Date.parse(period.end) - Date.parse(period.start)) / 86_400_000 + 1;
+    days = Number.isFinite(span) ? Math.round(span) : undefined;
+  }
+  return `"${period.text ?? "?"}": ${period.start ?? "?"} to ${period.end ?? "?"}${typeof days === "number" ? ` (${days} day${days === 1 ? "" : "s"})` : ""}`;
+}
+
+function timeBoost(boost) {
+  if (boost === null || boost === undefined) return "none: the question names no period";
+  // the factor applied to a chunk wholly of the period; each hit's own factor is in its why-panel
+  return `×${number(1 + boost, 2)} for a chunk wholly of the period (1 + time boost ${number(boost, 2)}); each hit's own factor is in its why-panel`;
+}
+
 function renderOverview(answer) {
   const box = $("explain-overview");
   const explain = answer?.explain;
@@ -229,8 +353,9 @@ function renderOverview(answer) {
       el("dd", {}, weights, explain.cross_language ? " (question in another language than the notes)" : ""),
       el("dt", {}, "Candidates"),
       el("dd", {}, `dense ${explain.candidates?.dense ?? 0} · keyword ${explain.candidates?.keyword ?? 0}`),
+      periodOf(answer) ? [el("dt", {}, "Period asked"), el("dd", {}, periodOf(answer))] : null,
       el("dt", {}, "Time boost"),
-      el("dd", {}, explain.time_boost === null ? "none" : `×${number(explain.time_boost, 2)} for notes dated in the span`),
+      el("dd", {}, timeBoost(explain.time_boost)),
     ),
     stagesTable(answer.stages),
   ]);
@@ -255,7 +380,7 @@ function renderRelated(related) {
   const list = el("ul", { class: "plain" });
   for (const note of related) {
     const open = el("button", { type: "button", class: "link" }, note.note_title || note.note_path);
-    open.addEventListener("click", () => openNote(note.note_path));
+    open.addEventListener("click", () => showNote(note.note_path));
     list.append(el("li", {}, open, ` · ${note.relationship} of ${note.link_count} result${note.link_count === 1 ? "" : "s"}`));
   }
   box.append(list);
@@ -287,11 +412,13 @@ export async function whyNot() {
     let title = found.asked ?? found.note_path;
     if (found.indexed && found.note_path) {
       title = el("button", { type: "button", class: "link" }, found.note_title || found.note_path);
-      title.addEventListener("click", () => openNote(found.note_path));
+      title.addEventListener("click", () => showNote(found.note_path));
     }
+    const closest = !found.indexed && Array.isArray(found.closest) ? found.closest.filter((name) => typeof name === "string") : [];
     append(box, [
       el("h3", {}, "Why not ", title, "?"),
       el("p", { class: "verdict" }, found.reason),
+      closest.length ? el("p", { class: "did-you-mean" }, "Did you mean: ", closest.flatMap((name) => [choice(name), " "])) : null,
       el(
         "dl",
         { class: "why-facts" },
@@ -308,6 +435,15 @@ export async function whyNot() {
   } catch (error) {
     clear(box).append(el("p", { class: "warn" }, `No explanation: ${error.message}`));
   }
+}
+
+function choice(name) {
+  const button = el("button", { type: "button", class: "link" }, name);
+  button.addEventListener("click", () => {
+    $("why-not").value = name;
+    whyNot();
+  });
+  return button;
 }
 
 export function closeOpenWhy() {

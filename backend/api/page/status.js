@@ -1,13 +1,39 @@
-// The index at a glance: /index/status for a person, the running job's progress (polled while it runs),
-// failed files, unresolved links one page at a time, and the sync and rebuild buttons (the API's rules: the
-// key where one is configured, 409 while another job runs).
+// The index at a glance: /index/status for a person, asked again on its own while the panel is shown (every
+// few seconds, faster while a job runs; never while the panel or the browser tab is hidden), failed files,
+// unresolved links one page at a time, and the sync and rebuild buttons (the API's rules: the key where one
+// is configured, 409 while another job runs).
 import { get, post } from "./api.js";
 import { $, append, clear, el, showError, showMessage, when } from "./dom.js";
 
 const POLL_MS = 400; // while a job runs: a rebuild of a few hundred notes moves visibly at this pace
+const WATCH_MS = 4000; // while the panel is shown: the watcher's backlog and the figures follow the service
 const PAGE = 50;
 let polling = null;
+let watching = false; // the index panel is shown
 let unresolvedOffset = 0;
+let last = null;
+
+const visible = () => document.visibilityState === "visible";
+
+/** The index panel was shown (true) or hidden (false): refresh now and every few seconds, or stop. */
+export function watchStatus(on) {
+  const was = watching;
+  watching = on;
+  if (on && !was) refreshStatus().catch(() => {});
+  else if (!on && was && !running(last?.job)) {
+    clearTimeout(polling);
+    polling = null;
+  }
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (!visible()) {
+    clearTimeout(polling);
+    polling = null;
+  } else if (watching || running(last?.job)) {
+    refreshStatus().catch(() => {});
+  }
+});
 
 const running = (job) => Boolean(job) && !job.finished_at;
 
@@ -17,8 +43,13 @@ export async function refreshStatus() {
     status = await get("/index/status");
   } catch (error) {
     $("summary").textContent = `Status unavailable: ${error.message}`;
+    $("summary").dataset.failed = String(error.status ?? "");
+    if (error.status === 401) clearTimeout(polling); // not again until a key is given (it would ask again)
+    else schedule(null);
     throw error;
   }
+  delete $("summary").dataset.failed;
+  last = status;
   render(status);
   schedule(status);
   return status;
@@ -26,7 +57,10 @@ export async function refreshStatus() {
 
 function schedule(status) {
   clearTimeout(polling);
-  polling = running(status.job) ? setTimeout(() => refreshStatus().catch(() => {}), POLL_MS) : null;
+  polling = null;
+  if (!visible()) return; // asked again when the tab is shown
+  const wait = running(status?.job) ? POLL_MS : watching ? WATCH_MS : 0;
+  if (wait) polling = setTimeout(() => refreshStatus().catch(() => {}), wait);
 }
 
 function render(status) {
