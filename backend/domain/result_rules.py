@@ -408,10 +408,19 @@ def targets_before_pointers(
     return ordered
 
 
+LINK_LIST_MAX_WORDS = 3  # words besides links a chunk of nothing but links may hold ("and", "see also")
+
+
 def is_link_list(text: str) -> bool:
     """Whether a chunk is mostly links to other notes — a map of content, a home note's links, a "see also"
-    or reading list (`is_hub` or `is_pointer`): it says where an answer is, never the answer itself."""
-    return is_pointer(text) or bool(hub_targets(text))
+    or reading list (`is_hub` or `is_pointer`), or nothing but links under a heading ("- [[Honey flapjacks]]
+    · [[Honey mustard dressing]]"): it says where an answer is, never the answer itself."""
+    if is_pointer(text) or hub_targets(text):
+        return True
+    if not linked_names(text):
+        return False
+    rest = _WIKILINK.sub(" ", _MD_LINK.sub(" ", "\n".join(_content_lines(text))))
+    return len([word for word in words(rest) if any(c.isalnum() for c in word)]) <= LINK_LIST_MAX_WORDS
 
 
 def cap_per_note(hits: Sequence[T], note_path: Callable[[T], str], limit: int | None) -> list[T]:

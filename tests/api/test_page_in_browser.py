@@ -712,50 +712,37 @@ def test_notes_render_as_markdown_with_wikilinks_to_notes(watched: Watched) -> N
     expect(page.locator("#note-panel")).to_be_hidden()
 
 
-def _with_new_explain_fields(route: Any) -> None:
-    """The explain data with the fields another change adds (normalised sides, closest names, the period)."""
-    response = route.fetch()
-    body = response.json()
-    explain = body.get("explain")
-    if explain:
-        for result in body["results"]:
-            if result.get("why"):
-                result["why"]["dense_normalised"] = 0.8
-                result["why"]["keyword_normalised"] = 0.5
-        explain["period"] = {"text": "last March", "start": "2026-03-01", "end": "2026-03-31", "days": 31}
-        if explain.get("why_not") and not explain["why_not"]["indexed"]:
-            explain["why_not"]["closest"] = ["Finance/Money with Sreenivas.md", "Recipes/Tomato rasam.md"]
-    route.fulfill(response=response, json=body)
-
-
-def test_the_why_panel_shows_what_the_fused_score_is_made_of_when_given(watched: Watched) -> None:
+def test_the_why_panel_shows_what_the_fused_score_is_made_of(watched: Watched) -> None:
     page = watched.page
-    page.route("**/search", _with_new_explain_fields)
     search(page, "how much do I owe Sreenivas")
     with page.expect_response(lambda r: r.url.endswith("/search")) as explained:
         page.locator(".why-button").first.click()
     answer = explained.value.json()
-    weights = answer["explain"]["weights"]
+    weights, first = answer["explain"]["weights"], answer["results"][0]["why"]
+    dense, keyword = first["dense_normalised"], first["keyword_normalised"]
     why = page.locator("#why-0")
     why.locator("dl").wait_for()
-    assert "normalised 0.800" in why.inner_text()
-    assert "normalised 0.500" in why.inner_text()
-    total = weights["dense"] * 0.8 + weights["keyword"] * 0.5
-    dense, keyword = weights["dense"], weights["keyword"]
+    assert f"normalised {dense:.3f}" in why.inner_text()
+    assert f"normalised {keyword:.3f}" in why.inner_text()
+    total = weights["dense"] * dense + weights["keyword"] * keyword
+    assert total == pytest.approx(first["fused_score"], abs=1e-3)  # the sum shown is the fusion's own
     assert why.locator(".fused-sum").inner_text() == (
-        f" = {dense:.2f} × 0.800 (dense) + {keyword:.2f} × 0.500 (keyword) = {total:.3f}"
+        f" = {weights['dense']:.2f} × {dense:.3f} (dense) + {weights['keyword']:.2f} × {keyword:.3f} "
+        f"(keyword) = {total:.3f}"
     )
-    period = '"last March": 2026-03-01 to 2026-03-31 (31 days)'
-    expect(page.locator("#explain-overview")).to_contain_text(period)
-    # why not a name no note has: did you mean, each closest name a choice
-    page.fill("#why-not", "No such note at all")
+    # why not a name no note has: did you mean, each closest name a choice, no side of a note not there
+    page.fill("#why-not", "Money with Sreenivs")
     with page.expect_response(lambda r: r.url.endswith("/search")) as unknown:
         page.press("#why-not", "Enter")
-    assert unknown.value.json()["explain"]["why_not"]["indexed"] is False
-    choices = page.locator("#why-not-answer .did-you-mean button")
-    expect(choices).to_have_count(2)
+    found = unknown.value.json()["explain"]["why_not"]
+    assert found["indexed"] is False
+    assert "Finance/Money with Sreenivas.md" in found["closest"]
+    answer_box = page.locator("#why-not-answer")
+    expect(answer_box.locator(".did-you-mean button")).to_have_count(len(found["closest"]))
+    assert "side in this search" not in answer_box.inner_text()
+    choice = answer_box.locator(".did-you-mean button", has_text="Finance/Money with Sreenivas.md")
     with page.expect_response(lambda r: r.url.endswith("/search")) as chosen:
-        choices.first.click()
+        choice.click()
     assert chosen.value.request.post_data_json["why_not"] == "Finance/Money with Sreenivas.md"
     expect(page.locator("#why-not-answer h3")).to_contain_text("Money with Sreenivas")
 
@@ -768,16 +755,17 @@ def test_the_time_boost_shown_is_the_factor_applied(watched: Watched) -> None:
     with page.expect_response(lambda r: r.url.endswith("/search")) as answered:
         page.press("#q", "Enter")
     answer = answered.value.json()
-    boost = answer["explain"]["time_boost"]
-    assert boost  # the question names a period
+    period = answer["explain"]["period"]
+    assert period is not None  # the question names a period
     overview = page.locator("#explain-overview")
-    expect(overview).to_contain_text(f"×{1 + boost:.2f} for a chunk wholly of the period")
+    expect(overview).to_contain_text(f"×{period['factor']:.2f} for a chunk wholly of the period")
+    expect(overview).to_contain_text(f'"{period["text"]}": {period["start"]} to {period["end"]}')
     page.locator(".why-button").first.click()
     why = page.locator("#why-0")
-    factor = answer["results"][0]["why"]["time_factor"]
-    expect(why).to_contain_text(f"score ×{factor:.2f}")
+    first = answer["results"][0]["why"]
+    expect(why).to_contain_text(f"score ×{first['time_factor']:.2f} ({first['time_reason']})")
     assert "dated in the span" not in why.inner_text()  # no reason the data does not give
-    for rule in answer["results"][0]["why"]["rules"]:
+    for rule in first["rules"]:
         assert rule in why.inner_text()
 
 

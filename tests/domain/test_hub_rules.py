@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backend.domain.result_rules import cap_per_note, hubs_after_their_notes, is_hub, linked_names
+from backend.domain.result_rules import (
+    cap_per_note,
+    hubs_after_their_notes,
+    is_hub,
+    is_link_list,
+    linked_names,
+)
 
 HOME_WORK = (
     "## Work\n\n- [[Database migration]] — big project; see [[Database migration#Decision|the decision]]\n"
@@ -104,3 +110,13 @@ def test_at_most_n_hits_of_a_note_in_their_order() -> None:
     assert [h.text for h in cap_per_note(hits, lambda h: h.path, 2)] == ["1", "2", "3", "5"]
     assert [h.text for h in cap_per_note(hits, lambda h: h.path, 1)] == ["1", "3"]
     assert cap_per_note(hits, lambda h: h.path, None) == hits
+
+
+def test_a_chunk_of_nothing_but_links_is_a_link_list_and_prose_with_a_link_is_not() -> None:
+    assert is_link_list("## Recipes that use it\n- [[Honey flapjacks]] · [[Honey mustard dressing]]")
+    assert is_link_list("See also: [[Boat spend]] and [[Boat toilet]]")
+    assert is_link_list(
+        "## Money\n- [[Boat spend]] — running total\n- [[2025-02-18 Bank appointment]] — whether to borrow"
+    )
+    assert not is_link_list("Made [[Tomato rasam]] for the two of us. Slightly too sour this time.")
+    assert not is_link_list("Oven at 180C for 25 minutes; no link here at all.")

@@ -268,10 +268,12 @@ function fusedSum(why, weights) {
   return el("span", { class: "fused-sum" }, ` = ${parts.join(" + ")} = ${number(total)}`);
 }
 
-function timeOfQuestion(factor) {
+// the factor the period applied to this chunk, with the reason the service gives for it (never one made up)
+function timeOfQuestion(factor, reason) {
   if (factor === null || factor === undefined) return "no period named in the question";
-  if (factor === 1) return "score ×1.00 (unchanged)";
-  return `score ×${number(factor, 2)}`;
+  const why = typeof reason === "string" && reason ? ` (${reason})` : "";
+  if (factor === 1) return `score ×1.00, unchanged${why}`;
+  return `score ×${number(factor, 2)}${why}`;
 }
 
 function whyOf(result, answer) {
@@ -285,7 +287,7 @@ function whyOf(result, answer) {
     el("dt", {}, "Fused"),
     el("dd", {}, why.fused_score === null ? "no fusion (one side only)" : number(why.fused_score), why.fused_score === null ? null : fusedSum(why, answer.explain?.weights)),
     el("dt", {}, "Time of the question"),
-    el("dd", {}, timeOfQuestion(why.time_factor)),
+    el("dd", {}, timeOfQuestion(why.time_factor, why.time_reason)),
     el("dt", {}, "Ranking rules"),
     el("dd", {}, why.rules?.length ? el("ul", {}, why.rules.map((rule) => el("li", {}, rule))) : "none applied"),
     el("dt", {}, "Confidence"),
@@ -325,8 +327,13 @@ function periodOf(answer) {
   return `"${period.text ?? "?"}": ${period.start ?? "?"} to ${period.end ?? "?"}${typeof days === "number" ? ` (${days} day${days === 1 ? "" : "s"})` : ""}`;
 }
 
-function timeBoost(boost) {
+function timeBoost(boost, period) {
   if (boost === null || boost === undefined) return "none: the question names no period";
+  if (typeof period?.factor === "number") {
+    // the factors the search applied, as the service gives them
+    const other = typeof period.other_time_factor === "number" ? `, ×${number(period.other_time_factor, 2)} for one that says it is of another time` : "";
+    return `×${number(period.factor, 2)} for a chunk wholly of the period${other}; each hit's own factor is in its why-panel`;
+  }
   // the factor applied to a chunk wholly of the period; each hit's own factor is in its why-panel
   return `×${number(1 + boost, 2)} for a chunk wholly of the period (1 + time boost ${number(boost, 2)}); each hit's own factor is in its why-panel`;
 }
@@ -355,7 +362,7 @@ function renderOverview(answer) {
       el("dd", {}, `dense ${explain.candidates?.dense ?? 0} · keyword ${explain.candidates?.keyword ?? 0}`),
       periodOf(answer) ? [el("dt", {}, "Period asked"), el("dd", {}, periodOf(answer))] : null,
       el("dt", {}, "Time boost"),
-      el("dd", {}, timeBoost(explain.time_boost)),
+      el("dd", {}, timeBoost(explain.time_boost, explain.period)),
     ),
     stagesTable(answer.stages),
   ]);
@@ -424,12 +431,12 @@ export async function whyNot() {
         { class: "why-facts" },
         el("dt", {}, "Indexed"),
         el("dd", {}, found.indexed ? "yes" : "no"),
-        side("Dense (meaning)", found.dense),
-        side("Keyword (BM25)", found.keyword, found.keyword?.terms?.length ? ` · matched: ${found.keyword.terms.join(", ")}` : ""),
-        el("dt", {}, "After fusion"),
-        el("dd", {}, found.fused_rank === null ? "not ranked" : `rank ${found.fused_rank}`),
-        el("dt", {}, "Final"),
-        el("dd", {}, found.final_rank === null ? "not in the results" : `rank ${found.final_rank}`),
+        // a name no note answers to has no sides, no fusion and no rules: only the closest names above
+        found.indexed ? side("Dense (meaning)", found.dense) : null,
+        found.indexed ? side("Keyword (BM25)", found.keyword, found.keyword?.terms?.length ? ` · matched: ${found.keyword.terms.join(", ")}` : "") : null,
+        found.indexed ? [el("dt", {}, "After fusion"), el("dd", {}, found.fused_rank === null ? "not ranked" : `rank ${found.fused_rank}`)] : null,
+        found.indexed && Array.isArray(found.rules) ? [el("dt", {}, "Rules that moved it"), el("dd", {}, found.rules.length ? el("ul", {}, found.rules.map((rule) => el("li", {}, rule))) : "none")] : null,
+        found.indexed ? [el("dt", {}, "Final"), el("dd", {}, found.final_rank === null ? "not in the results" : `rank ${found.final_rank}`)] : null,
       ),
     ]);
   } catch (error) {
