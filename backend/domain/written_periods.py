@@ -42,16 +42,23 @@ def title_span(name: str, *, southern: bool = False) -> TimeSpan | None:
     a month, season or year in words only at either end of the name ("Trip to Lisbon 2019", "2024 budget"),
     and never after a word that makes it a bound ("What changed since 1989"): a year in the middle of a
     name is something the note mentions (a note named by its first words), not when it is of."""
-    span = name_span(name, southern=southern)
+    span = mentioned_span(name, southern=southern)
     if span is None or span.granularity in ("day", "week"):
         return span
     at = name.find(span.text)
-    before, after = name[:at], name[at + len(span.text) :]
-    if _BOUND_BEFORE.search(before):
-        return None
-    if before.strip(_EDGE) and after.strip(_EDGE):
+    if name[:at].strip(_EDGE) and name[at + len(span.text) :].strip(_EDGE):
         return None
     return span
+
+
+def mentioned_span(name: str, *, southern: bool = False) -> TimeSpan | None:
+    """The period a note's name mentions, a label or not ("Im Jahr 2010 erlitt der Amazonas-Regenwald"),
+    but not one it names as a bound ("What changed since 1989"): a question about 2010 prefers the note, but
+    the note does not say it is of no other time (`title_span` says which names do)."""
+    span = name_span(name, southern=southern)
+    if span is None or span.granularity in ("day", "week"):
+        return span
+    return None if _BOUND_BEFORE.search(name[: name.find(span.text)]) else span
 
 
 def spans_in_text(text: str) -> list[TimeSpan]:

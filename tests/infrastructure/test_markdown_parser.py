@@ -293,6 +293,9 @@ def test_a_date_property_alone_states_no_period_but_a_name_or_folder_does() -> N
     assert (project.periods, project.stated_periods) == (("2024-01-05",), ())
     journal = parse_note("Journal/2024/2024-01-05.md", "---\ndate: 2024-01-05\n---\nBody")
     assert journal.stated_periods == ("2024-01-05",)
+    # a year in the middle of a name (a note named by its first words) is mentioned, not stated
+    named = parse_note("Im Jahr 2010 erlitt der Amazonas-Regenwald.md", "Body")
+    assert (named.periods, named.stated_periods) == (("2010-01-01/2010-12-31",), ())
 
 
 # --- metadata ------------------------------------------------------------------------------------------

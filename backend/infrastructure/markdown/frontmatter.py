@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from backend.domain.time_intent import name_span, parse_day
-from backend.domain.written_periods import title_span
+from backend.domain.written_periods import mentioned_span, title_span
 from backend.infrastructure.markdown.body import clean_tag
 
 FRONTMATTER_MAX_BYTES = 64 * 1024
@@ -168,11 +168,17 @@ def _front_day(
 
 def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
     """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
-    names a time: its `date:` day, then the periods the note states (`stated_periods`). Not when the file
-    was made or edited (`created:`, which templates put on every note, `modified:`, `updated:`)."""
+    names a time: its `date:` day, a period its name mentions without labelling the note with it ("Im Jahr
+    2010 erlitt der Amazonas-Regenwald": `mentioned_span`), then the periods the note states
+    (`stated_periods`). Not when the file was made or edited (`created:`, which templates put on every
+    note, `modified:`, `updated:`)."""
     day = _front_day(front, [], keys=("date",))
+    mentioned = mentioned_span(stem)
     stated = stated_periods(front, stem, folder)
-    return tuple(dict.fromkeys([day, *stated] if day is not None else stated))[:MAX_PERIODS]
+    periods = [day] if day is not None else []
+    if mentioned is not None:
+        periods.append(_period(mentioned.start, mentioned.end))
+    return tuple(dict.fromkeys([*periods, *stated]))[:MAX_PERIODS]
 
 
 def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
