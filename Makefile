@@ -85,14 +85,20 @@ format: $(STAMP)
 index: $(STAMP)
 	$(BIN)/python -m backend index $(if $(VAULT),--vault "$(VAULT)")
 
-## Retrieval quality on the dev sets: personal-dev (a person's own vault), the example vault's questions, SciFact
-## train and LoCoMo dev: note-level nDCG@10 and friends per set and mode, what the per-turn recall gives
-## (answerable questions given a relevant entry, unanswerable ones given anything), and a line per kind of
-## question where the set names kinds. Indexes under data/eval/<set>, built once and reused. personal-dev's
-## questions are asked on its owner's "now" (its README: mid-November 2025), the others on today's date.
+## Retrieval quality on the dev sets: personal-dev (a person's own vault), real-dev (a real person's public
+## vault), the example vault's questions, SciFact train and LoCoMo dev: note-level nDCG@10 and friends per set and
+## mode, what the per-turn recall block quotes (as the OpenClaw plugin asks /context: answerable questions given a
+## relevant entry, entries relevant / judged not relevant, questions given an entry that is not relevant, lists of
+## links quoted, unanswerable questions given anything), and a line per kind of question where the set names
+## kinds. The two vaults of people are also asked over a templated copy (`created:` on every note, as templates
+## leave a vault: `--templated`). Indexes under data/eval/<set>, built once and reused. personal-dev's questions
+## are asked on its owner's "now" (its README: mid-November 2025), real-dev's on its own (2025-09-20), the others
+## on today's date.
 PERSONAL := ../shared/corpora/personal-dev
+REALDEV := ../shared/corpora/real-dev
 eval: $(STAMP)
-	$(BIN)/python -m backend eval --today 2025-11-15 --set $(PERSONAL)
+	$(BIN)/python -m backend eval --today 2025-11-15 --templated --set $(PERSONAL)
+	$(BIN)/python -m backend eval --today 2025-09-20 --templated --set $(REALDEV)
 	$(BIN)/python -m backend eval --set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
 
 ## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions

@@ -163,19 +163,28 @@ def parse_day(text: str) -> dt.date | None:
     return span.start if span is not None else None
 
 
+# the ways a day is written, with the order of their groups: ISO, "12 March 2026", "March 12, 2026"
+DAY_FORMS = ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy"))
+
+
+def day_written(match: re.Match[str], order: str) -> TimeSpan | None:
+    """The day a match of one of DAY_FORMS writes, or None for one that does not exist (2026-02-30)."""
+    parts = dict(zip(order, match.groups(), strict=True))
+    month = int(parts["m"]) if parts["m"].isdigit() else _MONTHS[parts["m"].lower()]
+    try:
+        day = dt.date(int(parts["y"]), month, int(parts["d"]))
+    except ValueError:
+        return None
+    return TimeSpan(match.group(0), day, day, "day")
+
+
 def _exact_day(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today, southern
-    for pattern, order in ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+    for pattern, order in DAY_FORMS:
         match = _search(pattern, query)
-        if match is None:
-            continue
-        parts = dict(zip(order, match.groups(), strict=True))
-        month = int(parts["m"]) if parts["m"].isdigit() else _MONTHS[parts["m"].lower()]
-        try:
-            day = dt.date(int(parts["y"]), month, int(parts["d"]))
-        except ValueError:
-            continue
-        return TimeSpan(match.group(0), day, day, "day")
+        span = day_written(match, order) if match is not None else None
+        if span is not None:
+            return span
     return None
 
 

@@ -14,16 +14,15 @@ import re
 from collections.abc import Sequence
 
 from backend.domain.time_intent import (
-    _DAY_MONTH_YEAR,
-    _ISO_DAY,
     _ISO_MONTH,
     _ISO_WEEK,
-    _MONTH_DAY_YEAR,
     _MONTH_YEAR,
     _MONTHS,
+    DAY_FORMS,
     TimeSpan,
     _iso_week,
     _month_span,
+    day_written,
     name_span,
 )
 
@@ -68,18 +67,14 @@ def spans_in_text(text: str) -> list[TimeSpan]:
     1989")."""
     found: list[tuple[int, TimeSpan]] = []
     taken: list[tuple[int, int]] = []
-    for pattern, order in ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+    for pattern, order in DAY_FORMS:
         for match in pattern.finditer(text):
             if any(a < match.end() and match.start() < b for a, b in taken):
                 continue
-            parts = dict(zip(order, match.groups(), strict=True))
-            month = int(parts["m"]) if parts["m"].isdigit() else _MONTHS[parts["m"].lower()]
-            try:
-                day = dt.date(int(parts["y"]), month, int(parts["d"]))
-            except ValueError:
-                continue
-            taken.append((match.start(), match.end()))
-            found.append((match.start(), TimeSpan(match.group(0), day, day, "day")))
+            day = day_written(match, order)
+            if day is not None:
+                taken.append((match.start(), match.end()))
+                found.append((match.start(), day))
     for match in _ISO_WEEK.finditer(text):
         span = _iso_week(match.group(0), dt.date.min, False)
         if span is not None and not any(a < match.end() and match.start() < b for a, b in taken):

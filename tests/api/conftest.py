@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, Settings, load_settings
+from backend.domain.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.app import create_app
 
 AppFactory = Callable[..., TestClient]
@@ -47,3 +48,18 @@ def make_client(tmp_path: Path) -> Iterator[AppFactory]:
     yield factory
     for client in clients:
         client.__exit__(None, None, None)
+
+
+def recall_block(client: TestClient, question: str, **extra: object) -> dict:
+    """/context as the OpenClaw plugin asks it by its defaults."""
+    body = {
+        "messages": [{"role": "user", "content": question}],
+        "max_chars": PLUGIN_RECALL.max_chars,
+        "max_chunks": PLUGIN_RECALL.max_entries,
+        "min_confidence": PLUGIN_RECALL.floor,
+        "quoted": True,
+        **extra,
+    }
+    response = client.post("/context", json=body)
+    assert response.status_code == 200, response.text
+    return dict(response.json())

@@ -16,7 +16,7 @@ from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.app import create_app
-from tests.api.conftest import wait_for_job
+from tests.api.conftest import recall_block, wait_for_job
 from tests.application.fakes import FakeEmbedder
 
 LEDGER = "Finance/Money with Sreenivas.md"
@@ -68,21 +68,6 @@ def hybrid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 def search(client: TestClient, query: str, **extra: object) -> dict:
     response = client.post("/search", json={"query": query, **extra})
-    assert response.status_code == 200, response.text
-    return dict(response.json())
-
-
-def recall_block(client: TestClient, question: str, **extra: object) -> dict:
-    """/context as the OpenClaw plugin asks it by its defaults."""
-    body = {
-        "messages": [{"role": "user", "content": question}],
-        "max_chars": PLUGIN_RECALL.max_chars,
-        "max_chunks": PLUGIN_RECALL.max_entries,
-        "min_confidence": PLUGIN_RECALL.floor,
-        "quoted": True,
-        **extra,
-    }
-    response = client.post("/context", json=body)
     assert response.status_code == 200, response.text
     return dict(response.json())
 

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.domain.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.app import create_app
-from tests.api.conftest import wait_for_job
+from tests.api.conftest import recall_block, wait_for_job
 
 TODAY = dt.date(2026, 11, 28)  # "last March" is March 2026, the month of the migration's decision
 DECISION = "Projects/Database migration.md"
@@ -36,22 +36,8 @@ def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         yield client
 
 
-def _recall(client: TestClient, message: str) -> list[dict]:
-    """The block's sources, asked as the plugin's recall asks (its defaults, the message as the last turn)."""
-    body = {
-        "messages": [{"role": "user", "content": message}],
-        "max_chars": PLUGIN_RECALL.max_chars,
-        "max_chunks": PLUGIN_RECALL.max_entries,
-        "min_confidence": PLUGIN_RECALL.floor,
-        "quoted": True,
-    }
-    response = client.post("/context", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()["sources"]
-
-
 def test_a_decision_of_the_month_asked_is_quoted_first_and_nothing_unrelated(client: TestClient) -> None:
-    sources = _recall(client, "What did I decide last March about the database?")
+    sources = recall_block(client, "What did I decide last March about the database?")["sources"]
     assert sources, "the decision is not quoted"
     assert sources[0]["note_path"] == DECISION
     assert "Decision" in sources[0]["heading_context"]
@@ -68,7 +54,7 @@ def test_a_journal_day_of_the_month_is_ranked_but_not_vouched_for_by_its_period(
 
 
 def test_a_question_about_the_month_alone_still_recalls_its_days(client: TestClient) -> None:
-    sources = _recall(client, "What did I do last March?")
+    sources = recall_block(client, "What did I do last March?")["sources"]
     assert sources
     assert all(s["note_path"].startswith(("Journal/2026/2026-03-", "Habits/")) for s in sources)
 
@@ -95,6 +81,6 @@ def test_a_list_of_links_is_never_quoted_only_the_notes_it_points_to(provider: s
             r["note_path"] for r in client.post("/search", json={"query": question}).json()["results"]
         ]
         assert "MOCs/Boat MOC.md" in searched  # found by its words all the same
-        quoted = [s["note_path"] for s in _recall(client, question)]
+        quoted = [s["note_path"] for s in recall_block(client, question)["sources"]]
         assert "Meetings/2025-02-18 Bank appointment.md" in quoted
         assert not [path for path in quoted if path.startswith("MOCs/") or path == "Home.md"]
