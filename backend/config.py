@@ -219,7 +219,7 @@ class Settings(BaseSettings):
         le=10.0,
         description="A question naming a time (in 2024, autumn 2024) multiplies the scores of its chunks by "
         "1 + this (by the share of their period inside), divides by it those that say they are of another "
-        "time (the days they write, their note's name or folder), keeps the others'; 0 turns it off.",
+        "time (their note's date, name or folder, or days they write), keeps the others'; 0 turns it off.",
     )
     today: dt.date | None = Field(None, description="The day 'this year', 'last month' count from (or now).")
     seasons: Literal["northern", "southern"] = Field(

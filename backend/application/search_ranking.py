@@ -52,7 +52,7 @@ def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
 # why `time_factor` moved a chunk or not, in words the explain data and the page show
 OF_PERIOD = "of the period asked"
 OTHER_TIME = "says it is of another time"
-DATED_ONLY = "dated only by its date: property (often the day it was begun): kept as it scored"
+MENTIONED_ONLY = "its name only mentions another time: kept as it scored"
 UNDATED = "undated: kept as it scored"
 
 
@@ -60,14 +60,14 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
     """What the period a question names multiplies a chunk's score by, and why: the one rule the ranking
     applies and the explain data shows.
 
-    A chunk wholly of the span (by the days it writes out, else its note's date, name, properties or
+    A chunk wholly of the span (by the days it writes out, else its note's `date:`, name, properties or
     folder) scores (1 + boost) times its own, one partly of it (a note of 2024 for "spring 2024") by the
-    share of its period inside. A chunk that says itself it is of another time — it writes days of another
-    time, or its note's name, properties or folder state one ("Honey sales 2025", a journal day) — scores
+    share of its period inside. A chunk that says it is of another time — it writes days of another time, or
+    its note's `date:`, name, properties or folder state one (a journal day, "Honey sales 2025") — scores
     its own over (1 + boost): asked about 2024, the 2025 sales answer nothing. Any other chunk keeps its
-    score: undated, or dated only by its note's `date:`, which templates fill with the day a note was begun
-    (a project started in February logs the decision taken in March): a period is never a penalty on what
-    may answer."""
+    score: undated (`created:` says when a file was made, never what it is of), or named with a year it only
+    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014): a period is a preference, and
+    never lowers a note for a time it does not say it is of."""
     periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
@@ -76,7 +76,7 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
         return 1.0, UNDATED
     if payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
         return 1.0 / (1.0 + boost), OTHER_TIME
-    return 1.0, DATED_ONLY
+    return 1.0, MENTIONED_ONLY
 
 
 def note_periods(payload: dict[str, Any]) -> list[str]:

@@ -5,18 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from backend.domain.models import Chunk, ParsedNote
-from backend.domain.written_periods import written_periods
+from backend.domain.written_periods import chunk_periods
 
 NOTE_PATH = "note_path"
 FOLDERS = "folders"  # every ancestor folder of the note, so a prefix filter is an exact "any of" match
 TAGS = "tags"
 DATE = "date"  # ISO day string, for display
 LANGUAGE = "language"  # the language the note's words were stemmed in (none stored before: detected again)
-# ISO days or "start/end" days the chunk is of: those its text writes out, then its note's (written_periods;
-# an index written before periods were stored has none: its date stands in)
+# ISO days or "start/end" days the chunk is of: its note's, or those its text writes out in a note that
+# states none (written_periods; an index written before periods were stored has none: its date stands in)
 PERIODS = "periods"
-# whether the chunk says itself what time it is of (days it writes out, its note's name, properties or
-# folder), beyond its note's `date:` (often the day it was begun): only such a chunk is of another time
+# whether the chunk says what time it is of (days it writes out, its note's date:, name, properties or
+# folder), not only a year its note's name mentions: only such a chunk is of another time
 PERIOD_STATED = "period_stated"
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
@@ -64,6 +64,7 @@ def chunk_payload(
 
 
 def _periods(note: ParsedNote, chunk: Chunk) -> dict[str, Any]:
-    written = written_periods(chunk.text, chunk.heading_path)
-    periods = dict.fromkeys([*written, *note.periods])
-    return {PERIODS: list(periods), PERIOD_STATED: bool(written or note.stated_periods)}
+    periods, stated = chunk_periods(
+        chunk.text, chunk.heading_path, note.periods, note_states=bool(note.stated_periods)
+    )
+    return {PERIODS: list(periods), PERIOD_STATED: stated}

@@ -147,9 +147,22 @@ def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> Tim
     return None
 
 
+# a Zettelkasten ID opening a name: the day and time the note was written ("20201009143049-nic")
+_ZETTEL_ID = re.compile(r"^((?:19|20)\d\d)(\d\d)(\d\d)(?:\d{4}|\d{6})(?!\d)")
+
+
 def name_span(name: str, *, southern: bool = False) -> TimeSpan | None:
     """The period a note's file name names ("2025-03-14", "2025-W12", "2025-03", "Trip Oct 2024",
-    "Hive records 2024"), or None: only the forms that need no today."""
+    "Hive records 2024", the day of a Zettelkasten ID "20201009143049-nic"), or None: only the forms that
+    need no today."""
+    zettel = _ZETTEL_ID.match(name)
+    if zettel is not None:
+        try:
+            day = dt.date(int(zettel.group(1)), int(zettel.group(2)), int(zettel.group(3)))
+        except ValueError:  # "20211709141709": no 17th month
+            day = None
+        if day is not None:
+            return TimeSpan(zettel.group(0), day, day, "day")
     for find in _ABSOLUTE:
         span = find(name, dt.date.min, southern)  # no today: "this year" in a name is no period
         if span is not None:

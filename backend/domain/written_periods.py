@@ -33,19 +33,24 @@ MAX_WRITTEN = 12
 # a year after these words in a title is a bound, not the note's time: "What changed since 1989"
 _BOUND_BEFORE = re.compile(r"\b(?:since|before|after|until|till|from|by|pre|post|circa|ca|c)\.?[\s-]*$", re.I)
 _EDGE = " -_.,:;()[]#"
+# words besides its time a name that labels a note with it holds at most ("Trip to Lisbon 2019"); more is
+# a sentence that mentions a time ("1466 starben mutmaßlich 40.000 Menschen an": named by its first words)
+LABEL_MAX_WORDS = 4
 
 
 def title_span(name: str, *, southern: bool = False) -> TimeSpan | None:
     """The period a note's name labels it with, or None: `name_span`'s, when the name is a label of that
     time. An ISO day or week labels a note wherever it stands ("Meeting 2024-12-03 Boatyard quote call");
-    a month, season or year in words only at either end of the name ("Trip to Lisbon 2019", "2024 budget"),
-    and never after a word that makes it a bound ("What changed since 1989"): a year in the middle of a
-    name is something the note mentions (a note named by its first words), not when it is of."""
+    a month, season or year in words only at either end of a short name ("Trip to Lisbon 2019", "2024
+    budget"), and never after a word that makes it a bound ("What changed since 1989"): a year in the middle
+    of a name, or opening a sentence, is something the note mentions (a note named by its first words), not
+    when it is of."""
     span = mentioned_span(name, southern=southern)
     if span is None or span.granularity in ("day", "week"):
         return span
     at = name.find(span.text)
-    if name[:at].strip(_EDGE) and name[at + len(span.text) :].strip(_EDGE):
+    before, after = name[:at].strip(_EDGE), name[at + len(span.text) :].strip(_EDGE)
+    if (before and after) or len((before + " " + after).split()) > LABEL_MAX_WORDS:
         return None
     return span
 
@@ -94,11 +99,17 @@ def spans_in_text(text: str) -> list[TimeSpan]:
     return [span for _, span in sorted(found, key=lambda item: item[0])]
 
 
-def chunk_periods(text: str, heading_path: Sequence[str], note_periods: Sequence[str]) -> tuple[str, ...]:
-    """Each period a chunk is of, as payloads store them (an ISO day, or "start/end" inclusive days): those
-    it writes (`written_periods`), then its note's own (`note_periods`: its `date:`, name, properties,
-    folder)."""
-    return tuple(dict.fromkeys([*written_periods(text, heading_path), *note_periods]))
+def chunk_periods(
+    text: str, heading_path: Sequence[str], note_periods: Sequence[str], *, note_states: bool
+) -> tuple[tuple[str, ...], bool]:
+    """Each period a chunk is of, as payloads store them (an ISO day, or "start/end" inclusive days), and
+    whether the chunk says so itself. A note that states when it is of (`note_states`: a journal day, a
+    Zettelkasten note, `date:`, a label in its name, a year folder) is of that time in every chunk; one that
+    does not (a project or reference note) is of the days each of its chunks writes out (`written_periods`):
+    the decision section of a project note is of the day it was decided. The days a dated note's chunk
+    writes are left out: a training log dated 2021 that notes "2022-01-01: new program" is not of 2022."""
+    written = () if note_states else written_periods(text, heading_path)
+    return tuple(dict.fromkeys([*written, *note_periods])), bool(written) or note_states
 
 
 def written_periods(text: str, heading_path: Sequence[str]) -> tuple[str, ...]:

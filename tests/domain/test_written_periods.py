@@ -27,23 +27,37 @@ def test_prose_years_and_impossible_days_are_not_periods() -> None:
     assert spans_in_text("Founded in 1989, the firm grew; version 2.0 shipped 2026-02-30.") == []
 
 
-def test_a_chunk_is_of_the_days_it_writes_and_the_daily_notes_it_links_before_its_notes() -> None:
-    periods = chunk_periods(
-        "Decided at the 2026-03-12 kickoff, after the dry run of [[Journal/2026-W11|that week]].",
-        ("Database migration", "Decision"),
-        ("2026-02-10",),
+def test_a_chunk_of_a_note_that_states_no_time_is_of_the_days_it_writes_and_the_daily_notes_it_links() -> (
+    None
+):
+    text = "Decided at the 2026-03-12 kickoff, after the dry run of [[Journal/2026-W11|that week]]."
+    periods = chunk_periods(text, ("Database migration", "Decision"), (), note_states=False)
+    assert periods == (("2026-03-12", "2026-03-09/2026-03-15"), True)
+
+
+def test_a_chunk_of_a_dated_note_is_of_its_notes_time_whatever_days_it_mentions() -> None:
+    text = "2022-01-01: started the new program."
+    assert chunk_periods(text, (), ("2021-09-19",), note_states=True) == (("2021-09-19",), True)
+
+
+def test_a_chunk_of_an_undated_note_that_writes_no_day_is_of_no_time() -> None:
+    assert chunk_periods("Postgres or MySQL.", ("Options",), (), note_states=False) == ((), False)
+    # a year its note's name only mentions is its period, but not one it states
+    assert chunk_periods("The drought.", (), ("2010-01-01/2010-12-31",), note_states=False) == (
+        ("2010-01-01/2010-12-31",),
+        False,
     )
-    assert periods == ("2026-03-12", "2026-03-09/2026-03-15", "2026-02-10")
 
 
 def test_a_heading_that_names_a_month_dates_the_chunk_under_it() -> None:
-    assert chunk_periods("Paid the boatyard.", ("Ledger", "March 2025"), ()) == ("2025-03-01/2025-03-31",)
+    periods, _ = chunk_periods("Paid the boatyard.", ("Ledger", "March 2025"), (), note_states=False)
+    assert periods == ("2025-03-01/2025-03-31",)
 
 
 def test_a_chunk_writing_many_days_keeps_their_months() -> None:
     days = [dt.date(2025, 1, 1) + dt.timedelta(days=4 * i) for i in range(MAX_WRITTEN + 5)]
     text = "\n".join(f"- {day.isoformat()}: paid" for day in days)
-    periods = chunk_periods(text, (), ())
+    periods, _ = chunk_periods(text, (), (), note_states=False)
     assert len(periods) <= MAX_WRITTEN
     assert periods[0] == "2025-01-01/2025-01-31"
     assert all("/" in period for period in periods)
@@ -61,5 +75,10 @@ def test_a_year_labels_a_name_at_either_end_but_not_as_a_bound_or_in_its_middle(
         span = title_span(name)
         assert span is not None, name
         assert (span.start.isoformat(), span.end.isoformat()) == (start, end), name
-    for name in ("What changed since 1989", "Before 2020", "The ship was used from 2001 after a visit"):
+    for name in (
+        "What changed since 1989",
+        "Before 2020",
+        "The ship was used from 2001 after a visit",
+        "1466 starben mutmaßlich 40.000 Menschen an",
+    ):
         assert title_span(name) is None, name

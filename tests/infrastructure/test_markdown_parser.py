@@ -286,16 +286,15 @@ def test_the_periods_a_note_is_of(rel_path: str, frontmatter: str, periods: tupl
     assert parse_note(rel_path, f"---\n{frontmatter}\n---\nBody").periods == periods
 
 
-def test_a_date_property_alone_states_no_period_but_a_name_or_folder_does() -> None:
-    """`date:` dates a note for a question about its day, but only what a note says of itself (its name,
-    properties, folder) makes it of another time (search_ranking.time_factor)."""
+def test_a_year_a_name_only_mentions_is_a_period_it_does_not_state() -> None:
+    """A note says what time it is of by its `date:`, its name's label, properties or folder; a year in the
+    middle of its name (a note named by its first words) is only mentioned (search_ranking.time_factor)."""
     project = parse_note("Projects/Cutover.md", "---\ndate: 2024-01-05\n---\nBody")
-    assert (project.periods, project.stated_periods) == (("2024-01-05",), ())
-    journal = parse_note("Journal/2024/2024-01-05.md", "---\ndate: 2024-01-05\n---\nBody")
-    assert journal.stated_periods == ("2024-01-05",)
-    # a year in the middle of a name (a note named by its first words) is mentioned, not stated
+    assert (project.periods, project.stated_periods) == (("2024-01-05",), ("2024-01-05",))
     named = parse_note("Im Jahr 2010 erlitt der Amazonas-Regenwald.md", "Body")
     assert (named.periods, named.stated_periods) == (("2010-01-01/2010-12-31",), ())
+    zettel = parse_note("20201009143049-nic.md", "Body")
+    assert (zettel.periods, zettel.date) == (("2020-10-09",), "2020-10-09")
 
 
 # --- metadata ------------------------------------------------------------------------------------------

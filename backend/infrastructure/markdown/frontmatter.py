@@ -168,26 +168,27 @@ def _front_day(
 
 def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
     """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
-    names a time: its `date:` day, a period its name mentions without labelling the note with it ("Im Jahr
-    2010 erlitt der Amazonas-Regenwald": `mentioned_span`), then the periods the note states
-    (`stated_periods`). Not when the file was made or edited (`created:`, which templates put on every
-    note, `modified:`, `updated:`)."""
-    day = _front_day(front, [], keys=("date",))
+    names a time: a period its name mentions without labelling the note with it ("Im Jahr 2010 erlitt der
+    Amazonas-Regenwald": `mentioned_span`), and the periods the note states (`stated_periods`)."""
     mentioned = mentioned_span(stem)
     stated = stated_periods(front, stem, folder)
-    periods = [day] if day is not None else []
-    if mentioned is not None:
-        periods.append(_period(mentioned.start, mentioned.end))
-    return tuple(dict.fromkeys([*periods, *stated]))[:MAX_PERIODS]
+    if mentioned is None:
+        return stated
+    return tuple(dict.fromkeys([*stated[:1], _period(mentioned.start, mentioned.end), *stated[1:]]))[
+        :MAX_PERIODS
+    ]
 
 
 def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
-    """The periods a note states it is of, by what it is, not by when it was begun: the period its file name
-    labels it with ("2025-W12", "Trip Oct 2024", "Budget 2024"; not "What changed since 1989": `title_span`),
-    the days or ranges its properties hold (`finished: 2024-03-17`, `dates: 2024-10-26 to 2024-11-02`,
-    `year: 2024`), else the year (or year/month) of its folder (`Journal/2024/`). A `date:` property alone
-    states nothing: templates write the day a note was started there as often as the day it is about."""
+    """The periods a note states it is of: its `date:` day, the period its file name labels it with
+    ("2025-03-14", "2025-W12", "Trip Oct 2024", "Budget 2024", a Zettelkasten ID; not "What changed since
+    1989": `title_span`), the days or ranges its properties hold (`finished: 2024-03-17`, `dates: 2024-10-26
+    to 2024-11-02`, `year: 2024`), else the year (or year/month) of its folder (`Journal/2024/`). Never when
+    the file was made or edited: `created:`, which templates put on every note, `modified:`, `updated:`."""
     periods: list[str] = []
+    day = _front_day(front, [], keys=("date",))
+    if day is not None:
+        periods.append(day)
     named = title_span(stem)
     if named is not None:
         periods.append(_period(named.start, named.end))

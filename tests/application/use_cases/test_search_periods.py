@@ -134,24 +134,31 @@ def test_a_chunk_is_of_the_days_it_writes_not_of_when_its_note_was_made() -> Non
     assert periods["Database migration > Options"] == []  # `created:` says when the file was made
 
 
-def test_a_note_dated_only_by_its_date_property_is_not_of_another_time() -> None:
-    """`date:` is as often the day a note was begun (templates fill it in) as the day it is about: a project
-    note dated so keeps its score for a question about another period, where a journal day of another time
-    (named by its day) does not."""
+def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> None:
+    """A note named by its first words ("In 2010 the drought hit the forest") mentions 2010: a question about
+    2010 prefers it, one about 2014 leaves it as it scored, where a journal day of another time (named by
+    its day) is lowered."""
     vault = {
-        "Projects/Cutover.md": "---\ndate: 2024-01-15\n---\n# Cutover\n\nWe moved the warehouse to the new "
-        "system.\n",
-        "Journal/2023-06-02.md": "We moved the warehouse shelves around.\n",
+        "In 2010 the drought hit the forest hard.md": "The drought dried the forest and its rivers.\n",
+        "Journal/2013-06-02.md": "The drought in the forest, seen from the rivers.\n",
         "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",  # the bottom of the list, at 0
     }
-    question = "when did we move the warehouse in April 2024"
     flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
     handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
 
-    def scores(h: FakeHandles) -> dict[str, float]:
+    def scores(h: FakeHandles, question: str) -> dict[str, float]:
         return {str(hit.payload["note_path"]): hit.score for hit in h.search.search(question, top_k=10).hits}
 
-    plain, ranked = scores(flat), scores(handles)
-    assert plain["Projects/Cutover.md"] > 0
-    assert ranked["Projects/Cutover.md"] == pytest.approx(plain["Projects/Cutover.md"])
-    assert ranked["Journal/2023-06-02.md"] == pytest.approx(plain["Journal/2023-06-02.md"] / 2)
+    named, day = "In 2010 the drought hit the forest hard.md", "Journal/2013-06-02.md"
+    plain, later = (
+        scores(flat, "the drought in the forest in 2014"),
+        scores(handles, "the drought in the forest in 2014"),
+    )
+    assert plain[named] > 0
+    assert later[named] == pytest.approx(plain[named])
+    assert later[day] == pytest.approx(plain[day] / 2)
+    plain, then = (
+        scores(flat, "the drought in the forest in 2010"),
+        scores(handles, "the drought in the forest in 2010"),
+    )
+    assert then[named] == pytest.approx(2 * plain[named])
