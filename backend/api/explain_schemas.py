@@ -22,7 +22,8 @@ class RecallVerdictOut(BaseModel):
     quoted: bool = Field(description="OpenClaw's per-turn recall (the plugin's defaults) would quote it.")
     reason: str = Field(
         description='"quoted", or why not: "below the floor" (confidence under minConfidence), "beyond max '
-        'entries", "over the budget" (maxChars), "duplicate", "a list of links whose note is quoted instead".'
+        'entries", "over the budget" (maxChars), "duplicate", "a list of links whose note is quoted '
+        'instead", "a list of links: the notes it points to answer, not it" (a map of content: never quoted).'
     )
 
 
