@@ -13,7 +13,7 @@ from backend.domain.confidence import RECALL_FLOOR
 from backend.domain.metrics import dedupe_notes, hit_at, mrr_at, ndcg_at, recall_at
 from backend.domain.models import ScoredPoint, SearchMode
 from backend.domain.recall_budget import PLUGIN_RECALL
-from backend.domain.result_rules import is_hub, is_pointer
+from backend.domain.result_rules import is_link_list
 
 CANDIDATE_CHUNKS = 100  # enough chunks to fill the top 10 notes after deduplication
 # What the OpenClaw recall asks /context for each turn: its top 3 chunks, those of them at or above the floor
@@ -190,7 +190,7 @@ def block_entries(context: ContextService, question: str, mode: SearchMode) -> l
         )
     )
     return [
-        (view.note_path, is_hub(view.content) or is_pointer(view.content))
+        (view.note_path, is_link_list(view.content))
         for source in result.sources
         if (view := source.result) is not None
     ]

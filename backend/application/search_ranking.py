@@ -80,8 +80,8 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
 
 
 def note_periods(payload: dict[str, Any]) -> list[str]:
-    """The periods a chunk is of (its own written days first, then its note's); an index written before they
-    were stored has only its note's date."""
+    """The periods a chunk is of (written_periods.chunk_periods); an index written before they were stored
+    has only its note's date."""
     periods = payload.get(PERIODS)
     if periods is None:
         day = payload.get(DATE)

@@ -36,7 +36,8 @@ class ParsedNote:
     # the periods the note is of, each an ISO day or "start/end" days inclusive (its date, its file name's
     # month or week, its properties' days and ranges, else its folder's year): what a question's time meets
     periods: tuple[str, ...] = ()
-    # those of `periods` the note states by what it is (its name, properties, folder): not its `date:` alone
+    # those of `periods` the note states (its `date:`, its name's label, properties, folder): not a year its
+    # name only mentions
     stated_periods: tuple[str, ...] = ()
     headings: tuple[Heading, ...] = ()
     inline_tags: tuple[str, ...] = ()  # those of `tags` written in the text ("#sleep"), not the frontmatter

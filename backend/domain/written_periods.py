@@ -72,30 +72,22 @@ def spans_in_text(text: str) -> list[TimeSpan]:
     1989")."""
     found: list[tuple[int, TimeSpan]] = []
     taken: list[tuple[int, int]] = []
-    for pattern, order in DAY_FORMS:
-        for match in pattern.finditer(text):
-            if any(a < match.end() and match.start() < b for a, b in taken):
-                continue
-            day = day_written(match, order)
-            if day is not None:
-                taken.append((match.start(), match.end()))
-                found.append((match.start(), day))
-    for match in _ISO_WEEK.finditer(text):
-        span = _iso_week(match.group(0), dt.date.min, False)
+
+    def claim(match: re.Match[str], span: TimeSpan | None) -> None:
+        """Keep what a match writes, unless a day already found holds its words."""
         if span is not None and not any(a < match.end() and match.start() < b for a, b in taken):
             taken.append((match.start(), match.end()))
             found.append((match.start(), span))
-    for pattern in (_MONTH_YEAR, _ISO_MONTH):
+
+    for pattern, order in DAY_FORMS:
         for match in pattern.finditer(text):
-            if any(a < match.end() and match.start() < b for a, b in taken):
-                continue
-            year, month = (
-                (int(match.group(2)), _MONTHS[match.group(1).lower()])
-                if pattern is _MONTH_YEAR
-                else (int(match.group(1)), int(match.group(2)))
-            )
-            taken.append((match.start(), match.end()))
-            found.append((match.start(), _month_span(match.group(0), year, month)))
+            claim(match, day_written(match, order))
+    for match in _ISO_WEEK.finditer(text):
+        claim(match, _iso_week(match.group(0), dt.date.min, False))
+    for match in _MONTH_YEAR.finditer(text):
+        claim(match, _month_span(match.group(0), int(match.group(2)), _MONTHS[match.group(1).lower()]))
+    for match in _ISO_MONTH.finditer(text):
+        claim(match, _month_span(match.group(0), int(match.group(1)), int(match.group(2))))
     return [span for _, span in sorted(found, key=lambda item: item[0])]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from backend.application.evaluation import JudgedQuery
 from backend.domain.errors import InvalidRequestError
 from backend.domain.written_periods import spans_in_text
+from backend.infrastructure.markdown.frontmatter import split_frontmatter
 
 
 def read_queries(path: Path) -> list[JudgedQuery]:
@@ -129,25 +130,18 @@ def templated_copy(eval_set: EvalSet, into: Path) -> EvalSet:
 
 
 def _made_before(text: str) -> dt.date | None:
-    front, body = _split_front(text)
+    front, body, _ = split_frontmatter(text, [])
     if front is not None and _FRONT_DAY.search(front):
         return None
     written = spans_in_text(body)  # days and months written out, in the order the text has them
     return written[0].start - dt.timedelta(days=TEMPLATE_LEAD_DAYS) if written else None
 
 
-def _split_front(text: str) -> tuple[str | None, str]:
-    if text.startswith("---\n"):
-        end = text.find("\n---", 4)
-        if end != -1:
-            return text[4:end], text[end + 4 :]
-    return None, text
-
-
 def _with_created(text: str, day: dt.date) -> str:
     line = f"created: {day.isoformat()}\n"
-    if text.startswith("---\n") and text.find("\n---", 4) != -1:
-        return "---\n" + line + text[4:]
+    if split_frontmatter(text, [])[0] is not None:  # after the opening fence
+        fence_end = text.index("\n") + 1
+        return text[:fence_end] + line + text[fence_end:]
     return f"---\n{line}---\n" + text
 
 

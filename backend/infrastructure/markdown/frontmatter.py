@@ -166,17 +166,17 @@ def _front_day(
     return None
 
 
-def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
+def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
-    names a time: a period its name mentions without labelling the note with it ("Im Jahr 2010 erlitt der
-    Amazonas-Regenwald": `mentioned_span`), and the periods the note states (`stated_periods`)."""
+    names a time, and those of them it states (`stated_periods`): the stated ones with, after its `date:`,
+    a period its name mentions without labelling the note with it ("Im Jahr 2010 erlitt der
+    Amazonas-Regenwald": `mentioned_span`)."""
     mentioned = mentioned_span(stem)
     stated = stated_periods(front, stem, folder)
     if mentioned is None:
-        return stated
-    return tuple(dict.fromkeys([*stated[:1], _period(mentioned.start, mentioned.end), *stated[1:]]))[
-        :MAX_PERIODS
-    ]
+        return stated, stated
+    periods = [*stated[:1], _period(mentioned.start, mentioned.end), *stated[1:]]
+    return tuple(dict.fromkeys(periods))[:MAX_PERIODS], stated
 
 
 def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:

@@ -25,7 +25,6 @@ from backend.infrastructure.markdown.frontmatter import (
     note_date,
     note_periods,
     split_frontmatter,
-    stated_periods,
 )
 from backend.infrastructure.markdown.links import read_links
 from backend.infrastructure.markdown.tokens import body_tokens
@@ -40,6 +39,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     stem = _stem(rel_path)
     title = front.get("title")
     inline = _dedupe_casefold(inline_tags(tokens))
+    periods, stated = note_periods(front, stem, rel_path.rpartition("/")[0])
     return ParsedNote(
         path=rel_path,
         title=title.strip() if isinstance(title, str) and title.strip() else stem,
@@ -49,8 +49,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         inline_tags=inline,
         aliases=_dedupe_casefold(frontmatter_aliases(front)),
         date=note_date(front, stem, problems),
-        periods=note_periods(front, stem, rel_path.rpartition("/")[0]),
-        stated_periods=stated_periods(front, stem, rel_path.rpartition("/")[0]),
+        periods=periods,
+        stated_periods=stated,
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),
