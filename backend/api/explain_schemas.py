@@ -6,6 +6,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from backend.application.search_ranking import MENTIONED_ONLY, OF_PERIOD, OTHER_TIME, UNDATED
+
+# the reasons `time_factor` gives, as the explain data says them
+_TIME_REASONS = ", ".join(f'"{reason}"' for reason in (OF_PERIOD, OTHER_TIME, MENTIONED_ONLY, UNDATED))
+
 
 class SidePlaceOut(BaseModel):
     score: float | None = Field(
@@ -55,8 +60,7 @@ class HitWhyOut(BaseModel):
     )
     time_reason: str | None = Field(
         None,
-        description='Why time_factor is what it is: "of the period asked", "dated at another time", '
-        '"undated" (null: no period named).',
+        description=f"Why time_factor is what it is: {_TIME_REASONS} (null: no period named).",
     )
     rules: list[str] = Field(
         description="The ranking rules that moved it, in words; one that changed its score says the new "
@@ -123,7 +127,7 @@ class PeriodOut(BaseModel):
         "partly of it less, by the share of it inside: a hybrid score then reaches up to this, not 1."
     )
     other_time_factor: float = Field(
-        description="What a note dated only at other times multiplies its score by."
+        description="What a chunk that says it is of another time multiplies its score by."
     )
 
 

@@ -26,7 +26,7 @@ SCORE_SCALES = (
     "FUSION_WEIGHT_KEYWORD). FUSION=rrf: a sum of weighted reciprocal ranks, at most about 0.64 with "
     "RRF_K=2; FUSION=dbsf: 0 to 2. A question naming a period multiplies each chunk's score by its note's "
     "time factor before the threshold applies: 1 + TIME_BOOST (x2 by default) for a note wholly of the "
-    "period, less for one partly of it, below 1 for one dated only at other times (explain: "
+    "period, less for one partly of it, below 1 for one that says it is of another time (explain: "
     "`period.factor`, each result's `why.time_factor`); so with a period named every scale above is "
     "stretched by up to 1 + TIME_BOOST: a hybrid score runs from 0 to 1 + TIME_BOOST (2 by default), not "
     "0 to 1 (FUSION=dbsf: to 2 x (1 + TIME_BOOST)). A degraded hybrid request is answered, and "

@@ -121,8 +121,8 @@ class WhyNot:
 
 @dataclass(frozen=True, slots=True)
 class Period:
-    """The period the question names, and what `time_factor` makes of it: the factor of a note wholly of
-    it and of one dated only at other times."""
+    """The period the question names, and what `time_factor` makes of it: the factor of a chunk wholly of
+    it and of one that says it is of another time."""
 
     text: str
     start: dt.date
