@@ -36,10 +36,11 @@ from backend.domain import fusion
 from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
+from backend.domain.question_time import find_time_span
 from backend.domain.result_rules import WordTerms
 from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.text_analysis import TextAnalyzer
-from backend.domain.time_intent import TimeSpan, find_time_span
+from backend.domain.time_intent import TimeSpan
 from backend.domain.vault_paths import safe_filter
 
 log = logging.getLogger(__name__)

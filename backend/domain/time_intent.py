@@ -1,5 +1,7 @@
-"""The time a question names ("in 2024", "last March", "this week", "May and June 2024", "autumn 2024", "Q3
-2024", "christmas 2024") as a span of days, and how much of a note's own period lies in it.
+"""The times written out in full ("2024", "May and June 2024", "autumn 2024", "Q3 2024", "christmas 2024",
+"2025-W12") as spans of days, and how much of a note's own period lies in one: what a note's name, its
+properties and its text say, and the absolute forms a question uses (question_time.py adds those read from
+today: "last March", "this week", "the last couple of weeks").
 
 Hand-written on purpose: the forms a person uses to ask about their notes are few, and a search pays for
 this on every query. dateparser 1.5 (measured on this machine) costs 0.6 s to import, 0.8 s for its first
@@ -53,11 +55,6 @@ _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_ANY_MONTH})\.
 _MONTH_DAY_YEAR = re.compile(rf"\b({_ANY_MONTH})\.?\s+(\d{{1,2}}){_ORD},?\s+{_YEAR}\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_ANY_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
 _ISO_MONTH = re.compile(r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])\b(?!-\d)")
-_RELATIVE = re.compile(
-    r"\b(today|yesterday|(?:this|last|past|previous)\s+(?:week(?:end)?|month|year))\b", re.I
-)
-# a month without its year needs a word before it: "may" alone is usually the verb
-_NAMED_MONTH = re.compile(rf"\b(in|during|last|this|early|late|mid|throughout)\s+({_FULL_MONTHS})\b", re.I)
 _BARE_YEAR = re.compile(rf"(?:\b(?:in|during|of|throughout)\s+)?(?<![\d.,/-]){_YEAR}(?![\d.,/-]\d)", re.I)
 # a school or financial year: "2025-26", "2024/2025" (of both years: where it turns differs by country)
 _YEAR_PAIR = re.compile(r"(?<![\d.,/-])((?:19|20)\d\d)\s*[-/\u2013]\s*(\d\d(?:\d\d)?)(?![\d.,/-]?\d)")
@@ -71,8 +68,6 @@ _HOLIDAY_NAMES = r"christmas|xmas|easter|summer\s+(?:holidays?|vacation|break)"
 _HOLIDAY_YEAR = re.compile(
     rf"\b({_HOLIDAY_NAMES})\s+(?:of\s+)?{_YEAR}\b|\b{_YEAR}\s+({_HOLIDAY_NAMES})\b", re.I
 )
-# "last summer", "this christmas": the latest one before (last) or around (this) today
-_RELATIVE_PERIOD = re.compile(rf"\b(this|last|past|previous)\s+({_HOLIDAY_NAMES}|{_SEASON_NAMES})\b", re.I)
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _YEAR_OR_NOW = r"((?:19|20)\d\d|this\s+year|last\s+year)"
 _PART_OF_YEAR = re.compile(
@@ -134,16 +129,6 @@ def _search(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
     for match in pattern.finditer(query):
         if not _PURPOSE.search(query, 0, match.start()):
             return match
-    return None
-
-
-def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> TimeSpan | None:
-    """The first, most precise time the query names, or None. `today` anchors "this week", "last March";
-    `southern`: seasons (and the summer holidays) of the southern hemisphere."""
-    for find in _FINDERS:
-        span = find(query, today, southern)
-        if span is not None:
-            return span
     return None
 
 
@@ -333,69 +318,6 @@ def _year_of(text: str, today: dt.date) -> int | None:
     return today.year - (words[0] == "last")
 
 
-def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    """ "this summer" is the one around today or, when none is, this year's; "last christmas" the latest
-    one over before today."""
-    match = _search(_RELATIVE_PERIOD, query)
-    if match is None:
-        return None
-    text, name = match.group(0), match.group(2).lower()
-    season = name in _SEASON_START
-
-    def of(year: int) -> TimeSpan:
-        if season:
-            return _season_span(text, name, year, southern)
-        return _holiday_span(text, name, year, southern)
-
-    if match.group(1).lower() == "this":
-        around = [span for span in (of(today.year - 1), of(today.year)) if span.start <= today <= span.end]
-        return around[0] if around else of(today.year)
-    year = today.year
-    while of(year).end >= today:
-        year -= 1
-    return of(year)
-
-
-def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    del southern
-    match = _search(_RELATIVE, query)
-    if match is None:
-        return None
-    text = match.group(1)
-    words = text.lower().split()
-    if words == ["today"]:
-        return TimeSpan(text, today, today, "day")
-    if words == ["yesterday"]:
-        day = today - dt.timedelta(days=1)
-        return TimeSpan(text, day, day, "day")
-    back = words[0] != "this"
-    unit = words[1]
-    if unit in ("week", "weekend"):
-        monday = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=int(back))
-        if unit == "weekend":
-            saturday = monday + dt.timedelta(days=5)
-            return TimeSpan(text, saturday, saturday + dt.timedelta(days=1), "week")
-        return TimeSpan(text, monday, monday + dt.timedelta(days=6), "week")
-    if unit == "month":
-        year, month = (today.year, today.month - 1) if back else (today.year, today.month)
-        if month == 0:
-            year, month = year - 1, 12
-        return _month_span(text, year, month)
-    year = today.year - int(back)
-    return TimeSpan(text, dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
-
-
-def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    """ "in March" / "last March": the latest March not after this month ("last": before this month)."""
-    del southern
-    match = _search(_NAMED_MONTH, query)
-    if match is None:
-        return None
-    month = _MONTHS[match.group(2).lower()]
-    latest = month < today.month if match.group(1).lower() == "last" else month <= today.month
-    return _month_span(match.group(0), today.year if latest else today.year - 1, month)
-
-
 def _year_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today, southern
     for match in _YEAR_PAIR.finditer(query):
@@ -433,4 +355,3 @@ _ABSOLUTE: tuple[_Finder, ...] = (
     _year_pair,
     _year,
 )
-_FINDERS: tuple[_Finder, ...] = (*_ABSOLUTE[:-1], _relative_period, _relative, _named_month, _year)

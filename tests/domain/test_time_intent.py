@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.time_intent import find_time_span, name_span, parse_day
+from backend.domain.question_time import find_time_span
+from backend.domain.time_intent import name_span, parse_day
 
 TODAY = dt.date(2026, 4, 15)  # a Wednesday
 
@@ -145,6 +146,49 @@ def test_the_southern_hemisphere_has_its_own_seasons(question: str, start: str, 
     span = find_time_span(question, TODAY, southern=True)
     assert span is not None
     assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "start", "end"),
+    [
+        # a window up to today (TODAY is Wednesday 15 April 2026), not calendar weeks or months
+        (
+            "what have I been up to over the last couple of weeks?",
+            "the last couple of weeks",
+            "2026-04-02",
+            "2026-04-15",
+        ),
+        ("what did I spend in the past month", "the past month", "2026-03-17", "2026-04-15"),
+        ("runs in the past 10 days", "the past 10 days", "2026-04-06", "2026-04-15"),
+        ("the last few months at work", "the last few months", "2026-01-16", "2026-04-15"),
+        ("the last fortnight", "the last fortnight", "2026-04-02", "2026-04-15"),
+        ("what have I been reading recently?", "recently", "2026-02-14", "2026-04-15"),
+        ("how has my sleep been lately", "lately", "2026-02-14", "2026-04-15"),
+        # from the start of a time to today
+        ("what changed since March", "since March", "2026-03-01", "2026-04-15"),
+        ("every run since June", "since June", "2025-06-01", "2026-04-15"),  # the latest June so far
+        ("what I learned since 2024", "since 2024", "2024-01-01", "2026-04-15"),
+        ("since last summer", "since last summer", "2025-06-01", "2026-04-15"),
+        # a season without its year: the one around today, else the latest one over
+        ("the allotment over the summer", "over the summer", "2025-06-01", "2025-08-31"),
+        ("what we did during the winter", "during the winter", "2025-12-01", "2026-02-28"),
+        ("in the spring", "in the spring", "2026-03-01", "2026-05-31"),
+    ],
+)
+def test_periods_read_from_today(question: str, text: str, start: str, end: str) -> None:
+    named = _named(question)
+    assert named is not None
+    assert named[:3] == (text, start, end)
+
+
+@pytest.mark.parametrize("question", ["the last day of term", "my last run", "the past tense of go"])
+def test_a_last_or_past_that_is_no_window(question: str) -> None:
+    assert find_time_span(question, TODAY) is None
+
+
+def test_last_week_and_last_month_stay_the_calendar_ones() -> None:
+    assert _named("anything from the last week?") == ("last week", "2026-04-06", "2026-04-12", "week")
+    assert _named("in the last month") == ("last month", "2026-03-01", "2026-03-31", "month")
 
 
 def test_this_year_and_last_month_count_from_the_day_given() -> None:

@@ -13,7 +13,7 @@ import pytest
 from backend.application.search import SearchOptions
 from backend.application.search_ranking import boosted
 from backend.domain.models import ScoredPoint
-from backend.domain.time_intent import find_time_span
+from backend.domain.question_time import find_time_span
 from tests.fakes import FakeEmbedder, FakeHandles, wire
 
 TODAY = dt.date(2025, 11, 15)
@@ -162,3 +162,24 @@ def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> No
         scores(handles, "the drought in the forest in 2010"),
     )
     assert then[named] == pytest.approx(2 * plain[named])
+
+
+def test_the_last_couple_of_weeks_are_the_days_up_to_today() -> None:
+    """ "What have I been up to over the last couple of weeks?" is answered by the journal days of the
+    fourteen days up to today (pinned), above a better-matching day of a month ago."""
+    vault = {
+        "Journal/2025-10-12.md": "Been up to marking these weeks.\n",
+        "Journal/2025-11-03.md": "Up to the allotment, then the bees.\n",
+        "Journal/2025-11-14.md": "Been up to the boat to fix the stove.\n",
+        "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",
+    }
+    question = "what have I been up to over the last couple of weeks?"
+    flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
+    assert notes(flat, question)[0] == "Journal/2025-10-12.md"
+
+    handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
+
+    assert notes(handles, question)[:2] == ["Journal/2025-11-14.md", "Journal/2025-10-12.md"]
+    span = handles.search.search(question).time_intent
+    assert span is not None
+    assert (span.start, span.end) == (dt.date(2025, 11, 2), TODAY)
