@@ -86,7 +86,9 @@ class ContextRequest(SearchFilters):
         le=1,
         description="Leave out chunks less likely than this to be relevant at all (their `confidence`, "
         "0-1): 0.4 keeps what answers the question and drops everything for greetings and questions the "
-        "vault cannot answer (the calibrated default of the OpenClaw recall). Unset: no such floor.",
+        "vault cannot answer (the calibrated default of the OpenClaw recall). With a floor, a chunk whose "
+        "odds of being relevant are under a tenth of the surest chunk's is left out too (the answer is one "
+        "note; its neighbours on the topic are not alternatives). Unset: neither.",
     )
     exclude: list[Annotated[str, Field(max_length=2000)]] = Field(
         default_factory=list,
@@ -149,8 +151,9 @@ class ConsideredOut(BaseModel):
     reason: str = Field(
         description='"quoted", "quoted, cut to fit", or why not: "below the floor" (min_confidence), '
         '"repeated" (overlaps an `exclude` entry), "excluded category", "a list of links whose note is '
-        'quoted instead", "beyond max entries" (max_chunks), "duplicate", "over the budget" (max_chars), '
-        '"no text left (redacted or blank)".'
+        'quoted instead", "a list of links: the notes it points to answer, not it", "far less likely than '
+        'the first entry" (min_confidence), "beyond max entries" (max_chunks), "duplicate", '
+        '"over the budget" (max_chars), "no text left (redacted or blank)".'
     )
 
 

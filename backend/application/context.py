@@ -3,6 +3,7 @@ block within a character budget, ready to put in an agent's prompt."""
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -11,6 +12,7 @@ from backend.application.memory import MemoryHit, MemoryService
 from backend.application.presenting import ResultView, present_hits
 from backend.application.search import SearchService
 from backend.application.suggesting import suggestion_for
+from backend.domain.confidence import far_less_likely
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.context_packing import (
     OVER_BUDGET,
@@ -30,6 +32,7 @@ from backend.domain.errors import InvalidRequestError
 from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.recall_budget import PLUGIN_RECALL, RecallBudget
+from backend.domain.recency import asks_for_latest, last_day, newest_first
 from backend.domain.result_rules import is_link_list
 
 MEMORY_CANDIDATES = 5
@@ -43,6 +46,9 @@ EXCLUDED_CATEGORY = "excluded category"
 POINTER = "a list of links whose note is quoted instead"
 LINK_LIST = "a list of links: the notes it points to answer, not it"
 BEYOND_MAX = "beyond max entries"
+REPLACED = "its note says another replaced it"  # note_status.says_replaced
+FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
+EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +117,13 @@ class ContextService:
         self._memory = memory
         self._policy = policy
 
+    def latest_on(self, question: str, names_period: bool) -> dt.date | None:
+        """Today, when `question` asks for the latest time of something and names no period of its own
+        ("the latest project in July 2023" is about July): the block then quotes the newest that answers."""
+        if names_period or not asks_for_latest(question):
+            return None
+        return self._search.options.today()
+
     def build(self, request: ContextQuery) -> ContextResult:
         query = (request.query or "").strip()
         focus = None
@@ -143,7 +156,9 @@ class ContextService:
         search = self._search
         # no highlights: the block and its sources show none
         views = present_hits(hits, query, self._policy, analyzer=search.analyzer, highlight=False)
-        views = _kept_views(views, excluded, request.max_chunks, left_out)
+        latest_on = self.latest_on(focus or query, outcome.time_intent is not None)
+        gated = floor is not None
+        views = _kept_views(views, excluded, request.max_chunks, left_out, gated=gated, latest_on=latest_on)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
         if request.include_memory and self._memory is not None:
@@ -181,11 +196,15 @@ class ContextService:
         )
 
 
-def recall_verdicts(views: Sequence[ResultView], budget: RecallBudget = PLUGIN_RECALL) -> list[Considered]:
+def recall_verdicts(
+    views: Sequence[ResultView], budget: RecallBudget = PLUGIN_RECALL, *, latest_on: dt.date | None = None
+) -> list[Considered]:
     """What OpenClaw's per-turn recall (the plugin's defaults, nothing given in earlier turns) would make of
-    these hits were they its /context's candidates: the rules of `ContextService.build`, in its order."""
+    these hits were they its /context's candidates: the rules of `ContextService.build`, in its order
+    (`latest_on`: as `ContextService.latest_on` says for the question)."""
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
-    kept = _kept_views([v for v in views if v.chunk_id not in left_out], set(), budget.max_entries, left_out)
+    candidates = [v for v in views if v.chunk_id not in left_out]
+    kept = _kept_views(candidates, set(), budget.max_entries, left_out, gated=True, latest_on=latest_on)
     packed, _ = _packed(kept, budget.max_chars, quoted=True)
     fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
     fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
@@ -204,9 +223,18 @@ def recall_verdicts(views: Sequence[ResultView], budget: RecallBudget = PLUGIN_R
 
 
 def _kept_views(
-    views: Sequence[ResultView], excluded: set[str], max_chunks: int, left_out: dict[str, str]
+    views: Sequence[ResultView],
+    excluded: set[str],
+    max_chunks: int,
+    left_out: dict[str, str],
+    *,
+    gated: bool,
+    latest_on: dt.date | None = None,
 ) -> list[ResultView]:
-    """The views worth a place in the block, at most `max_chunks`; each other one's reason in `left_out`."""
+    """The views worth a place in the block, at most `max_chunks`; each other one's reason in `left_out`.
+    `gated`: the caller asked for confident entries only (a floor), so none far less likely than the
+    surest is quoted beside it; and, for a question asking for the latest time of something (`latest_on`:
+    today), of those left the newest dated one comes first and older dated ones stay out (recency.py)."""
     for view in views:
         if excluded & {c.casefold() for c in view.sensitive_categories}:
             left_out[view.chunk_id] = EXCLUDED_CATEGORY
@@ -219,7 +247,16 @@ def _kept_views(
     for view in views:
         if view.chunk_id not in left_out and is_link_list(view.content):
             left_out[view.chunk_id] = LINK_LIST
+        elif view.chunk_id not in left_out and view.replaced:  # quoted, a replaced plan reads as the plan
+            left_out[view.chunk_id] = REPLACED
     kept = [v for v in views if v.chunk_id not in left_out]
+    if gated and kept:
+        best = max(v.confidence for v in kept)
+        left_out.update((v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best))
+        kept = [v for v in kept if v.chunk_id not in left_out]
+        if latest_on is not None:
+            kept, earlier = newest_first(kept, lambda v: last_day(v.periods, latest_on))
+            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier)
     left_out.update((v.chunk_id, BEYOND_MAX) for v in kept[max_chunks:])
     return kept[:max_chunks]
 

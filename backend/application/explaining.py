@@ -20,10 +20,10 @@ from typing import Any
 
 from backend.application.hit_confidence import _terms_of as terms_of
 from backend.application.live_index import LiveIndex
-from backend.application.search_ranking import boosted, time_factor
+from backend.application.search_ranking import REPLACED_FACTOR, boosted, lowered_if_replaced, time_factor
 from backend.domain.confidence import Evidence, calibration_for, features
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
-from backend.domain.payload import PERIODS
+from backend.domain.payload import PERIODS, REPLACED
 from backend.domain.result_rules import is_hub, is_pointer
 from backend.domain.sparse import SparseEncoder, term_index
 from backend.domain.time_intent import TimeSpan
@@ -276,6 +276,11 @@ def _rules(
     factor, why = time
     if factor is not None and why is not None and given.span is not None and factor != 1.0:
         rules.append(period_rule(given.span, factor, why))
+    if hit.payload.get(REPLACED):
+        rules.append(
+            "Its note says another note replaced it (status: superseded or the like): score "
+            f"×{REPLACED_FACTOR:.2f}, and the recall never quotes it."
+        )
     if given.per_note and crowd.get(path, 0) >= given.per_note:
         rules.append(f"Its note fills the {given.per_note} places one note may have among the results.")
     return rules
@@ -299,6 +304,8 @@ def _score_rules(
         expected = boosted(replace(hit, score=base), given.span, given.time_boost).score
     else:
         expected = base
+    if expected is not None:
+        expected = lowered_if_replaced(replace(hit, score=expected)).score
     if expected is not None and abs(score - expected) <= 1e-4 * max(1.0, abs(expected)):
         return []
     was = f" (fusion and the period gave {expected:.4f})" if expected is not None else ""

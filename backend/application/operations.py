@@ -180,7 +180,8 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
             asked_note=request.why_not,
             threshold=request.threshold,
         )
-        answer.recall = {c.chunk_id: c for c in recall_verdicts(views)}
+        latest_on = handles.context.latest_on(request.query, outcome.time_intent is not None)
+        answer.recall = {c.chunk_id: c for c in recall_verdicts(views, latest_on=latest_on)}
         outcome.clock.lap(EXPLAIN)
     answer.total_ms = (time.perf_counter() - started) * 1000
     return answer

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from backend.application.search_ranking import note_periods
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.models import ScoredPoint
+from backend.domain.payload import PERIOD_STATED, REPLACED
 from backend.domain.result_rules import Highlighter, WordTerms
 from backend.domain.secrets import Redacted
 from backend.domain.text_analysis import TextAnalyzer
@@ -43,6 +45,10 @@ class ResultView:
     sensitive_categories: list[str]
     redactions: int
     pointed_from: PointerView | None = None  # the map-of-content chunk whose line led here, if one did
+    # the periods the chunk says it is of (search_ranking.note_periods; none for one undated or whose name
+    # only mentions a year): what "the last time" is read by
+    periods: tuple[str, ...] = ()
+    replaced: bool = False  # its note says another note replaced it (note_status)
 
 
 def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
@@ -101,6 +107,8 @@ def present_hits(
                 sensitive_categories=list(categories),
                 redactions=content.redactions,
                 pointed_from=_pointer(hit.via),
+                periods=tuple(note_periods(p)) if p.get(PERIOD_STATED, True) else (),
+                replaced=bool(p.get(REPLACED)),
             )
         )
     return views

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from backend.domain.models import ScoredPoint
-from backend.domain.payload import DATE, PERIOD_STATED, PERIODS
+from backend.domain.payload import DATE, PERIOD_STATED, PERIODS, REPLACED
 from backend.domain.result_rules import (
     LineSpan,
     apply_threshold,
@@ -28,6 +28,7 @@ def rank(
     if boost is not None:
         span, factor = boost
         points = [boosted(p, span, factor) for p in points]
+    points = [lowered_if_replaced(p) for p in points]
     first = {hit.id for hit in named}
     return [p for p in sorted(points, key=best_first) if p.id not in first]
 
@@ -47,6 +48,17 @@ def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
     if factor > 1.0:
         return replace(point, score=point.score + abs(point.score) * (factor - 1.0))
     return replace(point, score=point.score * factor)
+
+
+# A note that says another replaced it (note_status) counts half, as one of another time does: the note
+# that replaced it, or any answering as well, comes first; it stays findable below them.
+REPLACED_FACTOR = 0.5
+
+
+def lowered_if_replaced(point: ScoredPoint) -> ScoredPoint:
+    if not point.payload.get(REPLACED):
+        return point
+    return replace(point, score=point.score - abs(point.score) * (1.0 - REPLACED_FACTOR))
 
 
 # why `time_factor` moved a chunk or not, in words the explain data and the page show

@@ -40,6 +40,14 @@ from dataclasses import dataclass
 
 # The floor the recall gate uses by default (the calibration's operating point, docs/measurements.md).
 RECALL_FLOOR = 0.4
+# With a floor, a further entry is quoted only when its odds of being relevant (p / (1 - p)) are at least a
+# tenth of the surest entry's: the answer is one note, and a neighbour on its topic an order of magnitude
+# less likely (0.52 beside 0.97: the January journal day beside Christmas's) is a distraction, not an
+# alternative; two entries of like odds (0.79 beside 0.72) both stay. docs/measurements.md, "Alternatives".
+ODDS_APART = 10.0
+# Above this the calibration (fitted on a few hundred questions a set) cannot tell one entry from another:
+# 0.9999 beside 0.999 are equally sure, not ten times apart (e5's confidences crowd up there).
+SURE = 0.99
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +79,16 @@ class Calibration:
             w * x for w, x in zip(self.weights, features(evidence, chunks, self), strict=True)
         )
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def far_less_likely(confidence: float, best: float) -> bool:
+    """Whether an entry of `confidence` is less likely than one of `best` by more than ODDS_APART in odds."""
+    return _odds(best) > ODDS_APART * _odds(confidence)
+
+
+def _odds(probability: float) -> float:
+    clipped = min(max(probability, 1e-9), SURE)
+    return clipped / (1.0 - clipped)
 
 
 def max_idf(chunks: int) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from backend.domain.models import Chunk, ParsedNote
+from backend.domain.note_status import says_replaced
 from backend.domain.written_periods import chunk_periods
 
 NOTE_PATH = "note_path"
@@ -18,6 +19,8 @@ PERIODS = "periods"
 # whether the chunk says what time it is of (days it writes out, its note's date:, name, properties or
 # folder), not only a year its note's name mentions: only such a chunk is of another time
 PERIOD_STATED = "period_stated"
+# its note says another note replaced it (note_status): it ranks lower and is never quoted by the recall
+REPLACED = "replaced"
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
@@ -57,6 +60,7 @@ def chunk_payload(
         DATE: note.date,
         DATE_NUM: date_num(note.date),
         **_periods(note, chunk),
+        REPLACED: says_replaced(note.metadata, note.tags),
         LANGUAGE: language,
         "mtime": mtime,
         CONTENT_HASH: content_hash,

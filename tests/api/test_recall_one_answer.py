@@ -1,0 +1,123 @@
+"""The recall quotes the note that answers, and only it: a neighbour on its topic far less likely to answer
+is left out beside it, a question asking for the last time of something gets the newest day that answers,
+and a note that says another replaced it is never quoted (it ranks below its replacement). Through the
+HTTP API on a small vault of real files, by keyword alone (the weights every uncalibrated model uses), with
+today pinned; /search's explain data says the same as /context does."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from backend.application.context import EARLIER_TIME, FAR_LESS_LIKELY, QUOTED, REPLACED
+from backend.config import load_settings
+from backend.domain.confidence import RECALL_FLOOR
+from backend.entrypoints.app import create_app
+from tests.api.conftest import wait_for_job
+
+VAULT = {
+    "Projects/Honey prices.md": "# Honey prices\n\nWhat I charge for a jar of honey: £6 for a 12oz jar at "
+    "the market, £4 for the small jar. I charge the shop £4.50 a jar.\n",
+    # on the topic, holding some of the question's words, answering none of it
+    "Projects/Honey labels.md": "# Honey labels\n\nLabels for the honey jars I sell at the market: name and "
+    "address, weight, best before date, country of origin. Ordered 200 from the printer.\n",
+    "Projects/Honey market stall.md": "# Honey market stall\n\n## Decision\n\nDecided: I will sell honey at "
+    "the Saturday market from May, a stall shared with Gareth. The market charges a pitch fee of £15.\n",
+    "Journal/2024-10-29.md": "---\ndate: 2024-10-29\n---\nClimbing with Lyd in Font, the final day of the "
+    "trip. Lyd sent her project.\n",
+    "Journal/2025-06-28.md": "---\ndate: 2025-06-28\n---\nWent climbing with Lyd at Stanage. Lyd led the "
+    "classic, I seconded.\n",
+    "Journal/2025-10-30.md": "---\ndate: 2025-10-30\n---\nWent climbing with Lyd at the wall after work, "
+    "short session, my shoulder held up.\n",
+    "Projects/Electrics - first draft.md": "---\nstatus: superseded\n---\n# Electrics — first draft\n\n"
+    "Replaced by [[Electrics]]. The battery and inverter setup: two AGM batteries and a 1kW inverter, cost "
+    "£900.\n",
+    "Projects/Electrics.md": "# Electrics\n\nReplaces [[Electrics - first draft]].\n\n## What it cost\n\n"
+    "The lithium battery and the 2kW inverter: £2,150 fitted, in January.\n",
+}
+TODAY = dt.date(2025, 11, 15)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    root = tmp_path_factory.mktemp("one-answer")
+    for path, text in VAULT.items():
+        (root / "vault" / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / "vault" / path).write_text(text, encoding="utf-8")
+    settings = load_settings(
+        vault_path=root / "vault", data_dir=root / "data", watch=False, embedding_provider="none", today=TODAY
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        assert wait_for_job(client)["job"]["phase"] == "done"
+        yield client
+
+
+def recall(client: TestClient, question: str, **extra: object) -> tuple[list[str], dict[str, str]]:
+    """The notes the block quotes, and what became of every candidate (by note), as the plugin asks."""
+    body = {"query": question, "max_chars": 1500, "max_chunks": 3, "min_confidence": RECALL_FLOOR}
+    response = client.post("/context", json={**body, "explain": True, **extra})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    fates = {c["note_path"]: c["reason"] for c in answer["explain"]["considered"]}
+    return [source["note_path"] for source in answer["sources"]], fates
+
+
+def preview(client: TestClient, question: str) -> dict[str, str]:
+    """What /search's explain data says the recall would make of each hit (the page's recall preview)."""
+    response = client.post("/search", json={"query": question, "top_k": 10, "explain": True})
+    assert response.status_code == 200, response.text
+    return {hit["note_path"]: hit["why"]["recall"]["reason"] for hit in response.json()["results"]}
+
+
+def test_a_neighbour_far_less_likely_is_not_quoted_beside_the_answer(client: TestClient) -> None:
+    question = "how much do I charge for a jar of honey"
+    quoted, fates = recall(client, question)
+
+    assert quoted == ["Projects/Honey prices.md"]
+    # both neighbours cleared the floor: only beside the answer are they left out
+    assert fates["Projects/Honey labels.md"] == FAR_LESS_LIKELY
+    assert fates["Projects/Honey market stall.md"] == FAR_LESS_LIKELY
+    assert preview(client, question)["Projects/Honey labels.md"] == FAR_LESS_LIKELY
+    # asked without a floor, the caller wants what was found: the neighbours are given
+    body = {"query": question, "max_chars": 1500, "max_chunks": 3}
+    given = client.post("/context", json=body).json()["sources"]
+    assert {"Projects/Honey labels.md", "Projects/Honey prices.md"} <= {s["note_path"] for s in given}
+
+
+def test_entries_of_like_odds_are_quoted_together(client: TestClient) -> None:
+    quoted, _ = recall(client, "went climbing with Lyd")
+
+    assert set(quoted) >= {"Journal/2025-06-28.md", "Journal/2025-10-30.md"}
+
+
+def test_the_last_time_of_something_is_the_newest_day_that_answers(client: TestClient) -> None:
+    question = "last time I went climbing with Lyd"
+    quoted, fates = recall(client, question)
+
+    assert quoted == ["Journal/2025-10-30.md"]
+    assert fates["Journal/2025-06-28.md"] == EARLIER_TIME
+    assert preview(client, question)["Journal/2025-06-28.md"] == EARLIER_TIME
+    # a question naming its own period asks about that period, not the latest
+    quoted, _ = recall(client, "last time I went climbing with Lyd in June 2025")
+    assert quoted[0] == "Journal/2025-06-28.md"
+
+
+def test_a_note_that_says_it_was_replaced_ranks_below_its_replacement_and_is_never_quoted(
+    client: TestClient,
+) -> None:
+    question = "what did the battery and inverter setup cost"
+    response = client.post("/search", json={"query": question, "top_k": 10, "explain": True})
+    hits = response.json()["results"]
+    paths = [hit["note_path"] for hit in hits]
+
+    # the draft holds more of the question's words, and still comes after the plan that replaced it
+    assert paths.index("Projects/Electrics.md") < paths.index("Projects/Electrics - first draft.md")
+    draft = next(hit for hit in hits if hit["note_path"] == "Projects/Electrics - first draft.md")
+    assert any("replaced it" in rule for rule in draft["why"]["rules"])
+    quoted, fates = recall(client, question)
+    assert quoted == ["Projects/Electrics.md"]
+    assert fates["Projects/Electrics - first draft.md"] == REPLACED
+    assert fates["Projects/Electrics.md"] == QUOTED

@@ -1,0 +1,65 @@
+"""A question asking for the last time of something, and the newest dated entry first with older dated ones
+apart (they tell of an earlier time); undated entries keep their places after it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from backend.domain.recency import asks_for_latest, last_day, newest_first
+
+TODAY = dt.date(2025, 11, 15)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "last time I went climbing with Lyd",
+        "when did mum last come to stay",
+        "when did I last see Oz outside school",
+        "the most recent chemistry budget",
+        "what's the latest on the boat survey",
+    ],
+)
+def test_questions_asking_for_the_latest(question: str) -> None:
+    assert asks_for_latest(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did I do last week",
+        "when did I go climbing last summer",
+        "what did we decide last March",
+        "the last day of term",
+        "climbing with Lyd",
+    ],
+)
+def test_questions_that_do_not(question: str) -> None:
+    assert not asks_for_latest(question)
+
+
+def test_the_newest_dated_entry_first_and_the_older_ones_apart() -> None:
+    entries = [
+        ("log", ()),
+        ("june", ("2025-06-28",)),
+        ("october", ("2025-10-30",)),
+        ("2024", ("2024-10-29",)),
+    ]
+    kept, older = newest_first(entries, lambda e: last_day(e[1], TODAY))
+
+    assert [name for name, _ in kept] == ["october", "log"]
+    assert [name for name, _ in older] == ["june", "2024"]
+
+
+def test_nothing_dated_leaves_the_order_as_it_was() -> None:
+    entries = ["a", "b", "c"]
+    assert newest_first(entries, lambda _: None) == (entries, [])
+
+
+def test_a_period_still_to_come_does_not_make_an_entry_the_newest() -> None:
+    # a note of this year counts up to today; a renewal due in 2027 has not begun
+    assert last_day(["2025-01-01/2025-12-31"], TODAY) == "2025-11-15"
+    assert last_day(["2027-09-01/2027-09-30"], TODAY) is None
+    assert last_day(["2023-10-12", "2027-09-01/2027-09-30"], TODAY) == "2023-10-12"
