@@ -218,6 +218,7 @@ def build_services(
             time_boost=settings.time_boost,
             today=_today(settings.today),
             southern=settings.seasons == "southern",
+            saved_folders=tuple(settings.saved_folders),
         ),
     )
     policy = build_policy(settings)

@@ -20,16 +20,20 @@ from backend.data_dirs import DEFAULT_VAULT_NAME, model_cache, models_dir, store
 from backend.setting_values import (
     BLANK_IS_UNSET,
     SensitiveCategorySetting,
+    absolute_path,
     browser_origins,
     default_categories,
     header_token,
     share,
     split_list,
+    upper_text,
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
+# comma-separated in the environment
+LIST_SETTINGS = ("deny_dirs", "allow_dirs", "saved_folders", "cors_origins", "allowed_hosts")
 DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
 
 
@@ -138,6 +142,11 @@ class Settings(BaseSettings):
     )
     allow_dirs: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Comma-separated vault folders; when set, only these are indexed."
+    )
+    saved_folders: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["Clippings"],
+        description="Comma-separated folders of notes saved from elsewhere (a web clipper's; a name or a "
+        "vault-relative path): ranked below the person's own notes, quoted only when none answers.",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
     # The largest real notes seen are Excalidraw drawings of ~0.6 MB (13k-note Zettelkasten); a note past the
@@ -357,8 +366,7 @@ class Settings(BaseSettings):
         None,
         ge=1,
         le=256,
-        description="Threads onnxruntime uses to embed one search query (a session of its own over the same "
-        "graph); unset = one per core.",
+        description="Threads embedding one search query (its own session); unset: one per core.",
     )
     onnx_query_spinning: bool = Field(
         True,
@@ -367,22 +375,14 @@ class Settings(BaseSettings):
         "false on a machine other programs keep oversubscribed, where it made the p95 much worse.",
     )
 
-    _split_dirs = field_validator("deny_dirs", "allow_dirs", "cors_origins", mode="before")(split_list)
-    _split_hosts = field_validator("allowed_hosts", mode="before")(split_list)
+    _split_lists = field_validator(*LIST_SETTINGS, mode="before")(split_list)
 
-    @field_validator("vault_path")
-    @classmethod
-    def _absolute_vault(cls, value: Path) -> Path:
-        # one spelling per vault (~, .., symlinks): it names the vault's data dir and is recorded in its index
-        return value.expanduser().resolve()
+    _absolute_vault = field_validator("vault_path")(absolute_path)
 
     _printable_key = field_validator("api_key")(header_token)
     _origins = field_validator("cors_origins")(browser_origins)
 
-    @field_validator("log_level", mode="before")
-    @classmethod
-    def _upper_level(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
+    _upper_level = field_validator("log_level", mode="before")(upper_text)
 
     @field_validator(*BLANK_IS_UNSET, mode="before")
     @classmethod

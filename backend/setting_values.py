@@ -6,6 +6,7 @@ Used by the settings class (config.py), which stays one list of the settings.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,3 +64,12 @@ def browser_origins(value: list[str]) -> list[str]:
         if origin != "*" and not _ORIGIN.fullmatch(origin):
             raise ValueError(f"{origin!r} is not an origin like http://localhost:3000 (no path)")
     return value
+
+
+def absolute_path(value: Path) -> Path:
+    """One spelling per vault (~, .., symlinks): it names its data dir and is recorded in its index."""
+    return value.expanduser().resolve()
+
+
+def upper_text(value: object) -> object:
+    return value.upper() if isinstance(value, str) else value

@@ -223,6 +223,12 @@ class SearchResult(BaseModel):
         description="The chunk of a list of links (a map of content, a home note) whose line describes this "
         "note in the question's words: it brought the note here and ranks just after it. Null for most.",
     )
+    saved_from: str | None = Field(
+        None,
+        description="Where the note was saved from: the page's address (a web clipper's `source:`/`url:`, "
+        "without its scheme), the clipper's folder (`Clippings/`) or tag (`#clippings`). Null: the person's "
+        "own words. Ranked below their own notes unless the question asks about something read or saved.",
+    )
 
     why: HitWhyOut | None = Field(None, description="With `explain`: why it ranks here. null otherwise.")
 

@@ -31,6 +31,7 @@ from backend.domain.context_packing import (
 from backend.domain.errors import InvalidRequestError
 from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
+from backend.domain.note_origin import asks_about_saved
 from backend.domain.recall_budget import PLUGIN_RECALL, RecallBudget
 from backend.domain.recency import asks_for_latest, last_day, newest_first
 from backend.domain.result_rules import is_link_list
@@ -47,6 +48,7 @@ POINTER = "a list of links whose note is quoted instead"
 LINK_LIST = "a list of links: the notes it points to answer, not it"
 BEYOND_MAX = "beyond max entries"
 REPLACED = "its note says another replaced it"  # note_status.says_replaced
+SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
 EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
 
@@ -155,10 +157,22 @@ class ContextService:
         hits = [hit for hit in outcome.hits[:wanted] if hit.id not in left_out]
         search = self._search
         # no highlights: the block and its sources show none
-        views = present_hits(hits, query, self._policy, analyzer=search.analyzer, highlight=False)
+        folders = search.options.saved_folders
+        views = present_hits(
+            hits, query, self._policy, analyzer=search.analyzer, highlight=False, saved_folders=folders
+        )
         latest_on = self.latest_on(focus or query, outcome.time_intent is not None)
         gated = floor is not None
-        views = _kept_views(views, excluded, request.max_chunks, left_out, gated=gated, latest_on=latest_on)
+        own_first = not asks_about_saved(focus or query)
+        views = _kept_views(
+            views,
+            excluded,
+            request.max_chunks,
+            left_out,
+            gated=gated,
+            latest_on=latest_on,
+            own_first=own_first,
+        )
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
         if request.include_memory and self._memory is not None:
@@ -197,14 +211,21 @@ class ContextService:
 
 
 def recall_verdicts(
-    views: Sequence[ResultView], budget: RecallBudget = PLUGIN_RECALL, *, latest_on: dt.date | None = None
+    views: Sequence[ResultView],
+    budget: RecallBudget = PLUGIN_RECALL,
+    *,
+    latest_on: dt.date | None = None,
+    own_first: bool = True,
 ) -> list[Considered]:
     """What OpenClaw's per-turn recall (the plugin's defaults, nothing given in earlier turns) would make of
     these hits were they its /context's candidates: the rules of `ContextService.build`, in its order
-    (`latest_on`: as `ContextService.latest_on` says for the question)."""
+    (`latest_on`: as `ContextService.latest_on` says for the question; `own_first`: the question asks about
+    nothing read or saved, note_origin.asks_about_saved)."""
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
     candidates = [v for v in views if v.chunk_id not in left_out]
-    kept = _kept_views(candidates, set(), budget.max_entries, left_out, gated=True, latest_on=latest_on)
+    kept = _kept_views(
+        candidates, set(), budget.max_entries, left_out, gated=True, latest_on=latest_on, own_first=own_first
+    )
     packed, _ = _packed(kept, budget.max_chars, quoted=True)
     fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
     fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
@@ -230,11 +251,14 @@ def _kept_views(
     *,
     gated: bool,
     latest_on: dt.date | None = None,
+    own_first: bool = True,
 ) -> list[ResultView]:
     """The views worth a place in the block, at most `max_chunks`; each other one's reason in `left_out`.
     `gated`: the caller asked for confident entries only (a floor), so none far less likely than the
-    surest is quoted beside it; and, for a question asking for the latest time of something (`latest_on`:
-    today), of those left the newest dated one comes first and older dated ones stay out (recency.py)."""
+    surest is quoted beside it; with `own_first` (the question asks about nothing read or saved), a note
+    saved from elsewhere only when none of the person's own is left; and, for a question asking for the
+    latest time of something (`latest_on`: today), of those left the newest dated one comes first and
+    older dated ones stay out (recency.py)."""
     for view in views:
         if excluded & {c.casefold() for c in view.sensitive_categories}:
             left_out[view.chunk_id] = EXCLUDED_CATEGORY
@@ -250,6 +274,9 @@ def _kept_views(
         elif view.chunk_id not in left_out and view.replaced:  # quoted, a replaced plan reads as the plan
             left_out[view.chunk_id] = REPLACED
     kept = [v for v in views if v.chunk_id not in left_out]
+    if gated and own_first and any(v.saved_from is None for v in kept):
+        left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
+        kept = [v for v in kept if v.chunk_id not in left_out]
     if gated and kept:
         best = max(v.confidence for v in kept)
         left_out.update((v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best))
@@ -319,9 +346,16 @@ def _passage(candidate: ResultView | MemoryHit) -> Passage:
         path=candidate.note_path,
         start_line=candidate.start_line,
         end_line=candidate.end_line,
-        title=candidate.heading_context or candidate.note_title,
+        title=_title(candidate),
         text=candidate.content,
     )
+
+
+def _title(view: ResultView) -> str:
+    """The entry's title; a note saved from elsewhere says so, so an agent never takes it for the
+    person's own words."""
+    title = view.heading_context or view.note_title
+    return f"{title} (saved from {view.saved_from})" if view.saved_from else title
 
 
 def _path(payload: dict[str, object]) -> str:

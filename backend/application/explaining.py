@@ -14,13 +14,21 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from backend.application.hit_confidence import _terms_of as terms_of
 from backend.application.live_index import LiveIndex
-from backend.application.search_ranking import REPLACED_FACTOR, boosted, lowered_if_replaced, time_factor
+from backend.application.search_ranking import (
+    REPLACED_FACTOR,
+    SAVED_FACTOR,
+    boosted,
+    lowered_if_replaced,
+    lowered_if_saved,
+    origin_of,
+    time_factor,
+)
 from backend.domain.confidence import Evidence, calibration_for, features
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.payload import PERIODS, REPLACED
@@ -161,6 +169,9 @@ class ExplainInput:
     fusion: str
     cross_language: bool
     threshold: float | None = None
+    saved: Collection[str] | None = (
+        None  # the clippers' folders the ranking lowered saved notes by, if it did
+    )
 
 
 def explain_hits(
@@ -281,6 +292,12 @@ def _rules(
             "Its note says another note replaced it (status: superseded or the like): score "
             f"×{REPLACED_FACTOR:.2f}, and the recall never quotes it."
         )
+    origin = origin_of(hit.payload, given.saved) if given.saved is not None else None
+    if origin is not None:
+        rules.append(
+            f"Saved from elsewhere ({origin}), and the question asks about nothing read or saved: score "
+            f"×{SAVED_FACTOR:.2f}; the recall quotes it only when none of the person's own notes answers."
+        )
     if given.per_note and crowd.get(path, 0) >= given.per_note:
         rules.append(f"Its note fills the {given.per_note} places one note may have among the results.")
     return rules
@@ -306,6 +323,8 @@ def _score_rules(
         expected = base
     if expected is not None:
         expected = lowered_if_replaced(replace(hit, score=expected)).score
+    if expected is not None and given.saved is not None:
+        expected = lowered_if_saved(replace(hit, score=expected), given.saved).score
     if expected is not None and abs(score - expected) <= 1e-4 * max(1.0, abs(expected)):
         return []
     was = f" (fusion and the period gave {expected:.4f})" if expected is not None else ""

@@ -45,6 +45,7 @@ from backend.domain.links import LinkRecord
 from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.note_listing import NoteListFilter, NoteOrder
+from backend.domain.note_origin import asks_about_saved
 
 
 class IndexRules(Protocol):
@@ -155,7 +156,10 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
     search, policy = handles.search, handles.policy
-    views = present_hits(hits, request.query, policy, analyzer=search.analyzer, words=search.word_terms)
+    folders = search.options.saved_folders
+    views = present_hits(
+        hits, request.query, policy, analyzer=search.analyzer, words=search.word_terms, saved_folders=folders
+    )
     outcome.clock.lap(PRESENTING)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
     answer.memory_suggestion = suggestion_for(request.query, views, handles.memory)
@@ -181,7 +185,9 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
             threshold=request.threshold,
         )
         latest_on = handles.context.latest_on(request.query, outcome.time_intent is not None)
-        answer.recall = {c.chunk_id: c for c in recall_verdicts(views, latest_on=latest_on)}
+        own_first = not asks_about_saved(request.query)
+        verdicts = recall_verdicts(views, latest_on=latest_on, own_first=own_first)
+        answer.recall = {c.chunk_id: c for c in verdicts}
         outcome.clock.lap(EXPLAIN)
     answer.total_ms = (time.perf_counter() - started) * 1000
     return answer

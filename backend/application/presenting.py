@@ -3,12 +3,12 @@ sensitive categories it touches. One place, so /search, /context and the MCP too
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from backend.application.search_ranking import note_periods
+from backend.application.search_ranking import note_periods, origin_of
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.models import ScoredPoint
 from backend.domain.payload import PERIOD_STATED, REPLACED
@@ -49,6 +49,7 @@ class ResultView:
     # only mentions a year): what "the last time" is read by
     periods: tuple[str, ...] = ()
     replaced: bool = False  # its note says another note replaced it (note_status)
+    saved_from: str | None = None  # where its note was saved from (note_origin); None: the person's own words
 
 
 def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
@@ -71,9 +72,11 @@ def present_hits(
     analyzer: TextAnalyzer,
     words: WordTerms | None = None,
     highlight: bool = True,
+    saved_folders: Collection[str] = (),
 ) -> list[ResultView]:
     """`words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`.
-    `highlight`: find the query's words in each hit (a context block shows none: /context leaves them out)."""
+    `highlight`: find the query's words in each hit (a context block shows none: /context leaves them out).
+    `saved_folders`: the clippers' folders (SearchOptions.saved_folders), which say a note was saved."""
     views = []
     highlights = (
         Highlighter(query, words if words is not None else WordTerms(analyzer)) if highlight else None
@@ -109,6 +112,7 @@ def present_hits(
                 pointed_from=_pointer(hit.via),
                 periods=tuple(note_periods(p)) if p.get(PERIOD_STATED, True) else (),
                 replaced=bool(p.get(REPLACED)),
+                saved_from=origin_of(p, saved_folders),
             )
         )
     return views

@@ -13,7 +13,7 @@ from backend.application.live_index import LiveIndex
 from backend.application.named_notes import named_hits
 from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.search import SearchService
-from backend.application.search_ranking import best_first, put_first, rank
+from backend.application.search_ranking import best_first, own_words_first, put_first, rank
 from backend.application.search_stages import QueryVectors
 from backend.application.stage_clock import StageClock
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
@@ -51,7 +51,7 @@ def replay(live: LiveIndex, search: SearchService, asked: Replayed, lists: SideL
     fused = _candidates(live, lists)
     named = named_hits(live, search.encoder, asked.query, asked.point_filter, StageClock())
     boost = (asked.span, options.time_boost) if asked.span is not None else None
-    boosted = rank(named, fused, boost)
+    boosted = rank(named, fused, boost, own_words_first(asked.query, options.saved_folders))
     store_filter = asked.point_filter if asked.point_filter and not asked.point_filter.is_empty else None
     led = follow_pointers(
         live,

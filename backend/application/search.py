@@ -4,10 +4,8 @@ search_ranking."""
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from backend.application import stage_clock as stage
@@ -28,7 +26,8 @@ from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.ports import Embedder
 from backend.application.question_tags import QuestionTags
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
-from backend.application.search_ranking import best_first, put_first, rank
+from backend.application.search_options import SearchOptions
+from backend.application.search_ranking import best_first, own_words_first, put_first, rank
 from backend.application.search_stages import Asked, Clues, QueryVectors, StoreAsk
 from backend.application.serving_index import ServingIndex
 from backend.application.stage_clock import StageClock
@@ -67,24 +66,6 @@ class SearchOutcome:
     @property
     def degraded(self) -> bool:
         return bool(self.warnings)
-
-
-@dataclass(frozen=True, slots=True)
-class SearchOptions:
-    prefetch_limit: int = 100
-    rrf_k: int = 2
-    rrf_weights: tuple[float, float] = (0.3, 0.7)  # dense, keyword (score and rrf fusion)
-    # dense, keyword for a question in another language than the vault's (its words cannot match the notes')
-    cross_language_weights: tuple[float, float] = (0.9, 0.1)
-    adaptive: fusion.AdaptiveWeights = field(default_factory=fusion.AdaptiveWeights)
-    # "adaptive" (each side spread, dense weighted by its winner's lead), "score" (each side over its top,
-    # fixed weights), "rrf", or "dbsf" (distribution-based score fusion; no weights, no k)
-    fusion: str = "adaptive"
-    max_chunks_per_note: int | None = 2  # None: no cap
-    # what a chunk of the period a query names is raised by, and one of another time lowered by (time_factor)
-    time_boost: float = 1.0
-    today: Callable[[], dt.date] = dt.date.today  # what "this year", "last month" count from
-    southern: bool = False  # seasons (and the summer holidays) of the southern hemisphere
 
 
 class SearchService:
@@ -339,7 +320,8 @@ class SearchService:
         """The ranking rules (search_ranking) over the candidates, pointers followed, the named notes first.
         `own_scale`: the scores are the mode's own keyword scores (a named note keeps its own when higher)."""
         boost = (clues.span, self.options.time_boost) if clues.span is not None else None
-        fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost))
+        saved = own_words_first(asked.query, self.options.saved_folders)
+        fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost, saved))
         ranked = put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
         asked.clock.lap(stage.RANKING)
         return ranked

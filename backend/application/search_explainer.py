@@ -20,6 +20,7 @@ from backend.application.hit_confidence import Sides, read_sides
 from backend.application.live_index import LiveIndex
 from backend.application.ranking_replay import Replayed, replay
 from backend.application.search import SearchOutcome, SearchService
+from backend.application.search_ranking import own_words_first
 from backend.application.search_stages import QueryVectors
 from backend.application.serving_index import ServingIndex
 from backend.application.why_not import NoteChunks, why_not
@@ -82,6 +83,7 @@ class SearchExplainer:
                 fusion=options.fusion,
                 cross_language=search.foreign_weights(query) is not None,
                 threshold=threshold,
+                saved=own_words_first(query, options.saved_folders),
             )
             explanation = explain_hits(given, lists, search.judge, _stored_terms(live, outcome.hits))
             if asked_note is None:

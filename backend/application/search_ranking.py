@@ -1,15 +1,18 @@
 """The ranking rules a search applies to the store's candidates, in order: the period the query names
-raises the chunks of it (and lowers those that say they are of another time), equal scores go by note and
-chunk, the notes the query names come first, then overlapping chunks are dropped, hubs move below the notes
+raises the chunks of it (and lowers those that say they are of another time), notes another replaced and
+notes saved from elsewhere are lowered, equal scores go by note and chunk, the notes the query names come
+first, then overlapping chunks and second copies of a saved page are dropped, hubs move below the notes
 they link to, each note keeps at most its share, and the threshold cuts (never a named note)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
 from backend.domain.models import ScoredPoint
-from backend.domain.payload import DATE, PERIOD_STATED, PERIODS, REPLACED
+from backend.domain.note_origin import asks_about_saved, once_per_source, saved_from
+from backend.domain.payload import DATE, FOLDERS, PERIOD_STATED, PERIODS, REPLACED, SAVED_FROM, TAGS
 from backend.domain.result_rules import (
     LineSpan,
     apply_threshold,
@@ -21,14 +24,20 @@ from backend.domain.time_intent import TimeSpan
 
 
 def rank(
-    named: list[ScoredPoint], points: list[ScoredPoint], boost: tuple[TimeSpan, float] | None
+    named: list[ScoredPoint],
+    points: list[ScoredPoint],
+    boost: tuple[TimeSpan, float] | None,
+    saved: Collection[str] | None = None,
 ) -> list[ScoredPoint]:
     """The candidates best first, boosted where `boost` (the span of days the query names, and by how
-    much) says, without the named notes' chunks (they come first, by `put_first`)."""
+    much) says, notes another replaced and, with `saved` (the clippers' folders: `own_words_first`), notes
+    saved from elsewhere lowered, without the named notes' chunks (they come first, by `put_first`)."""
     if boost is not None:
         span, factor = boost
         points = [boosted(p, span, factor) for p in points]
     points = [lowered_if_replaced(p) for p in points]
+    if saved is not None:
+        points = [lowered_if_saved(p, saved) for p in points]
     first = {hit.id for hit in named}
     return [p for p in sorted(points, key=best_first) if p.id not in first]
 
@@ -59,6 +68,29 @@ def lowered_if_replaced(point: ScoredPoint) -> ScoredPoint:
     if not point.payload.get(REPLACED):
         return point
     return replace(point, score=point.score - abs(point.score) * (1.0 - REPLACED_FACTOR))
+
+
+# A note saved from elsewhere counts half where the question does not ask about something read or saved:
+# the person's own note speaking to the question comes first; the clipping stays findable below it.
+SAVED_FACTOR = 0.5
+
+
+def own_words_first(question: str, saved_folders: Collection[str]) -> Collection[str] | None:
+    """The clippers' folders to lower saved notes by, or None when the question asks about something read or
+    saved (note_origin.asks_about_saved): then a clipping answers as well as any note."""
+    return None if asks_about_saved(question) else saved_folders
+
+
+def origin_of(payload: dict[str, Any], saved_folders: Collection[str]) -> str | None:
+    """Where a chunk's note was saved from (note_origin.saved_from), None for the person's own words."""
+    url = payload.get(SAVED_FROM)
+    return saved_from(url, payload.get(FOLDERS) or (), payload.get(TAGS) or (), saved_folders)
+
+
+def lowered_if_saved(point: ScoredPoint, saved_folders: Collection[str]) -> ScoredPoint:
+    if origin_of(point.payload, saved_folders) is None:
+        return point
+    return replace(point, score=point.score - abs(point.score) * (1.0 - SAVED_FACTOR))
 
 
 # why `time_factor` moved a chunk or not, in words the explain data and the page show
@@ -123,6 +155,7 @@ def put_first(
     top = fused[0].score if fused else 0.0
     firsts = [replace(hit, score=max(top, hit.score) if own_scale or not fused else top) for hit in entity]
     kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
+    kept = [*kept[: len(firsts)], *once_per_source(kept[len(firsts) :], _note_path, _saved_url)]
     rest = hubs_after_their_notes(kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below)
     kept = cap_per_note([*kept[: len(firsts)], *rest], _note_path, per_note)
     named = len(firsts)
@@ -132,7 +165,7 @@ def put_first(
 def _refine(hits: list[ScoredPoint], threshold: float | None, per_note: int | None) -> list[ScoredPoint]:
     """Overlapping chunks of one note dropped (so a dropped neighbour frees its slot), hubs moved below the
     notes they link to, at most `per_note` chunks of a note, then the threshold."""
-    kept = dedupe_overlapping(hits, _span)
+    kept = once_per_source(dedupe_overlapping(hits, _span), _note_path, _saved_url)
     kept = hubs_after_their_notes(kept, text=_text, note_path=_note_path, rescore=_below)
     return apply_threshold(cap_per_note(kept, _note_path, per_note), threshold)
 
@@ -148,6 +181,11 @@ def _text(hit: ScoredPoint) -> str:
 
 def _note_path(hit: ScoredPoint) -> str:
     return str(hit.payload.get("note_path", ""))
+
+
+def _saved_url(hit: ScoredPoint) -> str | None:
+    url = hit.payload.get(SAVED_FROM)
+    return str(url) if url else None
 
 
 def _below(hub: ScoredPoint, above: ScoredPoint) -> ScoredPoint:

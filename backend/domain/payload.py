@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from backend.domain.models import Chunk, ParsedNote
+from backend.domain.note_origin import source_url
 from backend.domain.note_status import says_replaced
 from backend.domain.written_periods import chunk_periods
 
@@ -21,6 +22,9 @@ PERIODS = "periods"
 PERIOD_STATED = "period_stated"
 # its note says another note replaced it (note_status): it ranks lower and is never quoted by the recall
 REPLACED = "replaced"
+# the address its note was saved from (a web clipper's `source:`/`url:`), one spelling per page; None for a
+# note of one's own words (note_origin; a clipper's folder or tag is read at search time, from the settings)
+SAVED_FROM = "saved_from"
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
@@ -61,6 +65,7 @@ def chunk_payload(
         DATE_NUM: date_num(note.date),
         **_periods(note, chunk),
         REPLACED: says_replaced(note.metadata, note.tags),
+        SAVED_FROM: source_url(note.metadata),
         LANGUAGE: language,
         "mtime": mtime,
         CONTENT_HASH: content_hash,

@@ -82,7 +82,7 @@ def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 
 
 def _rolling(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    """ "the last couple of weeks": the fourteen days up to today; "the past month": thirty; "recently"."""
+    """ "the last couple of weeks": the fourteen days up to today; "the past month": thirty."""
     del southern
     match = _search(_ROLLING, query)
     if match is not None:
@@ -94,10 +94,17 @@ def _rolling(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
         days = number * _UNIT_DAYS[unit]
         if 0 < days <= 100 * 365:
             return TimeSpan(match.group(0).strip(), today - dt.timedelta(days=days - 1), today, "days")
-    match = _search(_RECENTLY, query)
-    if match is not None:
-        return TimeSpan(match.group(0), today - dt.timedelta(days=RECENT_DAYS - 1), today, "days")
     return None
+
+
+def _recently(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "recently", "lately": the vaguest time a question names, so any other it names comes first
+    ("the charity event he organised recently in 2024" is of 2024)."""
+    del southern
+    match = _search(_RECENTLY, query)
+    if match is None:
+        return None
+    return TimeSpan(match.group(0), today - dt.timedelta(days=RECENT_DAYS - 1), today, "days")
 
 
 def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
@@ -166,7 +173,7 @@ def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 
 
 # "since" first (it holds the time it starts from); the absolute forms before those read from today, a bare
-# year last; a season or holiday before a window ("the past summer" is the summer)
+# year next to last, "recently" last; a season or holiday before a window ("the past summer" is the summer)
 _FINDERS: tuple[_Finder, ...] = (
     _since,
     *_ABSOLUTE[:-1],
@@ -175,4 +182,5 @@ _FINDERS: tuple[_Finder, ...] = (
     _relative,
     _named_month,
     _ABSOLUTE[-1],
+    _recently,
 )

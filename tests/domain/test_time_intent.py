@@ -164,6 +164,8 @@ def test_the_southern_hemisphere_has_its_own_seasons(question: str, start: str, 
         ("the last fortnight", "the last fortnight", "2026-04-02", "2026-04-15"),
         ("what have I been reading recently?", "recently", "2026-02-14", "2026-04-15"),
         ("how has my sleep been lately", "lately", "2026-02-14", "2026-04-15"),
+        # the vaguest time gives way to any other the question names
+        ("the charity event he organised recently in 2024", "in 2024", "2024-01-01", "2024-12-31"),
         # from the start of a time to today
         ("what changed since March", "since March", "2026-03-01", "2026-04-15"),
         ("every run since June", "since June", "2025-06-01", "2026-04-15"),  # the latest June so far

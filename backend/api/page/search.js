@@ -192,6 +192,7 @@ function resultItem(result, index, answer) {
       ` · lines ${result.start_line}–${result.end_line}`,
       result.date ? ` · ${result.date}` : "",
       result.tags?.length ? ` · #${result.tags.join(" #")}` : "",
+      result.saved_from ? el("span", { class: "meta" }, ` · saved from ${result.saved_from}`) : "",
     ),
     el("div", { class: "content markdown" }, renderMarkdown(result.content, { firstLine: result.start_line, terms: result.highlights })),
     el(
