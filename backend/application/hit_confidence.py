@@ -115,7 +115,9 @@ def evidence_of(
     asked = frozenset(terms).union(tags or ())  # what the coverage reads of a hit's terms
     # the question's terms besides the words naming its period ("last March"): what a chunk of the period
     # must also speak to for its period to count
-    other = terms - set(encoder.encode_query(span.text).indices) if span is not None else terms
+    other = (
+        terms - set(encoder.encode_query(span.text).indices) - _filler(encoder) if span is not None else terms
+    )
     known: dict[str, Evidence] = {}  # a pointer is often a hit too, right after its target: read it once
 
     def shown(hit: ScoredPoint) -> Evidence:
@@ -135,6 +137,14 @@ def evidence_of(
         return known[hit.id]
 
     return [_vouched(shown(hit), shown(hit.via)) if hit.via is not None else shown(hit) for hit in hits]
+
+
+# words that name no topic: "school stuff from september", "bee things last summer" ask about school and bees
+FILLER_WORDS = "stuff things thing bits anything something everything"
+
+
+def _filler(encoder: SparseEncoder) -> set[int]:
+    return set(encoder.encode_query(FILLER_WORDS).indices)
 
 
 def speaks_apart(

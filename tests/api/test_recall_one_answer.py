@@ -35,6 +35,9 @@ VAULT = {
     "Projects/Electrics - first draft.md": "---\nstatus: superseded\n---\n# Electrics — first draft\n\n"
     "Replaced by [[Electrics]]. The battery and inverter setup: two AGM batteries and a 1kW inverter, cost "
     "£900.\n",
+    "Meetings/2024-09-05 Science dept.md": "---\ndate: 2024-09-05\n---\n# Science dept\n\nFirst week back "
+    "at school: the new timetable, the lab rota, the year 9 practicals.\n",
+    "Journal/2024-09-21.md": "---\ndate: 2024-09-21\n---\nDinner at Mum's, then the allotment.\n",
     "Projects/Electrics.md": "# Electrics\n\nReplaces [[Electrics - first draft]].\n\n## What it cost\n\n"
     "The lithium battery and the 2kW inverter: £2,150 fitted, in January.\n",
 }
@@ -103,6 +106,15 @@ def test_the_last_time_of_something_is_the_newest_day_that_answers(client: TestC
     # a question naming its own period asks about that period, not the latest
     quoted, _ = recall(client, "last time I went climbing with Lyd in June 2025")
     assert quoted[0] == "Journal/2025-06-28.md"
+
+
+def test_a_word_naming_no_topic_asks_nothing_of_a_note_of_the_period(client: TestClient) -> None:
+    """ "school stuff from september 2024" asks about school: a note of that September that speaks of school
+    speaks to the question ("stuff" names nothing it must also hold); a day of it that does not, does not."""
+    quoted, fates = recall(client, "school stuff from september 2024")
+
+    assert quoted == ["Meetings/2024-09-05 Science dept.md"]
+    assert fates.get("Journal/2024-09-21.md", "below the floor") == "below the floor"
 
 
 def test_a_note_that_says_it_was_replaced_ranks_below_its_replacement_and_is_never_quoted(
