@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from backend.application.memory import MemoryHit, MemoryService
 from backend.application.presenting import ResultView, present_hits
-from backend.application.search import SearchService
+from backend.application.search import SearchOutcome, SearchService
 from backend.application.suggesting import suggestion_for
 from backend.domain.confidence import far_less_likely
 from backend.domain.content_policy import ContentPolicy
@@ -51,6 +51,41 @@ REPLACED = "its note says another replaced it"  # note_status.says_replaced
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
 EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """How a block asked with a floor picks among the entries above it. With `own_first` (the question asks
+    about nothing read or saved) a note saved from elsewhere is quoted only when none of the person's own
+    is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
+    far_less_likely); with `latest_on` (today: the question asks for the last time of something) the newest
+    dated entry comes first and older dated ones stay out (recency.py).
+
+    `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
+    note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
+    that answers would look an order of magnitude less likely. Weighed with a calibrated model's dense side
+    (`SearchService.judged_by_meaning`: its cosine is bounded, and confidences above 0.99 count as 0.99) the
+    comparison holds; without one only the floor gates."""
+
+    by_odds: bool = True
+    latest_on: dt.date | None = None
+    own_first: bool = True
+
+    def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
+        if self.own_first and any(v.saved_from is None for v in kept):
+            left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.by_odds and kept:
+            best = max(v.confidence for v in kept)
+            left_out.update(
+                (v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best)
+            )
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.latest_on is not None:
+            today = self.latest_on
+            kept, earlier = newest_first(kept, lambda v: last_day(v.periods, today))
+            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier)
+        return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +154,14 @@ class ContextService:
         self._memory = memory
         self._policy = policy
 
-    def latest_on(self, question: str, names_period: bool) -> dt.date | None:
-        """Today, when `question` asks for the latest time of something and names no period of its own
-        ("the latest project in July 2023" is about July): the block then quotes the newest that answers."""
-        if names_period or not asks_for_latest(question):
-            return None
-        return self._search.options.today()
+    def gate(self, question: str, outcome: SearchOutcome) -> Gate:
+        """How a block asked with a floor picks among the entries above it, for `question` and its search."""
+        latest = asks_for_latest(question) and outcome.time_intent is None
+        return Gate(
+            by_odds=self._search.judged_by_meaning(outcome),
+            latest_on=self._search.options.today() if latest else None,
+            own_first=not asks_about_saved(question),
+        )
 
     def build(self, request: ContextQuery) -> ContextResult:
         query = (request.query or "").strip()
@@ -161,18 +198,8 @@ class ContextService:
         views = present_hits(
             hits, query, self._policy, analyzer=search.analyzer, highlight=False, saved_folders=folders
         )
-        latest_on = self.latest_on(focus or query, outcome.time_intent is not None)
-        gated = floor is not None
-        own_first = not asks_about_saved(focus or query)
-        views = _kept_views(
-            views,
-            excluded,
-            request.max_chunks,
-            left_out,
-            gated=gated,
-            latest_on=latest_on,
-            own_first=own_first,
-        )
+        gate = self.gate(focus or query, outcome) if floor is not None else None
+        views = _kept_views(views, excluded, request.max_chunks, left_out, gate)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
         if request.include_memory and self._memory is not None:
@@ -211,21 +238,14 @@ class ContextService:
 
 
 def recall_verdicts(
-    views: Sequence[ResultView],
-    budget: RecallBudget = PLUGIN_RECALL,
-    *,
-    latest_on: dt.date | None = None,
-    own_first: bool = True,
+    views: Sequence[ResultView], gate: Gate, budget: RecallBudget = PLUGIN_RECALL
 ) -> list[Considered]:
     """What OpenClaw's per-turn recall (the plugin's defaults, nothing given in earlier turns) would make of
     these hits were they its /context's candidates: the rules of `ContextService.build`, in its order
-    (`latest_on`: as `ContextService.latest_on` says for the question; `own_first`: the question asks about
-    nothing read or saved, note_origin.asks_about_saved)."""
+    (`gate`: as `ContextService.gate` says for the question and its search)."""
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
     candidates = [v for v in views if v.chunk_id not in left_out]
-    kept = _kept_views(
-        candidates, set(), budget.max_entries, left_out, gated=True, latest_on=latest_on, own_first=own_first
-    )
+    kept = _kept_views(candidates, set(), budget.max_entries, left_out, gate)
     packed, _ = _packed(kept, budget.max_chars, quoted=True)
     fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
     fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
@@ -248,17 +268,11 @@ def _kept_views(
     excluded: set[str],
     max_chunks: int,
     left_out: dict[str, str],
-    *,
-    gated: bool,
-    latest_on: dt.date | None = None,
-    own_first: bool = True,
+    gate: Gate | None,
 ) -> list[ResultView]:
     """The views worth a place in the block, at most `max_chunks`; each other one's reason in `left_out`.
-    `gated`: the caller asked for confident entries only (a floor), so none far less likely than the
-    surest is quoted beside it; with `own_first` (the question asks about nothing read or saved), a note
-    saved from elsewhere only when none of the person's own is left; and, for a question asking for the
-    latest time of something (`latest_on`: today), of those left the newest dated one comes first and
-    older dated ones stay out (recency.py)."""
+    With a `gate` (the caller asked for confident entries only: a floor) the block picks among those left,
+    as `Gate` says."""
     for view in views:
         if excluded & {c.casefold() for c in view.sensitive_categories}:
             left_out[view.chunk_id] = EXCLUDED_CATEGORY
@@ -274,16 +288,8 @@ def _kept_views(
         elif view.chunk_id not in left_out and view.replaced:  # quoted, a replaced plan reads as the plan
             left_out[view.chunk_id] = REPLACED
     kept = [v for v in views if v.chunk_id not in left_out]
-    if gated and own_first and any(v.saved_from is None for v in kept):
-        left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
-        kept = [v for v in kept if v.chunk_id not in left_out]
-    if gated and kept:
-        best = max(v.confidence for v in kept)
-        left_out.update((v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best))
-        kept = [v for v in kept if v.chunk_id not in left_out]
-        if latest_on is not None:
-            kept, earlier = newest_first(kept, lambda v: last_day(v.periods, latest_on))
-            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier)
+    if gate is not None:
+        kept = gate.picked(kept, left_out)
     left_out.update((v.chunk_id, BEYOND_MAX) for v in kept[max_chunks:])
     return kept[:max_chunks]
 

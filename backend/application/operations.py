@@ -45,7 +45,6 @@ from backend.domain.links import LinkRecord
 from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, SearchMode
 from backend.domain.note_listing import NoteListFilter, NoteOrder
-from backend.domain.note_origin import asks_about_saved
 
 
 class IndexRules(Protocol):
@@ -184,9 +183,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
             asked_note=request.why_not,
             threshold=request.threshold,
         )
-        latest_on = handles.context.latest_on(request.query, outcome.time_intent is not None)
-        own_first = not asks_about_saved(request.query)
-        verdicts = recall_verdicts(views, latest_on=latest_on, own_first=own_first)
+        verdicts = recall_verdicts(views, handles.context.gate(request.query, outcome))
         answer.recall = {c.chunk_id: c for c in verdicts}
         outcome.clock.lap(EXPLAIN)
     answer.total_ms = (time.perf_counter() - started) * 1000

