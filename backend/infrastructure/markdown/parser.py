@@ -42,7 +42,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     periods, stated = note_periods(front, stem, rel_path.rpartition("/")[0])
     return ParsedNote(
         path=rel_path,
-        title=title.strip() if isinstance(title, str) and title.strip() else stem,
+        # a Templater command left as the title (`title: <% tp.file.title %>`) names nothing: the file does
+        title=title.strip() if isinstance(title, str) and title.strip() and "<%" not in title else stem,
         body=body,
         body_start_line=body_start_line,
         tags=_dedupe_casefold([*frontmatter_tags(front), *inline]),
