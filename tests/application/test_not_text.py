@@ -140,6 +140,19 @@ def test_a_note_emptied_loses_its_chunks_and_one_filled_gains_them(harness: Harn
     assert not verify_index(harness.index, FileSystemVault(vault)).drifted
 
 
+def test_links_in_properties_are_links_as_obsidian_counts_them(harness: Harness) -> None:
+    people = harness.index.graph.links_of("People.md")
+    assert {b.path for b in people.backlinks} == {"People/Anna.md", "People/Bob.md"}
+    anna = harness.index.graph.links_of("People/Anna.md")
+    assert {o.path for o in anna.outlinks} == {"People.md", "People/Bob.md"}
+    assert {b.path for b in harness.index.graph.links_of("People/Bob.md").backlinks} == {"People/Anna.md"}
+    found = harness.search.search(
+        "who lends me a kayak", top_k=1, mode=SearchMode.KEYWORD, include_related=True
+    )
+    assert [h.payload["note_path"] for h in found.hits] == ["People/Anna.md"]
+    assert {r.path for r in found.related} >= {"People/Bob.md", "People.md"}  # related by a property's link
+
+
 def test_bases_and_canvases_beside_the_notes_break_nothing(tmp_path: Path) -> None:
     canvas = {
         "nodes": [

@@ -26,7 +26,7 @@ from backend.infrastructure.markdown.frontmatter import (
     note_periods,
     split_frontmatter,
 )
-from backend.infrastructure.markdown.links import read_links
+from backend.infrastructure.markdown.links import frontmatter_links, read_links
 from backend.infrastructure.markdown.tokens import body_tokens
 
 
@@ -55,7 +55,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),
-        links=read_links(tokens, body_start_line),
+        links=(*frontmatter_links(front, frontmatter_text or ""), *read_links(tokens, body_start_line)),
         block_ids=block_ids(tokens),
     )
 
