@@ -19,6 +19,7 @@ keeps showing its name, but the name is neither embedded nor keyword-indexed.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from backend.domain.comments import fence_closes, fence_opening
@@ -37,13 +38,13 @@ _BASE64_RUN = re.compile(r"(?<![\w+/=.:-])[A-Za-z0-9+/]{100,}={0,2}(?![\w+/=.-])
 _HEX_RUN = re.compile(r"(?<![\w])[0-9a-fA-F]{128,}(?![\w])")
 # A line of PEM, MIME or uuencoded base64: nothing else on it, wrapped at 60-76 characters.
 _BASE64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/]{48,}={0,2})[ \t]*$")
-# A command closes within a template's length; the cap keeps many unclosed "<%" from costing quadratic time.
-_TEMPLATER = re.compile(r"<%[\s\S]{0,20000}?%>")
 # `= expression` is also how code and proofs are written, so only what names Dataview's own objects counts
 _INLINE_QUERY = re.compile(
     r"(?<!`)`(?:\$=|=[ \t]*(?:(?:this|file|dv|date|dur|choice|link)\b|\[\[))[^`\n]*`(?!`)"
 )
-_CODE_SPAN = re.compile(r"(`+)[^`\n][\s\S]*?(?<!`)\1(?!`)")
+_BACKTICKS = re.compile(r"`+")
+_NEWLINE = re.compile(r"\n")
+_FAR = 1 << 62  # past any offset: (position, _FAR) sorts after every range starting at position
 
 # Obsidian's "Untitled" in its own languages, its numbered copies ("Untitled 2"), and moment.js's "Invalid
 # date" (a Templater date format applied to nothing); a Zettelkasten or date prefix before them is the stamp
@@ -126,13 +127,14 @@ def _outside_code(body: str) -> list[tuple[int, int]]:
     """Blobs and Templater commands outside code, and inline Dataview queries (which are code spans)."""
     fences, code = _code_ranges(body)
     spans: list[tuple[int, int]] = []
-    for pattern in (_DATA_URI, _TEMPLATER, _BASE64_RUN, _HEX_RUN):
+    for pattern in (_DATA_URI, _BASE64_RUN, _HEX_RUN):
         for match in pattern.finditer(body):
-            run = pattern in (_BASE64_RUN, _HEX_RUN)
+            run = pattern is not _DATA_URI
             if run and (_in_url(body, match.start()) or not _looks_encoded(match.group(0), pattern)):
                 continue
             if not _inside(code, match.start()):
                 spans.append(match.span())
+    spans += [span for span in _templater(body) if not _inside(code, span[0])]
     spans += [m.span() for m in _INLINE_QUERY.finditer(body) if not _inside(fences, m.start())]
     spans += _base64_lines(body, fences)
     return spans
@@ -144,6 +146,20 @@ def _in_url(body: str, position: int) -> bool:
     token_start = max(body.rfind(c, window, position) for c in " \n(<")
     token = body[max(token_start + 1, window) : position]
     return "://" in token or token.startswith("www.")
+
+
+def _templater(body: str) -> list[tuple[int, int]]:
+    """Each `<%` up to the first `%>` after it. A scan, not a lazy regex: many unclosed `<%` in a large note
+    would cost a regex time quadratic in its length."""
+    spans: list[tuple[int, int]] = []
+    start = body.find("<%")
+    while start >= 0:
+        end = body.find("%>", start + 2)
+        if end < 0:
+            break  # no later "<%" can close either
+        spans.append((start, end + 2))
+        start = body.find("<%", end + 2)
+    return spans
 
 
 def _looks_encoded(run: str, pattern: re.Pattern[str] = _BASE64_RUN) -> bool:
@@ -189,12 +205,36 @@ def _code_ranges(body: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
         fences.append((start, len(body)))
     if "`" not in body:
         return fences, fences
-    spans = [m.span() for m in _CODE_SPAN.finditer(body) if not _inside(fences, m.start())]
-    return fences, [*fences, *spans]
+    return fences, _merged([*fences, *_code_spans(body, fences)])
+
+
+def _code_spans(body: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inline code outside fences: a run of backticks up to the next run of as many on the same line (as
+    `%%comments%%` read them). Each run's closer is looked up, so stray backticks cost no rescans."""
+    runs = [m.span() for m in _BACKTICKS.finditer(body) if not _inside(fences, m.start())]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    newlines = [m.start() for m in _NEWLINE.finditer(body)]
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        later = bisect_right(same, index)
+        closer = same[later] if later < len(same) else None
+        if closer is not None and bisect_right(newlines, start) == bisect_right(newlines, runs[closer][0]):
+            spans.append((start, runs[closer][1]))
+            index = closer + 1
+        else:
+            index += 1
+    return spans
 
 
 def _inside(ranges: list[tuple[int, int]], position: int) -> bool:
-    return any(start <= position < end for start, end in ranges)
+    """Whether `position` is in one of `ranges` (sorted, not overlapping)."""
+    at = bisect_right(ranges, (position, _FAR)) - 1
+    return at >= 0 and position < ranges[at][1]
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
