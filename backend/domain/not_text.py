@@ -32,10 +32,11 @@ _DATA_URI = re.compile(
     rf"!\[[^\]\n]{{0,200}}\]\(\s*<?{_URI}>?\s*\)|<img\b[^>]{{0,500}}?{_URI}[^>]{{0,500}}>|{_URI}",
     re.IGNORECASE,
 )
-# The longest English word has 45 letters; an identifier or URL has other characters. Base64 needs digits or
-# "+/" among mixed-case letters (a long CamelCase name has neither), hex only its own sixteen.
+# Far longer than any word, and an identifier or URL has other characters. Base64 needs digits or "+/" among
+# mixed-case letters (a long CamelCase name has neither). Hex longer than a SHA-512 digest (128), which a note
+# may keep to be looked up.
 _BASE64_RUN = re.compile(r"(?<![\w+/=.:-])[A-Za-z0-9+/]{100,}={0,2}(?![\w+/=.-])")
-_HEX_RUN = re.compile(r"(?<![\w])[0-9a-fA-F]{128,}(?![\w])")
+_HEX_RUN = re.compile(r"(?<![\w])[0-9a-fA-F]{129,}(?![\w])")
 # A line of PEM, MIME or uuencoded base64: nothing else on it, wrapped at 60-76 characters.
 _BASE64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/]{48,}={0,2})[ \t]*$")
 # `= expression` is also how code and proofs are written, so only what names Dataview's own objects counts
@@ -51,7 +52,7 @@ _FAR = 1 << 62  # past any offset: (position, _FAR) sorts after every range star
 # of when the note was made, not a subject either.
 _PLACEHOLDER = re.compile(
     r"^(?:[\d_.:T -]*[-_ ])?(?:untitled|unbenannt|sans titre|sin t[ií]tulo|senza titolo|sem t[ií]tulo|"
-    r"naamloos|без названия|无标题|未命名|無題|invalid date|new note|neue notiz)(?:[ _-]*\d+)?$",
+    r"naamloos|без названия|无标题|未命名|無題|invalid date)(?:[ _-]*\d+)?$",
     re.IGNORECASE,
 )
 

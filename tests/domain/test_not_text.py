@@ -57,6 +57,7 @@ def test_a_pasted_key_wrapped_over_lines_is_cut_line_by_line() -> None:
     [
         pytest.param("Antidisestablishmentarianism " * 3, id="words"),
         pytest.param("x" * 300, id="one-letter run"),
+        pytest.param("sha512 " + "cf83e1357eefb8bd" * 8, id="a digest, kept to be looked up"),
         pytest.param(
             "AVeryLongCamelCaseNameThatGoesOnAndOnWithoutEndingAnywhereSoonAtAllReallyNotEverNoNoNoNo",
             id="name",
