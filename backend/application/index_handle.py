@@ -424,7 +424,9 @@ class IndexHandle(ServingReads):
         # A note record is written after its chunks, so a record means the note was fully indexed.
         live.load(
             {
-                r.path: IndexedNote(r.content_hash, r.mtime, r.size, r.problems, r.dense_ready, r.link_count)
+                r.path: IndexedNote(
+                    r.content_hash, r.mtime, r.size, r.problems, r.dense_ready, r.link_count, r.chunk_count
+                )
                 for r in records
             }
         )

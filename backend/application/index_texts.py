@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from backend.domain.dense_windows import chunk_windows
 from backend.domain.languages import language_code
 from backend.domain.models import Chunk, ParsedNote
+from backend.domain.not_text import is_placeholder_title, readable
 from backend.domain.payload import HEADING_SEPARATOR
 from backend.domain.sparse import DocumentFields
 from backend.domain.tag_words import tag_text
@@ -23,7 +24,7 @@ def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
     nDCG@10 on personal-dev 0.697 without tags / 0.701 inline tags / 0.693 all tags / 0.697 tags the chunk
     does not write; on the example vault's questions 0.918 / 0.918 / 0.919 / 0.919, dense 0.962 / 0.969 /
     0.939 / 0.941."""
-    return f"{_context(note, chunk)}\n\n{chunk.text}"
+    return _under(_context(note, chunk), chunk.text)
 
 
 def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
@@ -32,7 +33,7 @@ def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
     if max_words <= 0:
         return []
     context = _context(note, chunk)
-    return [f"{context}\n\n{window}" for window in chunk_windows(chunk.text, max_words)]
+    return [_under(context, window) for window in chunk_windows(chunk.text, max_words)]
 
 
 def declared_language(note: ParsedNote) -> str | None:
@@ -42,7 +43,7 @@ def declared_language(note: ParsedNote) -> str | None:
 
 def note_language(analyzer: TextAnalyzer, note: ParsedNote) -> str:
     """The language a note's words are stemmed in: declared, else detected from its text, else the default."""
-    return declared_language(note) or analyzer.note_language(None, note.body or note.title)
+    return declared_language(note) or analyzer.note_language(None, readable(note.body) or note.title)
 
 
 def keyword_fields(note: ParsedNote, chunk: Chunk, language: str | None = None) -> DocumentFields:
@@ -50,13 +51,19 @@ def keyword_fields(note: ParsedNote, chunk: Chunk, language: str | None = None) 
     the note's (`note_language`), worked out once for all its chunks."""
     return DocumentFields(
         body=chunk.text,
-        file_name=file_stem(note.path),
-        title=note.title,
+        file_name=_named(file_stem(note.path)),
+        title=_named(note.title),
         aliases=note.aliases,
         tags=note.tags,
         headings=chunk.heading_path,
         language=language,
     )
+
+
+def _named(name: str) -> str:
+    """`name`, or "" for a placeholder ("Untitled 2", "Invalid date"): it says nothing the note is about, and
+    every such note would share it."""
+    return "" if is_placeholder_title(name) else name
 
 
 def file_stem(path: str) -> str:
@@ -73,7 +80,11 @@ def reuse_key(heading_path: Iterable[str], text: str) -> tuple[tuple[str, ...], 
 
 def embedded_text(title: str, heading_path: Sequence[str], inline_tags: Sequence[str], text: str) -> str:
     """`embedding_text` from a chunk's parts, as a stored chunk holds them (the look-inside page)."""
-    return f"{_heading_context(title, heading_path, inline_tags)}\n\n{text}"
+    return _under(_heading_context(title, heading_path, inline_tags), text)
+
+
+def _under(context: str, text: str) -> str:
+    return f"{context}\n\n{text}" if context else text
 
 
 def _context(note: ParsedNote, chunk: Chunk) -> str:
@@ -81,6 +92,6 @@ def _context(note: ParsedNote, chunk: Chunk) -> str:
 
 
 def _heading_context(title: str, heading_path: Sequence[str], inline_tags: Sequence[str]) -> str:
-    path = HEADING_SEPARATOR.join((title, *heading_path))
+    path = HEADING_SEPARATOR.join((title, *heading_path) if _named(title) else heading_path)
     tags = tag_text(inline_tags)
     return f"{path}\n{tags}" if tags else path

@@ -213,7 +213,8 @@ class Indexer:
         the pass indexes them again."""
         with self._handle.writer:
             records = {
-                p: RecordedNote(n.content_hash, n.dense_ready, n.link_count) for p, n in live.notes().items()
+                p: RecordedNote(n.content_hash, n.dense_ready, n.link_count, n.chunk_count)
+                for p, n in live.notes().items()
             }
             links = _links_if_off(live, records)
             drift = store_drift(live.store.inventory(), records, links)

@@ -8,6 +8,7 @@ import logging
 from backend.application.index_texts import declared_language
 from backend.application.ports import NoteParser, Vault
 from backend.domain.language_mix import LanguageMix
+from backend.domain.not_text import readable
 from backend.domain.text_analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
@@ -34,5 +35,5 @@ def survey_languages(
         except OSError:
             continue
         note = parser(file.rel_path, text[:SAMPLE_CHARS])
-        languages.append(declared_language(note) or analyzer.detected(note.body))
+        languages.append(declared_language(note) or analyzer.detected(readable(note.body)))
     return LanguageMix.of(languages)

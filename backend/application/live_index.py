@@ -38,6 +38,7 @@ class IndexedNote:
     problems: tuple[str, ...] = ()
     dense_ready: bool = True
     link_count: int | None = None  # as recorded (None: an index from before links were counted)
+    chunk_count: int | None = None  # as recorded (None: an index from before chunks were counted)
 
 
 class LiveIndex:

@@ -301,6 +301,7 @@ class NoteWriter:
                 problems=item.problems,
                 dense_ready=dense_ready,
                 link_count=len(note.links),
+                chunk_count=len(item.chunks),
                 acronyms=acronym_definitions(note.body),
             ),
             note.links,
@@ -308,7 +309,13 @@ class NoteWriter:
         live.put(
             note.path,
             IndexedNote(
-                item.file_hash, item.file.mtime, item.file.size, item.problems, dense_ready, len(note.links)
+                item.file_hash,
+                item.file.mtime,
+                item.file.size,
+                item.problems,
+                dense_ready,
+                len(note.links),
+                len(item.chunks),
             ),
         )
 

@@ -63,6 +63,9 @@ class ServingReads(ABC):
         with self.writer, self.serving() as live:
             stored = live.graph_store.all_notes()
             links = live.graph_store.all_links()
-            recorded = {r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count) for r in stored}
+            recorded = {
+                r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count, r.chunk_count)
+                for r in stored
+            }
             drift = store_drift(live.store.inventory(), recorded, Counter(link.source for link in links))
             return drift, stored, links

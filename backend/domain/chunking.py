@@ -23,8 +23,14 @@ Rules:
   drawing JSON in one): a line holding only comment is dropped like a blank line, its words are
   never counted or indexed, and a chunk that spans a comment block has those lines cut out of
   its text (with one blank line in their place). A comment inside a line of prose stays.
-* A note with no text at all yields one chunk holding its title (lines 1-1), so every note can be
-  found by name.
+* What no one wrote to be read (`backend.domain.not_text`: pasted data URIs and other encoded blobs, Templater
+  commands, Dataview and other query blocks) is cut out of the text: its words are never counted or indexed,
+  a line of nothing else is dropped like a comment line, and one inside a line of prose leaves the rest of
+  the line. Nothing moves: the lines a chunk reports are still the file's.
+* A note whose only words are headings yields one chunk holding its title (lines 1-1), so it can be found by
+  name, unless that is a placeholder ("Untitled 2"). A note with no words at all (nothing but frontmatter,
+  whitespace, comments or the above) yields none: there is nothing to find it by, and an empty answer
+  quoted is noise. It is still a note (listed, linked, looked up by name).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from dataclasses import dataclass
 
 from backend.domain.comments import fence_closes, fence_opening, find_comments
 from backend.domain.models import Chunk, Heading, ParsedNote
+from backend.domain.not_text import find_not_text, is_placeholder_title
 
 MAX_WORD_CHARS = 40
 
@@ -48,6 +55,23 @@ _MARKS = "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd\u102b
 _WORD = re.compile(
     rf"[{_CJK}]{{1,2}}|(?:[{_SOUTHEAST}][{_MARKS}]*){{1,4}}|[^\s{_CJK}{_SOUTHEAST}]{{1,{MAX_WORD_CHARS}}}"
 )
+
+
+# Stands in for each character of not-text: whitespace to the word pattern and to str.strip (so a line of
+# nothing else is blank), and removed from every chunk's text. No note types it (a control character).
+_CUT = "\x1f"
+
+
+def _blanked(body: str, spans: Sequence[tuple[int, int]]) -> str:
+    if not spans:
+        return body
+    parts: list[str] = []
+    last = 0
+    for start, end in spans:
+        parts += [body[last:start], re.sub(r"[^\n]", _CUT, body[start:end])]
+        last = end
+    parts.append(body[last:])
+    return "".join(parts)
 
 
 def count_words(text: str) -> int:
@@ -74,15 +98,18 @@ class _Text:
     pack visible words only."""
 
     def __init__(self, body: str) -> None:
-        self.body = body
-        self.lines = body.split("\n")
-        self.hidden = find_comments(body).hidden_lines
+        not_text = find_not_text(body)
+        self.cut = not_text.spans
+        # what is shown: the body with its not-text blanked, so no word is found there and no offset moves
+        self.body = _blanked(body, self.cut)
+        self.lines = self.body.split("\n")
+        self.hidden = find_comments(body).hidden_lines | not_text.hidden_lines
         self.line_starts: list[int] = []
         offset = 0
         for line in self.lines:
             self.line_starts.append(offset)
             offset += len(line) + 1
-        spans = [m.span() for m in _WORD.finditer(body)]
+        spans = [m.span() for m in _WORD.finditer(self.body)]
         if self.hidden:
             spans = [span for span in spans if self.line_of(span[0]) not in self.hidden]
         self.word_starts = [start for start, _ in spans]
@@ -116,7 +143,7 @@ class _Text:
         """body[start:end] without its hidden lines; each run of them becomes one blank line."""
         first, last = self.line_of(start), self.line_of(end - 1)
         if not any(index in self.hidden for index in range(first, last + 1)):
-            return self.body[start:end]
+            return self._shown(self.body[start:end])
         pieces: list[list[str]] = [[]]
         for index in range(first, last + 1):
             if index in self.hidden:
@@ -127,7 +154,11 @@ class _Text:
             begin = start - line_start if index == first else 0
             stop = end - line_start if index == last else len(self.lines[index])
             pieces[-1].append(self.lines[index][begin:stop])
-        return "\n\n".join("\n".join(piece).strip("\n") for piece in pieces if piece)
+        return self._shown("\n\n".join("\n".join(piece).strip("\n") for piece in pieces if piece))
+
+    def _shown(self, text: str) -> str:
+        # a blob cut from a line of prose leaves nothing behind, not its blank
+        return text.replace(_CUT, "") if self.cut else text
 
 
 def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int = 30) -> list[Chunk]:
@@ -142,6 +173,10 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
         for first, end in _pack(units, max_tokens, overlap_tokens):
             ranges.append((section.heading_path, first, end))
     if not ranges:
+        # a note of headings alone is found by its name; one with no words at all, or only a placeholder
+        # name, has nothing to find it by
+        if not text.word_starts or is_placeholder_title(note.title):
+            return []
         return [Chunk(note.path, 0, note.title, (), 1, 1)]
     chunks: list[Chunk] = []
     for index, (heading_path, first, end) in enumerate(ranges):

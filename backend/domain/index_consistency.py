@@ -24,6 +24,7 @@ class RecordedNote:
     content_hash: str
     dense_ready: bool
     link_count: int | None = None  # None: not recorded (an index from before links were counted)
+    chunk_count: int | None = None  # None: not recorded (an index from before notes without text had none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +89,13 @@ def store_drift(
     for path, record in records.items():
         points = by_note.get(path)
         if not points:
-            without.append(path)
+            if record.chunk_count != 0:  # a note with no text has no points, and says so
+                without.append(path)
             continue
         indexes = sorted(p.chunk_index for p in points)
-        if indexes != list(range(len(indexes))) or any(p.content_hash != record.content_hash for p in points):
+        # with the count recorded, lost last chunks show too
+        expected = len(indexes) if record.chunk_count is None else record.chunk_count
+        if indexes != list(range(expected)) or any(p.content_hash != record.content_hash for p in points):
             incomplete.append(path)
         if any(p.id != chunk_point_id(path, p.chunk_index) for p in points):
             duplicates.append(path)

@@ -68,6 +68,9 @@ class NoteRecord:
         True  # False: written with keyword vectors only (the embedder failed); dense to follow
     )
     link_count: int | None = None  # links stored with the note; None: written before this was recorded
+    # chunk points written with it: 0 for a note with no text (nothing to find it by); None: written before
+    # this was recorded, when every note had one
+    chunk_count: int | None = None
     # acronyms the note defines, each with its expansion ("GAD", "generalised anxiety disorder"): a question
     # in the expansion's words also asks for the tag (backend/domain/tag_words.py)
     acronyms: tuple[tuple[str, str], ...] = ()

@@ -197,9 +197,10 @@ def test_put_and_get_notes_round_trip_every_field(graph: GraphStore) -> None:
         problems=("invalid UTF-8 replaced", "front matter is not a mapping"),
         dense_ready=False,
         link_count=0,
+        chunk_count=0,
         acronyms=(("GAD", "generalised anxiety disorder"), ("CBT", "cognitive behavioural therapy")),
     )
-    bare = NoteRecord(path="Inbox.md", title="Inbox")  # link_count None: a record from before it existed
+    bare = NoteRecord(path="Inbox.md", title="Inbox")  # counts None: a record from before they existed
     graph.put_note(full, [])
     graph.put_note(bare, [])
     found = graph.get_notes([full.path, bare.path, "missing.md", full.path])

@@ -62,3 +62,18 @@ def test_every_kind_of_drift_names_its_notes() -> None:
     assert drift.damaged_notes == ["a.md", "empty.md", "foreign.md", "gap.md", "old.md"]
     assert not drift.clean
     assert drift.summary().startswith("2 chunk points without a note record, 1 notes without chunk points")
+
+
+def test_a_note_recorded_without_chunks_needs_none_and_a_count_shows_lost_last_chunks() -> None:
+    records = {
+        "empty.md": RecordedNote("h", True, 0, chunk_count=0),
+        "two.md": RecordedNote("h", True, 0, chunk_count=2),
+        "old.md": RecordedNote("h", True),  # from before chunks were counted: every note had one
+        "gone.md": RecordedNote("h", True),
+    }
+    drift = store_drift([entry("two.md", 0), entry("old.md", 0)], records)
+
+    assert drift.notes_without_chunks == ("gone.md",)
+    assert drift.incomplete_notes == (
+        "two.md",
+    )  # its last chunk is lost, which indexes 0..n alone cannot show

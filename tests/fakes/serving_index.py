@@ -106,6 +106,7 @@ class FakeServingIndex:
             content_hash=digest,
             dense_ready=dense or self.embedder is None,
             link_count=len(note.links),
+            chunk_count=len(chunks),
         )
         self.graph.put(record, note.links)
 
@@ -148,7 +149,9 @@ class FakeServingIndex:
 
     def consistency(self) -> tuple[StoreDrift, list[NoteRecord], list[LinkRecord]]:
         stored, links = self.graph_store.all_notes(), self.graph_store.all_links()
-        recorded = {r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count) for r in stored}
+        recorded = {
+            r.path: RecordedNote(r.content_hash, r.dense_ready, r.link_count, r.chunk_count) for r in stored
+        }
         return store_drift(self.store.inventory(), recorded, Counter(x.source for x in links)), stored, links
 
 

@@ -257,3 +257,37 @@ def test_help_vault_refund_policy_block_ids_and_their_embeds() -> None:
         Link("Refund policy", E, 48, anchor="^discount-then-refund"),
         Link("Refund policy", E, 50, anchor="^purchase-then-discount-then-refund"),
     ]
+
+
+def test_links_in_properties_count_on_their_frontmatter_lines() -> None:
+    text = (
+        "---\n"
+        'categories: "[[People]]"\n'
+        "related:\n"
+        '  - "[[Bob|B]]"\n'
+        '  - "[[Conf 2024#Day 1]]"\n'
+        "met: at [[Cafe]] in May\n"
+        "unquoted: [[Not a link]]\n"  # YAML reads a list in a list: Obsidian shows no link either
+        "---\n"
+        "Body [[People]]\n"
+    )
+
+    links = parse_note("Anna.md", text).links
+
+    assert [(link.target, link.line, link.text, link.anchor) for link in links] == [
+        ("People", 2, None, None),
+        ("Bob", 4, "B", None),
+        ("Conf 2024", 5, None, "Day 1"),
+        ("Cafe", 6, None, None),
+        ("People", 9, None, None),
+    ]
+    assert {link.kind for link in links} == {LinkKind.WIKILINK}
+
+
+def test_a_property_that_refers_to_itself_is_read_a_bounded_number_of_times() -> None:
+    text = '---\na: &x ["[[Loop]]", *x]\n---\n'
+
+    links = parse_note("Loop.md", text).links
+
+    assert 1 <= len(links) <= 1000
+    assert {link.target for link in links} == {"Loop"}

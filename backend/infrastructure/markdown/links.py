@@ -25,6 +25,7 @@ _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 # Anything with a URL scheme (http:, mailto:, obsidian:, file:, C:...) or a network path leaves the vault.
 _EXTERNAL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _LINK_TOKENS = ("link_open", "image")
+_PROPERTY_DEPTH = 20  # as deep as frontmatter metadata is read
 
 
 def wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -158,3 +159,39 @@ def _label(children: list[Token]) -> str:
         elif child.type in ("text", "text_special", "code_inline", "wikilink", "image"):
             parts.append(child.content)
     return "".join(parts)
+
+
+def frontmatter_links(front: dict[str, Any], source: str) -> tuple[Link, ...]:
+    """The wikilinks written in the properties' text values (`categories: "[[People]]"`, a list of them, one
+    inside a sentence), as Obsidian counts them for the graph and backlinks, each on its frontmatter line.
+    `source`: the frontmatter as written, between its `---` lines (file line 2 onwards)."""
+    written: list[str] = []
+    _collect_wikilinks(front, written, [1000])
+    if not written:
+        return ()
+    lines = source.split("\n")
+    unseen = {index: [m.group(0) for m in _WIKILINK.finditer(line)] for index, line in enumerate(lines)}
+    links: list[Link] = []
+    for source_link in written:
+        line = next((i for i, found in unseen.items() if source_link in found), None)
+        if line is not None:
+            unseen[line].remove(source_link)
+        link = _wikilink(source_link, 2 + line if line is not None else 1)
+        if link is not None:
+            links.append(link)
+    return tuple(links)
+
+
+def _collect_wikilinks(value: Any, found: list[str], budget: list[int], depth: int = 0) -> None:
+    # bounded in values and depth: frontmatter is untrusted, and YAML aliases can refer to themselves
+    budget[0] -= 1
+    if budget[0] < 0 or depth > _PROPERTY_DEPTH:
+        return
+    if isinstance(value, str):
+        found.extend(match.group(0) for match in _WIKILINK.finditer(value))
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect_wikilinks(item, found, budget, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect_wikilinks(item, found, budget, depth + 1)

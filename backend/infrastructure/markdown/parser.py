@@ -26,7 +26,7 @@ from backend.infrastructure.markdown.frontmatter import (
     note_periods,
     split_frontmatter,
 )
-from backend.infrastructure.markdown.links import read_links
+from backend.infrastructure.markdown.links import frontmatter_links, read_links
 from backend.infrastructure.markdown.tokens import body_tokens
 
 
@@ -42,7 +42,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     periods, stated = note_periods(front, stem, rel_path.rpartition("/")[0])
     return ParsedNote(
         path=rel_path,
-        title=title.strip() if isinstance(title, str) and title.strip() else stem,
+        # a Templater command left as the title (`title: <% tp.file.title %>`) names nothing: the file does
+        title=title.strip() if isinstance(title, str) and title.strip() and "<%" not in title else stem,
         body=body,
         body_start_line=body_start_line,
         tags=_dedupe_casefold([*frontmatter_tags(front), *inline]),
@@ -54,7 +55,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),
-        links=read_links(tokens, body_start_line),
+        links=(*frontmatter_links(front, frontmatter_text or ""), *read_links(tokens, body_start_line)),
         block_ids=block_ids(tokens),
     )
 

@@ -284,6 +284,7 @@ def note_payload(note: NoteRecord) -> dict[str, Any]:
         "problems": list(note.problems),
         "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
         "link_count": note.link_count,
+        "chunk_count": note.chunk_count,
         "acronyms": [list(pair) for pair in note.acronyms],
     }
 
@@ -301,6 +302,7 @@ def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
         problems=tuple(payload.get("problems") or ()),
         dense_ready=bool(payload.get("dense_ready", 1)),
         link_count=_count(payload.get("link_count")),
+        chunk_count=_count(payload.get("chunk_count")),
         acronyms=_pairs(payload.get("acronyms")),
     )
 
