@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from backend.domain.dense_windows import chunk_windows
 from backend.domain.languages import language_code
 from backend.domain.models import Chunk, ParsedNote
+from backend.domain.note_origin import saved_from_elsewhere
 from backend.domain.payload import HEADING_SEPARATOR
 from backend.domain.sparse import DocumentFields
 from backend.domain.tag_words import tag_text
@@ -28,8 +29,14 @@ def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
 
 def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
     """What is embedded for each window of a chunk (none for a one-block chunk, or with windows off): the
-    window under the same title and heading path as the chunk."""
-    if max_words <= 0:
+    window under the same title and heading path as the chunk.
+
+    None for a note saved from elsewhere (a web clipping: long prose, half of a real vault's chunks): its
+    windows more than doubled what a first index embeds (SciFact's abstracts in paragraphs: 1,672 chunks
+    gained 1,329 windows) for +0.006 hybrid nDCG@10 and no dense gain there, while the person's own notes
+    need them (without windows personal-dev loses 0.009 and 3 recalled questions, LoCoMo's chats far more;
+    docs/measurements.md, issue 44)."""
+    if max_words <= 0 or saved_from_elsewhere(note.path, note.metadata):
         return []
     context = _context(note, chunk)
     return [f"{context}\n\n{window}" for window in chunk_windows(chunk.text, max_words)]

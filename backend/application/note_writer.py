@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from backend.application.dense_estimate import text_work
 from backend.application.embedder_health import EmbedderHealth
 from backend.application.index_texts import (
     embedding_text,
@@ -27,6 +28,7 @@ from backend.domain.chunking import chunk_note
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.links import NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
+from backend.domain.note_origin import DenseRank, dense_rank, saved_from_elsewhere
 from backend.domain.payload import chunk_payload
 from backend.domain.sparse import SparseEncoder
 from backend.domain.tag_words import acronym_definitions
@@ -77,6 +79,15 @@ class PendingNote:
     def text_count(self) -> int:
         """Texts its dense vectors are made from: one per chunk, plus its dense windows."""
         return len(self.texts) + sum(len(windows) for windows in self.window_texts)
+
+    def dense_work(self) -> int:
+        """What embedding its texts costs, in characters' worth (DenseEstimate)."""
+        return text_work([*self.texts, *(text for windows in self.window_texts for text in windows)])
+
+    def dense_rank(self) -> DenseRank:
+        """Its place in the dense queue: own notes before those saved from elsewhere, recent first."""
+        note = self.note
+        return dense_rank(saved_from_elsewhere(note.path, note.metadata), note.date, self.file.mtime)
 
     def dense_missing(self) -> bool:
         return None in self.vectors or any(None in windows for windows in self.window_vectors)
