@@ -31,7 +31,7 @@ import httpx
 
 from backend.application.index_texts import window_texts
 from backend.domain.chunking import chunk_note
-from backend.domain.note_origin import saved_from_elsewhere
+from backend.domain.dense_order import saved_from_elsewhere
 from backend.infrastructure.markdown.parser import parse_note
 from scripts.service_process import ServiceProcess
 
@@ -103,7 +103,7 @@ def profile(vault: Path, window_words: int = WINDOW_WORDS) -> Profile:
     for path in sorted(p for p in vault.rglob("*.md") if not any(s.startswith(".") for s in p.parts)):
         rel = path.relative_to(vault).as_posix()
         note = parse_note(rel, path.read_text(encoding="utf-8", errors="replace"))
-        kind = "saved from elsewhere" if saved_from_elsewhere(rel, note.metadata) else "own"
+        kind = "saved from elsewhere" if saved_from_elsewhere(rel, note.metadata, note.tags) else "own"
         chunks = chunk_note(note, max_tokens=200, overlap_tokens=30)
         found.notes[kind] += 1
         found.chunks[kind] += len(chunks)
@@ -308,7 +308,7 @@ def _saved_notes(vault: Path) -> int:
         if any(part.startswith(".") for part in rel.split("/")):
             continue
         note = parse_note(rel, path.read_text(encoding="utf-8", errors="replace"))
-        count += saved_from_elsewhere(rel, note.metadata)
+        count += saved_from_elsewhere(rel, note.metadata, note.tags)
     return count
 
 

@@ -15,8 +15,8 @@ from backend.application.jobs import JobProgress
 from backend.application.live_index import LiveIndex
 from backend.application.note_writer import IndexReport, NoteWriter, PendingNote
 from backend.application.pipeline_channels import PathFeed
+from backend.domain.dense_order import dense_rank
 from backend.domain.models import NoteFile
-from backend.domain.note_origin import dense_rank
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from backend.domain.dense_order import saved_from_elsewhere
 from backend.domain.dense_windows import chunk_windows
 from backend.domain.languages import language_code
 from backend.domain.models import Chunk, ParsedNote
-from backend.domain.note_origin import saved_from_elsewhere
 from backend.domain.payload import HEADING_SEPARATOR
 from backend.domain.sparse import DocumentFields
 from backend.domain.tag_words import tag_text
@@ -36,7 +36,7 @@ def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
     gained 1,329 windows) for +0.006 hybrid nDCG@10 and no dense gain there, while the person's own notes
     need them (without windows personal-dev loses 0.009 and 3 recalled questions, LoCoMo's chats far more;
     docs/measurements.md, issue 44)."""
-    if max_words <= 0 or saved_from_elsewhere(note.path, note.metadata):
+    if max_words <= 0 or saved_from_elsewhere(note.path, note.metadata, note.tags):
         return []
     context = _context(note, chunk)
     return [f"{context}\n\n{window}" for window in chunk_windows(chunk.text, max_words)]

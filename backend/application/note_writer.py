@@ -25,10 +25,10 @@ from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.ports import NoteParser, Vault
 from backend.domain.change_plan import KnownNote, ObservedFile, looks_unchanged
 from backend.domain.chunking import chunk_note
+from backend.domain.dense_order import DenseRank, dense_rank, saved_from_elsewhere
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.links import NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
-from backend.domain.note_origin import DenseRank, dense_rank, saved_from_elsewhere
 from backend.domain.payload import chunk_payload
 from backend.domain.sparse import SparseEncoder
 from backend.domain.tag_words import acronym_definitions
@@ -87,7 +87,9 @@ class PendingNote:
     def dense_rank(self) -> DenseRank:
         """Its place in the dense queue: own notes before those saved from elsewhere, recent first."""
         note = self.note
-        return dense_rank(saved_from_elsewhere(note.path, note.metadata), note.date, self.file.mtime)
+        return dense_rank(
+            saved_from_elsewhere(note.path, note.metadata, note.tags), note.date, self.file.mtime
+        )
 
     def dense_missing(self) -> bool:
         return None in self.vectors or any(None in windows for windows in self.window_vectors)

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TypeVar
 
-from backend.domain.note_origin import UNRANKED, DenseRank
+from backend.domain.dense_order import UNRANKED, DenseRank
 
 T = TypeVar("T")
 
@@ -44,7 +44,7 @@ def get(channel: queue.Queue[T | None], stop: threading.Event) -> T | None:
 
 class PathFeed:
     """Note paths waiting for the dense pass, added while the keyword pass writes them, handed out in the
-    order of their rank (smaller first; backend.domain.note_origin.dense_rank: the person's own notes before
+    order of their rank (smaller first; backend.domain.dense_order.dense_rank: the person's own notes before
     those saved from elsewhere, recent before old), in the order they were added among equals.
 
     Not bounded: the keyword pass must never wait for the embedder (notes become keyword-searchable at the
