@@ -109,7 +109,10 @@ eval-languages: $(STAMP)
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed
-## SciFact into data/eval/vault). BENCH_FLAGS=--quick: about 3 min; BENCH_FLAGS="--only index search" for parts.
+## SciFact into data/eval/vault), plus 20-40 min for the first index until dense of a vault of a real one's shape,
+## the Zettelkasten and real-dev (part real-vault, scripts/real_vault.py; BENCH_FLAGS="--compare-with DIR" times
+## the code at DIR beside it).
+## BENCH_FLAGS=--quick: about 5 min; BENCH_FLAGS="--only index search" for parts.
 bench: $(STAMP)
 	$(BIN)/python -m scripts.bench $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
 

@@ -200,7 +200,9 @@ def build_services(
         parser=parse_note,
         encoder=encoder,
         identity=identity,
-        chunking=ChunkingOptions(settings.chunk_max_tokens, settings.chunk_overlap_tokens),
+        chunking=ChunkingOptions(
+            settings.chunk_max_tokens, settings.chunk_overlap_tokens, tuple(settings.saved_folders)
+        ),
         serving_embedder=serving_embedder(settings),
     )
     search = SearchService(

@@ -34,7 +34,7 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.domain.models import SearchMode
 from backend.infrastructure.eval_files import read_qrels, read_queries
-from scripts import bench_growth, bench_live, bench_speed
+from scripts import bench_growth, bench_live, bench_speed, real_vault
 from scripts.bench_common import machine, percentile, spread, subset_vault
 from scripts.bench_index import index_once
 from scripts.bench_search import MODES, measure
@@ -42,7 +42,17 @@ from scripts.service_process import ServiceProcess
 
 CORPORA = Path("../shared/corpora")
 EVAL_DATA = Path("data/eval/scifact")  # where `make eval` keeps the SciFact index: built once, reused
-PARTS = ("index", "quality", "search", "speed", "freshness", "scaling", "first-index", "large-vaults")
+PARTS = (
+    "index",
+    "quality",
+    "search",
+    "speed",
+    "freshness",
+    "scaling",
+    "first-index",
+    "large-vaults",
+    "real-vault",
+)
 TITLES = {  # each part's section heading, so a run of a few parts keeps the others' sections
     "index": "## Indexing throughput",
     "quality": "## Retrieval quality",
@@ -52,6 +62,7 @@ TITLES = {  # each part's section heading, so a run of a few parts keeps the oth
     "scaling": "## Search latency against vault size",
     "first-index": "## First start",
     "large-vaults": "## Flat as the vault grows",
+    "real-vault": "## First index of a real vault",
 }
 EARLIER_NOTE = "_Figures of an earlier `make bench` run: this part was not run the last time (`--only`)._"
 # docs/measurements.md, earlier code on the same kind of machine: what a change should be compared with
@@ -363,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", type=Path, help="a checkout of the code before a change (the speed part)")
     ap.add_argument("--models-cache", type=Path, default=Path("data/models"), help="reuse a built ONNX graph")
     bench_growth.add_arguments(ap)
+    real_vault.add_arguments(ap)
     args = ap.parse_args(argv)
     quick = args.quick
     if quick and args.eval_data == EVAL_DATA:
@@ -389,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
         "freshness": bench_freshness,
         "first-index": lambda a: bench_growth.bench_first_index(a, CORPORA),
         "large-vaults": lambda a: bench_growth.bench_large_vaults(a, CORPORA),
+        # the first index until dense of a vault of a real one's shape, the Zettelkasten and real-dev
+        "real-vault": lambda a: real_vault.bench_real_vault(a, CORPORA),
     }
     durations = []
     for part in PARTS:

@@ -5,6 +5,7 @@ the embedded store is locked by the service)."""
 from __future__ import annotations
 
 import fcntl
+import io
 import json
 import os
 import pty
@@ -26,7 +27,7 @@ from backend.domain.errors import KnowledgeBridgeError
 from backend.entrypoints.app import create_app
 from backend.entrypoints.cli import main as backend_cli_module
 from backend.entrypoints.cli.main import main
-from backend.entrypoints.cli.output import cli_advice
+from backend.entrypoints.cli.output import Progress, cli_advice, vectors_left
 from scripts.service_process import ServiceProcess
 from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
@@ -357,6 +358,19 @@ def test_long_work_shows_a_bar_on_a_terminal(
     assert "index: 100%|" in screen  # tqdm's bar, redrawn in place
     assert "2/2" in screen
     assert "index: done 2/2 notes" not in screen  # not the plain lines a log gets
+
+
+def test_the_progress_of_an_embedding_pass_says_the_vectors_left_and_how_long() -> None:
+    job = {"phase": "embedding", "vectors_left": 40112, "eta_seconds": 530.0}
+    said = io.StringIO()
+    with Progress("index", stream=said) as progress:
+        progress.update("indexing", 10, 10, vectors_left({**job, "phase": "indexing"}))
+        progress.update("embedding", 3, 10, vectors_left(job))
+        progress.update("embedding", 4, 10, vectors_left({**job, "eta_seconds": None}))
+    lines = said.getvalue().splitlines()
+    assert lines[0] == "index: indexing 10/10 notes"
+    assert lines[1] == "index: embedding 3/10 notes, 40,112 vectors left, about 9 min"
+    assert lines[-1] == "index: embedding 4/10 notes, 40,112 vectors left"  # no time until the pace is known
 
 
 def _read_or_end(fd: int) -> bytes:

@@ -263,6 +263,8 @@ INDEX_STATUS: dict[str, Any] = {
         "finished_at": "2026-11-22T22:40:08.123469Z",
         "error": None,
         "detail": None,
+        "vectors_left": 0,
+        "eta_seconds": None,
     },
     "search_warming": False,
     "failed_files": [],

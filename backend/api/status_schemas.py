@@ -26,6 +26,16 @@ class JobInfo(BaseModel):
     detail: str | None = Field(
         None, description="What the phase does now when the counts cannot show it (a large note's pieces)."
     )
+    vectors_left: int | None = Field(
+        None,
+        description="Embedding: dense vectors (chunks and their windows) this pass has still to embed; notes "
+        "left from an earlier pass are counted at the mean of those done. Kept when the job ends unfinished.",
+    )
+    eta_seconds: float | None = Field(
+        None,
+        description="Embedding: about how many seconds the vectors left take at this pass's pace so far "
+        "(weighed by text length); null until the pace is known and once the job has ended.",
+    )
 
 
 class FailedFile(BaseModel):

@@ -6,13 +6,16 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 
 from backend.application import pipeline_channels as channels
+from backend.application.dense_estimate import DenseEstimate
 from backend.application.jobs import JobProgress
 from backend.application.live_index import LiveIndex
 from backend.application.note_writer import IndexReport, NoteWriter, PendingNote
 from backend.application.pipeline_channels import PathFeed
+from backend.domain.dense_order import dense_rank
 from backend.domain.models import NoteFile
 
 log = logging.getLogger(__name__)
@@ -41,7 +44,9 @@ class DensePass:
     `PIPELINE_DEPTH` batches between the stages bound the memory.
 
     The keyword pass comes first: the reader starts once the feed is closed (the keyword pass is done), so
-    the keyword pass has the cores to itself (13k notes: 27 s alone, 60-90 s beside the embedder on 2
+    the notes are embedded in the feed's order (the person's own notes before those saved from elsewhere,
+    recent before old: on a real vault half clippings, what the person wrote is searchable by meaning first)
+    and the keyword pass has the cores to itself (13k notes: 27 s alone, 60-90 s beside the embedder on 2
     cores) and every note is searchable by keyword before any embedding starts. Large notes (more texts
     than `DENSE_WINDOW`) are embedded after all the others, in pieces; with `defer_large` (a watcher's
     refresh, which must not hold the next change back for minutes) they are left keyword-only instead and
@@ -77,12 +82,31 @@ class DensePass:
         self._ended = False  # the embedder thread's end marker was taken
         self.embedded = 0  # notes whose dense batch was written (or skipped: changed meanwhile)
         self._next_piece_log = 0.0
+        self.estimate = DenseEstimate()  # vectors and seconds left, for /index/status
         self._threads = [
             threading.Thread(target=self._read, name="index-read", daemon=True),
             threading.Thread(target=self._embed, name="index-embed", daemon=True),
         ]
         for thread in self._threads:
             thread.start()
+
+    def add(self, items: Sequence[PendingNote]) -> None:
+        """Notes the keyword pass wrote without dense vectors: queued at their rank, their texts counted."""
+        self.feed.add(
+            (item.file.rel_path for item in items), {i.file.rel_path: i.dense_rank() for i in items}
+        )
+        for item in items:
+            self.estimate.plan(item.file.rel_path, item.text_count(), item.dense_work())
+
+    def add_unread(self, paths: Iterable[str]) -> None:
+        """Notes waiting for dense vectors that this pass did not read (an earlier pass wrote them): queued by
+        when their file was written, counted at the mean of the notes done."""
+        paths = list(paths)
+        known = {path: self._live.known(path) for path in paths}
+        ranks = {
+            path: dense_rank(False, None, note.mtime) for path, note in known.items() if note is not None
+        }
+        self.estimate.plan_unread(len(self.feed.add(paths, ranks)))
 
     def _read(self) -> None:
         live = self._live
@@ -142,8 +166,10 @@ class DensePass:
 
     def _piece_done(self, item: PendingNote, done: int, total: int) -> None:
         """A piece of a large note is embedded: say so, so its minutes show as progress."""
+        self.estimate.piece(item.file.rel_path, done, total)
         if self._progress is not None:
             self._progress.update(detail=f"{item.file.rel_path}: {done} of {total} texts embedded")
+            self._say_left()
         if time.monotonic() >= self._next_piece_log:
             log.info("embedding the large note %s: %d of %d texts", item.file.rel_path, done, total)
             self._next_piece_log = time.monotonic() + PROGRESS_LOG_SECONDS
@@ -154,9 +180,15 @@ class DensePass:
         self.feed.close()
         total = self.feed.added
         progress = self._progress
+        self.estimate.start()
         if progress:
             progress.update(phase="embedding", done=0, total=total)
-        log.info("embedding %d notes indexed by keyword only", total)
+            self._say_left()
+        log.info(
+            "embedding %d notes indexed by keyword only: %d dense vectors",
+            total,
+            self.estimate.vectors_left(),
+        )
         next_log = time.monotonic() + PROGRESS_LOG_SECONDS
         while not self._ended:
             batch = channels.get(self._to_write, self._abort)
@@ -165,11 +197,29 @@ class DensePass:
             self._write(batch)
             if progress:
                 progress.advance(len(batch))
+                self._say_left()
             if time.monotonic() >= next_log:
-                log.info("embedding: %d of %d notes", self.embedded, total)
+                seconds = self.estimate.seconds_left()
+                log.info(
+                    "embedding: %d of %d notes, %d vectors left%s",
+                    self.embedded,
+                    total,
+                    self.estimate.vectors_left(),
+                    f", about {seconds:.0f} s" if seconds is not None else "",
+                )
                 next_log = time.monotonic() + PROGRESS_LOG_SECONDS
+        if progress and self._ended:
+            progress.update(vectors_left=0, eta_seconds=0.0)
         self.stop()
         self._raise_failure()
+
+    def _say_left(self) -> None:
+        assert self._progress is not None
+        seconds = self.estimate.seconds_left()
+        self._progress.update(
+            vectors_left=max(self.estimate.vectors_left(), 0),
+            eta_seconds=round(seconds, 1) if seconds is not None else None,
+        )
 
     def stop(self) -> None:
         """Stop every stage (idempotent); called however the pass ends."""
@@ -189,6 +239,8 @@ class DensePass:
                 # the index still holds this note keyword-only with the content that was read and embedded
                 if live.is_pending(item.file.rel_path, item.file_hash):
                     self._notes.write_note(live, item)
+        for item in batch:
+            self.estimate.done(item.file.rel_path, item.text_count(), item.dense_work())
         self.embedded += len(batch)
 
     def _raise_failure(self) -> None:

@@ -29,7 +29,13 @@ def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
 
 def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
     """What is embedded for each window of a chunk (none for a one-block chunk, or with windows off): the
-    window under the same title and heading path as the chunk."""
+    window under the same title and heading path as the chunk.
+
+    The writer gives `max_words` 0 for a note saved from elsewhere (a web clipping: long prose, half of a
+    real vault's chunks; dense_order.saved_from_elsewhere): its windows more than doubled what a first index
+    embeds (SciFact's abstracts in paragraphs: 1,672 chunks gained 1,329 windows) for +0.006 hybrid nDCG@10
+    and no dense gain there, while the person's own notes need them (without windows personal-dev loses
+    0.009 and 3 recalled questions, LoCoMo's chats far more; docs/measurements.md, issue 44)."""
     if max_words <= 0:
         return []
     context = _context(note, chunk)

@@ -271,7 +271,7 @@ class Indexer:
                     dense = self._dense_pass(live, pending, run.progress, defer_large=not all_pending)
             if dense is not None:
                 if all_pending:  # e.g. touched notes still waiting from an earlier pass
-                    dense.feed.add(live.pending_dense())
+                    dense.add_unread(live.pending_dense())
                 dense.finish()
                 run.report.dense_deferred = dense.deferred
         finally:
@@ -282,21 +282,24 @@ class Indexer:
     def _dense_pass(
         self, live: LiveIndex, paths: list[str], progress: JobProgress | None, *, defer_large: bool
     ) -> DensePass:
-        return DensePass(
+        """A dense pass over `paths` (notes this pass did not read) and whatever the keyword pass adds."""
+        dense = DensePass(
             self._notes,
             live,
-            PathFeed(paths),
+            PathFeed(),
             self._handle.writer,
             progress=progress,
             defer_large=defer_large,
         )
+        dense.add_unread(paths)
+        return dense
 
     def _write(
         self, run: _Pass, candidates: Sequence[NoteFile], embed_now: bool, dense: DensePass | None
     ) -> list[str]:
         """The keyword pass (or, with `embed_now`, the whole pass): write the changed notes, a batch at a
-        time under the writer lock. Notes written by keyword only go to `dense`'s feed (it embeds them once
-        this pass is done); without it they are returned."""
+        time under the writer lock. Notes written by keyword only go to `dense` (it embeds them, in its own
+        order, once this pass is done); without it they are returned."""
         keyword_only: list[str] = []
         live, report, progress = run.live, run.report, run.progress
         if progress:
@@ -309,11 +312,11 @@ class Indexer:
                 if not batch:
                     break
                 self._notes.write(live, batch, report, embed=embed_now)
-            written = [item.file.rel_path for item in batch if item.dense_missing()]
+            written = [item for item in batch if item.dense_missing()]
             if dense is None:
-                keyword_only.extend(written)
+                keyword_only.extend(item.file.rel_path for item in written)
             else:
-                dense.feed.add(written)
+                dense.add(written)
             if progress:
                 progress.advance(len(batch))
             if time.monotonic() >= next_log:

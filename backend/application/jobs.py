@@ -26,6 +26,9 @@ class JobSnapshot:
     finished_at: datetime | None = None
     error: str | None = None
     detail: str | None = None  # what the phase is doing now, when done/total cannot say (a large note)
+    # the embedding phase: dense vectors still to embed, and about how long they take (None: not known yet)
+    vectors_left: int | None = None
+    eta_seconds: float | None = None
 
     @property
     def running(self) -> bool:
@@ -50,9 +53,20 @@ class JobProgress:
         done: int | None = None,
         total: int | None = None,
         detail: str | None = None,
+        vectors_left: int | None = None,
+        eta_seconds: float | None = None,
     ) -> None:
-        """A new phase clears the detail of the last one."""
-        self._runner._update(self._job_id, phase=phase, done=done, total=total, detail=detail)
+        """A new phase clears the detail, vectors left and time left of the last one; None leaves a figure
+        as it is."""
+        self._runner._update(
+            self._job_id,
+            phase=phase,
+            done=done,
+            total=total,
+            detail=detail,
+            vectors_left=vectors_left,
+            eta_seconds=eta_seconds,
+        )
         if self._runner._cancel.is_set():
             raise JobCancelled
 
@@ -172,8 +186,9 @@ class JobRunner:
         with self._lock:
             if self._current is not None and self._current.id == job_id:
                 values = {k: v for k, v in changes.items() if v is not None}
-                if "phase" in values and "detail" not in values:
-                    values["detail"] = None
+                if "phase" in values:
+                    for cleared in ("detail", "vectors_left", "eta_seconds"):
+                        values.setdefault(cleared, None)
                 self._current = replace(self._current, **values)  # type: ignore[arg-type]
 
     def _advance(self, job_id: str, n: int) -> None:
@@ -184,8 +199,8 @@ class JobRunner:
     def _finish(self, job_id: str, *, phase: str, error: str | None = None) -> None:
         with self._lock:
             if self._current is not None and self._current.id == job_id:
-                self._current = replace(
-                    self._current, phase=phase, error=error, finished_at=datetime.now(UTC)
+                self._current = replace(  # vectors still left stay said; no time is promised any more
+                    self._current, phase=phase, error=error, finished_at=datetime.now(UTC), eta_seconds=None
                 )
             # under the same lock: nobody sees "no job running" while one is queued
             queued, self._queued = self._queued, None

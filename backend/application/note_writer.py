@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from backend.application.dense_estimate import text_work
 from backend.application.embedder_health import EmbedderHealth
 from backend.application.index_texts import (
     embedding_text,
@@ -24,6 +25,7 @@ from backend.application.live_index import IndexedNote, LiveIndex
 from backend.application.ports import NoteParser, Vault
 from backend.domain.change_plan import KnownNote, ObservedFile, looks_unchanged
 from backend.domain.chunking import chunk_note
+from backend.domain.dense_order import DEFAULT_SAVED_FOLDERS, DenseRank, dense_rank, saved_from_elsewhere
 from backend.domain.ids import chunk_point_id, content_hash
 from backend.domain.links import NoteRecord
 from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
@@ -40,6 +42,7 @@ EMBED_BATCH = 64  # chunks per embedder call: large enough to amortise, small en
 class ChunkingOptions:
     max_tokens: int = 200
     overlap_tokens: int = 30
+    saved_folders: tuple[str, ...] = DEFAULT_SAVED_FOLDERS  # SAVED_FOLDERS: no windows, embedded last
 
 
 @dataclass(slots=True)
@@ -73,10 +76,20 @@ class PendingNote:
     vectors: list[list[float] | None] = field(default_factory=list)
     window_texts: list[list[str]] = field(default_factory=list)  # per chunk; empty lists without windows
     window_vectors: list[list[list[float] | None]] = field(default_factory=list)
+    saved: bool = False  # saved from elsewhere (dense_order.saved_from_elsewhere): embedded after own notes
 
     def text_count(self) -> int:
         """Texts its dense vectors are made from: one per chunk, plus its dense windows."""
         return len(self.texts) + sum(len(windows) for windows in self.window_texts)
+
+    def dense_work(self) -> int:
+        """What embedding its texts costs, in characters' worth (DenseEstimate)."""
+        return text_work([*self.texts, *(text for windows in self.window_texts for text in windows)])
+
+    def dense_rank(self) -> DenseRank:
+        """Its place in the dense queue: own notes before those saved from elsewhere, recent first."""
+        note = self.note
+        return dense_rank(self.saved, note.date, self.file.mtime)
 
     def dense_missing(self) -> bool:
         return None in self.vectors or any(None in windows for windows in self.window_vectors)
@@ -169,7 +182,8 @@ class NoteWriter:
             note, max_tokens=self._chunking.max_tokens, overlap_tokens=self._chunking.overlap_tokens
         )
         twin = moves.get(file.rel_path) if known is None else None
-        max_words = self._identity.dense_windows if self._health is not None else 0
+        saved = saved_from_elsewhere(note.path, note.metadata, note.tags, self._chunking.saved_folders)
+        max_words = self._identity.dense_windows if self._health is not None and not saved else 0
         windows = [window_texts(note, chunk, max_words) for chunk in chunks]
         return PendingNote(
             file=file,
@@ -182,6 +196,7 @@ class NoteWriter:
             vectors=[None] * len(chunks),
             window_texts=windows,
             window_vectors=[[None] * len(texts) for texts in windows],
+            saved=saved,
         )
 
     def write(

@@ -84,7 +84,7 @@ function renderJob(job) {
     bar.value = 0;
     return;
   }
-  const counts = job.total ? `${job.done} of ${job.total} notes` : "";
+  const counts = (job.total ? `${job.done} of ${job.total} notes` : "") + (running(job) ? vectorsLeft(job) : "");
   const state = running(job) ? `${job.kind}: ${job.phase}${counts ? `, ${counts}` : ""}` : `last ${job.kind}: ${job.phase}`;
   text.textContent =
     state +
@@ -99,6 +99,19 @@ function renderJob(job) {
   }
   $("sync-button").disabled = running(job);
   $("rebuild-button").disabled = running(job);
+}
+
+// "; 40,112 vectors left, about 9 min" while a pass embeds (both figures from the job, the time once known)
+function vectorsLeft(job) {
+  if (job.vectors_left == null || job.phase !== "embedding") return "";
+  const eta = job.eta_seconds == null ? "" : `, about ${duration(job.eta_seconds)}`;
+  return `; ${job.vectors_left.toLocaleString("en")} vectors left${eta}`;
+}
+
+function duration(seconds) {
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }
 
 function fact(name, ...value) {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 from urllib.parse import quote
 
@@ -26,6 +27,7 @@ from backend.entrypoints.cli.output import (
     show_search,
     show_status,
     show_verify,
+    vectors_left,
     warn,
 )
 from backend.entrypoints.cli.target import (
@@ -210,7 +212,12 @@ def _remote_job(service: RemoteService, kind: str) -> dict[str, Any]:
             while True:
                 status = service.request("GET", "/index/status")
                 job = status.get("job") or {}
-                progress.update(str(job.get("phase", "")), int(job.get("done", 0)), int(job.get("total", 0)))
+                phase, done, total = (
+                    str(job.get("phase", "")),
+                    int(job.get("done", 0)),
+                    int(job.get("total", 0)),
+                )
+                progress.update(phase, done, total, vectors_left(job))
                 if job.get("id") != accepted["job_id"] or job.get("finished_at") is not None:
                     break
                 time.sleep(POLL_SECONDS)
@@ -250,7 +257,7 @@ def run_job(services: Services, kind: str) -> None:
 def _show(progress: Progress, services: Services) -> None:
     job = services.jobs.current
     if job is not None:
-        progress.update(job.phase, job.done, job.total)
+        progress.update(job.phase, job.done, job.total, vectors_left(asdict(job)))
 
 
 def _summary(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -115,7 +116,10 @@ def show_status(status: dict[str, Any]) -> None:
     if job:
         finished = f", finished {_when(job['finished_at'])}" if job.get("finished_at") else ""
         error = f": {job['error']}" if job.get("error") else ""
-        rows.append(("job", f"{job['kind']} {job['phase']} {job['done']}/{job['total']}{finished}{error}"))
+        left = f", {vectors_left(job)}" if vectors_left(job) and not job.get("finished_at") else ""
+        rows.append(
+            ("job", f"{job['kind']} {job['phase']} {job['done']}/{job['total']}{left}{finished}{error}")
+        )
     failed = status.get("failed_files") or []
     files = len({problem["path"] for problem in failed})  # one file may have several problems
     rows.append(
@@ -204,6 +208,23 @@ def show_memories(facts: list[dict[str, Any]]) -> None:
 # -- progress ----------------------------------------------------------------------------------------
 
 
+def vectors_left(job: Mapping[str, Any]) -> str:
+    """'40,112 vectors left, about 9 min' while a job embeds (its `vectors_left`, `eta_seconds`); else ''."""
+    vectors, seconds = job.get("vectors_left"), job.get("eta_seconds")
+    if job.get("phase") != "embedding" or vectors is None:
+        return ""
+    return f"{vectors:,} vectors left" + (f", about {duration(seconds)}" if seconds is not None else "")
+
+
+def duration(seconds: float) -> str:
+    """A time left in words: seconds under 90 s, minutes under 90 min, else hours."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class Progress:
     """A bar on a terminal; plain lines otherwise (a log or CI gets one per phase, and at most one per
     PLAIN_LINE_SECONDS), both on stderr."""
@@ -213,17 +234,18 @@ class Progress:
         self._unit = unit
         self._stream = stream or sys.stderr
         self._bar = tqdm(total=0, unit=unit, desc=label, file=self._stream) if self._stream.isatty() else None
-        self._said: tuple[str, int, int] | None = None
+        self._said: tuple[str, int, int, str] | None = None
         self._said_at = 0.0
-        self._state = ("", 0, 0)
+        self._state = ("", 0, 0, "")
 
-    def update(self, phase: str, done: int, total: int) -> None:
-        self._state = (phase, done, total)
+    def update(self, phase: str, done: int, total: int, left: str = "") -> None:
+        """`left`: what is left beyond the count (`vectors_left`'s words), shown after it."""
+        self._state = (phase, done, total, left)
         if self._bar is not None:
             if self._bar.total != total:
                 self._bar.reset(total=total)
             self._bar.n = done
-            self._bar.set_postfix_str(phase, refresh=False)
+            self._bar.set_postfix_str(f"{phase}, {left}" if left else phase, refresh=False)
             self._bar.refresh()
             return
         now = time.monotonic()
@@ -232,13 +254,14 @@ class Progress:
             self._said_at = now
 
     def advance(self) -> None:
-        phase, done, total = self._state
-        self.update(phase, done + 1, total)
+        phase, done, total, left = self._state
+        self.update(phase, done + 1, total, left)
 
     def _line(self) -> None:
-        phase, done, total = self._state
+        phase, done, total, left = self._state
         units = f"{self._unit[:-1]}ies" if self._unit.endswith("y") else f"{self._unit}s"  # queries, notes
-        print(f"{self._label}: {phase} {done}/{total} {units}", file=self._stream, flush=True)
+        more = f", {left}" if left else ""
+        print(f"{self._label}: {phase} {done}/{total} {units}{more}", file=self._stream, flush=True)
         self._said = self._state
 
     def __enter__(self) -> Progress:
