@@ -23,10 +23,8 @@ from backend.application.live_index import LiveIndex
 from backend.application.search_ranking import (
     REPLACED_FACTOR,
     SAVED_FACTOR,
-    boosted,
-    lowered_if_replaced,
-    lowered_if_saved,
     origin_of,
+    ruled,
     time_factor,
 )
 from backend.domain.confidence import Evidence, calibration_for, features
@@ -315,16 +313,8 @@ def _score_rules(
     map of content rescored below the result it follows. Read off the scores, so every change is named."""
     score, text = hit.score, str(hit.payload.get("content", ""))
     put_first = str(hit.payload.get("note_path", "")) in named and position < len(given.named_paths)
-    if base is None:
-        expected = None
-    elif given.span is not None and given.time_boost:
-        expected = boosted(replace(hit, score=base), given.span, given.time_boost).score
-    else:
-        expected = base
-    if expected is not None:
-        expected = lowered_if_replaced(replace(hit, score=expected)).score
-    if expected is not None and given.saved is not None:
-        expected = lowered_if_saved(replace(hit, score=expected), given.saved).score
+    boost = (given.span, given.time_boost) if given.span is not None and given.time_boost else None
+    expected = ruled(replace(hit, score=base), boost, given.saved).score if base is not None else None
     if expected is not None and abs(score - expected) <= 1e-4 * max(1.0, abs(expected)):
         return []
     was = f" (fusion and the period gave {expected:.4f})" if expected is not None else ""

@@ -387,9 +387,8 @@ class SearchService:
             tags=tags,
             span=outcome.time_intent,
         )
-        health = self._index.serving_health  # whose cosines the dense scores are
-        model = health.model_name if health is not None else None
         chunks = self.chunks.count(live) if hits else 0
+        model = self.serving_model()
         hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
         clock.lap(stage.CONFIDENCE)
         return replace(outcome, hits=hits, evidence=evidence, sides=sides)
@@ -403,12 +402,16 @@ class SearchService:
             for tag, stands_for in found.items()
         }
 
+    def serving_model(self) -> str | None:
+        """The model whose cosines the dense scores are (the serving index's; None without one)."""
+        health = self._index.serving_health
+        return health.model_name if health is not None else None
+
     def judged_by_meaning(self, outcome: SearchOutcome) -> bool:
         """Whether the hits' confidences weigh a dense side with a model's own calibration: only such
         confidences can be compared between notes (a note cannot raise them by repeating words)."""
-        health = self._index.serving_health
         dense = outcome.sides is not None and outcome.sides.dense is not None
-        return calibration_for(health.model_name if health is not None else None, dense=dense).uses_dense
+        return calibration_for(self.serving_model(), dense=dense).uses_dense
 
     def foreign_weights(self, query: str) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question

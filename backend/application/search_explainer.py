@@ -68,7 +68,6 @@ class SearchExplainer:
             named = live.graph.notes_named(query)
             if store_filter is not None and store_filter.note_paths:
                 named = [path for path in named if path in store_filter.note_paths]
-            health = self._index.serving_health
             given = ExplainInput(
                 query=query,
                 hits=outcome.hits,
@@ -78,7 +77,7 @@ class SearchExplainer:
                 time_boost=options.time_boost,
                 named_paths=named,
                 per_note=max_chunks_per_note or options.max_chunks_per_note,
-                model=health.model_name if health is not None else None,
+                model=search.serving_model(),
                 chunks=search.chunks.count(live) if outcome.hits else 0,
                 fusion=options.fusion,
                 cross_language=search.foreign_weights(query) is not None,

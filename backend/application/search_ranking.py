@@ -32,14 +32,23 @@ def rank(
     """The candidates best first, boosted where `boost` (the span of days the query names, and by how
     much) says, notes another replaced and, with `saved` (the clippers' folders: `own_words_first`), notes
     saved from elsewhere lowered, without the named notes' chunks (they come first, by `put_first`)."""
-    if boost is not None:
-        span, factor = boost
-        points = [boosted(p, span, factor) for p in points]
-    points = [lowered_if_replaced(p) for p in points]
-    if saved is not None:
-        points = [lowered_if_saved(p, saved) for p in points]
+    points = [ruled(p, boost, saved) for p in points]
     first = {hit.id for hit in named}
     return [p for p in sorted(points, key=best_first) if p.id not in first]
+
+
+def ruled(
+    point: ScoredPoint, boost: tuple[TimeSpan, float] | None, saved: Collection[str] | None
+) -> ScoredPoint:
+    """The point with its score moved by the rules that judge a chunk alone, as `rank` applies them: the
+    period asked (`boosted`), a note another replaced, a note saved from elsewhere (with `saved`)."""
+    if boost is not None:
+        point = boosted(point, *boost)
+    if point.payload.get(REPLACED):
+        point = _lowered(point, REPLACED_FACTOR)
+    if saved is not None and origin_of(point.payload, saved) is not None:
+        point = _lowered(point, SAVED_FACTOR)
+    return point
 
 
 def best_first(point: ScoredPoint) -> tuple[float, str, int]:
@@ -64,12 +73,6 @@ def boosted(point: ScoredPoint, span: TimeSpan, boost: float) -> ScoredPoint:
 REPLACED_FACTOR = 0.5
 
 
-def lowered_if_replaced(point: ScoredPoint) -> ScoredPoint:
-    if not point.payload.get(REPLACED):
-        return point
-    return replace(point, score=point.score - abs(point.score) * (1.0 - REPLACED_FACTOR))
-
-
 # A note saved from elsewhere counts half where the question does not ask about something read or saved:
 # the person's own note speaking to the question comes first; the clipping stays findable below it.
 SAVED_FACTOR = 0.5
@@ -87,10 +90,9 @@ def origin_of(payload: dict[str, Any], saved_folders: Collection[str]) -> str | 
     return saved_from(url, payload.get(FOLDERS) or (), payload.get(TAGS) or (), saved_folders)
 
 
-def lowered_if_saved(point: ScoredPoint, saved_folders: Collection[str]) -> ScoredPoint:
-    if origin_of(point.payload, saved_folders) is None:
-        return point
-    return replace(point, score=point.score - abs(point.score) * (1.0 - SAVED_FACTOR))
+def _lowered(point: ScoredPoint, factor: float) -> ScoredPoint:
+    """The point's score times `factor` (< 1; a negative score is lowered by its size instead)."""
+    return replace(point, score=point.score - abs(point.score) * (1.0 - factor))
 
 
 # why `time_factor` moved a chunk or not, in words the explain data and the page show
