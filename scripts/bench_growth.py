@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,56 +106,65 @@ def code_versions(args: argparse.Namespace) -> list[tuple[str, Path]]:
     return versions
 
 
-def first_start(
-    vault: Path, repo: Path, models: Path, query: str, *, until_dense: bool, cap: float
-) -> FirstStart:
+@contextmanager
+def first_start_service(
+    vault: Path, repo: Path, models: Path
+) -> Iterator[tuple[ServiceProcess, httpx.Client]]:
+    """`repo`'s service started on `vault` with an empty data dir, and a client of it: its first index.
+    A built graph for every code: an earlier one keeps it under DATA_DIR/models, this one in its shared
+    cache; building it is not what is measured."""
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         data.mkdir()
-        # a built graph for both codes: the earlier one keeps it under DATA_DIR/models, this one in its
-        # shared cache; building it is not what is measured here
         (data / "models").symlink_to(models.resolve(), target_is_directory=True)
         env = {"WATCH": "false", "MODEL_CACHE_DIR": str(models.resolve()), "LOG_LEVEL": "WARNING"}
         with (
             ServiceProcess(vault, data, env=env, repo=repo) as service,
             httpx.Client(base_url=service.url, timeout=60) as client,
         ):
-            first_answer = keyword_all = dense = None
-            figures: tuple | None = None
-            changed_at, stall, notes = 0.0, 0.0, 0
-            while True:
-                now = time.monotonic() - service.started
-                if not service.alive:
-                    raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
-                if now > cap:
-                    break
-                try:
-                    status = client.get("/index/status").json()
-                    if first_answer is None:
-                        found = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
-                        if found.status_code == 200 and found.json()["results"]:
-                            first_answer = time.monotonic() - service.started
-                except httpx.HTTPError:  # not listening yet
-                    time.sleep(POLL_SECONDS)
-                    continue
-                job = status.get("job")
-                if job is not None:
-                    shown = (job["phase"], job["done"], job.get("detail"), status["indexed_notes"])
-                    shown += (status["dense_pending"],)
-                    if shown != figures:
-                        if figures is not None:
-                            stall = max(stall, now - changed_at)
-                        figures, changed_at = shown, now
-                    finished = job["finished_at"] is not None
-                    if keyword_all is None and (job["phase"] == "embedding" or finished):
-                        keyword_all, notes = now, status["indexed_notes"]
-                    if finished:
-                        dense = now
-                        break
-                if keyword_all is not None and first_answer is not None and not until_dense:
-                    break
+            yield service, client
+
+
+def first_start(
+    vault: Path, repo: Path, models: Path, query: str, *, until_dense: bool, cap: float
+) -> FirstStart:
+    with first_start_service(vault, repo, models) as (service, client):
+        first_answer = keyword_all = dense = None
+        figures: tuple | None = None
+        changed_at, stall, notes = 0.0, 0.0, 0
+        while True:
+            now = time.monotonic() - service.started
+            if not service.alive:
+                raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
+            if now > cap:
+                break
+            try:
+                status = client.get("/index/status").json()
+                if first_answer is None:
+                    found = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
+                    if found.status_code == 200 and found.json()["results"]:
+                        first_answer = time.monotonic() - service.started
+            except httpx.HTTPError:  # not listening yet
                 time.sleep(POLL_SECONDS)
-            stall = max(stall, (time.monotonic() - service.started) - changed_at) if figures else stall
+                continue
+            job = status.get("job")
+            if job is not None:
+                shown = (job["phase"], job["done"], job.get("detail"), status["indexed_notes"])
+                shown += (status["dense_pending"],)
+                if shown != figures:
+                    if figures is not None:
+                        stall = max(stall, now - changed_at)
+                    figures, changed_at = shown, now
+                finished = job["finished_at"] is not None
+                if keyword_all is None and (job["phase"] == "embedding" or finished):
+                    keyword_all, notes = now, status["indexed_notes"]
+                if finished:
+                    dense = now
+                    break
+            if keyword_all is not None and first_answer is not None and not until_dense:
+                break
+            time.sleep(POLL_SECONDS)
+        stall = max(stall, (time.monotonic() - service.started) - changed_at) if figures else stall
     return FirstStart(first_answer, keyword_all, dense, stall, notes)
 
 

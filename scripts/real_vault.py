@@ -33,7 +33,7 @@ from backend.application.index_texts import window_texts
 from backend.domain.chunking import chunk_note
 from backend.domain.dense_order import saved_from_elsewhere
 from backend.infrastructure.markdown.parser import parse_note
-from scripts.service_process import ServiceProcess
+from scripts.bench_growth import first_start_service
 
 CORPORA = Path("../shared/corpora")
 WINDOW_WORDS = 48  # DENSE_WINDOW_WORDS' default: the profile counts windows as a default index makes them
@@ -107,7 +107,9 @@ def profile(vault: Path, window_words: int = WINDOW_WORDS) -> Profile:
         chunks = chunk_note(note, max_tokens=200, overlap_tokens=30)
         found.notes[kind] += 1
         found.chunks[kind] += len(chunks)
-        found.windows[kind] += sum(len(window_texts(note, chunk, window_words)) for chunk in chunks)
+        # the writer makes no windows for a note saved from elsewhere (note_writer)
+        words = window_words if kind == "own" else 0
+        found.windows[kind] += sum(len(window_texts(note, chunk, words)) for chunk in chunks)
     return found
 
 
@@ -209,47 +211,35 @@ class FirstDense:
 
 def first_dense(vault: Path, repo: Path, models: Path, query: str, saved: int, cap: float) -> FirstDense:
     found = FirstDense()
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data"
-        data.mkdir()
-        (data / "models").symlink_to(models.resolve(), target_is_directory=True)
-        env = {"WATCH": "false", "MODEL_CACHE_DIR": str(models.resolve()), "LOG_LEVEL": "WARNING"}
-        with (
-            ServiceProcess(vault, data, env=env, repo=repo) as service,
-            httpx.Client(base_url=service.url, timeout=60) as client,
-        ):
-            while (now := time.monotonic() - service.started) < cap:
-                if not service.alive:
-                    raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
-                try:
-                    status = client.get("/index/status").json()
-                    if found.first_answer is None:
-                        asked = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
-                        if asked.status_code == 200 and asked.json()["results"]:
-                            found.first_answer = time.monotonic() - service.started
-                except httpx.HTTPError:  # not listening yet
-                    time.sleep(POLL_SECONDS)
-                    continue
-                job = status.get("job") or {}
-                finished = job.get("finished_at") is not None
-                if found.keyword_all is None and (job.get("phase") == "embedding" or finished):
-                    found.keyword_all, found.notes = now, status["indexed_notes"]
-                if job.get("phase") == "embedding":
-                    if found.vectors is None:
-                        found.vectors = job.get("vectors_left")
-                    if job.get("eta_seconds") is not None:
-                        found.etas.append((now, job["eta_seconds"]))
-                if (
-                    found.keyword_all is not None
-                    and found.own_dense is None
-                    and status["dense_pending"] <= saved
-                ):
-                    found.own_dense = now
-                if finished:
-                    found.dense = now
-                    break
+    with first_start_service(vault, repo, models) as (service, client):
+        while (now := time.monotonic() - service.started) < cap:
+            if not service.alive:
+                raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
+            try:
+                status = client.get("/index/status").json()
+                if found.first_answer is None:
+                    asked = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
+                    if asked.status_code == 200 and asked.json()["results"]:
+                        found.first_answer = time.monotonic() - service.started
+            except httpx.HTTPError:  # not listening yet
                 time.sleep(POLL_SECONDS)
-            found.pending_at_end = status.get("dense_pending") if found.dense is None else 0
+                continue
+            job = status.get("job") or {}
+            finished = job.get("finished_at") is not None
+            if found.keyword_all is None and (job.get("phase") == "embedding" or finished):
+                found.keyword_all, found.notes = now, status["indexed_notes"]
+            if job.get("phase") == "embedding":
+                if found.vectors is None:
+                    found.vectors = job.get("vectors_left")
+                if job.get("eta_seconds") is not None:
+                    found.etas.append((now, job["eta_seconds"]))
+            if found.keyword_all is not None and found.own_dense is None and status["dense_pending"] <= saved:
+                found.own_dense = now
+            if finished:
+                found.dense = now
+                break
+            time.sleep(POLL_SECONDS)
+        found.pending_at_end = status.get("dense_pending") if found.dense is None else 0
     return found
 
 
