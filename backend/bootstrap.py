@@ -19,6 +19,7 @@ from backend.adapters import (
     stored_identity,
 )
 from backend.application.context import ContextService
+from backend.application.gate_upkeep import GateUpkeep
 from backend.application.index_handle import IndexHandle
 from backend.application.index_supervisor import IndexSupervisor
 from backend.application.indexing import Indexer, build_index
@@ -34,6 +35,7 @@ from backend.application.note_chunks import NoteChunkReader
 from backend.application.note_writer import ChunkingOptions
 from backend.application.notes import NoteReader
 from backend.application.ports import Embedder, IndexCatalog
+from backend.application.recall_gate import RecallGate
 from backend.application.search import SearchOptions, SearchService
 from backend.application.search_explainer import SearchExplainer
 from backend.application.search_warm_up import ShowingWarmUp
@@ -46,6 +48,7 @@ from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.domain.text_analysis import TextAnalyzer
 from backend.infrastructure.data_dir import data_dir_problem
+from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault
 
@@ -222,6 +225,7 @@ def build_services(
             southern=settings.seasons == "southern",
             saved_folders=tuple(settings.saved_folders),
         ),
+        gate=RecallGate(RecallGateFile(settings.data_dir)),
     )
     policy = build_policy(settings)
     notes = NoteReader(index=index, vault=vault, policy=policy)
@@ -250,6 +254,7 @@ def build_services(
         auto_reembed=settings.auto_reembed,
         settle=settle,
         freeze=freeze,
+        gate=GateUpkeep(search=search, index=index),
     )
     return Services(
         settings,

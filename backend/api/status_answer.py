@@ -15,6 +15,7 @@ from backend.api.status_schemas import (
     JobInfo,
     LanguagesOut,
     LinkCountsOut,
+    RecallCalibrationOut,
     VerifyResult,
 )
 from backend.application.verify import LIST_LIMIT, verify_index
@@ -28,6 +29,12 @@ from backend.domain.errors import (
 from backend.domain.models import IndexIdentity
 
 log = logging.getLogger(__name__)
+
+
+def _calibration(services: Services) -> RecallCalibrationOut:
+    search = services.search
+    dense = services.index.serving_health is not None
+    return RecallCalibrationOut(**asdict(search.gate.state(search.serving_model(), dense=dense)))
 
 
 def status_answer(services: Services) -> IndexStatus:
@@ -73,6 +80,7 @@ def status_answer(services: Services) -> IndexStatus:
         index_dimension=index.serving_identity.dimension,
         model_change=_model_change(services),
         embedder=_embedder_info(services),
+        recall_calibration=_calibration(services),
         languages=LanguagesOut(
             shares=services.languages.shares(),
             sampled_notes=services.languages.notes,

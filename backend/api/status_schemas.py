@@ -105,6 +105,21 @@ class LoopLagOut(BaseModel):
     max_ms: float
 
 
+class RecallCalibrationOut(BaseModel):
+    source: Literal["shipped", "fitted", "fitting", "keyword"] = Field(
+        description="How each hit's confidence (and so the recall gate) is weighed: shipped: weights "
+        "calibrated for this model on the evaluation sets; fitted: a gate fitted for this model on this "
+        "vault (a model without shipped weights); fitting: that fit is running, keyword-only weights "
+        "meanwhile; keyword: keyword-only weights (no dense side, or a model not fitted yet)."
+    )
+    model: str | None = Field(None, description="The model whose cosines are weighed (the serving index's).")
+    fitted_at: datetime | None = Field(None, description="When the fitted gate was fitted.")
+    chunks: int | None = Field(
+        None, description="The vault's chunks when it was fitted (a refit follows ×2)."
+    )
+    probes: int | None = Field(None, description="Probe turns the vault cannot answer it was fitted on.")
+
+
 class IndexStatus(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.INDEX_STATUS]})
 
@@ -140,6 +155,9 @@ class IndexStatus(BaseModel):
         None,
         description='Set while the index was built for other settings than the configured ones: "serving X; '
         're-embedding for Y: n of N" (notes with vectors of Y so far), or what is needed to switch.',
+    )
+    recall_calibration: RecallCalibrationOut | None = Field(
+        None, description="The calibration in force; `python -m backend calibrate` fits it again."
     )
     languages: LanguagesOut | None = Field(
         None, description="The vault's languages, from a sample of its notes taken at start-up."

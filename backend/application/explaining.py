@@ -27,7 +27,7 @@ from backend.application.search_ranking import (
     ruled,
     time_factor,
 )
-from backend.domain.confidence import Evidence, calibration_for, features
+from backend.domain.confidence import KEYWORD_ONLY, Calibration, Evidence, features
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.payload import PERIODS, REPLACED
 from backend.domain.result_rules import is_hub, is_pointer
@@ -152,7 +152,7 @@ class SearchExplanation:
 @dataclass(frozen=True, slots=True)
 class ExplainInput:
     """What the search knew, besides the sides: its hits and their evidence, the mode, the period asked and
-    its boost, the notes the question names, the chunk cap, the model whose cosines the dense scores are."""
+    its boost, the notes the question names, the chunk cap, the calibration of the confidences."""
 
     query: str
     hits: Sequence[ScoredPoint]
@@ -162,7 +162,7 @@ class ExplainInput:
     time_boost: float
     named_paths: Sequence[str]
     per_note: int | None
-    model: str | None
+    calibration: Calibration  # the serving model's, for hits with a dense side (RecallGate)
     chunks: int
     fusion: str
     cross_language: bool
@@ -333,7 +333,7 @@ def _score_rules(
 
 
 def _features(shown: Evidence, given: ExplainInput) -> dict[str, float]:
-    calibration = calibration_for(given.model, dense=shown.dense is not None)
+    calibration = given.calibration if shown.dense is not None else KEYWORD_ONLY
     names = (*DENSE_FEATURES, "of the period asked") if calibration.uses_dense else KEYWORD_FEATURES
     values = features(shown, given.chunks, calibration)
     return {name: round(value, 4) for name, value in zip(names, values, strict=True)}

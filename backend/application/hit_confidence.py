@@ -11,7 +11,7 @@ from typing import Any
 from backend.application.index_texts import file_stem
 from backend.application.live_index import LiveIndex
 from backend.application.search_ranking import note_periods
-from backend.domain.confidence import Evidence, calibration_for
+from backend.domain.confidence import Calibration, Evidence
 from backend.domain.languages import KNOWN_LANGUAGES
 from backend.domain.models import PointFilter, ScoredPoint, SparseVector
 from backend.domain.payload import LANGUAGE
@@ -173,10 +173,9 @@ def _vouched(own: Evidence, pointer: Evidence) -> Evidence:
 
 
 def with_confidence(
-    hits: Sequence[ScoredPoint], evidence: Sequence[Evidence], *, model: str | None, dense: bool, chunks: int
+    hits: Sequence[ScoredPoint], evidence: Sequence[Evidence], calibration: Calibration, *, chunks: int
 ) -> list[ScoredPoint]:
-    """The hits, each with its confidence (the model's calibration when the hits have dense scores)."""
-    calibration = calibration_for(model, dense=dense)
+    """The hits, each with its confidence by `calibration` (RecallGate's for the model and sides)."""
     return [
         replace(hit, confidence=round(calibration.probability(shown, chunks), 4))
         for hit, shown in zip(hits, evidence, strict=True)

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from backend.application.gate_upkeep import GateUpkeep
 from backend.application.index_handle import IndexHandle
 from backend.application.indexing import Indexer
 from backend.application.jobs import JobRunner, JobSnapshot
@@ -76,6 +77,7 @@ class IndexSupervisor:
         auto_reembed: bool = True,
         settle: Callable[[], None] | None = None,
         freeze: Callable[[], None] | None = None,
+        gate: GateUpkeep | None = None,
     ) -> None:
         self.index = index
         self.indexer = indexer
@@ -87,6 +89,7 @@ class IndexSupervisor:
         self._auto_reembed = auto_reembed
         self._settle = settle or (lambda: None)  # once the index is loaded (the heap, see bootstrap)
         self._freeze = freeze or (lambda: None)  # as the warm-up reads state in, without a collection
+        self._gate = gate  # keeps the recall gate fitted to a model without shipped weights
         self._warm_stop = threading.Event()
         self._warm_thread: threading.Thread | None = None
         self._open_lock = threading.Lock()
@@ -151,8 +154,10 @@ class IndexSupervisor:
         last, self.indexer.last_pass = self.indexer.last_pass, None
         if last is not None and not last.replaced_notes:
             self._freeze()
-            return
-        self._settle()
+        else:
+            self._settle()
+        if self._gate is not None:
+            self._gate.check()
 
     def _lay_out_for_search(self) -> None:
         """Before the first search: the store's layout for searching made (`ChunkStore.optimize`; 1.1 s for
@@ -208,12 +213,19 @@ class IndexSupervisor:
         self.open(start_indexing=False)
         return self.start_job("rebuild")
 
+    def calibrate_now(self) -> JobSnapshot:
+        """`POST /index/calibrate`: fit the recall gate again for the serving model, as a job."""
+        self.open(start_indexing=False)
+        return self.start_job("calibrate")
+
     def start_job(self, kind: str) -> JobSnapshot:
-        """Start an `index`, `sync` or `rebuild` job on the open index. An index or sync of a damaged or
-        mismatched index says so now (409, with what to do) rather than as a failed job later; a rebuild is
-        what repairs it."""
+        """Start an `index`, `sync`, `rebuild` or `calibrate` job on the open index. An index or sync of a
+        damaged or mismatched index says so now (409, with what to do) rather than as a failed job later; a
+        rebuild is what repairs it."""
         if kind == "rebuild":
             return self.jobs.start(kind, self.indexer.rebuild)
+        if kind == "calibrate" and self._gate is not None:
+            return self.jobs.start(kind, self._gate.refit_job)
         self.index.check_writable()
         return self.jobs.start(kind, self.indexer.sync)
 
@@ -316,5 +328,7 @@ class IndexSupervisor:
             self.watcher.stop()
         self.jobs.stop()
         self._warm_stop.set()
+        if self._gate is not None:
+            self._gate.stop()
         if self._warm_thread is not None:
             self._warm_thread.join()

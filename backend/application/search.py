@@ -25,6 +25,7 @@ from backend.application.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.pointers import TargetAsk, follow_pointers
 from backend.application.ports import Embedder
 from backend.application.question_tags import QuestionTags
+from backend.application.recall_gate import RecallGate
 from backend.application.search_modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search_options import SearchOptions
 from backend.application.search_ranking import best_first, own_words_first, put_first, rank
@@ -32,7 +33,7 @@ from backend.application.search_stages import Asked, Clues, QueryVectors, StoreA
 from backend.application.serving_index import ServingIndex
 from backend.application.stage_clock import StageClock
 from backend.domain import fusion
-from backend.domain.confidence import Evidence, calibration_for
+from backend.domain.confidence import Evidence
 from backend.domain.filter_check import unmatched_filters
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.question_time import find_time_span
@@ -80,8 +81,10 @@ class SearchService:
         encoder: SparseEncoder,
         index: ServingIndex,
         options: SearchOptions | None = None,
+        gate: RecallGate | None = None,
     ) -> None:
         self._embedder = embedder
+        self.gate = gate or RecallGate()  # the calibration the confidences are weighed with
         self._encoder = encoder
         self.judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
         self._stops = stop_term_indices(encoder.analyzer)
@@ -388,8 +391,8 @@ class SearchService:
             span=outcome.time_intent,
         )
         chunks = self.chunks.count(live) if hits else 0
-        model = self.serving_model()
-        hits = with_confidence(hits, evidence, model=model, dense=sides.dense is not None, chunks=chunks)
+        calibration = self.gate.calibration(self.serving_model(), dense=sides.dense is not None)
+        hits = with_confidence(hits, evidence, calibration, chunks=chunks)
         clock.lap(stage.CONFIDENCE)
         return replace(outcome, hits=hits, evidence=evidence, sides=sides)
 
@@ -411,7 +414,7 @@ class SearchService:
         """Whether the hits' confidences weigh a dense side with a model's own calibration: only such
         confidences can be compared between notes (a note cannot raise them by repeating words)."""
         dense = outcome.sides is not None and outcome.sides.dense is not None
-        return calibration_for(self.serving_model(), dense=dense).uses_dense
+        return self.gate.calibration(self.serving_model(), dense=dense).uses_dense
 
     def foreign_weights(self, query: str) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question

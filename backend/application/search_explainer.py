@@ -77,7 +77,7 @@ class SearchExplainer:
                 time_boost=options.time_boost,
                 named_paths=named,
                 per_note=max_chunks_per_note or options.max_chunks_per_note,
-                model=search.serving_model(),
+                calibration=search.gate.calibration(search.serving_model(), dense=True),
                 chunks=search.chunks.count(live) if outcome.hits else 0,
                 fusion=options.fusion,
                 cross_language=search.foreign_weights(query) is not None,

@@ -129,11 +129,17 @@ DENSE = {
 }
 
 
+def shipped_calibration(model: str) -> Calibration | None:
+    """The weights shipped for this model (a name of a calibrated family, with or without a variant suffix),
+    else None."""
+    for family, calibration in DENSE.items():
+        if model.startswith(family):
+            return calibration
+    return None
+
+
 def calibration_for(model: str | None, *, dense: bool) -> Calibration:
-    """The weights for hits of this embedding model: its own when it was calibrated and the hits have dense
-    scores, else the keyword-only weights (an uncalibrated model's cosines say nothing comparable)."""
-    if dense and model:
-        for family, calibration in DENSE.items():
-            if model.startswith(family):
-                return calibration
-    return KEYWORD_ONLY
+    """The shipped weights for hits of this embedding model: its own when it was calibrated and the hits have
+    dense scores, else the keyword-only weights. A model calibrated on the vault is `RecallGate`'s."""
+    shipped = shipped_calibration(model) if dense and model else None
+    return shipped or KEYWORD_ONLY

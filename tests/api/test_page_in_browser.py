@@ -790,6 +790,7 @@ def test_the_index_panel_follows_the_watcher_on_its_own(
             page.click("#tab-index")
             facts = page.locator("#status-facts")
             expect(facts).to_contain_text(f"{notes} indexed")
+            expect(facts).to_contain_text("keyword-only weights")  # the recall calibration in force
             (watched_vault / "Inbox" / "Written while watching.md").parent.mkdir(exist_ok=True)
             (watched_vault / "Inbox" / "Written while watching.md").write_text("# New\n\nA new note.\n")
             # no click: the panel asks the service again on its own

@@ -118,6 +118,17 @@ function fact(name, ...value) {
   return [el("dt", {}, name), el("dd", {}, ...value)];
 }
 
+// Which weights judge each hit's confidence, as /index/status says (docs/api.md, "The calibration in force").
+function calibrationText(gate) {
+  if (!gate) return "—";
+  switch (gate.source) {
+    case "shipped": return `shipped weights for ${gate.model}`;
+    case "fitted": return `fitted for ${gate.model} on this vault (${gate.chunks} chunks, ${gate.probes} probe turns, ${when(gate.fitted_at)})`;
+    case "fitting": return `fitting a gate for ${gate.model} on this vault; keyword-only weights meanwhile`;
+    default: return "keyword-only weights";
+  }
+}
+
 function renderFacts(status) {
   const languages = status.languages
     ? Object.entries(status.languages.shares)
@@ -136,6 +147,7 @@ function renderFacts(status) {
       embedder.error ? el("span", { class: "warn" }, ` — ${embedder.error.detail} ${embedder.error.suggestion}`) : "",
     ),
     fact("Languages", languages),
+    fact("Recall calibration", calibrationText(status.recall_calibration)),
     fact(
       "Watcher",
       status.watcher_running ? "watching the vault" : "not watching",

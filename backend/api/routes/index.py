@@ -69,3 +69,12 @@ async def rebuild(services: ServicesDep) -> JobAccepted:
     searches keep answering from the old index until then. Follow it at /index/status."""
     job = await run_in_threadpool(services.supervisor.rebuild_now)
     return JobAccepted(job_id=job.id)
+
+
+@router.post("/calibrate", operation_id="index_calibrate", **STARTS_A_JOB)
+async def calibrate(services: ServicesDep) -> JobAccepted:
+    """Fit the recall gate again for the serving embedding model, from this vault (a model without shipped
+    weights: an Ollama or OpenAI-compatible one); `recall_calibration` in /index/status says which is in
+    force. It is fitted by itself after the first index and a change of model; this is for on demand."""
+    job = await run_in_threadpool(services.supervisor.calibrate_now)
+    return JobAccepted(job_id=job.id)

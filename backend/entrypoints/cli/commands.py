@@ -185,12 +185,12 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_job(settings: Settings, args: argparse.Namespace, kind: str) -> int:
-    """`index`, `sync`, `rebuild`: by the running service of the vault when one answers, else here; with
-    progress."""
+    """`index`, `sync`, `rebuild`, `calibrate`: by the running service of the vault when one answers, else
+    here; with progress."""
     started = time.perf_counter()
     service, lookup = find_service(settings, getattr(args, "url", None))
     if service is not None:
-        remote = "rebuild" if kind == "rebuild" else "sync"
+        remote = kind if kind in ("rebuild", "calibrate") else "sync"
         try:
             asking(service, f" to {remote}")
             check_same_vault(service, args.vault)
@@ -234,6 +234,8 @@ def _local_job(settings: Settings, kind: str) -> dict[str, Any]:
 
     services = open_local(settings)
     try:
+        if kind == "calibrate":  # on the vault as it is: indexed and embedded first
+            run_job(services, "rebuild" if services.index.model_mismatch else "index")
         run_job(services, kind)
         return status_answer(services).model_dump(mode="json")
     finally:
@@ -260,9 +262,26 @@ def _show(progress: Progress, services: Services) -> None:
         progress.update(job.phase, job.done, job.total, vectors_left(asdict(job)))
 
 
+def _calibrated(status: dict[str, Any]) -> int:
+    gate = status.get("recall_calibration") or {}
+    source, model = gate.get("source"), gate.get("model")
+    if source == "fitted":
+        print(
+            f"recall gate fitted for {model} on {gate.get('chunks')} chunks with {gate.get('probes')} probe "
+            f"turns at {gate.get('fitted_at')}"
+        )
+    elif source == "shipped":
+        print(f"{model} has shipped recall weights: nothing to fit")
+    else:
+        print(f"no recall gate fitted for {model or 'a keyword-only index'}: keyword-only weights in force")
+    return 0
+
+
 def _summary(
     status: dict[str, Any], kind: str, by: str, seconds: float, settings: Settings, *, strict: bool
 ) -> int:
+    if kind == "calibrate":
+        return _calibrated(status)
     verb = {"index": "indexed", "sync": "synced", "rebuild": "rebuilt"}[kind]
     failed = status.get("failed_files") or []
     print(

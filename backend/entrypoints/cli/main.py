@@ -89,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--rebuild", action="store_true", help="build the index anew")
     sub.add_parser("sync", parents=[client, strict], help="apply what changed in the vault to the index")
     sub.add_parser("rebuild", parents=[client, strict], help="build the index anew from the vault")
+    sub.add_parser(
+        "calibrate",
+        parents=[client, strict],
+        help="fit the recall gate again on the vault (for a model without shipped weights)",
+    )
 
     search = sub.add_parser("search", parents=[client, as_json], help="search the index")
     search.add_argument("query")
@@ -343,7 +348,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         return run_mcp_stdio(settings)
     if command == "serve":
         _cmd_serve(settings)
-    elif command in ("index", "sync", "rebuild"):
+    elif command in ("index", "sync", "rebuild", "calibrate"):
         kind = "rebuild" if command == "rebuild" or getattr(args, "rebuild", False) else command
         return cmd_job(settings, args, kind)
     elif command in COMMANDS:

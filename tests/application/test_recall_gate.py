@@ -1,0 +1,59 @@
+"""When the recall gate is fitted again, and which weights judge meanwhile."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from backend.application.recall_gate import RecallGate
+from backend.domain.confidence import DENSE, KEYWORD_ONLY, Evidence
+from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
+
+
+def _ask(chunks: int) -> object:
+    rng = random.Random(11)
+
+    def ask(text: str) -> tuple[Sequence[Evidence], int]:
+        cosine = rng.gauss(0.3, 0.05)
+        return [Evidence(dense=cosine, keyword=0.0, covered=0, query_terms=2, dense_background=0.2)], chunks
+
+    return ask
+
+
+def test_a_model_with_shipped_weights_keeps_them_and_is_never_fitted() -> None:
+    gate = RecallGate()
+    assert gate.calibration("all-MiniLM-L6-v2-int8", dense=True) is DENSE["all-MiniLM-L6-v2"]
+    assert gate.state("all-MiniLM-L6-v2").source == "shipped"
+    assert not gate.needs_fit("all-MiniLM-L6-v2", 1000)
+
+
+def test_an_unknown_model_is_judged_by_keyword_until_fitted_then_by_its_own_gate(tmp_path: Path) -> None:
+    gate = RecallGate(RecallGateFile(tmp_path))
+    assert gate.calibration("mxbai-embed-large", dense=True) is KEYWORD_ONLY
+    assert gate.needs_fit("mxbai-embed-large", 1000)
+    stored = gate.fit("mxbai-embed-large", _ask(1000))  # type: ignore[arg-type]
+    assert stored is not None
+    assert gate.calibration("mxbai-embed-large", dense=True) == stored.gate.calibration
+    assert gate.calibration("mxbai-embed-large", dense=False) is KEYWORD_ONLY  # keyword-only hits
+    assert gate.state("mxbai-embed-large").source == "fitted"
+    # kept: a new service reads it back, and wants no fit for the same model and a like-sized vault
+    again = RecallGate(RecallGateFile(tmp_path))
+    assert again.calibration("mxbai-embed-large", dense=True) == stored.gate.calibration
+    assert not again.needs_fit("mxbai-embed-large", 1500)
+
+
+def test_another_model_or_a_vault_grown_or_shrunk_past_twice_is_fitted_again(tmp_path: Path) -> None:
+    gate = RecallGate(RecallGateFile(tmp_path))
+    gate.fit("nomic-embed-text", _ask(1000))  # type: ignore[arg-type]
+    assert gate.needs_fit("mxbai-embed-large", 1000)
+    assert gate.calibration("mxbai-embed-large", dense=True) is KEYWORD_ONLY  # never another model's
+    assert gate.needs_fit("nomic-embed-text", 2100)
+    assert gate.needs_fit("nomic-embed-text", 450)
+    assert not gate.needs_fit("nomic-embed-text", 1900)
+
+
+def test_an_unreadable_gate_file_is_fitted_again(tmp_path: Path) -> None:
+    (tmp_path / "recall_gate.json").write_text("{not json", encoding="utf-8")
+    gate = RecallGate(RecallGateFile(tmp_path))
+    assert gate.needs_fit("mxbai-embed-large", 1000)
