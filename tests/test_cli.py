@@ -31,6 +31,7 @@ from backend.entrypoints.cli.output import Progress, cli_advice, vectors_left
 from scripts.service_process import ServiceProcess
 from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
+from tests.fake_ollama import FakeOllama
 from tests.ports import refused_url
 from tests.secret_vault import QUERIES, leaks, write_secret_vault
 from tests.vault_files import write_notes
@@ -543,3 +544,18 @@ def test_the_key_of_the_settings_is_sent_and_a_wrong_one_gets_cli_advice(
         assert refused.returncode == 1
         assert "error (UNAUTHORIZED)" in refused.stderr
         assert "Set API_KEY" in refused.stderr
+
+
+def test_calibrate_fits_the_gate_of_a_model_without_shipped_weights_and_says_so(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keyword = run("calibrate", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    assert keyword.returncode == 0, keyword.stderr
+    assert "keyword-only weights in force" in keyword.stdout
+    with FakeOllama() as ollama:  # a real HTTP server; its model has no shipped weights
+        for name, value in ollama.env().items():
+            monkeypatch.setenv(name, value)
+        fitted = cli("calibrate", "--vault", str(vault), "--data-dir", str(tmp_path / "ollama"))
+    assert fitted.returncode == 0, fitted.stderr
+    assert fitted.stdout.startswith("recall gate fitted for fake-embed on ")
+    assert (tmp_path / "ollama" / "recall_gate.json").exists()

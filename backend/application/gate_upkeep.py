@@ -48,6 +48,12 @@ class GateUpkeep:
         self._thread = self._search.gate.fit_in_background(embedder, self._ask)
         return self._thread
 
+    def wait(self) -> None:
+        """Until a fit the index wants is in (an evaluation asks its questions of the gate in force)."""
+        thread = self.check() or self._thread
+        if thread is not None:
+            thread.join()
+
     def stop(self) -> None:
         """As the service stops: a fit running is abandoned at its next probe (its store is closing)."""
         self._search.gate.stop()

@@ -100,6 +100,11 @@ class IndexSupervisor:
         self.watcher: ChangeFeed | None = None
 
     @property
+    def gate(self) -> GateUpkeep | None:
+        """What keeps the recall gate fitted (None: not wired, as in some tests)."""
+        return self._gate
+
+    @property
     def opened(self) -> bool:
         """True once the index has been opened against the store."""
         return self._opened
