@@ -38,7 +38,10 @@ synced over.
 
 
 def render() -> str:
-    return HEAD + "".join(_row(name, field) for name, field in Settings.model_fields.items())
+    # the class's own settings first, then those it inherits (the embedding server's), which pydantic
+    # lists first
+    fields = sorted(Settings.model_fields.items(), key=lambda item: item[0] not in Settings.__annotations__)
+    return HEAD + "".join(_row(name, field) for name, field in fields)
 
 
 def _row(name: str, field: FieldInfo) -> str:

@@ -61,8 +61,8 @@ KNOWN_INSTRUCTIONS: dict[str, Instructions] = {
     "bge-large-zh": Instructions(query="为这个句子生成表示以用于检索相关文章："),
     "bge-base-zh": Instructions(query="为这个句子生成表示以用于检索相关文章："),
     "bge-small-zh": Instructions(query="为这个句子生成表示以用于检索相关文章："),
-    # huggingface.co/sentence-transformers/all-MiniLM-L6-v2 (Ollama's all-minilm), all-mpnet-base-v2: symmetric
-    # sentence models, none
+    # huggingface.co/sentence-transformers/all-MiniLM-L6-v2 (Ollama's all-minilm), all-mpnet-base-v2:
+    # symmetric sentence models, none
     "all-minilm": NONE,
     "all-mpnet-base": NONE,
     # huggingface.co/intfloat/e5-large-v2, intfloat/multilingual-e5-large: "query: " before queries and

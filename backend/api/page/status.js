@@ -118,6 +118,11 @@ function fact(name, ...value) {
   return [el("dt", {}, name), el("dd", {}, ...value)];
 }
 
+// an instruction as sent before each text (a model served over HTTP), or that none is
+function quoted(instruction) {
+  return instruction ? JSON.stringify(instruction) : "none";
+}
+
 function renderFacts(status) {
   const languages = status.languages
     ? Object.entries(status.languages.shares)
@@ -135,6 +140,9 @@ function renderFacts(status) {
       embedder.reason ? ` — ${embedder.reason}` : "",
       embedder.error ? el("span", { class: "warn" }, ` — ${embedder.error.detail} ${embedder.error.suggestion}`) : "",
     ),
+    embedder.query_instruction == null
+      ? null
+      : fact("Instructions", `query: ${quoted(embedder.query_instruction)} · document: ${quoted(embedder.document_instruction)}`),
     fact("Languages", languages),
     fact(
       "Watcher",
