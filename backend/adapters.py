@@ -87,17 +87,16 @@ def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> I
 def build_embedder(
     settings: Settings, catalog: IndexCatalog | None = None, choice: ModelChoice | None = None
 ) -> Embedder | None:
-    """The configured embedder behind the persistent embedding cache (None for keyword-only).
+    """The configured embedder behind the persistent embedding cache (None for keyword-only); a model served
+    over HTTP with its instructions put before each text on the way in.
 
     `catalog`: the index, asked for the dimension it was built with when nothing else tells it (an Ollama
     model outside the table of known sizes, without EMBEDDING_DIMENSION). `choice`: the in-process model
     chosen for the vault (`model_choice.choose_model`); without it, EMBEDDING_MODEL or the default."""
-    return _cached(settings, _build_model(settings, catalog, choice))
+    return _build_model(settings, catalog, choice)
 
 
-def _cached(settings: Settings, inner: Embedder | None) -> Embedder | None:
-    if inner is None:
-        return None
+def _cached(settings: Settings, inner: Embedder) -> Embedder:
     from backend.infrastructure.embedders.cache import CachedEmbedder
 
     return CachedEmbedder(inner, settings.data_dir / "embedding_cache.sqlite3")
@@ -121,7 +120,7 @@ def _build_model(
         raise SettingsError(
             f"invalid setting EMBEDDING_MODEL: the onnx provider ships {' and '.join(MODELS)} (got {model!r})"
         )
-    return _onnx(settings, model, settings.onnx_variant)
+    return _cached(settings, _onnx(settings, model, settings.onnx_variant))
 
 
 def instructions_in_force(settings: Settings, model: str) -> Instructions:
@@ -138,8 +137,9 @@ def instructions_in_force(settings: Settings, model: str) -> Instructions:
 
 
 def _remote(settings: Settings, model: str, dimension: int | None, instructions: Instructions) -> Embedder:
-    """The model on the configured server (Ollama or an OpenAI-compatible one), each text given its side's
-    instruction on the way; inside the cache (`_cached`), so the cache keys the instructed text."""
+    """The model on the configured server (Ollama or an OpenAI-compatible one) behind the cache, each text
+    given its side's instruction before the cache sees it: the cache keys the instructed text, so vectors
+    made with another document instruction are never taken for this one's."""
     import httpx
 
     from backend.infrastructure.embedders.instructed import InstructedEmbedder
@@ -160,7 +160,7 @@ def _remote(settings: Settings, model: str, dimension: int | None, instructions:
         dimension=dimension,
         api_key=key.get_secret_value() if key is not None else None,
     )
-    return InstructedEmbedder(server, instructions)
+    return InstructedEmbedder(_cached(settings, server), instructions)
 
 
 def _onnx(settings: Settings, model: str, variant: str) -> Embedder:
@@ -193,9 +193,7 @@ def serving_embedder(settings: Settings) -> ServingEmbedder:
                 return _cached(settings, _onnx(settings, *named))
             if settings.embedding_provider in REMOTE_PROVIDERS:
                 recorded = Instructions(stored.query_instruction, stored.document_instruction)
-                return _cached(
-                    settings, _remote(settings, stored.embedding_model, stored.dimension, recorded)
-                )
+                return _remote(settings, stored.embedding_model, stored.dimension, recorded)
         except KnowledgeBridgeError as exc:  # e.g. the weights package is gone
             log.warning(
                 "cannot load %s, which the index was built with: %s", stored.embedding_model, exc.detail

@@ -9,8 +9,9 @@ name's query instruction (backend/domain/embedding_instructions.py) is embedded 
 instruction taken off when it has one. So the service's search quality through it is the in-process model's
 when the instructions arrive, and measurably worse when they do not.
 
-It counts requests and texts, keeps the last texts it saw of each kind, can require an API key, and can be
-stopped and started again on the same port (the server going down and coming back).
+It counts requests and texts, keeps the last texts it saw of each kind, can require an API key, can hold
+requests with documents (`hold`/`release`: a service caught mid-rebuild), and can be stopped and started
+again on the same port (the server going down and coming back).
 
     python -m scripts.standin_embedder --model-name mxbai-embed-large --serve e5 --port 11434
 
@@ -58,6 +59,9 @@ class StandInServer(AbstractContextManager["StandInServer"]):
         self.queries: deque[str] = deque(maxlen=_KEPT)  # texts embedded as queries, as received
         self.documents: deque[str] = deque(maxlen=_KEPT)  # texts embedded as documents, as received
         self._lock = threading.Lock()
+        self._held = False
+        self._gate = threading.Event()
+        self.holding = threading.Event()  # set once a request with documents waits at the gate
         self._port = port
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -101,7 +105,18 @@ class StandInServer(AbstractContextManager["StandInServer"]):
             server.shutdown()
             server.server_close()
 
+    def hold(self) -> None:
+        """Keep every request with documents in it waiting until `release` (queries still answer): a test
+        catches the service in the middle of (re-)embedding the vault."""
+        self._gate.clear()
+        self._held = True
+
+    def release(self) -> None:
+        self._held = False
+        self._gate.set()
+
     def close(self) -> None:
+        self.release()
         self.stop()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -134,6 +149,9 @@ class StandInServer(AbstractContextManager["StandInServer"]):
             else:
                 self.documents.append(text)
                 documents.append(position)
+        if documents and self._held:
+            self.holding.set()
+            self._gate.wait(timeout=300)
         bare = [_without(texts[i], document) for i in documents]
         for position, vector in zip(documents, self.model.embed_documents(bare) if bare else [], strict=True):
             vectors[position] = vector

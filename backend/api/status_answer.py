@@ -119,7 +119,11 @@ def _model_change(services: Services) -> str | None:
 
 
 def _settings_of(identity: IndexIdentity) -> str:
-    return f"dense windows of {identity.dense_windows} words, keyword encoding [{identity.keyword_encoding}]"
+    instruction = repr(identity.document_instruction) if identity.document_instruction else "none"
+    return (
+        f"document instruction {instruction}, dense windows of {identity.dense_windows} words, "
+        f"keyword encoding [{identity.keyword_encoding}]"
+    )
 
 
 def _embedder_info(services: Services) -> EmbedderInfo:

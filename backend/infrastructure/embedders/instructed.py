@@ -2,9 +2,9 @@
 each text on its way to the server: the query instruction before a search query, the document instruction
 before a note's text.
 
-It sits inside the embedding cache (adapters.py), so the cache keys the instructed text: vectors made with
-another instruction are never returned for this one. The in-process models add their own and are never
-wrapped.
+It sits in front of the embedding cache (adapters.py: instructed -> cache -> server), so the cache keys the
+instructed text: vectors made with another instruction are never returned for this one. The in-process models
+add their own and are never wrapped.
 """
 
 from __future__ import annotations
@@ -16,29 +16,30 @@ from backend.domain.embedding_instructions import Instructions
 
 
 class InstructedEmbedder:
-    """`Embedder` that prefixes every text with its side's instruction before `inner` embeds it."""
+    """`Embedder` that prefixes every text with its side's instruction before `server` (the cache in front of
+    the server) embeds it."""
 
-    def __init__(self, inner: Embedder, instructions: Instructions) -> None:
-        self._inner = inner
+    def __init__(self, server: Embedder, instructions: Instructions) -> None:
+        self._server = server
         self.instructions = instructions
 
     @property
     def model_name(self) -> str:
-        return self._inner.model_name
+        return self._server.model_name
 
     @property
     def dimension(self) -> int:
-        return self._inner.dimension
+        return self._server.dimension
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         prefix = self.instructions.document
-        return self._inner.embed_documents([prefix + text for text in texts] if prefix else texts)
+        return self._server.embed_documents([prefix + text for text in texts] if prefix else texts)
 
     def embed_query(self, text: str) -> list[float]:
-        return self._inner.embed_query(self.instructions.query + text)
+        return self._server.embed_query(self.instructions.query + text)
 
     def health(self) -> bool:
-        return self._inner.health()
+        return self._server.health()
 
     def close(self) -> None:
-        self._inner.close()
+        self._server.close()
