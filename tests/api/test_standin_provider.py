@@ -153,3 +153,24 @@ def test_a_new_document_instruction_rebuilds_while_searches_keep_answering(
     finally:
         server.release()
     assert server.documents[-1].startswith(DOCUMENT)
+
+
+def test_a_new_query_instruction_applies_at_once_and_re_embeds_nothing(
+    tmp_path: Path, server: StandInServer
+) -> None:
+    before = settings_for(tmp_path, server, "openai", embedding_query_instruction="")
+    with TestClient(create_app(before)) as client:
+        built = wait_for_job(client)
+        client.post("/search", json={"query": BY_MEANING})
+    assert not server.queries  # no instruction: the stand-in took the question for a document
+    sent = server.texts
+
+    with TestClient(create_app(settings_for(tmp_path, server, "openai"))) as client:
+        status = wait_for_job(client)
+        assert (status["generation"], status["model_change"]) == (built["generation"], None)
+        assert status["embedder"]["query_instruction"] == QUERY
+        answer = client.post("/search", json={"query": BY_MEANING, "mode": "dense"}).json()
+        assert answer["results"][0]["note_path"] == "Sreenivas.md"
+
+    assert list(server.queries) == [QUERY + BY_MEANING]
+    assert server.texts == sent + 1  # the question only: no note was embedded again
