@@ -1,5 +1,6 @@
 """Which adapter each setting names, built: the index catalog and the memory store (qdrant-edge in DATA_DIR,
-or a Qdrant server at QDRANT_URL), the embedder (in-process ONNX or Ollama, behind the embedding cache), and
+or a Qdrant server at QDRANT_URL), the embedder (in-process ONNX, or Ollama or an OpenAI-compatible server
+with the model's instructions, behind the embedding cache), and
 the model an outdated index was built with. The wiring's lower half: bootstrap.py puts the services together
 from these. Adapters are imported where they are built, so a process loads only the ones it uses.
 """
@@ -14,8 +15,10 @@ from backend.application.index_handle import ServingEmbedder
 from backend.application.model_choice import MODELS, MULTILINGUAL_MODEL, ModelChoice
 from backend.application.ports import Embedder, IndexCatalog, MemoryStore
 from backend.config import Settings, SettingsError
+from backend.domain.embedding_instructions import Instructions, resolve
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import IndexIdentity
+from backend.embedding_server_settings import REMOTE_PROVIDERS
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -84,17 +87,16 @@ def build_server_catalog(settings: Settings, url: str, api_key: str | None) -> I
 def build_embedder(
     settings: Settings, catalog: IndexCatalog | None = None, choice: ModelChoice | None = None
 ) -> Embedder | None:
-    """The configured embedder behind the persistent embedding cache (None for keyword-only).
+    """The configured embedder behind the persistent embedding cache (None for keyword-only); a model served
+    over HTTP with its instructions put before each text on the way in.
 
     `catalog`: the index, asked for the dimension it was built with when nothing else tells it (an Ollama
     model outside the table of known sizes, without EMBEDDING_DIMENSION). `choice`: the in-process model
     chosen for the vault (`model_choice.choose_model`); without it, EMBEDDING_MODEL or the default."""
-    return _cached(settings, _build_model(settings, catalog, choice))
+    return _build_model(settings, catalog, choice)
 
 
-def _cached(settings: Settings, inner: Embedder | None) -> Embedder | None:
-    if inner is None:
-        return None
+def _cached(settings: Settings, inner: Embedder) -> Embedder:
     from backend.infrastructure.embedders.cache import CachedEmbedder
 
     return CachedEmbedder(inner, settings.data_dir / "embedding_cache.sqlite3")
@@ -105,29 +107,49 @@ def _build_model(
 ) -> Embedder | None:
     if settings.embedding_provider == "none":
         return None
-    if settings.embedding_provider == "ollama":
-        from backend.infrastructure.embedders.ollama import known_dimension
+    if settings.embedding_provider in REMOTE_PROVIDERS:
+        from backend.infrastructure.embedders.remote import known_dimension
 
         model = settings.model_name
         dimension = settings.embedding_dimension or known_dimension(model)
         if dimension is None and catalog is not None:
             dimension = stored_dimension(catalog, model)
-        return _ollama(settings, model, dimension)
+        return _remote(settings, model, dimension, instructions_in_force(settings, model))
     model = choice.model if choice is not None else settings.model_name
     if model not in MODELS:
         raise SettingsError(
             f"invalid setting EMBEDDING_MODEL: the onnx provider ships {' and '.join(MODELS)} (got {model!r})"
         )
-    return _onnx(settings, model, settings.onnx_variant)
+    return _cached(settings, _onnx(settings, model, settings.onnx_variant))
 
 
-def _ollama(settings: Settings, model: str, dimension: int | None) -> Embedder:
+def instructions_in_force(settings: Settings, model: str) -> Instructions:
+    """What a model served over HTTP gets before each query and document: EMBEDDING_*_INSTRUCTION where set
+    ("" = none), else the model's own from the table; none for the in-process models (they add their own)
+    and without a model."""
+    if settings.embedding_provider not in REMOTE_PROVIDERS:
+        return Instructions()
+    return resolve(
+        model,
+        query=settings.embedding_query_instruction,
+        document=settings.embedding_document_instruction,
+    )
+
+
+def _remote(settings: Settings, model: str, dimension: int | None, instructions: Instructions) -> Embedder:
+    """The model on the configured server (Ollama or an OpenAI-compatible one) behind the cache, each text
+    given its side's instruction before the cache sees it: the cache keys the instructed text, so vectors
+    made with another document instruction are never taken for this one's."""
     import httpx
 
+    from backend.infrastructure.embedders.instructed import InstructedEmbedder
     from backend.infrastructure.embedders.ollama import OllamaEmbedder
+    from backend.infrastructure.embedders.openai_compatible import OpenAICompatibleEmbedder
 
-    return OllamaEmbedder(
-        base_url=settings.ollama_url,
+    openai = settings.embedding_provider == "openai"
+    key = settings.embedding_api_key
+    server = (OpenAICompatibleEmbedder if openai else OllamaEmbedder)(
+        base_url=settings.openai_base_url if openai else settings.ollama_url,
         model=model,
         batch_size=settings.ollama_batch_size,
         concurrency=settings.ollama_concurrency,
@@ -136,7 +158,9 @@ def _ollama(settings: Settings, model: str, dimension: int | None) -> Embedder:
         ),
         max_retries=settings.ollama_max_retries,
         dimension=dimension,
+        api_key=key.get_secret_value() if key is not None else None,
     )
+    return InstructedEmbedder(_cached(settings, server), instructions)
 
 
 def _onnx(settings: Settings, model: str, variant: str) -> Embedder:
@@ -154,8 +178,9 @@ def _onnx(settings: Settings, model: str, variant: str) -> Embedder:
 
 def serving_embedder(settings: Settings) -> ServingEmbedder:
     """Loads the model an outdated index was built with (IndexHandle): an in-process model by the name its
-    vectors are recorded under, or with the Ollama provider the same server's model of that name; None
-    when it cannot be had here (the index then answers by keyword until its rebuild switches)."""
+    vectors are recorded under, or with a provider over HTTP the same server's model of that name, given
+    the instructions the index records (what its documents were embedded with); None when it cannot be had
+    here (the index then answers by keyword until its rebuild switches)."""
 
     def load(stored: IndexIdentity) -> Embedder | None:
         from backend.infrastructure.embedders.onnx_model_files import variant_named
@@ -166,8 +191,9 @@ def serving_embedder(settings: Settings) -> ServingEmbedder:
         try:
             if named is not None:
                 return _cached(settings, _onnx(settings, *named))
-            if settings.embedding_provider == "ollama":
-                return _cached(settings, _ollama(settings, stored.embedding_model, stored.dimension))
+            if settings.embedding_provider in REMOTE_PROVIDERS:
+                recorded = Instructions(stored.query_instruction, stored.document_instruction)
+                return _remote(settings, stored.embedding_model, stored.dimension, recorded)
         except KnowledgeBridgeError as exc:  # e.g. the weights package is gone
             log.warning(
                 "cannot load %s, which the index was built with: %s", stored.embedding_model, exc.detail

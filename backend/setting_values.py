@@ -15,7 +15,7 @@ from backend.domain.sensitivity import DEFAULT_CATEGORIES
 
 # optional settings where an empty value (`QDRANT_URL=` in .env or compose) means unset
 BLANK_IS_UNSET = (
-    "qdrant_url", "qdrant_api_key", "api_key", "embedding_model", "embedding_dimension",
+    "qdrant_url", "qdrant_api_key", "api_key", "embedding_model", "embedding_dimension", "embedding_api_key",
     "qdrant_shard_number", "qdrant_replication_factor", "qdrant_write_consistency_factor", "onnx_model_dir",
     "model_cache_dir", "onnx_threads", "onnx_query_threads",
 )  # fmt: skip

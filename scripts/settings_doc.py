@@ -25,12 +25,12 @@ HEAD = """# Settings
 
 Environment variables, or a `.env` file in the working directory. An invalid value stops the start with one
 line naming the variable. Lists are comma-separated. Hidden folders (`.obsidian`, `.trash`, `.git`, ...) are
-never indexed. The embedding model, its dimension, the dense windows and the keyword settings are recorded
-with the index, and never mixed: a service configured differently serves the index as it was built while it
-rebuilds it in the background (`AUTO_REEMBED`); only an index neither of whose sides can be served here
-(keyword settings changed and its model not loadable) answers `409 EMBEDDING_MODEL_MISMATCH` until the
-rebuild switches. An index also records its vault: another vault is refused (`VAULT_MISMATCH`), never
-synced over.
+never indexed. The embedding model, its dimension, its document instruction, the dense windows and the
+keyword settings are recorded with the index, and never mixed: a service configured differently serves the
+index as it was built while it rebuilds it in the background (`AUTO_REEMBED`); only an index neither of whose
+sides can be served here (keyword settings changed and its model not loadable) answers
+`409 EMBEDDING_MODEL_MISMATCH` until the rebuild switches. An index also records its vault: another vault is
+refused (`VAULT_MISMATCH`), never synced over.
 
 | variable | default | accepts | meaning |
 |---|---|---|---|
@@ -38,7 +38,10 @@ synced over.
 
 
 def render() -> str:
-    return HEAD + "".join(_row(name, field) for name, field in Settings.model_fields.items())
+    # the class's own settings first, then those it inherits (the embedding server's), which pydantic
+    # lists first
+    fields = sorted(Settings.model_fields.items(), key=lambda item: item[0] not in Settings.__annotations__)
+    return HEAD + "".join(_row(name, field) for name, field in fields)
 
 
 def _row(name: str, field: FieldInfo) -> str:

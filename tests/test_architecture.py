@@ -13,7 +13,9 @@ BACKEND = Path(__file__).resolve().parent.parent / "backend"
 MAX_LINES = 450
 
 # the settings and the wiring at backend/'s root, and the entry points, are outer rings of their own
-SETTINGS = ("backend.config", "backend.setting_values", "backend.data_dirs")
+SETTINGS = (
+    "backend.config", "backend.setting_values", "backend.data_dirs", "backend.embedding_server_settings",
+)  # fmt: skip
 WIRING = ("backend.bootstrap", "backend.adapters")
 ENTRY_POINTS = ("backend.entrypoints",)
 
@@ -33,12 +35,13 @@ FORBIDDEN = {
 }  # fmt: skip
 
 # backend/'s root: the package, `python -m backend`, the settings (config: the one list of settings;
-# setting_values: what single settings accept; data_dirs: where a vault's data lives, which settings derive)
+# setting_values: what single settings accept; data_dirs: where a vault's data lives, which settings derive;
+# embedding_server_settings: the part of the settings about a model served over HTTP, which config inherits)
 # and the wiring (bootstrap: the services; adapters: the adapters the settings name). The ways in are under
 # entrypoints/.
 ROOT_MODULES = {
     "__init__.py", "__main__.py", "config.py", "setting_values.py", "data_dirs.py", "bootstrap.py",
-    "adapters.py",
+    "adapters.py", "embedding_server_settings.py",
 }  # fmt: skip
 ROOT_PACKAGES = {"domain", "application", "infrastructure", "api", "entrypoints"}
 

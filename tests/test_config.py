@@ -43,7 +43,7 @@ def test_environment_and_dotenv_are_read(monkeypatch: pytest.MonkeyPatch, tmp_pa
     [
         ("PORT", "eighty", "PORT"),
         ("PORT", "70000", "PORT"),
-        ("EMBEDDING_PROVIDER", "openai", "EMBEDDING_PROVIDER"),
+        ("EMBEDDING_PROVIDER", "cohere", "EMBEDDING_PROVIDER"),
         ("DEBOUNCE_SECONDS", "-1", "DEBOUNCE_SECONDS"),
         ("VAULT_PATH", "/no/such/vault", "VAULT_PATH"),
     ],

@@ -196,6 +196,7 @@ def test_every_backend_env_var_is_a_setting(services: dict[str, dict[str, Any]])
 def test_backend_env_values_are_accepted_by_settings(
     services: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    from backend.adapters import instructions_in_force
     from backend.config import Settings
 
     environment = env_names(services["backend"])
@@ -214,6 +215,10 @@ def test_backend_env_values_are_accepted_by_settings(
     assert settings.embedding_provider == "ollama"
     assert settings.embedding_model == "mxbai-embed-large"
     assert settings.qdrant_url == "http://qdrant:6333"
+    # the default stack sends mxbai its query instruction, from the table: nothing to set for it
+    instructions = instructions_in_force(settings, settings.model_name)
+    assert instructions.query == "Represent this sentence for searching relevant passages: "
+    assert instructions.document == ""
 
 
 def test_backend_urls_point_at_services_of_the_stack(services: dict[str, dict[str, Any]]) -> None:

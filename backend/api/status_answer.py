@@ -27,6 +27,7 @@ from backend.domain.errors import (
     IndexUnavailableError,
 )
 from backend.domain.models import IndexIdentity
+from backend.embedding_server_settings import REMOTE_PROVIDERS
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,11 @@ def _model_change(services: Services) -> str | None:
 
 
 def _settings_of(identity: IndexIdentity) -> str:
-    return f"dense windows of {identity.dense_windows} words, keyword encoding [{identity.keyword_encoding}]"
+    instruction = repr(identity.document_instruction) if identity.document_instruction else "none"
+    return (
+        f"document instruction {instruction}, dense windows of {identity.dense_windows} words, "
+        f"keyword encoding [{identity.keyword_encoding}]"
+    )
 
 
 def _embedder_info(services: Services) -> EmbedderInfo:
@@ -149,24 +154,41 @@ def _embedder_info(services: Services) -> EmbedderInfo:
         state = "loading"
     elif provider == "onnx":  # not asked to load (the CLI without a service): it loads on first use
         state = "idle"
-    else:  # Ollama's probe says no before any call failed: say so rather than leave it unexplained
+    else:  # the server's probe says no before any call failed: say so rather than leave it unexplained
         state = "failed"
-        error = EmbedderProblemOut(
-            error_code=EmbedderUnavailableError.code,
-            detail=f"the {provider} embedder does not answer its health check "
-            f"({services.settings.ollama_url} lists no {services.settings.model_name})",
-            suggestion=f"Start Ollama and pull the model: `ollama pull {services.settings.model_name}`.",
-        )
+        error = _unhealthy(services)
     choice = services.model_choice
+    identity = services.index.identity
+    remote = provider in REMOTE_PROVIDERS
     return EmbedderInfo(
         provider=provider,
-        model=services.index.identity.embedding_model,
+        model=identity.embedding_model,
+        query_instruction=identity.query_instruction if remote else None,
+        document_instruction=identity.document_instruction if remote else None,
         state=state,
         healthy=healthy,
         error=error,
         chosen_by=choice.chosen_by if choice else None,  # type: ignore[arg-type]
         reason=choice.reason if choice else None,
         proposal=choice.proposal if choice else None,
+    )
+
+
+def _unhealthy(services: Services) -> EmbedderProblemOut:
+    settings = services.settings
+    model = settings.model_name
+    if settings.embedding_provider == "openai":
+        return EmbedderProblemOut(
+            error_code=EmbedderUnavailableError.code,
+            detail=f"the openai embedder does not answer its health check ({settings.openai_base_url} "
+            f"does not answer /models or lists no {model})",
+            suggestion=f"Start the server at OPENAI_BASE_URL with the model {model} loaded.",
+        )
+    return EmbedderProblemOut(
+        error_code=EmbedderUnavailableError.code,
+        detail=f"the {settings.embedding_provider} embedder does not answer its health check "
+        f"({settings.ollama_url} lists no {model})",
+        suggestion=f"Start Ollama and pull the model: `ollama pull {model}`.",
     )
 
 

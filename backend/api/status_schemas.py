@@ -59,8 +59,21 @@ class EmbedderProblemOut(BaseModel):
 
 
 class EmbedderInfo(BaseModel):
-    provider: str = Field(description="onnx, ollama or none (keyword only).")
+    provider: str = Field(
+        description="onnx, ollama, openai (an OpenAI-compatible server) or none (keyword only)."
+    )
     model: str
+    query_instruction: str | None = Field(
+        None,
+        description="What a model served over HTTP (ollama, openai) gets before each search query: its "
+        "documentation's (the table of known models) or EMBEDDING_QUERY_INSTRUCTION; empty: none. Null for "
+        "the in-process models, which add their own.",
+    )
+    document_instruction: str | None = Field(
+        None,
+        description="What it gets before each note's text (EMBEDDING_DOCUMENT_INSTRUCTION); recorded with "
+        "the index, so changing it re-embeds the vault. Null for the in-process models.",
+    )
     state: Literal["loading", "ready", "failed", "idle", "off"] = Field(
         description="loading: the model is being loaded or built (first start), searches answer by keyword "
         "meanwhile; ready; failed: see `error`; idle: the in-process model is not loaded (the CLI working "

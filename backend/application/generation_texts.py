@@ -22,6 +22,13 @@ def describe_mismatch(stored: IndexIdentity, configured: IndexIdentity) -> str:
             f"configured for {_layout(configured.dense_windows)} (DENSE_WINDOW_WORDS); it will not "
             "mix them"
         )
+    if stored.document_instruction != configured.document_instruction:
+        return (
+            f"the index's dense vectors were built with {_instruction(stored.document_instruction)} before "
+            "each document but the service is configured for "
+            f"{_instruction(configured.document_instruction)} (EMBEDDING_DOCUMENT_INSTRUCTION, or the "
+            "model's own); it will not mix them"
+        )
     return (
         f"the index's keyword vectors were built with [{stored.keyword_encoding or 'an older encoder'}] "
         f"but the service is configured for [{configured.keyword_encoding}]; it will not mix them"
@@ -38,6 +45,10 @@ def one_side_only(stored: IndexIdentity, configured: IndexIdentity, side: str, *
     """Why searches answer from one `side` only ("keyword" or "dense")."""
     until = until_switch(rebuilding=rebuilding)
     return f"{describe_mismatch(stored, configured)}: answered from {side} search only {until}"
+
+
+def _instruction(text: str) -> str:
+    return f"the instruction {text!r}" if text else "no instruction"
 
 
 def _layout(window_words: int) -> str:

@@ -309,6 +309,15 @@ class IndexHandle(ServingReads):
         if not stored.matches(self._identity):
             self._outdated(live, stored)
             return False
+        if stored.query_instruction != self._identity.query_instruction:
+            # queries are embedded as they are asked: the new instruction applies from the next search on,
+            # and no stored vector changes (the record keeps what the index was built with)
+            log.info(
+                "the query instruction is now %r (the index was built with %r); the documents need no "
+                "re-embedding",
+                self._identity.query_instruction,
+                stored.query_instruction,
+            )
         self._ready = True
         self._load(live, live.graph.open(reset=False))
         return not live.note_count()
@@ -318,9 +327,11 @@ class IndexHandle(ServingReads):
         self._mismatch = stored
         self._ready = True
         if stored.dimension is not None:
-            same_model = (stored.embedding_model, stored.dimension) == (
+            # the same vectors: the configured embedder embeds its queries and the notes written into it
+            same_model = (stored.embedding_model, stored.dimension, stored.document_instruction) == (
                 self._identity.embedding_model,
                 self._identity.dimension,
+                self._identity.document_instruction,
             )
             if same_model:
                 self._serving_health = self._health

@@ -75,10 +75,10 @@ ENGLISH_OLLAMA_MODELS = ("mxbai-embed-large", "nomic-embed-text", "all-minilm", 
 MULTILINGUAL_OLLAMA_MODEL = "bge-m3"
 
 
-def choose_ollama_model(model: str, mix: LanguageMix) -> ModelChoice:
-    """Ollama's model is always the configured one; proposed otherwise when it reads English only and most
-    of the vault is not in English."""
-    english_only = model.split(":", 1)[0] in ENGLISH_OLLAMA_MODELS
+def choose_ollama_model(model: str, mix: LanguageMix, provider: str = "ollama") -> ModelChoice:
+    """A server's model (Ollama's, an OpenAI-compatible one's) is always the configured one; proposed
+    otherwise when it reads English only and most of the vault is not in English."""
+    english_only = model.rsplit("/", 1)[-1].split(":", 1)[0] in ENGLISH_OLLAMA_MODELS
     proposal = None
     if english_only and mix.mostly_not_english:
         proposal = (
@@ -86,4 +86,4 @@ def choose_ollama_model(model: str, mix: LanguageMix) -> ModelChoice:
             f"`ollama pull {MULTILINGUAL_OLLAMA_MODEL}`, set EMBEDDING_MODEL={MULTILINGUAL_OLLAMA_MODEL} and "
             "rebuild the index (POST /index/rebuild)"
         )
-    return ModelChoice(model, "setting", "EMBEDDING_PROVIDER=ollama", proposal)
+    return ModelChoice(model, "setting", f"EMBEDDING_PROVIDER={provider}", proposal)

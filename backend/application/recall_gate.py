@@ -4,10 +4,10 @@ A model calibrated here (all-MiniLM-L6-v2, multilingual-e5-small) has its shippe
 (an Ollama or OpenAI-compatible one) gets a gate fitted from this vault (`domain.gate_fit`): once its dense
 vectors are all in, the probe turns are asked as any search is, in a background thread, and the fit is kept
 beside the index (`GateStore`), so a restart does not fit again. Until then, and for keyword-only hits, the
-keyword-only weights judge. The fit is done again when the model (or its instructions) changes, when the
-shipped generic weights change, and when the vault has grown or shrunk to more than twice or less than half
-the chunks it was fitted on (how close the closest chunk comes to a question it cannot answer grows with
-the vault).
+keyword-only weights judge. The fit is done again when the model changes, when the shipped generic weights
+change, and when the vault has grown or shrunk to more than twice or less than half the chunks it was fitted
+on (how close the closest chunk comes to a question it cannot answer grows with the vault). A new query
+instruction for the same model (which moves its query vectors) keeps the fit until `calibrate` runs.
 """
 
 from __future__ import annotations

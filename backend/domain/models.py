@@ -135,13 +135,22 @@ class IndexIdentity:
     keyword_encoding: str = ""  # SparseEncoder.fingerprint; "" for indexes built before it was recorded
     # words in a dense window of a chunk (backend.domain.dense_windows); 0: one dense vector per chunk
     dense_windows: int = 0
+    # what a model served over HTTP got before each document and query (domain/embedding_instructions.py);
+    # "" for none, for the in-process models (they add their own) and for indexes built before they were
+    # recorded, which is what those were embedded with
+    document_instruction: str = ""
+    query_instruction: str = ""
 
     def matches(self, other: IndexIdentity) -> bool:
+        """The same vectors: another document instruction made other document vectors, so it needs a
+        rebuild as another model does. The query instruction is left out: a query is embedded when it is
+        asked, so a new one applies from the next search on and no stored vector changes."""
         return (
             self.embedding_model == other.embedding_model
             and self.dimension == other.dimension
             and self.keyword_encoding == other.keyword_encoding
             and self.dense_windows == other.dense_windows
+            and self.document_instruction == other.document_instruction
         )
 
 

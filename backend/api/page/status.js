@@ -129,6 +129,11 @@ function calibrationText(gate) {
   }
 }
 
+// an instruction as sent before each text (a model served over HTTP), or that none is
+function quoted(instruction) {
+  return instruction ? JSON.stringify(instruction) : "none";
+}
+
 function renderFacts(status) {
   const languages = status.languages
     ? Object.entries(status.languages.shares)
@@ -146,6 +151,9 @@ function renderFacts(status) {
       embedder.reason ? ` — ${embedder.reason}` : "",
       embedder.error ? el("span", { class: "warn" }, ` — ${embedder.error.detail} ${embedder.error.suggestion}`) : "",
     ),
+    embedder.query_instruction == null
+      ? null
+      : fact("Instructions", `query: ${quoted(embedder.query_instruction)} · document: ${quoted(embedder.document_instruction)}`),
     fact("Languages", languages),
     fact("Recall calibration", calibrationText(status.recall_calibration)),
     fact(

@@ -1,155 +1,57 @@
 """Dense embeddings from an Ollama server (`POST /api/embed`), e.g. `mxbai-embed-large` in docker compose.
 
-Errors surface only as domain errors: `ModelNotFoundError` when Ollama does not have the model,
-`EmbeddingModelMismatchError` when the model answers with vectors of another size than expected, and
-`EmbedderUnavailableError` for everything else (unreachable, timeouts, 5xx after retries, rejected requests,
-responses that do not match the request).
-
-The dimension is known without asking Ollama when it is given (EMBEDDING_DIMENSION, or the index's recorded
-identity) or the model is in `KNOWN_DIMENSIONS`, so the service starts while Ollama is down; every answer is
-then checked against it. Otherwise the first request (or a probe) tells it.
+What every server does alike (batches, retries, checks, errors) is remote.py's; here is only what Ollama
+speaks: the request, where its vectors are, how it says a model is missing, and `/api/tags` for health.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
-import httpx
-import numpy as np
-
-from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, ModelNotFoundError
-
-logger = logging.getLogger(__name__)
+from backend.domain.errors import EmbedderUnavailableError, KnowledgeBridgeError, ModelNotFoundError
+from backend.infrastructure.embedders.remote import (
+    ERROR_SNIPPET,
+    KNOWN_DIMENSIONS,
+    RemoteEmbedder,
+    known_dimension,
+    mentions_missing_model,
+)
 
 DEFAULT_MODEL = "mxbai-embed-large"
-# Loading a model into memory on the first request can take many seconds on CPU, so reads get room;
-# a refused or unroutable connection should fail fast instead.
-DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=5.0)
-DEFAULT_HEALTH_TIMEOUT = 2.0
-_PROBE_TEXT = "dimension probe"
-_ERROR_SNIPPET = 300
-
-# Vector sizes of embedding models in Ollama's library whose every tag has the same size (so a tag such as
-# `mxbai-embed-large:335m` is covered). A model missing here needs EMBEDDING_DIMENSION, an existing index of
-# it, or Ollama answering at start. A wrong entry cannot corrupt an index: answers are checked against it.
-KNOWN_DIMENSIONS = {
-    "mxbai-embed-large": 1024,  # English
-    "nomic-embed-text": 768,  # English
-    "all-minilm": 384,  # English
-    "bge-large": 1024,  # English
-    # multilingual (docs/languages.md): for a vault not (only) in English
-    "bge-m3": 1024,  # ~100 languages, 8k tokens
-    "snowflake-arctic-embed2": 1024,
-    "paraphrase-multilingual": 768,  # paraphrase-multilingual-mpnet-base-v2, 50 languages
-    "embeddinggemma": 768,  # 100+ languages, 300M parameters
-}
 
 
-def known_dimension(model: str) -> int | None:
-    """The vector size of a well-known Ollama model (`name`, `name:tag`, `library/name`), else None."""
-    base = model.rsplit("/", 1)[-1].split(":", 1)[0].lower()
-    return KNOWN_DIMENSIONS.get(base)
+class OllamaEmbedder(RemoteEmbedder):
+    """`backend.application.ports.Embedder` backed by Ollama's HTTP API. Safe to share between threads.
+    `concurrency` batches are in flight at once (Ollama serves parallel requests, OLLAMA_NUM_PARALLEL on its
+    side)."""
 
+    server = "Ollama"
 
-class _NotSent(Exception):
-    """A batch skipped because another batch of the same call had already failed."""
+    def __init__(self, *, base_url: str, model: str = DEFAULT_MODEL, **options: Any) -> None:
+        super().__init__(base_url=base_url, model=model, **options)
 
+    def _request(self, texts: list[str]) -> tuple[str, dict[str, Any]]:
+        # truncate=true makes Ollama cut inputs longer than the model's context instead of failing the batch.
+        return "/api/embed", {"model": self._model, "input": texts, "truncate": True}
 
-class OllamaEmbedder:
-    """`backend.application.ports.Embedder` backed by Ollama's HTTP API. Safe to share between threads."""
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str = DEFAULT_MODEL,
-        batch_size: int = 64,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        max_retries: int = 3,
-        backoff_seconds: float = 0.5,
-        transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
-        dimension: int | None = None,
-        concurrency: int = 2,
-    ) -> None:
-        """`dimension`: the size the model's vectors must have (None: `known_dimension(model)`, and when
-        that is None too, whatever the first answer says). `concurrency`: batches of one call in flight at
-        once (Ollama serves parallel requests, OLLAMA_NUM_PARALLEL on its side)."""
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        if max_retries < 0:
-            raise ValueError("max_retries must not be negative")
-        if backoff_seconds < 0:
-            raise ValueError("backoff_seconds must not be negative")
-        if dimension is not None and dimension < 1:
-            raise ValueError("dimension must be at least 1")
-        self._base_url = base_url.rstrip("/")
-        self._model = model
-        self._batch_size = batch_size
-        self._max_retries = max_retries
-        self._backoff_seconds = backoff_seconds
-        self._sleep = sleep
-        self._health_timeout = health_timeout
-        self._client = httpx.Client(base_url=self._base_url, timeout=timeout, transport=transport)
-        self._expected = dimension if dimension is not None else known_dimension(model)
-        self._dimension: int | None = self._expected
-        self._dimension_lock = threading.Lock()
-        self._concurrency = concurrency
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
-
-    @property
-    def model_name(self) -> str:
-        return self._model
-
-    @property
-    def dimension(self) -> int:
-        if self._dimension is None:
-            self._embed_batch([_PROBE_TEXT])
-        assert self._dimension is not None  # set by any successful batch
-        return self._dimension
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """All vectors in the order of `texts`, or an error: never some of them. Batches go out up to
-        `concurrency` at a time, each with its own retries; once one fails for good, batches not sent yet
-        are not sent, and the call raises the failure of the first failed batch in input order."""
-        size = self._batch_size
-        batches = [list(texts[start : start + size]) for start in range(0, len(texts), size)]
-        if len(batches) <= 1 or self._concurrency == 1:
-            return [vector for batch in batches for vector in self._embed_batch(batch)]
-        failed = threading.Event()
-
-        def send(batch: list[str]) -> list[list[float]]:
-            if failed.is_set():
-                raise _NotSent
-            try:
-                return self._embed_batch(batch)
-            except BaseException:
-                failed.set()
-                raise
-
-        pool = self._executor()
-        futures: list[Future[list[list[float]]]] = [pool.submit(send, batch) for batch in batches]
-        wait(futures)
-        vectors: list[list[float]] = []
-        for future in futures:
-            problem = future.exception()
-            if problem is not None and not isinstance(problem, _NotSent):
-                raise problem
-        for future in futures:
-            vectors.extend(future.result())  # _NotSent only ever follows a real failure, raised above
+    def _vectors(self, body: object) -> list[Any]:
+        if not isinstance(body, dict) or not isinstance(body.get("embeddings"), list):
+            raise EmbedderUnavailableError(
+                f"Ollama's /api/embed response has no 'embeddings' list. Got: {str(body)[:ERROR_SNIPPET]}"
+            )
+        vectors: list[Any] = body["embeddings"]
         return vectors
 
-    def embed_query(self, text: str) -> list[float]:
-        return self._embed_batch([text])[0]
+    def _refusal(self, status: int, message: str) -> KnowledgeBridgeError | None:
+        if status == 404 or mentions_missing_model(message):
+            return self._model_not_found(message)
+        return None
+
+    def _model_not_found(self, message: str) -> ModelNotFoundError:
+        return ModelNotFoundError(
+            f"Ollama at {self._base_url} has no embedding model '{self._model}' ({message})",
+            suggestion=f"Pull the model first: `ollama pull {self._model}`.",
+        )
 
     def health(self) -> bool:
         """True when Ollama answers `/api/tags` quickly and lists the configured model."""
@@ -163,153 +65,6 @@ class OllamaEmbedder:
             return _with_tag(self._model) in {_with_tag(name) for name in names if isinstance(name, str)}
         except Exception:  # health must never raise, whatever the server or network does
             return False
-
-    def close(self) -> None:
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-        self._client.close()
-
-    # -- internals -------------------------------------------------------------------------------
-
-    def _executor(self) -> ThreadPoolExecutor:
-        # Shared by every call: concurrent callers (indexing, the watcher) together still keep at most
-        # `concurrency` requests in flight.
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._concurrency, thread_name_prefix="ollama-embed")
-            return self._pool
-
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
-        # truncate=true makes Ollama cut inputs longer than the model's context instead of failing the batch.
-        payload: dict[str, Any] = {"model": self._model, "input": texts, "truncate": True}
-        attempts = self._max_retries + 1
-        last_problem = ""
-        for attempt in range(attempts):
-            try:
-                response = self._client.post("/api/embed", json=payload)
-            except httpx.TimeoutException as exc:
-                last_problem = f"request timed out ({type(exc).__name__})"
-            except httpx.TransportError as exc:
-                last_problem = f"cannot reach Ollama ({type(exc).__name__}: {exc})"
-            else:
-                if response.status_code < 400:
-                    return self._parse(response, expected=len(texts))
-                message = _error_message(response)
-                if response.status_code == 404 or _mentions_missing_model(message):
-                    raise self._model_not_found(message)
-                if response.status_code < 500:
-                    raise EmbedderUnavailableError(
-                        f"Ollama rejected the embedding request for model '{self._model}' "
-                        f"(HTTP {response.status_code}): {message}"
-                    )
-                last_problem = f"HTTP {response.status_code}: {message}"
-            if attempt + 1 < attempts:
-                delay = self._backoff_seconds * (2**attempt)
-                logger.warning(
-                    "Ollama embed attempt %d/%d failed (%s); retrying in %.2fs",
-                    attempt + 1,
-                    attempts,
-                    last_problem,
-                    delay,
-                )
-                self._sleep(delay)
-        raise EmbedderUnavailableError(
-            f"Ollama at {self._base_url} gave no embeddings after {attempts} attempt(s): {last_problem}"
-        )
-
-    def _parse(self, response: httpx.Response, *, expected: int) -> list[list[float]]:
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise EmbedderUnavailableError(
-                f"Ollama returned a response that is not JSON (HTTP {response.status_code}): "
-                f"{response.text[:_ERROR_SNIPPET]!r}"
-            ) from exc
-        if not isinstance(body, dict) or not isinstance(body.get("embeddings"), list):
-            raise EmbedderUnavailableError(
-                f"Ollama's /api/embed response has no 'embeddings' list. Got: {str(body)[:_ERROR_SNIPPET]}"
-            )
-        raw_vectors: list[Any] = body["embeddings"]
-        if len(raw_vectors) != expected:
-            raise EmbedderUnavailableError(
-                f"Ollama returned {len(raw_vectors)} embeddings for {expected} inputs (model '{self._model}')"
-            )
-        width: int | None = None
-        for position, vector in enumerate(raw_vectors):
-            if not _is_number_list(vector):
-                raise EmbedderUnavailableError(
-                    f"Ollama returned embedding #{position} that is not a non-empty list of numbers"
-                )
-            if width is None:
-                width = len(vector)
-            elif len(vector) != width:
-                raise EmbedderUnavailableError(
-                    "Ollama returned embeddings of different dimensions in one batch "
-                    f"({width} and {len(vector)})"
-                )
-        assert width is not None  # expected >= 1 whenever a request is sent
-        self._remember_dimension(width)
-        matrix = np.asarray(raw_vectors, dtype=np.float64)
-        if not np.isfinite(matrix).all():
-            raise EmbedderUnavailableError("Ollama returned embeddings containing NaN or infinity")
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        # A zero vector has no direction; leave it as is rather than divide by zero.
-        normalised = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-        vectors: list[list[float]] = normalised.tolist()
-        return vectors
-
-    def _remember_dimension(self, width: int) -> None:
-        if self._expected is not None and width != self._expected:
-            raise EmbeddingModelMismatchError(
-                f"Ollama model '{self._model}' returns {width}-dimensional embeddings, but this service "
-                f"expects {self._expected} (the index's dimension, EMBEDDING_DIMENSION or the model's known "
-                "size); its vectors are not used",
-                suggestion=(
-                    f"If the model is right, set EMBEDDING_DIMENSION={width} and rebuild the index "
-                    "(POST /index/rebuild); otherwise serve the model the index was built with."
-                ),
-            )
-        with self._dimension_lock:
-            if self._dimension is None:
-                self._dimension = width
-            elif self._dimension != width:
-                raise EmbedderUnavailableError(
-                    f"Ollama model '{self._model}' returned {width}-dimensional embeddings, "
-                    f"but earlier ones had {self._dimension}; was the model replaced?"
-                )
-
-    def _model_not_found(self, message: str) -> ModelNotFoundError:
-        return ModelNotFoundError(
-            f"Ollama at {self._base_url} has no embedding model '{self._model}' ({message})",
-            suggestion=f"Pull the model first: `ollama pull {self._model}`.",
-        )
-
-
-def _error_message(response: httpx.Response) -> str:
-    """Ollama reports failures as `{"error": "..."}`; fall back to the raw body for anything else."""
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:_ERROR_SNIPPET] or response.reason_phrase
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
-        return body["error"][:_ERROR_SNIPPET]
-    return str(body)[:_ERROR_SNIPPET]
-
-
-def _mentions_missing_model(message: str) -> bool:
-    # e.g. `model "mxbai-embed-large" not found, try pulling it first` (wording varies across versions)
-    lowered = message.lower()
-    return "model" in lowered and "not found" in lowered
-
-
-def _is_number_list(value: object) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) > 0
-        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
-    )
 
 
 def _with_tag(name: str) -> str:

@@ -47,6 +47,8 @@ IDENTITY_MODEL = "embedding_model"
 IDENTITY_DIMENSION = "dimension"
 IDENTITY_KEYWORDS = "keyword_encoding"
 IDENTITY_WINDOWS = "dense_windows"
+IDENTITY_DOCUMENT_INSTRUCTION = "document_instruction"
+IDENTITY_QUERY_INSTRUCTION = "query_instruction"
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +229,8 @@ def identity_record(identity: IndexIdentity) -> dict[str, Any]:
         IDENTITY_DIMENSION: identity.dimension,
         IDENTITY_KEYWORDS: identity.keyword_encoding,
         IDENTITY_WINDOWS: identity.dense_windows,
+        IDENTITY_DOCUMENT_INSTRUCTION: identity.document_instruction,
+        IDENTITY_QUERY_INSTRUCTION: identity.query_instruction,
     }
 
 
@@ -247,7 +251,14 @@ def identity_from_record(record: object) -> IndexIdentity | None:
         dimension=dimension,
         keyword_encoding=keywords if isinstance(keywords, str) else "",
         dense_windows=windows if isinstance(windows, int) and not isinstance(windows, bool) else 0,
+        # absent before instructions were recorded: the texts were embedded as they are
+        document_instruction=_text(record.get(IDENTITY_DOCUMENT_INSTRUCTION)),
+        query_instruction=_text(record.get(IDENTITY_QUERY_INSTRUCTION)),
     )
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def check_query_vectors(
