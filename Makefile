@@ -96,16 +96,19 @@ index: $(STAMP)
 ## on today's date.
 PERSONAL := ../shared/corpora/personal-dev
 REALDEV := ../shared/corpora/real-dev
+## STAND_IN=e5 (or minilm): every set through the stand-in server (scripts/eval_stand_in.py), the model served
+## over Ollama's API as mxbai-embed-large: its instruction sent, its recall gate fitted on each vault.
+EVAL = $(if $(STAND_IN),$(BIN)/python -m scripts.eval_stand_in --serve $(STAND_IN) --,$(BIN)/python -m backend)
 eval: $(STAMP)
-	$(BIN)/python -m backend eval --today 2025-11-15 --templated --set $(PERSONAL)
-	$(BIN)/python -m backend eval --today 2025-09-20 --templated --set $(REALDEV)
-	$(BIN)/python -m backend eval --set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
+	$(EVAL) eval --today 2025-11-15 --templated --set $(PERSONAL)
+	$(EVAL) eval --today 2025-09-20 --templated --set $(REALDEV)
+	$(EVAL) eval --set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
 
 ## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions
 ## over the German vault): each vault's model chosen by its languages (docs/languages.md).
 XQUAD := ../shared/corpora/xquad-dev
 eval-languages: $(STAMP)
-	$(BIN)/python -m backend eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
+	$(EVAL) eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed

@@ -45,8 +45,10 @@ class GateUpkeep:
             return None  # no index to read yet: the job that makes one checks again
         if not self._search.gate.needs_fit(embedder, chunks):
             return None
-        self._thread = self._search.gate.fit_in_background(embedder, self._ask)
-        return self._thread
+        thread = self._search.gate.fit_in_background(embedder, self._ask)
+        if thread is not None:  # None: one runs already (kept, for `wait`)
+            self._thread = thread
+        return thread
 
     def wait(self) -> None:
         """Until a fit the index wants is in (an evaluation asks its questions of the gate in force)."""

@@ -57,3 +57,43 @@ def test_an_unreadable_gate_file_is_fitted_again(tmp_path: Path) -> None:
     (tmp_path / "recall_gate.json").write_text("{not json", encoding="utf-8")
     gate = RecallGate(RecallGateFile(tmp_path))
     assert gate.needs_fit("mxbai-embed-large", 1000)
+
+
+def test_waiting_for_the_fit_waits_for_the_one_already_running(tmp_path: Path) -> None:
+    """An evaluation asks its questions once the gate is in, even when the fit started after the index job."""
+    import threading
+
+    from backend.application.gate_upkeep import GateUpkeep
+
+    release = threading.Event()
+    asked = _ask(1000)
+
+    def slow(text: str) -> tuple[Sequence[Evidence], int]:
+        release.wait()
+        return asked(text)  # type: ignore[operator]
+
+    gate = RecallGate(RecallGateFile(tmp_path))
+
+    class Search:
+        def __init__(self) -> None:
+            self.gate = gate
+            self.chunks = type("Counter", (), {"count": staticmethod(lambda live: 1000)})()
+
+        def serving_model(self) -> str:
+            return "mxbai-embed-large"
+
+    class Index:
+        dense_pending = 0
+
+        def serving(self) -> object:
+            from contextlib import nullcontext
+
+            return nullcontext(None)
+
+    upkeep = GateUpkeep(search=Search(), index=Index())  # type: ignore[arg-type]
+    upkeep._ask = slow  # type: ignore[method-assign]
+    assert upkeep.check() is not None  # the job's end starts the fit
+    assert upkeep.check() is None  # a second look finds it running
+    threading.Timer(0.1, release.set).start()
+    upkeep.wait()
+    assert gate.state("mxbai-embed-large").source == "fitted"
