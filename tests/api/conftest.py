@@ -27,6 +27,19 @@ def wait_for_job(client: TestClient, timeout: float = 120.0) -> dict:
         time.sleep(0.05)
 
 
+def fitted_gate(client: TestClient, timeout: float = 120.0) -> dict:
+    """/index/status's recall_calibration once a gate is fitted (in the background, after the first index of
+    a model without shipped weights): an event we can see."""
+    deadline = time.monotonic() + timeout
+    while True:
+        gate = client.get("/index/status").json()["recall_calibration"]
+        if gate["source"] == "fitted":
+            return dict(gate)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no recall gate fitted in {timeout}s: {gate}")
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def make_client(tmp_path: Path) -> Iterator[AppFactory]:
     clients: list[TestClient] = []

@@ -5,7 +5,6 @@ embedder under a name no calibration knows; tests/api/test_stand_in_gate.py does
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.domain.calibration_probes import CHITCHAT, OTHER_DOMAINS
 from backend.entrypoints.app import create_app
-from tests.api.conftest import recall_block, wait_for_job
+from tests.api.conftest import fitted_gate, recall_block, wait_for_job
 from tests.application.fakes import FakeEmbedder
 
 VAULT = {
@@ -31,17 +30,6 @@ def _client(root: Path) -> TestClient:
     settings = load_settings(vault_path=root / "vault", data_dir=root / "data", watch=False)
     services = build_services(settings, embedder=FakeEmbedder(64, "unknown-embed", spread=True))
     return TestClient(create_app(settings, services=services), raise_server_exceptions=False)
-
-
-def _calibration(client: TestClient, source: str, timeout: float = 60.0) -> dict:
-    """/index/status's recall_calibration once it reads `source` (the fit runs in the background)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        gate = client.get("/index/status").json()["recall_calibration"]
-        if gate["source"] == source:
-            return dict(gate)
-        assert time.monotonic() < deadline, f"recall_calibration stayed {gate}"
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -62,7 +50,7 @@ def client(root: Path) -> Iterator[TestClient]:
 def test_the_first_index_fits_a_gate_that_recalls_the_answer_and_nothing_for_chit_chat(
     client: TestClient, root: Path
 ) -> None:
-    gate = _calibration(client, "fitted")
+    gate = fitted_gate(client)
     assert gate["model"] == "unknown-embed"
     assert gate["probes"] == len(CHITCHAT) + len(OTHER_DOMAINS)
     assert gate["chunks"] >= len(VAULT)
@@ -76,7 +64,7 @@ def test_the_first_index_fits_a_gate_that_recalls_the_answer_and_nothing_for_chi
 
 
 def test_a_restart_serves_the_kept_gate_without_fitting_again(client: TestClient, root: Path) -> None:
-    fitted = _calibration(client, "fitted")
+    fitted = fitted_gate(client)
     client.__exit__(None, None, None)
     with _client(root) as again:
         status = again.get("/index/status").json()
@@ -86,7 +74,7 @@ def test_a_restart_serves_the_kept_gate_without_fitting_again(client: TestClient
 
 
 def test_calibrate_fits_again_on_demand_and_shows_its_progress(client: TestClient, root: Path) -> None:
-    _calibration(client, "fitted")
+    fitted_gate(client)
     (root / "data" / "recall_gate.json").unlink()
     response = client.post("/index/calibrate")
     assert response.status_code == 202

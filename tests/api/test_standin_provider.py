@@ -18,7 +18,7 @@ from backend.bootstrap import build_services
 from backend.config import Settings, load_settings
 from backend.entrypoints.app import create_app
 from scripts.standin_embedder import StandInServer, in_process
-from tests.api.conftest import recall_block, wait_for_job
+from tests.api.conftest import fitted_gate, recall_block, wait_for_job
 from tests.vault_files import tiny_vault
 
 SERVED = "nomic-embed-text"
@@ -161,6 +161,7 @@ def test_a_new_query_instruction_applies_at_once_and_re_embeds_nothing(
     before = settings_for(tmp_path, server, "openai", embedding_query_instruction="")
     with TestClient(create_app(before)) as client:
         built = wait_for_job(client)
+        fitted_gate(client)  # its probe turns sent now, and kept: the second start fits nothing again
         client.post("/search", json={"query": BY_MEANING})
     assert not server.queries  # no instruction: the stand-in took the question for a document
     sent = server.texts
