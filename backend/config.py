@@ -304,9 +304,9 @@ class Settings(BaseSettings):
         description="The model's vector size, when Ollama serves a model this service does not know and "
         "may be down at the first start; checked against the model's real answer.",
     )
-    ollama_batch_size: int = Field(64, ge=1, le=2048, description="Texts per Ollama /api/embed request.")
+    ollama_batch_size: int = Field(64, ge=1, le=2048, description="Most texts per Ollama /api/embed request.")
     ollama_concurrency: int = Field(
-        2, ge=1, le=64, description="Ollama /api/embed requests in flight at once while indexing."
+        2, ge=1, le=64, description="Most Ollama /api/embed requests in flight at once while indexing."
     )
     ollama_timeout_seconds: float = Field(
         120.0, gt=0.0, le=3600.0, description="Read timeout of an Ollama request (a cold model loads slowly)."

@@ -23,6 +23,7 @@ import httpx
 import numpy as np
 
 from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, ModelNotFoundError
+from backend.infrastructure.embedders.pacing import NoPacing, Pacer, read_timeout
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +106,9 @@ class OllamaEmbedder:
         self._concurrency = concurrency
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        # batches and requests in flight adapted to the server's answers, never past the two above
+        waits = read_timeout(timeout.read if isinstance(timeout, httpx.Timeout) else timeout, 120.0)
+        self._pacer = Pacer(max_in_flight=concurrency, max_batch=batch_size, timeout_seconds=waits)
 
     @property
     def model_name(self) -> str:
@@ -121,7 +125,7 @@ class OllamaEmbedder:
         """All vectors in the order of `texts`, or an error: never some of them. Batches go out up to
         `concurrency` at a time, each with its own retries; once one fails for good, batches not sent yet
         are not sent, and the call raises the failure of the first failed batch in input order."""
-        size = self._batch_size
+        size = self._pacer.batch_size()
         batches = [list(texts[start : start + size]) for start in range(0, len(texts), size)]
         if len(batches) <= 1 or self._concurrency == 1:
             return [vector for batch in batches for vector in self._embed_batch(batch)]
@@ -149,7 +153,7 @@ class OllamaEmbedder:
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        return self._embed_batch([text])[0]
+        return self._embed_batch([text], pacer=NoPacing())[0]
 
     def health(self) -> bool:
         """True when Ollama answers `/api/tags` quickly and lists the configured model."""
@@ -181,25 +185,32 @@ class OllamaEmbedder:
                 self._pool = ThreadPoolExecutor(self._concurrency, thread_name_prefix="ollama-embed")
             return self._pool
 
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+    def _embed_batch(self, texts: list[str], pacer: Pacer | NoPacing | None = None) -> list[list[float]]:
+        pacer = pacer or self._pacer
         # truncate=true makes Ollama cut inputs longer than the model's context instead of failing the batch.
         payload: dict[str, Any] = {"model": self._model, "input": texts, "truncate": True}
         attempts = self._max_retries + 1
         last_problem = ""
         for attempt in range(attempts):
+            started = time.monotonic()
             try:
-                response = self._client.post("/api/embed", json=payload)
+                with pacer.slot():
+                    started = time.monotonic()
+                    response = self._client.post("/api/embed", json=payload)
             except httpx.TimeoutException as exc:
+                pacer.record(seconds=time.monotonic() - started, timed_out=True)
                 last_problem = f"request timed out ({type(exc).__name__})"
             except httpx.TransportError as exc:
                 last_problem = f"cannot reach Ollama ({type(exc).__name__}: {exc})"
             else:
+                took, retry_after = time.monotonic() - started, response.headers.get("Retry-After")
+                pacer.record(seconds=took, status=response.status_code, retry_after=retry_after)
                 if response.status_code < 400:
                     return self._parse(response, expected=len(texts))
                 message = _error_message(response)
                 if response.status_code == 404 or _mentions_missing_model(message):
                     raise self._model_not_found(message)
-                if response.status_code < 500:
+                if response.status_code < 500 and response.status_code != 429:  # 429: busy, asked to wait
                     raise EmbedderUnavailableError(
                         f"Ollama rejected the embedding request for model '{self._model}' "
                         f"(HTTP {response.status_code}): {message}"
@@ -215,6 +226,10 @@ class OllamaEmbedder:
                     delay,
                 )
                 self._sleep(delay)
+                if len(texts) > pacer.batch_size():  # it timed out: the rest goes in smaller requests
+                    size = pacer.batch_size()
+                    pieces = [texts[start : start + size] for start in range(0, len(texts), size)]
+                    return [vector for piece in pieces for vector in self._embed_batch(piece)]
         raise EmbedderUnavailableError(
             f"Ollama at {self._base_url} gave no embeddings after {attempts} attempt(s): {last_problem}"
         )
