@@ -17,6 +17,7 @@ from backend.api.status_schemas import (
     LinkCountsOut,
     VerifyResult,
 )
+from backend.application.ports import CountsEmbeddings
 from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
 from backend.domain.errors import (
@@ -150,12 +151,15 @@ def _embedder_info(services: Services) -> EmbedderInfo:
             suggestion=f"Start Ollama and pull the model: `ollama pull {services.settings.model_name}`.",
         )
     choice = services.model_choice
+    counts = services.embedder.embedding_counts() if isinstance(services.embedder, CountsEmbeddings) else None
     return EmbedderInfo(
         provider=provider,
         model=services.index.identity.embedding_model,
         state=state,
         healthy=healthy,
         error=error,
+        texts_sent=counts[0] if counts else None,
+        cache_hits=counts[1] if counts else None,
         chosen_by=choice.chosen_by if choice else None,  # type: ignore[arg-type]
         reason=choice.reason if choice else None,
         proposal=choice.proposal if choice else None,
