@@ -146,3 +146,10 @@ def test_past_its_size_cap_the_cache_drops_the_vectors_used_least_recently(tmp_p
     fake = FakeEmbedder(dimension=256)
     CachedEmbedder(fake, path, max_bytes=400_000).embed_documents(["new text 399", *old])
     assert fake.texts_embedded == len(old)  # the old ones were dropped, the newest kept
+
+
+def test_a_new_cache_file_is_readable_by_its_user_only(tmp_path: Path) -> None:
+    """It holds vectors of the notes' text, in a cache folder other programs of the machine may read."""
+    path = tmp_path / "embeddings.sqlite3"
+    CachedEmbedder(FakeEmbedder(), path).embed_documents(["a private note"])
+    assert path.stat().st_mode & 0o777 == 0o600

@@ -20,6 +20,7 @@ recently (by day) are dropped, and SQLite reuses their pages.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import sqlite3
@@ -58,8 +59,12 @@ class CachedEmbedder:
         self._inner = inner
         self._max_bytes = max_bytes
         path.parent.mkdir(parents=True, exist_ok=True)
+        new = not path.exists()
         # one connection shared by the worker threads, serialised by our lock
         self._db = sqlite3.connect(path, timeout=_BUSY_SECONDS, check_same_thread=False)
+        if new:  # vectors say something of the notes: the user's own, as the notes are (-wal/-shm follow it)
+            with contextlib.suppress(OSError):
+                path.chmod(0o600)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL, used INTEGER)"
