@@ -15,6 +15,7 @@ from backend.application.index_handle import ServingEmbedder
 from backend.application.model_choice import MODELS, MULTILINGUAL_MODEL, ModelChoice
 from backend.application.ports import Embedder, IndexCatalog, MemoryStore
 from backend.config import Settings, SettingsError
+from backend.data_dirs import embedding_cache, vault_embedding_cache
 from backend.domain.embedding_instructions import Instructions, resolve
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import IndexIdentity
@@ -99,7 +100,9 @@ def build_embedder(
 def _cached(settings: Settings, inner: Embedder) -> Embedder:
     from backend.infrastructure.embedders.cache import CachedEmbedder
 
-    return CachedEmbedder(inner, settings.data_dir / "embedding_cache.sqlite3")
+    shared = embedding_cache(settings.embedding_cache_dir, settings.data_dir)
+    # the data dir's own cache of before the shared one: read, so an install keeps its vectors
+    return CachedEmbedder(inner, shared, also_read=[vault_embedding_cache(settings.data_dir)])
 
 
 def _build_model(

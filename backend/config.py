@@ -330,6 +330,11 @@ class Settings(EmbeddingServerSettings):
         "$XDG_CACHE_HOME/knowledge-bridge/models (~/.cache/...), or DATA_DIR/models when that is not "
         "writable.",
     )
+    embedding_cache_dir: Path | None = Field(
+        None,
+        description="Where the embedding cache (vectors by model and text hash) is kept, shared by every "
+        "vault and data dir using the folder; unset = beside the model cache, ~/.cache/knowledge-bridge.",
+    )
     auto_reembed: bool = Field(
         True,
         description="When the index was built with another embedding model, variant, DENSE_WINDOW_WORDS or "
@@ -350,10 +355,7 @@ class Settings(EmbeddingServerSettings):
         None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
     )
     onnx_query_threads: int | None = Field(
-        None,
-        ge=1,
-        le=256,
-        description="Threads embedding one search query (its own session); unset: one per core.",
+        None, ge=1, le=256, description="Threads embedding a search query (own session); unset: one per core."
     )
     onnx_query_spinning: bool = Field(
         True,
@@ -363,12 +365,9 @@ class Settings(EmbeddingServerSettings):
     )
 
     _split_lists = field_validator(*LIST_SETTINGS, mode="before")(split_list)
-
     _absolute_vault = field_validator("vault_path")(absolute_path)
-
     _printable_key = field_validator("api_key")(header_token)
     _origins = field_validator("cors_origins")(browser_origins)
-
     _upper_level = field_validator("log_level", mode="before")(upper_text)
 
     @field_validator(*BLANK_IS_UNSET, mode="before")

@@ -68,3 +68,24 @@ def model_cache(model_cache_dir: Path | None, data_dir: Path) -> Path:
         return Path.home() / ".cache" / "knowledge-bridge" / "models"
     except RuntimeError:  # no home folder known (a bare container user): the data dir's own
         return models_dir(data_dir)
+
+
+def embedding_cache(cache_dir: Path | None, data_dir: Path) -> Path:
+    """The embedding cache file: in EMBEDDING_CACHE_DIR, or beside the model cache in the user's cache
+    folder (XDG_CACHE_HOME, else ~/.cache: `knowledge-bridge/embeddings.sqlite3`), one for every vault and
+    data dir of the user on this machine, so a rebuild, a wiped data dir or another vault holding the same
+    text never embeds it again; the data dir's own when no home folder is known."""
+    if cache_dir is not None:
+        return cache_dir.expanduser() / "embeddings.sqlite3"
+    root = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if root and Path(root).is_absolute():
+        return Path(root) / "knowledge-bridge" / "embeddings.sqlite3"
+    try:
+        return Path.home() / ".cache" / "knowledge-bridge" / "embeddings.sqlite3"
+    except RuntimeError:
+        return vault_embedding_cache(data_dir)
+
+
+def vault_embedding_cache(data_dir: Path) -> Path:
+    """Where a data dir kept its own embedding cache before the shared one: still read."""
+    return data_dir / "embedding_cache.sqlite3"

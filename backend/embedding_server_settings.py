@@ -41,10 +41,16 @@ class EmbeddingServerSettings(BaseSettings):
     )
     # the OLLAMA_* request settings below are the openai provider's too (one set for a server over HTTP)
     ollama_batch_size: int = Field(
-        64, ge=1, le=2048, description="Texts per embedding request (ollama, openai)."
+        64,
+        ge=1,
+        le=2048,
+        description="Most texts per embedding request (ollama, openai); fewer while the server is slow.",
     )
     ollama_concurrency: int = Field(
-        2, ge=1, le=64, description="Embedding requests in flight at once while indexing (ollama, openai)."
+        2,
+        ge=1,
+        le=64,
+        description="Most embedding requests in flight at once while indexing (ollama, openai).",
     )
     ollama_timeout_seconds: float = Field(
         120.0,

@@ -118,6 +118,7 @@ def first_start_service(
         data.mkdir()
         (data / "models").symlink_to(models.resolve(), target_is_directory=True)
         env = {"WATCH": "false", "MODEL_CACHE_DIR": str(models.resolve()), "LOG_LEVEL": "WARNING"}
+        env["EMBEDDING_CACHE_DIR"] = str(data)  # an empty cache: a first index embeds every text
         with (
             ServiceProcess(vault, data, env=env, repo=repo) as service,
             httpx.Client(base_url=service.url, timeout=60) as client,

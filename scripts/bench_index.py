@@ -50,7 +50,11 @@ def index_once(vault: Path, provider: str, models_cache: Path) -> IndexRun:
     """One first index of `vault` into an empty temp index (no embedding cache), timed."""
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(
-            vault_path=vault, data_dir=Path(tmp), embedding_provider=provider, watch=False
+            vault_path=vault,
+            data_dir=Path(tmp),
+            embedding_provider=provider,
+            watch=False,
+            embedding_cache_dir=Path(tmp),  # its own cache, empty: the user's shared one would answer
         )
         if provider == "onnx":
             models_cache.mkdir(parents=True, exist_ok=True)

@@ -145,7 +145,11 @@ def main() -> None:
         vault = Path(tmp) / "vault"
         shutil.copytree(args.vault, vault, symlinks=True)
         settings = load_settings(
-            vault_path=vault, data_dir=Path(tmp) / "data", embedding_provider=args.provider, watch=True
+            vault_path=vault,
+            data_dir=Path(tmp) / "data",
+            embedding_provider=args.provider,
+            watch=True,
+            embedding_cache_dir=Path(tmp),  # its own cache, empty: the user's shared one would answer
         )
         if args.provider == "onnx":
             args.models_cache.mkdir(parents=True, exist_ok=True)

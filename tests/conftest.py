@@ -73,6 +73,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(autouse=True)
+def embedding_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own embedding cache (EMBEDDING_CACHE_DIR), not the user's nor another test's: a test
+    that counts the texts sent to a model would otherwise find them cached by an earlier one; child
+    processes inherit it."""
+    monkeypatch.setenv("EMBEDDING_CACHE_DIR", str(tmp_path_factory.mktemp("embedding-cache")))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Graphs the suite builds (other variants, first-start builds) go to a cache of its own, not to the

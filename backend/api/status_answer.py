@@ -18,6 +18,7 @@ from backend.api.status_schemas import (
     RecallCalibrationOut,
     VerifyResult,
 )
+from backend.application.ports import CountsEmbeddings
 from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
 from backend.domain.errors import (
@@ -160,6 +161,7 @@ def _embedder_info(services: Services) -> EmbedderInfo:
     choice = services.model_choice
     identity = services.index.identity
     remote = provider in REMOTE_PROVIDERS
+    counts = services.embedder.embedding_counts() if isinstance(services.embedder, CountsEmbeddings) else None
     return EmbedderInfo(
         provider=provider,
         model=identity.embedding_model,
@@ -168,6 +170,8 @@ def _embedder_info(services: Services) -> EmbedderInfo:
         state=state,
         healthy=healthy,
         error=error,
+        texts_sent=counts[0] if counts else None,
+        cache_hits=counts[1] if counts else None,
         chosen_by=choice.chosen_by if choice else None,  # type: ignore[arg-type]
         reason=choice.reason if choice else None,
         proposal=choice.proposal if choice else None,

@@ -85,6 +85,14 @@ class EmbedderInfo(BaseModel):
     error: EmbedderProblemOut | None = Field(
         None, description="The embedder's last failure, until it answers again (what to do: `suggestion`)."
     )
+    texts_sent: int | None = Field(
+        None,
+        description="Texts sent to the model since the service started (each text once: the embedding cache "
+        "answers the others); null without an embedder.",
+    )
+    cache_hits: int | None = Field(
+        None, description="Texts the embedding cache answered since the service started, without the model."
+    )
     chosen_by: Literal["setting", "index", "languages"] | None = Field(
         None,
         description="Why this model: EMBEDDING_MODEL (setting), the model the index was built with (index), "

@@ -181,6 +181,7 @@ class DensePass:
         total = self.feed.added
         progress = self._progress
         self.estimate.start()
+        started, counts = time.monotonic(), self._notes.embedding_counts()
         if progress:
             progress.update(phase="embedding", done=0, total=total)
             self._say_left()
@@ -210,6 +211,7 @@ class DensePass:
                 next_log = time.monotonic() + PROGRESS_LOG_SECONDS
         if progress and self._ended:
             progress.update(vectors_left=0, eta_seconds=0.0)
+        self._log_work(counts, time.monotonic() - started)
         self.stop()
         self._raise_failure()
 
@@ -242,6 +244,20 @@ class DensePass:
         for item in batch:
             self.estimate.done(item.file.rel_path, item.text_count(), item.dense_work())
         self.embedded += len(batch)
+
+    def _log_work(self, before: tuple[int, int] | None, seconds: float) -> None:
+        """What the pass cost the model: with a remote model its texts are the time (issue 45)."""
+        after = self._notes.embedding_counts()
+        if before is None or after is None:
+            return
+        sent, hits = after[0] - before[0], after[1] - before[1]
+        log.info(
+            "embedded %d notes in %.1f s: %d texts sent to the model, %d answered by the embedding cache",
+            self.embedded,
+            seconds,
+            sent,
+            hits,
+        )
 
     def _raise_failure(self) -> None:
         if self._errors:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from backend.application.ports import Embedder
+from backend.application.ports import CountsEmbeddings, Embedder
 from backend.domain.errors import (
     EmbedderUnavailableError,
     EmbeddingModelMismatchError,
@@ -48,6 +48,11 @@ class EmbedderHealth:
         self._lock = threading.Lock()
         self._problem: KnowledgeBridgeError | None = None
         self._unhealthy_until = 0.0  # until then a failed probe is believed without asking again
+
+    def embedding_counts(self) -> tuple[int, int] | None:
+        """(texts sent to the model, texts the cache answered) so far; None when the embedder does not say."""
+        embedder = self._embedder
+        return embedder.embedding_counts() if isinstance(embedder, CountsEmbeddings) else None
 
     @property
     def problem(self) -> KnowledgeBridgeError | None:

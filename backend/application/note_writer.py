@@ -228,6 +228,10 @@ class NoteWriter:
                 reused += 1
         return reused
 
+    def embedding_counts(self) -> tuple[int, int] | None:
+        """(texts sent to the model, texts the embedding cache answered) so far, when the embedder says."""
+        return self._health.embedding_counts() if self._health is not None else None
+
     def embed(
         self,
         batch: Sequence[PendingNote],

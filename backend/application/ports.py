@@ -43,6 +43,15 @@ class Embedder(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class CountsEmbeddings(Protocol):
+    """An embedder that counts its work: the embedding cache (what a remote model costs is its texts)."""
+
+    def embedding_counts(self) -> tuple[int, int]:
+        """(texts sent to the model, texts the cache answered) since the embedder was made."""
+        ...
+
+
 class ChunkStore(Protocol):
     """One Qdrant collection of chunk points with named vectors `dense` (cosine) and `sparse` (IDF).
 

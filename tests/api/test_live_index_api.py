@@ -137,6 +137,10 @@ def test_the_watcher_follows_create_edit_rename_folder_move_and_delete(
         "state": "ready",
         "healthy": True,
         "error": None,
+        "texts_sent": None,  # the fake counts nothing: no embedding cache in front of it
+        "cache_hits": None,
+        "query_instruction": None,  # an in-process model: its instructions are its own
+        "document_instruction": None,
         "chosen_by": None,  # an embedder handed in (a test's fake), not chosen by the service
         "reason": None,
         "proposal": None,
@@ -219,6 +223,9 @@ def test_a_restart_catches_up_with_edits_made_while_it_was_down(vault: Path, tmp
         # embedded again: the edited section's chunk, the one window of it holding the edit (its other windows
         # come from the cache) and the new note's chunk; nothing for the rename
         assert second.texts_embedded == 3
+        embedder = live.status()["embedder"]  # what the restart cost the model, as /index/status says it
+        assert embedder["texts_sent"] == 3
+        assert embedder["cache_hits"] > 0
         restarted = index_contents(live.client, live.services)
     finally:
         live.close()

@@ -41,5 +41,10 @@ class InstructedEmbedder:
     def health(self) -> bool:
         return self._server.health()
 
+    def embedding_counts(self) -> tuple[int, int]:
+        """The cache's counts behind it (CountsEmbeddings): what a remote model was sent, for the status."""
+        counts = getattr(self._server, "embedding_counts", None)
+        return counts() if callable(counts) else (0, 0)
+
     def close(self) -> None:
         self._server.close()

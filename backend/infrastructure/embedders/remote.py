@@ -33,6 +33,7 @@ from backend.domain.errors import (
     KnowledgeBridgeError,
     ModelNotFoundError,
 )
+from backend.infrastructure.embedders.pacing import NoPacing, Pacer, read_timeout
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +123,9 @@ class RemoteEmbedder(ABC):
         self._concurrency = concurrency
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        # batches and requests in flight adapted to the server's answers, never past the two above
+        waits = read_timeout(timeout.read if isinstance(timeout, httpx.Timeout) else timeout, 120.0)
+        self._pacer = Pacer(max_in_flight=concurrency, max_batch=batch_size, timeout_seconds=waits)
 
     # -- what a server speaks ----------------------------------------------------------------------
 
@@ -164,7 +168,7 @@ class RemoteEmbedder(ABC):
         """All vectors in the order of `texts`, or an error: never some of them. Batches go out up to
         `concurrency` at a time, each with its own retries; once one fails for good, batches not sent yet
         are not sent, and the call raises the failure of the first failed batch in input order."""
-        size = self._batch_size
+        size = self._pacer.batch_size()
         batches = [list(texts[start : start + size]) for start in range(0, len(texts), size)]
         if len(batches) <= 1 or self._concurrency == 1:
             return [vector for batch in batches for vector in self._embed_batch(batch)]
@@ -192,7 +196,7 @@ class RemoteEmbedder(ABC):
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        return self._embed_batch([text])[0]
+        return self._embed_batch([text], pacer=NoPacing())[0]  # a search's question is never held
 
     def close(self) -> None:
         with self._pool_lock:
@@ -211,18 +215,25 @@ class RemoteEmbedder(ABC):
                 self._pool = ThreadPoolExecutor(self._concurrency, thread_name_prefix="remote-embed")
             return self._pool
 
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+    def _embed_batch(self, texts: list[str], pacer: Pacer | NoPacing | None = None) -> list[list[float]]:
+        pacer = pacer or self._pacer
         path, payload = self._request(texts)
         attempts = self._max_retries + 1
         last_problem = ""
         for attempt in range(attempts):
+            started = time.monotonic()
             try:
-                response = self._client.post(path, json=payload)
+                with pacer.slot():
+                    started = time.monotonic()
+                    response = self._client.post(path, json=payload)
             except httpx.TimeoutException as exc:
+                pacer.record(seconds=time.monotonic() - started, timed_out=True)
                 last_problem = f"request timed out ({type(exc).__name__})"
             except httpx.TransportError as exc:
                 last_problem = f"cannot reach {self.server} ({type(exc).__name__}: {exc})"
             else:
+                took, retry_after = time.monotonic() - started, response.headers.get("Retry-After")
+                pacer.record(seconds=took, status=response.status_code, retry_after=retry_after)
                 if response.status_code < 400:
                     return self._parse(response, expected=len(texts))
                 message = error_message(response)
@@ -235,7 +246,7 @@ class RemoteEmbedder(ABC):
                 refusal = self._refusal(response.status_code, message)
                 if refusal is not None:
                     raise refusal
-                if response.status_code < 500:
+                if response.status_code < 500 and response.status_code != 429:  # 429: busy, asked to wait
                     raise EmbedderUnavailableError(
                         f"{self.server} rejected the embedding request for model '{self._model}' "
                         f"(HTTP {response.status_code}): {message}"
@@ -252,6 +263,10 @@ class RemoteEmbedder(ABC):
                     delay,
                 )
                 self._sleep(delay)
+                if len(texts) > pacer.batch_size():  # it timed out: the rest goes in smaller requests
+                    size = pacer.batch_size()
+                    pieces = [texts[start : start + size] for start in range(0, len(texts), size)]
+                    return [vector for piece in pieces for vector in self._embed_batch(piece)]
         raise EmbedderUnavailableError(
             f"{self.server} at {self._base_url} gave no embeddings after {attempts} attempt(s): "
             f"{last_problem}"
