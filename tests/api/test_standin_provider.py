@@ -76,6 +76,9 @@ def test_index_search_and_recall_through_the_server_with_the_models_instructions
         embedder = status["embedder"]
         assert (embedder["provider"], embedder["state"]) == (provider, "ready")
         assert (embedder["query_instruction"], embedder["document_instruction"]) == (QUERY, DOCUMENT)
+        assert embedder["texts_sent"] == len(server.documents)  # what the model was sent, said
+        gate = fitted_gate(client)  # nomic-embed-text has no shipped weights: a gate fitted on the vault
+        assert gate["model"] == "nomic-embed-text"
 
         answer = client.post("/search", json={"query": BY_MEANING, "mode": "dense"}).json()
         assert answer["results"][0]["note_path"] == "Sreenivas.md"
