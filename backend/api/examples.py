@@ -244,6 +244,7 @@ INDEX_STATUS: dict[str, Any] = {
     "index_model": "all-MiniLM-L6-v2",
     "index_dimension": 384,
     "model_change": None,
+    "recall_calibration": {"source": "shipped", "model": "all-MiniLM-L6-v2"},
     "languages": {
         "shares": {"en": 1.0},
         "sampled_notes": 32,

@@ -152,6 +152,12 @@ class RecallGate:
                     return None
                 evidence, chunks = ask(text)
                 probes.append(Probe(kind, tuple(evidence[:QUOTED])))
+        blind = sum(1 for probe in probes if probe.evidence and probe.evidence[0].dense is None)
+        if blind:  # the model went down meanwhile: a scale read from some of the probes is not its scale
+            log.warning(
+                "the recall gate for %s was not fitted: %d probe turns got no dense scores", embedder, blind
+            )
+            return None
         gate = fit_gate(embedder, probes, chunks)
         if gate is None:
             log.warning("the recall gate for %s was not fitted: the probes had no dense scores", embedder)

@@ -97,3 +97,18 @@ def test_waiting_for_the_fit_waits_for_the_one_already_running(tmp_path: Path) -
     threading.Timer(0.1, release.set).start()
     upkeep.wait()
     assert gate.state("mxbai-embed-large").source == "fitted"
+
+
+def test_a_model_going_down_during_the_fit_leaves_no_gate_fitted_from_some_probes(tmp_path: Path) -> None:
+    asked = _ask(1000)
+    turns = iter(range(10_000))
+
+    def flaky(text: str) -> tuple[Sequence[Evidence], int]:
+        if next(turns) == 100:  # one probe answered by keyword only
+            return [Evidence(dense=None, keyword=1.0, covered=1, query_terms=2)], 1000
+        return asked(text)  # type: ignore[operator]
+
+    gate = RecallGate(RecallGateFile(tmp_path))
+    assert gate.fit("mxbai-embed-large", flaky) is None
+    assert gate.state("mxbai-embed-large").source == "keyword"
+    assert not (tmp_path / "recall_gate.json").exists()
