@@ -269,7 +269,7 @@ def build_services(
         auto_reembed=settings.auto_reembed,
         settle=settle,
         freeze=freeze,
-        gate=GateUpkeep(search=search, index=index),
+        gate=GateUpkeep(search=search, index=index, automatic=settings.recall_gate_fit),
     )
     return Services(
         settings,

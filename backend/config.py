@@ -342,6 +342,12 @@ class Settings(EmbeddingServerSettings):
         "background while it keeps answering with the model it was built with; false = keep answering so "
         "until POST /index/rebuild.",
     )
+    recall_gate_fit: bool = Field(
+        True,
+        description="For an embedding model without shipped recall weights (Ollama, OpenAI-compatible), fit "
+        "a recall gate on the vault after indexing (158 short searches); false = keyword-only weights until "
+        "`python -m backend calibrate`.",
+    )
     onnx_variant: Literal[
         "fp32", "int8", "fp32-opt", "int8-opt", "int8-opt-ffn2fp32", "int8-opt-outliers"
     ] = Field(

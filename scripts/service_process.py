@@ -99,19 +99,6 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
         self._wait(finished, "the running job to finish", timeout)
         return status
 
-    def wait_calibrated(self, timeout: float = 600.0) -> dict:
-        """Until the recall gate of a model without shipped weights is fitted (it is, after the first index,
-        in the background); returns /index/status's recall_calibration."""
-        gate: dict = {}
-
-        def fitted() -> bool:
-            nonlocal gate
-            gate = self.get("/index/status").json().get("recall_calibration") or {}
-            return gate.get("source") == "fitted"
-
-        self._wait(fitted, "the recall gate to be fitted", timeout)
-        return gate
-
     def _wait(self, condition: object, what: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while True:

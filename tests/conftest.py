@@ -81,6 +81,14 @@ def embedding_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     monkeypatch.setenv("EMBEDDING_CACHE_DIR", str(tmp_path_factory.mktemp("embedding-cache")))
 
 
+@pytest.fixture(autouse=True)
+def recall_gate_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No recall gate fitted after indexing (RECALL_GATE_FIT=false) unless a test asks for it: the fake
+    embedders have no shipped weights, and 158 probe searches after every first index would cost the suite a
+    minute and add texts to the counts tests read; child processes inherit it."""
+    monkeypatch.setenv("RECALL_GATE_FIT", "false")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Graphs the suite builds (other variants, first-start builds) go to a cache of its own, not to the

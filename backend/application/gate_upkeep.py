@@ -28,15 +28,17 @@ PROBE_HITS = 10  # asked as the evaluation asks; the gate reads the first QUOTED
 
 
 class GateUpkeep:
-    def __init__(self, *, search: SearchService, index: ServingIndex) -> None:
+    def __init__(self, *, search: SearchService, index: ServingIndex, automatic: bool = True) -> None:
+        """`automatic`: fit after index jobs (RECALL_GATE_FIT); on demand (`refit`) either way."""
         self._search = search
         self._index = index
+        self._automatic = automatic
         self._thread: threading.Thread | None = None
 
     def check(self) -> threading.Thread | None:
         """Fit in the background when the serving model wants a (new) fit and its vectors are all in."""
         embedder = self._search.serving_model()
-        if embedder is None or self._index.dense_pending:
+        if not self._automatic or embedder is None or self._index.dense_pending:
             return None
         try:
             with self._index.serving() as live:

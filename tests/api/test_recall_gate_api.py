@@ -27,7 +27,9 @@ VAULT = {
 
 
 def _client(root: Path) -> TestClient:
-    settings = load_settings(vault_path=root / "vault", data_dir=root / "data", watch=False)
+    settings = load_settings(
+        vault_path=root / "vault", data_dir=root / "data", watch=False, recall_gate_fit=True
+    )
     services = build_services(settings, embedder=FakeEmbedder(64, "unknown-embed", spread=True))
     return TestClient(create_app(settings, services=services), raise_server_exceptions=False)
 
@@ -91,3 +93,16 @@ def test_a_keyword_only_index_says_its_weights_are_the_keyword_ones(tmp_path: Pa
     with TestClient(create_app(settings)) as client:
         wait_for_job(client)
         assert client.get("/index/status").json()["recall_calibration"]["source"] == "keyword"
+
+
+def test_with_the_automatic_fit_off_the_gate_is_fitted_only_on_demand(root: Path) -> None:
+    settings = load_settings(
+        vault_path=root / "vault", data_dir=root / "data", watch=False, recall_gate_fit=False
+    )
+    services = build_services(settings, embedder=FakeEmbedder(64, "unknown-embed", spread=True))
+    with TestClient(create_app(settings, services=services)) as client:
+        wait_for_job(client)
+        assert client.get("/index/status").json()["recall_calibration"]["source"] == "keyword"
+        assert not (root / "data" / "recall_gate.json").exists()
+        assert client.post("/index/calibrate").status_code == 202
+        assert wait_for_job(client)["recall_calibration"]["source"] == "fitted"

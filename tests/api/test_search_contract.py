@@ -16,7 +16,7 @@ from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, Settings, load_settings
 from backend.domain.errors import IndexUnavailableError
 from backend.entrypoints.app import create_app
-from tests.api.conftest import fitted_gate, wait_for_job
+from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder
 from tests.ports import refused_port, refused_url
 from tests.vault_files import tiny_vault
@@ -243,7 +243,6 @@ def fake_embedder_client(tmp_path: Path) -> Iterator[tuple[TestClient, FakeEmbed
     services.supervisor.open()
     with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as c:
         wait_for_job(c)
-        fitted_gate(c)  # its probe searches done: the embedder is switched off under no one else's search
         yield c, fake
 
 

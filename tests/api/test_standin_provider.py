@@ -70,7 +70,8 @@ def until(check: Callable[[], dict | None], what: str, timeout: float = 60.0) ->
 def test_index_search_and_recall_through_the_server_with_the_models_instructions(
     tmp_path: Path, server: StandInServer, provider: str
 ) -> None:
-    with TestClient(create_app(settings_for(tmp_path, server, provider))) as client:
+    settings = settings_for(tmp_path, server, provider, recall_gate_fit=True)
+    with TestClient(create_app(settings)) as client:
         status = wait_for_job(client)
         assert status["dense_pending"] == 0
         embedder = status["embedder"]
@@ -164,7 +165,6 @@ def test_a_new_query_instruction_applies_at_once_and_re_embeds_nothing(
     before = settings_for(tmp_path, server, "openai", embedding_query_instruction="")
     with TestClient(create_app(before)) as client:
         built = wait_for_job(client)
-        fitted_gate(client)  # its probe turns sent now, and kept: the second start fits nothing again
         client.post("/search", json={"query": BY_MEANING})
     assert not server.queries  # no instruction: the stand-in took the question for a document
     sent = server.texts
