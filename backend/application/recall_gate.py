@@ -81,7 +81,7 @@ class RecallGate:
         self._stopping = threading.Event()  # the service stops: a fit running ends at its next probe
 
     def calibration(self, embedder: str | None, *, dense: bool) -> Calibration:
-        """The weights for hits of `embedder` (model name, with its instructions when it has any)."""
+        """The weights for hits of the model named `embedder` (the serving index's)."""
         if not dense or not embedder:
             return KEYWORD_ONLY
         shipped = shipped_calibration(embedder)
