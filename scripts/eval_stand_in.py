@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--provider", choices=("ollama", "openai"), default="ollama")
     args = parser.parse_args(ours)
+    if theirs[:1] == ["eval"]:  # `make eval STAND_IN=…` hands over the backend's command as it runs it
+        theirs = theirs[1:]
     model = in_process(args.serve)
     try:
         with StandInServer(model, model_name=args.model_name) as server:
