@@ -22,38 +22,32 @@ from dataclasses import replace
 from pathlib import Path
 
 from backend.application.model_choice import ENGLISH_MODEL, MULTILINGUAL_MODEL
-from backend.config import REPO_ROOT, load_settings
+from backend.bootstrap import Services
+from backend.config import REPO_ROOT
 from backend.domain import gate_fit
-from backend.domain.calibration_probes import CHITCHAT, OTHER_DOMAINS
+from backend.domain.calibration_probes import PROBES
 from backend.domain.confidence import Calibration, shipped_calibration
 from backend.domain.gate_fit import QUOTED, GenericWeights, Probe, fit_gate, null_scale
 from backend.domain.models import SearchMode
-from backend.entrypoints.cli.commands import run_job
-from backend.entrypoints.cli.target import open_local
-from backend.infrastructure.eval_files import find_set
-from scripts.calibrate_recall import SETS, TODAY, Observed, fit, gate, observe
+from scripts.calibrate_recall import SETS, Observed, asked_turns, fit, gate, indexed, observe_in
 
 MODELS = {ENGLISH_MODEL: tuple(SETS), MULTILINGUAL_MODEL: (*SETS, "xquad-dev/de")}
 
 
-def probes(corpora: Path, name: str, model: str, data_dir: Path) -> list[Probe]:
+def probes_in(services: Services) -> list[Probe]:
     """The gate's probe turns asked of the set's vault, as the service asks them."""
-    vault = find_set(corpora / SETS.get(name, name)).vault
-    overrides: dict[str, object] = {"embedding_model": model}
-    if name in TODAY:
-        overrides["today"] = TODAY[name]
-    folder = name.replace("/", "-") + f"-{model}"
-    services = open_local(load_settings(vault_path=vault, data_dir=data_dir / folder, **overrides))
-    try:
-        run_job(services, "rebuild" if services.index.model_mismatch else "index")
-        asked = []
-        for kind, texts in (("chitchat", CHITCHAT), ("other", OTHER_DOMAINS)):
-            for text in texts:
-                outcome = services.search.search(text, top_k=10, mode=SearchMode.HYBRID)
-                asked.append(Probe(kind, tuple(outcome.evidence[:QUOTED])))
-        return asked
-    finally:
-        services.close()
+    asked = []
+    for kind, text in PROBES:
+        outcome = services.search.search(text, top_k=10, mode=SearchMode.HYBRID)
+        asked.append(Probe(kind, tuple(outcome.evidence[:QUOTED])))
+    return asked
+
+
+def seen_in(corpora: Path, name: str, model: str, data_dir: Path) -> tuple[list[Observed], list[Probe]]:
+    """Every turn of the set and every probe, asked of one index of the set's vault."""
+    vault, turns = asked_turns(corpora, name)
+    with indexed(vault, name, model, data_dir) as services:
+        return observe_in(services, turns, SearchMode.HYBRID), probes_in(services)
 
 
 def generic(seen: dict[tuple[str, str], tuple[list[Observed], list[Probe]]]) -> GenericWeights:
@@ -110,10 +104,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=REPO_ROOT / "data" / "eval")
     args = parser.parse_args()
     seen = {
-        (name, model): (
-            observe(args.corpora, name, SearchMode.HYBRID, model, args.data_dir),
-            probes(args.corpora, name, model, args.data_dir),
-        )
+        (name, model): seen_in(args.corpora, name, model, args.data_dir)
         for model, names in MODELS.items()
         for name in names
     }

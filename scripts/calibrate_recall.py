@@ -31,7 +31,8 @@ import argparse
 import datetime as dt
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -39,6 +40,7 @@ import numpy as np
 
 from backend.application.evaluation import RECALL_ENTRIES
 from backend.application.model_choice import ENGLISH_MODEL
+from backend.bootstrap import Services
 from backend.config import REPO_ROOT, load_settings
 from backend.domain.confidence import (
     KEYWORD_ONLY,
@@ -115,10 +117,17 @@ def _foreign(corpora: Path, name: str) -> list[Turn]:
     return turns
 
 
-def observe(corpora: Path, name: str, mode: SearchMode, model: str | None, data_dir: Path) -> list[Observed]:
+def asked_turns(corpora: Path, name: str) -> tuple[Path, list[Turn]]:
+    """The set's vault and every turn it is asked: its own questions, chit-chat, other sets' questions."""
     vault, turns = _turns(corpora, name)
     chit = [line.strip() for line in CHITCHAT.read_text(encoding="utf-8").splitlines() if line.strip()]
-    turns += [Turn("chitchat", "chitchat", text, set()) for text in chit] + _foreign(corpora, name)
+    turns += [Turn("chitchat", "chitchat", text, set()) for text in chit]
+    return vault, turns + _foreign(corpora, name)
+
+
+@contextmanager
+def indexed(vault: Path, name: str, model: str | None, data_dir: Path) -> Iterator[Services]:
+    """The set's services on its index under `data_dir` (built, or brought up to date, first)."""
     folder = name.replace("/", "-") + (f"-{model}" if model else "")
     overrides: dict[str, object] = {"embedding_model": model} if model else {}
     if name in TODAY:
@@ -126,15 +135,25 @@ def observe(corpora: Path, name: str, mode: SearchMode, model: str | None, data_
     services = open_local(load_settings(vault_path=vault, data_dir=data_dir / folder, **overrides))
     try:
         run_job(services, "rebuild" if services.index.model_mismatch else "index")
-        chunks = services.index.chunk_count()
-        observed = []
-        for turn in turns:
-            outcome = services.search.search(turn.text, top_k=10, mode=mode)
-            relevant = [str(hit.payload.get("note_path")) in turn.relevant for hit in outcome.hits]
-            observed.append(Observed(turn, outcome.evidence, relevant, chunks))
-        return observed
+        yield services
     finally:
         services.close()
+
+
+def observe_in(services: Services, turns: Sequence[Turn], mode: SearchMode) -> list[Observed]:
+    chunks = services.index.chunk_count()
+    observed = []
+    for turn in turns:
+        outcome = services.search.search(turn.text, top_k=10, mode=mode)
+        relevant = [str(hit.payload.get("note_path")) in turn.relevant for hit in outcome.hits]
+        observed.append(Observed(turn, outcome.evidence, relevant, chunks))
+    return observed
+
+
+def observe(corpora: Path, name: str, mode: SearchMode, model: str | None, data_dir: Path) -> list[Observed]:
+    vault, turns = asked_turns(corpora, name)
+    with indexed(vault, name, model, data_dir) as services:
+        return observe_in(services, turns, mode)
 
 
 def _matrix(

@@ -17,7 +17,7 @@ from backend.application.jobs import JobProgress
 from backend.application.recall_gate import StoredGate
 from backend.application.search import SearchService
 from backend.application.serving_index import ServingIndex
-from backend.domain.calibration_probes import CHITCHAT, OTHER_DOMAINS
+from backend.domain.calibration_probes import PROBES
 from backend.domain.confidence import Evidence
 from backend.domain.errors import EmbedderUnavailableError, KnowledgeBridgeError
 from backend.domain.models import SearchMode
@@ -41,13 +41,12 @@ class GateUpkeep:
         if not self._automatic or embedder is None or self._index.dense_pending:
             return None
         try:
-            with self._index.serving() as live:
-                chunks = self._search.chunks.count(live)
+            chunks = self._chunks()
         except KnowledgeBridgeError:
             return None  # no index to read yet: the job that makes one checks again
         if not self._search.gate.needs_fit(embedder, chunks):
             return None
-        thread = self._search.gate.fit_in_background(embedder, self._ask)
+        thread = self._search.gate.fit_in_background(embedder, self._ask, chunks)
         if thread is not None:  # None: one runs already (kept, for `wait`)
             self._thread = thread
         return thread
@@ -70,11 +69,10 @@ class GateUpkeep:
         embedder = self._search.serving_model()
         if embedder is None:
             return None
-        total = len(CHITCHAT) + len(OTHER_DOMAINS)
         if progress is not None:
-            progress.update(phase="calibrating", done=0, total=total)
+            progress.update(phase="calibrating", done=0, total=len(PROBES))
 
-        def ask(text: str) -> tuple[Sequence[Evidence], int]:
+        def ask(text: str) -> Sequence[Evidence]:
             answer = self._ask(text)
             if progress is not None:
                 progress.advance()
@@ -84,7 +82,7 @@ class GateUpkeep:
         if source == "shipped":
             log.info("%s has shipped recall weights: nothing to fit", embedder)
             return None
-        stored = self._search.gate.fit(embedder, ask)
+        stored = self._search.gate.fit(embedder, ask, self._chunks())
         if stored is None:
             raise EmbedderUnavailableError(
                 f"the recall gate for {embedder} was not fitted: the probe turns got no dense scores",
@@ -97,8 +95,10 @@ class GateUpkeep:
         """The `calibrate` job's body."""
         self.refit(progress)
 
-    def _ask(self, text: str) -> tuple[Sequence[Evidence], int]:
-        outcome = self._search.search(text, top_k=PROBE_HITS, mode=SearchMode.HYBRID)
+    def _ask(self, text: str) -> Sequence[Evidence]:
+        return self._search.search(text, top_k=PROBE_HITS, mode=SearchMode.HYBRID).evidence
+
+    def _chunks(self) -> int:
+        """The serving index's chunks: the vault's size the fit is read from (and kept with)."""
         with self._index.serving() as live:
-            chunks = self._search.chunks.count(live)
-        return outcome.evidence, chunks
+            return self._search.chunks.count(live)

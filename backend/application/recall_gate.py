@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from backend.domain.calibration_probes import CHITCHAT, OTHER_DOMAINS
+from backend.domain.calibration_probes import PROBES
 from backend.domain.confidence import KEYWORD_ONLY, Calibration, Evidence, shipped_calibration
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.gate_fit import GENERIC, QUOTED, FittedGate, Probe, fit_gate
@@ -34,7 +34,7 @@ Source = Literal["shipped", "fitted", "fitting", "keyword"]
 
 @dataclass(frozen=True, slots=True)
 class StoredGate:
-    """A fitted gate as kept beside the index: for which embedder (model and instructions), and when."""
+    """A fitted gate as kept beside the index: for which model (`embedder`, its name), and when."""
 
     embedder: str
     gate: FittedGate
@@ -59,8 +59,8 @@ class GateState:
     probes: int | None = None
 
 
-# Asks one probe as a search would: the evidence of its first hits, and the vault's chunk count.
-AskProbe = Callable[[str], tuple[Sequence[Evidence], int]]
+# Asks one probe as a search would: the evidence of its first hits.
+AskProbe = Callable[[str], Sequence[Evidence]]
 
 
 class RecallGate:
@@ -112,17 +112,18 @@ class RecallGate:
         ratio = chunks / max(stored.gate.chunks, 1)
         return ratio > GROWTH_REFIT or ratio < 1.0 / GROWTH_REFIT
 
-    def fit(self, embedder: str, ask: AskProbe) -> StoredGate | None:
-        """Ask every probe, fit, keep and return the gate (None when the hits showed no dense scale, e.g.
-        the model went down meanwhile). Runs in the caller's thread, after a fit running already."""
+    def fit(self, embedder: str, ask: AskProbe, chunks: int) -> StoredGate | None:
+        """Ask every probe of a vault of `chunks` chunks, fit, keep and return the gate (None when the hits
+        showed no dense scale, e.g. the model went down meanwhile). Runs in the caller's thread, after a fit
+        running already."""
         with self._lock:
             self._fitting = embedder
             try:
-                return self._fit(embedder, ask)
+                return self._fit(embedder, ask, chunks)
             finally:
                 self._fitting = None
 
-    def fit_in_background(self, embedder: str, ask: AskProbe) -> threading.Thread | None:
+    def fit_in_background(self, embedder: str, ask: AskProbe, chunks: int) -> threading.Thread | None:
         """`fit` in a daemon thread, unless one runs already; a failure is logged, and the next job's end
         tries again."""
         if self._lock.locked() or self._stopping.is_set():
@@ -130,7 +131,7 @@ class RecallGate:
 
         def fit() -> None:
             try:
-                self.fit(embedder, ask)
+                self.fit(embedder, ask, chunks)
             except KnowledgeBridgeError as exc:  # the store closing, the model going down
                 log.warning("the recall gate for %s was not fitted: %s", embedder, exc.detail)
 
@@ -141,26 +142,20 @@ class RecallGate:
     def stop(self) -> None:
         self._stopping.set()
 
-    def _fit(self, embedder: str, ask: AskProbe) -> StoredGate | None:
+    def _fit(self, embedder: str, ask: AskProbe, chunks: int) -> StoredGate | None:
         started = time.monotonic()
-        log.info("fitting the recall gate for %s on this vault (%d probe turns)", embedder, _probe_count())
+        log.info("fitting the recall gate for %s on this vault (%d probe turns)", embedder, len(PROBES))
         probes: list[Probe] = []
-        chunks = 0
-        for kind, texts in (("chitchat", CHITCHAT), ("other", OTHER_DOMAINS)):
-            for text in texts:
-                if self._stopping.is_set():
-                    return None
-                evidence, chunks = ask(text)
-                probes.append(Probe(kind, tuple(evidence[:QUOTED])))
-        blind = sum(1 for probe in probes if probe.evidence and probe.evidence[0].dense is None)
-        if blind:  # the model went down meanwhile: a scale read from some of the probes is not its scale
-            log.warning(
-                "the recall gate for %s was not fitted: %d probe turns got no dense scores", embedder, blind
-            )
-            return None
+        for kind, text in PROBES:
+            if self._stopping.is_set():
+                return None
+            probes.append(Probe(kind, tuple(ask(text)[:QUOTED])))
         gate = fit_gate(embedder, probes, chunks)
         if gate is None:
-            log.warning("the recall gate for %s was not fitted: the probes had no dense scores", embedder)
+            log.warning(
+                "the recall gate for %s was not fitted: probe turns got no dense scores (the model down?)",
+                embedder,
+            )
             return None
         stored = StoredGate(
             embedder=embedder,
@@ -180,7 +175,3 @@ class RecallGate:
             gate.scale.spread,
         )
         return stored
-
-
-def _probe_count() -> int:
-    return len(CHITCHAT) + len(OTHER_DOMAINS)

@@ -174,3 +174,9 @@ OTHER_DOMAINS = (
     "한국의 가장 높은 산은 무엇입니까?",
     "세종대왕은 무엇을 만들었나요?",
 )
+
+# Every probe turn with its kind, in the order they are asked.
+PROBES: tuple[tuple[str, str], ...] = (
+    *(("chitchat", turn) for turn in CHITCHAT),
+    *(("other", turn) for turn in OTHER_DOMAINS),
+)

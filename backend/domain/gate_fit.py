@@ -85,8 +85,13 @@ class FittedGate:
 
 
 def null_scale(probes: Sequence[Probe]) -> NullScale | None:
-    """The mean and spread of each probe's closest chunk's cosine; None without dense hits enough."""
-    tops = [max(e.dense for e in p.evidence if e.dense is not None) for p in probes if _dense(p)]
+    """The mean and spread of each probe's closest chunk's cosine; None when a probe's hits have no dense
+    score (the model down while they were asked: a scale read from the others is not the model's) or too
+    few probes have hits to read one."""
+    asked = [p for p in probes if p.evidence]
+    if any(all(e.dense is None for e in p.evidence) for p in asked):
+        return None
+    tops = [max(e.dense for e in p.evidence if e.dense is not None) for p in asked]
     if len(tops) < 10:
         return None
     spread = statistics.pstdev(tops)
@@ -128,17 +133,13 @@ def placed(calibration: Calibration, probes: Sequence[Probe], chunks: int) -> Ca
 
 
 def fit_gate(model: str, probes: Sequence[Probe], chunks: int) -> FittedGate | None:
-    """The gate for `model` in this vault, or None when the probes show no scale (keyword-only hits)."""
+    """The gate for `model` in this vault, or None when the probes show no scale (`null_scale`)."""
     scale = null_scale(probes)
     if scale is None:
         return None
     calibration = placed(scaled(model, scale), probes, chunks)
     calibration = replace(calibration, weights=tuple(round(w, 4) for w in calibration.weights))
     return FittedGate(calibration, scale, chunks, len(probes), GENERIC.fingerprint)
-
-
-def _dense(probe: Probe) -> bool:
-    return any(e.dense is not None for e in probe.evidence)
 
 
 def _surest(calibration: Calibration, probe: Probe, chunks: int) -> float:

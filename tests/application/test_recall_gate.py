@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from backend.application.recall_gate import RecallGate
@@ -11,12 +11,12 @@ from backend.domain.confidence import DENSE, KEYWORD_ONLY, Evidence
 from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
 
 
-def _ask(chunks: int) -> object:
+def _ask() -> Callable[[str], Sequence[Evidence]]:
     rng = random.Random(11)
 
-    def ask(text: str) -> tuple[Sequence[Evidence], int]:
+    def ask(text: str) -> Sequence[Evidence]:
         cosine = rng.gauss(0.3, 0.05)
-        return [Evidence(dense=cosine, keyword=0.0, covered=0, query_terms=2, dense_background=0.2)], chunks
+        return [Evidence(dense=cosine, keyword=0.0, covered=0, query_terms=2, dense_background=0.2)]
 
     return ask
 
@@ -32,7 +32,7 @@ def test_an_unknown_model_is_judged_by_keyword_until_fitted_then_by_its_own_gate
     gate = RecallGate(RecallGateFile(tmp_path))
     assert gate.calibration("mxbai-embed-large", dense=True) is KEYWORD_ONLY
     assert gate.needs_fit("mxbai-embed-large", 1000)
-    stored = gate.fit("mxbai-embed-large", _ask(1000))  # type: ignore[arg-type]
+    stored = gate.fit("mxbai-embed-large", _ask(), 1000)
     assert stored is not None
     assert gate.calibration("mxbai-embed-large", dense=True) == stored.gate.calibration
     assert gate.calibration("mxbai-embed-large", dense=False) is KEYWORD_ONLY  # keyword-only hits
@@ -45,7 +45,7 @@ def test_an_unknown_model_is_judged_by_keyword_until_fitted_then_by_its_own_gate
 
 def test_another_model_or_a_vault_grown_or_shrunk_past_twice_is_fitted_again(tmp_path: Path) -> None:
     gate = RecallGate(RecallGateFile(tmp_path))
-    gate.fit("nomic-embed-text", _ask(1000))  # type: ignore[arg-type]
+    gate.fit("nomic-embed-text", _ask(), 1000)
     assert gate.needs_fit("mxbai-embed-large", 1000)
     assert gate.calibration("mxbai-embed-large", dense=True) is KEYWORD_ONLY  # never another model's
     assert gate.needs_fit("nomic-embed-text", 2100)
@@ -66,11 +66,11 @@ def test_waiting_for_the_fit_waits_for_the_one_already_running(tmp_path: Path) -
     from backend.application.gate_upkeep import GateUpkeep
 
     release = threading.Event()
-    asked = _ask(1000)
+    asked = _ask()
 
-    def slow(text: str) -> tuple[Sequence[Evidence], int]:
+    def slow(text: str) -> Sequence[Evidence]:
         release.wait()
-        return asked(text)  # type: ignore[operator]
+        return asked(text)
 
     gate = RecallGate(RecallGateFile(tmp_path))
 
@@ -100,15 +100,15 @@ def test_waiting_for_the_fit_waits_for_the_one_already_running(tmp_path: Path) -
 
 
 def test_a_model_going_down_during_the_fit_leaves_no_gate_fitted_from_some_probes(tmp_path: Path) -> None:
-    asked = _ask(1000)
+    asked = _ask()
     turns = iter(range(10_000))
 
-    def flaky(text: str) -> tuple[Sequence[Evidence], int]:
+    def flaky(text: str) -> Sequence[Evidence]:
         if next(turns) == 100:  # one probe answered by keyword only
-            return [Evidence(dense=None, keyword=1.0, covered=1, query_terms=2)], 1000
-        return asked(text)  # type: ignore[operator]
+            return [Evidence(dense=None, keyword=1.0, covered=1, query_terms=2)]
+        return asked(text)
 
     gate = RecallGate(RecallGateFile(tmp_path))
-    assert gate.fit("mxbai-embed-large", flaky) is None
+    assert gate.fit("mxbai-embed-large", flaky, 1000) is None
     assert gate.state("mxbai-embed-large").source == "keyword"
     assert not (tmp_path / "recall_gate.json").exists()
