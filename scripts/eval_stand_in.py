@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from unittest.mock import patch
 
 from backend.config import REPO_ROOT
 from backend.entrypoints.cli.main import main as backend_main
@@ -45,9 +46,15 @@ def main(argv: list[str] | None = None) -> int:
         theirs = theirs[1:]
     model = in_process(args.serve)
     try:
-        with StandInServer(model, model_name=args.model_name) as server:
-            # the served model's own size, not the name's (mxbai-embed-large is 1024 wide, e5-small 384)
-            os.environ.update(server.env(args.provider) | {"EMBEDDING_DIMENSION": str(model.dimension)})
+        with (
+            StandInServer(model, model_name=args.model_name) as server,
+            patch.dict(
+                # the served model's own size, not the name's (mxbai-embed-large is 1024 wide, e5-small 384);
+                # the settings for this evaluation only, not for what the calling process does next
+                os.environ,
+                server.env(args.provider) | {"EMBEDDING_DIMENSION": str(model.dimension)},
+            ),
+        ):
             if "--data-dir" not in theirs:
                 theirs += ["--data-dir", str(REPO_ROOT / "data" / f"eval-stand-in-{args.serve}")]
             print(
