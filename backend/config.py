@@ -29,6 +29,7 @@ from backend.setting_values import (
     split_list,
     upper_text,
 )
+from backend.vault_set_settings import VaultSetSettings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
@@ -47,7 +48,7 @@ class SettingsError(Exception):
     """Invalid configuration, described in one line that names the variable."""
 
 
-class Settings(EmbeddingServerSettings):
+class Settings(EmbeddingServerSettings, VaultSetSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")

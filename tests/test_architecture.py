@@ -15,8 +15,9 @@ MAX_LINES = 450
 # the settings and the wiring at backend/'s root, and the entry points, are outer rings of their own
 SETTINGS = (
     "backend.config", "backend.setting_values", "backend.data_dirs", "backend.embedding_server_settings",
+    "backend.vault_set_settings",
 )  # fmt: skip
-WIRING = ("backend.bootstrap", "backend.adapters")
+WIRING = ("backend.bootstrap", "backend.adapters", "backend.vault_set")
 ENTRY_POINTS = ("backend.entrypoints",)
 
 FORBIDDEN = {
@@ -41,7 +42,7 @@ FORBIDDEN = {
 # entrypoints/.
 ROOT_MODULES = {
     "__init__.py", "__main__.py", "config.py", "setting_values.py", "data_dirs.py", "bootstrap.py",
-    "adapters.py", "embedding_server_settings.py",
+    "adapters.py", "embedding_server_settings.py", "vault_set_settings.py", "vault_set.py",
 }  # fmt: skip
 ROOT_PACKAGES = {"domain", "application", "infrastructure", "api", "entrypoints"}
 

@@ -179,20 +179,26 @@ def _groups(views: list[ResultView], vault_name: str, whys: dict[str, HitWhyOut]
 def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
     """The block as /context and the MCP `build_context` tool answer it."""
     check_filter_caps(body, services.settings)
-    result = build_context(
-        services,
-        ContextQuery(
-            query=body.query,
-            messages=[(m.role, m.content) for m in body.messages],
-            max_chars=body.max_chars,
-            max_chunks=body.max_chunks,
-            exclude_categories=body.exclude_categories,
-            min_confidence=body.min_confidence,
-            exclude=body.exclude,
-            quoted=body.quoted,
-            **body.search_options(),
-        ),
+    return context_response(body, build_context(services, context_query(body)))
+
+
+def context_query(body: ContextRequest) -> ContextQuery:
+    """The request as the context use case takes it."""
+    return ContextQuery(
+        query=body.query,
+        messages=[(m.role, m.content) for m in body.messages],
+        max_chars=body.max_chars,
+        max_chunks=body.max_chunks,
+        exclude_categories=body.exclude_categories,
+        min_confidence=body.min_confidence,
+        exclude=body.exclude,
+        quoted=body.quoted,
+        **body.search_options(),
     )
+
+
+def context_response(body: ContextRequest, result: ContextResult) -> ContextResponse:
+    """The use case's block as /context answers it (of one vault or several)."""
     return ContextResponse(
         query=result.query,
         context=result.block,
@@ -216,6 +222,7 @@ def _context_explain(body: ContextRequest, result: ContextResult) -> ContextExpl
         max_chunks=body.max_chunks,
         considered=[
             ConsideredOut(
+                vault=c.vault,
                 attribution=c.label,
                 note_path=c.path,
                 start_line=c.start_line,
@@ -254,6 +261,7 @@ def _source_out(source: ContextSourceView) -> ContextSource:
         categories = hit.sensitive_categories
     return ContextSource(
         kind=kind,
+        vault=source.vault,
         note_path=passage.path,
         note_title=title,
         heading_context=heading,

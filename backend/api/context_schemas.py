@@ -9,7 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from backend.api import examples
 from backend.api.input_types import JsonBool, JsonFloat, JsonInt
 from backend.api.memory_schemas import MemorySuggestionOut
-from backend.api.schemas import FILTER_WARNINGS, MAX_QUERY_CHARS, MEMORY_SUGGESTION, SearchFilters
+from backend.api.schemas import (
+    FILTER_WARNINGS,
+    MAX_QUERY_CHARS,
+    MEMORY_SUGGESTION,
+    MissingVaultOut,
+    SearchFilters,
+)
 from backend.domain.models import SearchMode
 
 MAX_CONTEXT_CHARS = 32_000
@@ -125,6 +131,7 @@ class ContextSource(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.CONTEXT_RESPONSE["sources"][0]]})
 
     kind: Literal["note", "memory"]
+    vault: str = Field("", description="The vault the entry comes from (its VAULTS name).")
     note_path: str = Field(description="The note the text comes from (a fact's source note for memory).")
     note_title: str
     heading_context: str
@@ -142,6 +149,7 @@ class ContextSource(BaseModel):
 
 
 class ConsideredOut(BaseModel):
+    vault: str = Field("", description="The vault of the candidate.")
     attribution: str = Field(description="`path:start-end` (as the block labels it) or `memory:key`.")
     note_path: str
     start_line: int
@@ -188,4 +196,8 @@ class ContextResponse(BaseModel):
     )
     explain: ContextExplainOut | None = Field(
         None, description="With `explain`: every candidate and why it is in `context` or not. null otherwise."
+    )
+    missing_vaults: list[MissingVaultOut] = Field(
+        default_factory=list,
+        description="Vaults asked that could not answer: the block quotes the other vaults'.",
     )

@@ -36,6 +36,9 @@ STATUS_BY_CODE: dict[str, int] = {
     domain.ReindexInProgressError.code: 409,
     domain.MigrationTargetNotEmptyError.code: 409,
     domain.VaultMismatchError.code: 409,
+    domain.UnknownVaultError.code: 422,
+    domain.NoteAmbiguousError.code: 409,
+    domain.VaultUnavailableError.code: 503,
     domain.ServiceUnreachableError.code: 503,  # the CLI's, never an HTTP answer (NOT_ON_HTTP)
     domain.ServiceAmbiguousError.code: 409,  # the CLI's too
     domain.StoreError.code: 500,
@@ -116,6 +119,9 @@ _CODE_EXAMPLES: dict[str, domain.KnowledgeBridgeError] = {e.code: e for e in _EX
         domain.MemoryNotFoundError("no remembered fact with the key 'sreenivas-balance'"),
         domain.IndexCorruptedError("the index catalog file data/qdrant/active_generation.json is damaged"),
         domain.ServerBusyError("16 requests are being answered and 64 wait: try again in a second"),
+        domain.UnknownVaultError("no vault named 'wrok'; this service serves: work, personal"),
+        domain.NoteAmbiguousError("'Inbox.md' is in the vaults work and personal; name one with `vault`"),
+        domain.VaultUnavailableError("the vault 'personal' is unavailable: its folder is gone"),
     )
 }
 

@@ -14,21 +14,20 @@ guards (key, host, limits, CORS) wrap the whole app, so they apply to both ways.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI
 from pydantic import BaseModel, ValidationError
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Message, Receive, Scope, Send
 
-from backend.api.answers import context_answer, search_answer
 from backend.api.context_schemas import ContextRequest
 from backend.api.schemas import SearchRequest
-from backend.bootstrap import Services
+from backend.api.vault_answers import context_vaults, search_vaults
+from backend.vault_set import Library
 
 JSON = "application/json"
 
@@ -40,7 +39,9 @@ class LeanRoute:
     """An ASGI app answering one operation the short way, or through the app's own route for it."""
 
     def __init__(
-        self, model: type[BaseModel], answer: Callable[[Services, Any], tuple[bytes, dict[str, str]]]
+        self,
+        model: type[BaseModel],
+        answer: Callable[[Library, Any], Awaitable[tuple[bytes, dict[str, str]]]],
     ) -> None:
         self._model = model
         self._answer = answer
@@ -56,8 +57,8 @@ class LeanRoute:
         except (ValueError, ValidationError):
             await _declined(scope, _replayed(body), send)
             return
-        services: Services = request.app.state.services
-        content, headers = await run_in_threadpool(self._answer, services, asked)
+        library: Library = request.app.state.library
+        content, headers = await self._answer(library, asked)  # each vault asked in the thread pool
         await Response(content, media_type=JSON, headers=headers)(scope, receive, send)
 
 
@@ -90,13 +91,13 @@ def _replayed(body: bytes) -> Receive:
     return receive
 
 
-def _search(services: Services, asked: SearchRequest) -> tuple[bytes, dict[str, str]]:
-    answer, timing = search_answer(services, asked)
+async def _search(library: Library, asked: SearchRequest) -> tuple[bytes, dict[str, str]]:
+    answer, timing = await search_vaults(library, asked)
     return answer.model_dump_json().encode(), {"Server-Timing": timing}
 
 
-def _context(services: Services, asked: ContextRequest) -> tuple[bytes, dict[str, str]]:
-    return context_answer(services, asked).model_dump_json().encode(), {}
+async def _context(library: Library, asked: ContextRequest) -> tuple[bytes, dict[str, str]]:
+    return (await context_vaults(library, asked)).model_dump_json().encode(), {}
 
 
 def install_lean_routes(app: FastAPI) -> None:

@@ -38,6 +38,12 @@ class MemoryIn(BaseModel):
     source: str = Field(
         description="Vault-relative path of the note the fact comes from; it must be an indexed note."
     )
+    vault: str | None = Field(
+        None,
+        max_length=48,
+        description="The vault of `source` (VAULTS); needed only when several vaults hold that path. The "
+        "fact is kept with that vault's memory.",
+    )
 
 
 class MemoryOut(BaseModel):
@@ -46,6 +52,7 @@ class MemoryOut(BaseModel):
     key: str
     value: str = Field(description="The fact, secrets redacted.")
     source: str
+    vault: str = Field("", description="The vault of the source note (its VAULTS name).")
     source_exists: bool = Field(description="False once the source note has left the vault (or the index).")
     created_at: datetime
     updated_at: datetime

@@ -13,6 +13,7 @@ class NoteOut(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE]})
 
     note_path: str = Field(description="Vault-relative path, as search results give it.")
+    vault: str = Field("", description="The vault the note is in (its VAULTS name; VAULT_NAME with one).")
     note_title: str
     aliases: list[str]
     tags: list[str]

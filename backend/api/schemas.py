@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -95,6 +95,13 @@ class SearchFilters(BaseModel):
         False,
         description="Also search the remembered facts (POST /memory); they come back apart, in `memories`.",
     )
+    vaults: list[Annotated[str, Field(max_length=48)]] | None = Field(
+        None,
+        max_length=64,
+        description="The vaults to ask, by name (VAULTS); null or empty: every vault the service serves. "
+        "Hits of several vaults are merged by `confidence`.",
+        examples=[["work"]],
+    )
 
     @field_validator("tags")
     @classmethod
@@ -186,8 +193,15 @@ class PointedFromOut(BaseModel):
     end_line: int
 
 
+class MissingVaultOut(BaseModel):
+    vault: str
+    error_code: str = Field(description="Why it did not answer, as the error envelope says it.")
+    detail: str
+
+
 class SearchResult(BaseModel):
     chunk_id: str
+    vault: str = Field("", description="The vault of the note (its VAULTS name; VAULT_NAME with one).")
     note_path: str
     note_title: str
     content: str
@@ -235,6 +249,7 @@ class SearchResult(BaseModel):
 
 class NoteGroupOut(BaseModel):
     note_path: str
+    vault: str = Field("", description="The vault of the note (its VAULTS name; VAULT_NAME with one).")
     note_title: str
     score: float = Field(description="The score of the note's best chunk (scales: `threshold`).")
     tags: list[str]
@@ -253,6 +268,7 @@ class TimeIntentOut(BaseModel):
 
 class RelatedNoteOut(BaseModel):
     note_path: str
+    vault: str = Field("", description="The vault of the note (that of the results it is linked with).")
     note_title: str
     relationship: str = Field(description="backlink: it links to a result; outlink: a result links to it.")
     link_count: int = Field(description="How many of the results it links to or is linked from.")
@@ -306,6 +322,11 @@ class SearchResponse(BaseModel):
         description="With `explain`: the search's stages in the order they ran, each with its milliseconds "
         "(they add up to `search_time_ms` and the response's own serialisation). null otherwise.",
     )
+    missing_vaults: list[MissingVaultOut] = Field(
+        default_factory=list,
+        description="Vaults asked that could not answer (folder gone, index unavailable): the results are "
+        "the other vaults'.",
+    )
 
 
 class Health(BaseModel):
@@ -337,6 +358,7 @@ class UnresolvedLinkOut(BaseModel):
 
 
 class NoteLinksOut(BaseModel):
+    vault: str = Field("", description="The vault of the note; its links never leave it.")
     model_config = ConfigDict(json_schema_extra={"examples": [examples.NOTE_LINKS]})
 
     note_path: str

@@ -4,10 +4,18 @@ block within a character budget, ready to put in an agent's prompt."""
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from backend.application.context_entries import (
+    QUOTED,
+    QUOTED_CUT,
+    Considered,
+    considered_of,
+    packed_entries,
+    payload_line,
+    payload_path,
+)
 from backend.application.memory import MemoryHit, MemoryService
 from backend.application.presenting import ResultView, present_hits
 from backend.application.search import SearchOutcome, SearchService
@@ -16,17 +24,12 @@ from backend.domain.confidence import far_less_likely
 from backend.domain.content_policy import ContentPolicy
 from backend.domain.context_packing import (
     OVER_BUDGET,
-    PackedContext,
     PackedPassage,
-    Passage,
     label_span,
     latest_asked,
-    neutralize,
     overlaps_any,
-    pack,
     query_from_messages,
     quote,
-    quote_overhead,
 )
 from backend.domain.errors import InvalidRequestError
 from backend.domain.memory_suggestion import MemorySuggestion
@@ -39,8 +42,6 @@ from backend.domain.result_rules import is_link_list
 MEMORY_CANDIDATES = 5
 
 # what became of a candidate of the block (besides context_packing's DUPLICATE, OVER_BUDGET and EMPTY)
-QUOTED = "quoted"
-QUOTED_CUT = "quoted, cut to fit"
 BELOW_FLOOR = "below the floor"
 REPEATED = "repeated"  # overlaps an entry the caller already has (`exclude`)
 EXCLUDED_CATEGORY = "excluded category"
@@ -109,23 +110,7 @@ class ContextSourceView:
     passage: PackedPassage
     result: ResultView | None  # None for a remembered fact
     memory: MemoryHit | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Considered:
-    """A candidate of the block and what became of it, best first: what the recall preview shows."""
-
-    label: str  # `path:start-end` (as the block would attribute it) or `memory:key`
-    path: str
-    start_line: int
-    end_line: int
-    confidence: float
-    reason: str  # QUOTED, QUOTED_CUT, BELOW_FLOOR, REPEATED, ... (this module and context_packing)
-    chunk_id: str  # "" for a remembered fact
-
-    @property
-    def quoted(self) -> bool:
-        return self.reason in (QUOTED, QUOTED_CUT)
+    vault: str = ""  # its vault's name in a block of several vaults
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +149,11 @@ class ContextService:
         )
 
     def build(self, request: ContextQuery) -> ContextResult:
+        return assemble(request, [VaultCandidates("", self.gather(request), self._memory)])
+
+    def gather(self, request: ContextQuery) -> Gathered:
+        """This vault's part of a block: its search, and the entries worth a place (ranked, each with its
+        confidence), before any block is packed; `assemble` packs one block of one or several vaults."""
         query = (request.query or "").strip()
         focus = None
         if not query:
@@ -189,7 +179,9 @@ class ContextService:
         for hit in outcome.hits[:wanted]:
             if floor is not None and (hit.confidence or 0.0) < floor:
                 left_out[hit.id] = BELOW_FLOOR
-            elif overlaps_any(_path(p := hit.payload), _line(p, "start"), _line(p, "end"), given):
+            elif overlaps_any(
+                payload_path(p := hit.payload), payload_line(p, "start"), payload_line(p, "end"), given
+            ):
                 left_out[hit.id] = REPEATED
         hits = [hit for hit in outcome.hits[:wanted] if hit.id not in left_out]
         search = self._search
@@ -206,35 +198,113 @@ class ContextService:
             found = self._memory.search(query, limit=MEMORY_CANDIDATES)
             warnings += found.warnings
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]
-        # remembered facts first: they are what the user chose to keep, and short
-        candidates: list[ResultView | MemoryHit] = [*facts, *views]
-        packed, nonce = _packed(candidates, request.max_chars, quoted=request.quoted)
-        sources = [
-            ContextSourceView(
-                passage=p,
-                result=c if isinstance(c, ResultView) else None,
-                memory=c if isinstance(c, MemoryHit) else None,
-            )
-            for p in packed.included
-            for c in (candidates[p.index],)
-        ]
-        sensitive = any(candidates[p.index].sensitive_categories for p in packed.included)
-        block = quote(packed.block, nonce) if request.quoted and packed.block else packed.block
-        # judged by what is asked now, from the notes the block quotes (not those left out of it)
-        quoted = [source.result for source in sources if source.result is not None]
-        suggestion = suggestion_for(focus or query, quoted, self._memory)
-        return ContextResult(
-            query=query,
-            block=block,
-            sources=sources,
-            omitted=packed.omitted,
-            mode=outcome.mode,
-            warnings=warnings,
-            sensitive_detected=sensitive,
-            notices=outcome.notices,
-            memory_suggestion=suggestion,
-            considered=_considered(outcome.hits[:wanted], candidates, packed, left_out),
+        by_odds = gate is not None and gate.by_odds
+        return Gathered(
+            query, focus, outcome, outcome.hits[:wanted], views, left_out, facts, warnings, by_odds
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """One vault's candidates for a block: its entries worth a place, best first (at most max_chunks), and
+    what became of the others (`left_out`)."""
+
+    query: str
+    focus: str | None
+    outcome: SearchOutcome
+    hits: list[ScoredPoint]  # every candidate the search gave, in its order
+    views: list[ResultView]
+    left_out: dict[str, str]
+    facts: list[MemoryHit]
+    warnings: list[str]
+    by_odds: bool  # the floor's gate weighed odds (confidences comparable across entries)
+
+
+@dataclass(frozen=True, slots=True)
+class VaultCandidates:
+    vault: str  # "" for the one vault of a block of one
+    gathered: Gathered
+    memory: MemoryService | None
+
+
+def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> ContextResult:
+    """One block from the candidates of one vault or several. Several: their entries are merged by
+    calibrated confidence (one scale for every vault), none far less likely than the surest of all is kept
+    when every vault's gate weighs odds, and the best max_chunks are packed once: the block quotes the
+    surest entries across the vaults, not each vault's best in turn."""
+    first = parts[0].gathered
+    query, focus = first.query, first.focus
+    vault_of: dict[int, str] = {}  # id(candidate) -> its vault
+    memory_of: dict[str, MemoryService | None] = {}
+    views: list[ResultView] = []
+    facts: list[MemoryHit] = []
+    for part in parts:
+        memory_of[part.vault] = part.memory
+        for item in (*part.gathered.views, *part.gathered.facts):
+            vault_of[id(item)] = part.vault
+        views += part.gathered.views
+        facts += part.gathered.facts
+    # by vault and chunk id: the same path in two vaults may give two chunks one id
+    left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
+    several = len(parts) > 1
+    if several:
+        views.sort(key=lambda v: (-v.confidence, -v.score))
+        if views and all(part.gathered.by_odds for part in parts):
+            best = views[0].confidence
+            left_out.update(
+                ((vault_of[id(v)], v.chunk_id), FAR_LESS_LIKELY)
+                for v in views
+                if far_less_likely(v.confidence, best)
+            )
+            views = [v for v in views if (vault_of[id(v)], v.chunk_id) not in left_out]
+        left_out.update(((vault_of[id(v)], v.chunk_id), BEYOND_MAX) for v in views[request.max_chunks :])
+        views = views[: request.max_chunks]
+        facts.sort(key=lambda f: -(f.score or 0.0))
+        facts = facts[:MEMORY_CANDIDATES]
+    # remembered facts first: they are what the user chose to keep, and short
+    candidates: list[ResultView | MemoryHit] = [*facts, *views]
+    packed, nonce = packed_entries(
+        candidates, request.max_chars, quoted=request.quoted, vault_of=vault_of if several else None
+    )
+    sources = [
+        ContextSourceView(
+            passage=p,
+            result=c if isinstance(c, ResultView) else None,
+            memory=c if isinstance(c, MemoryHit) else None,
+            vault=vault_of.get(id(c), ""),
+        )
+        for p in packed.included
+        for c in (candidates[p.index],)
+    ]
+    sensitive = any(candidates[p.index].sensitive_categories for p in packed.included)
+    block = quote(packed.block, nonce) if request.quoted and packed.block else packed.block
+    # judged by what is asked now, from the notes the block quotes (not those left out of it), with the
+    # memory of the vault of the first of them (a fact is kept with its source note's vault)
+    quoted = [source.result for source in sources if source.result is not None]
+    lead = next((s.vault for s in sources if s.result is not None), parts[0].vault)
+    suggestion = suggestion_for(
+        focus or query, [v for v in quoted if vault_of.get(id(v)) == lead], memory_of[lead]
+    )
+    hits = [(part.vault, hit) for part in parts for hit in part.gathered.hits]
+    if several:
+        hits.sort(key=lambda vh: -(vh[1].confidence or 0.0))
+    return ContextResult(
+        query=query,
+        block=block,
+        sources=sources,
+        omitted=packed.omitted,
+        mode=first.outcome.mode,
+        warnings=[w for part in parts for w in _named(part.vault, part.gathered.warnings, len(parts))],
+        sensitive_detected=sensitive,
+        notices=[n for part in parts for n in _named(part.vault, part.gathered.outcome.notices, len(parts))],
+        memory_suggestion=suggestion,
+        considered=considered_of(hits, candidates, packed, left_out, vault_of),
+    )
+
+
+def _named(vault: str, lines: Sequence[str], vaults: int) -> list[str]:
+    """A vault's warnings, each saying its vault when several answer."""
+    return [f"{vault}: {line}" if vaults > 1 else line for line in lines]
 
 
 def recall_verdicts(
@@ -246,7 +316,7 @@ def recall_verdicts(
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
     candidates = [v for v in views if v.chunk_id not in left_out]
     kept = _kept_views(candidates, set(), budget.max_entries, left_out, gate)
-    packed, _ = _packed(kept, budget.max_chars, quoted=True)
+    packed, _ = packed_entries(kept, budget.max_chars, quoted=True)
     fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
     fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
     return [
@@ -292,81 +362,3 @@ def _kept_views(
         kept = gate.picked(kept, left_out)
     left_out.update((v.chunk_id, BEYOND_MAX) for v in kept[max_chunks:])
     return kept[:max_chunks]
-
-
-def _packed(
-    candidates: Sequence[ResultView | MemoryHit], max_chars: int, *, quoted: bool
-) -> tuple[PackedContext, str]:
-    """The candidates packed into `max_chars`, fenced room kept when `quoted`, and the fence's nonce."""
-    passages = [_passage(c) for c in candidates]
-    if not quoted:
-        return pack(passages, max_chars), ""
-    nonce = secrets.token_hex(8)
-    passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
-    return pack(passages, max(0, max_chars - quote_overhead(nonce))), nonce
-
-
-def _considered(
-    hits: Sequence[ScoredPoint],
-    candidates: Sequence[ResultView | MemoryHit],
-    packed: PackedContext,
-    left_out: dict[str, str],
-) -> list[Considered]:
-    """Every candidate, remembered facts first, and what became of it: left out before packing
-    (`left_out`), by the packer (its `left_out`), or quoted (as the block labels it, a cut one to its
-    last line)."""
-    fate: dict[str, tuple[str, Passage | None]] = {}
-    for position, why in packed.left_out.items():
-        fate[_key(candidates[position])] = (why, None)
-    for included in packed.included:
-        fate[_key(candidates[included.index])] = (QUOTED_CUT if included.cut else QUOTED, included.passage)
-    out: list[Considered] = []
-    for candidate in candidates:
-        if isinstance(candidate, MemoryHit):
-            why, _ = fate.get(_key(candidate), (OVER_BUDGET, None))
-            out.append(Considered(f"memory:{candidate.key}", candidate.source, 0, 0, 0.0, why, ""))
-    for hit in hits:
-        p = hit.payload
-        why, passage = fate.get(hit.id, (left_out.get(hit.id, OVER_BUDGET), None))
-        start, end = _line(p, "start"), passage.end_line if passage is not None else _line(p, "end")
-        label = passage.label if passage is not None else f"{_path(p)}:{start}-{end}"
-        out.append(Considered(label, _path(p), start, end, hit.confidence or 0.0, why, hit.id))
-    return out
-
-
-def _key(candidate: ResultView | MemoryHit) -> str:
-    return f"memory:{candidate.key}" if isinstance(candidate, MemoryHit) else candidate.chunk_id
-
-
-def _passage(candidate: ResultView | MemoryHit) -> Passage:
-    if isinstance(candidate, MemoryHit):
-        return Passage(
-            path=candidate.source,
-            start_line=0,
-            end_line=0,
-            title=f"from {candidate.source}",
-            text=candidate.value,
-            memory_key=candidate.key,
-        )
-    return Passage(
-        path=candidate.note_path,
-        start_line=candidate.start_line,
-        end_line=candidate.end_line,
-        title=_title(candidate),
-        text=candidate.content,
-    )
-
-
-def _title(view: ResultView) -> str:
-    """The entry's title; a note saved from elsewhere says so, so an agent never takes it for the
-    person's own words."""
-    title = view.heading_context or view.note_title
-    return f"{title} (saved from {view.saved_from})" if view.saved_from else title
-
-
-def _path(payload: dict[str, object]) -> str:
-    return str(payload.get("note_path", ""))
-
-
-def _line(payload: dict[str, object], end: str) -> int:
-    return int(str(payload.get(f"{end}_line", 0)))

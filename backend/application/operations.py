@@ -26,6 +26,7 @@ from backend.application.context import (
     ContextQuery,
     ContextResult,
     ContextService,
+    Gathered,
     recall_verdicts,
 )
 from backend.application.explaining import SearchExplanation
@@ -193,6 +194,12 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
 @on_open_index
 def build_context(handles: Handles, query: ContextQuery) -> ContextResult:
     return handles.context.build(query)
+
+
+@on_open_index
+def gather_context(handles: Handles, query: ContextQuery) -> Gathered:
+    """One vault's part of a block of several vaults (context.assemble packs them once)."""
+    return handles.context.gather(query)
 
 
 @dataclass(frozen=True, slots=True)

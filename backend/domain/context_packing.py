@@ -48,6 +48,7 @@ class Passage:
     title: str  # shown after the attribution: the heading path, the note title, or a fact's source
     text: str
     memory_key: str | None = None
+    vault: str = ""  # in a block of several vaults: the same path in two vaults is two notes
 
     @property
     def label(self) -> str:
@@ -93,6 +94,7 @@ def _duplicate(candidate: Passage, kept: Sequence[Passage]) -> bool:
             candidate.memory_key is None
             and other.memory_key is None
             and candidate.path == other.path
+            and candidate.vault == other.vault
             and candidate.start_line <= other.end_line
             and other.start_line <= candidate.end_line
         ):

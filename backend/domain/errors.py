@@ -194,3 +194,25 @@ class StorageFullError(KnowledgeBridgeError):
     code = "STORAGE_FULL"
     recoverable = True
     suggestion = "Free disk space where DATA_DIR lives, then retry (POST /index/sync)."
+
+
+class UnknownVaultError(KnowledgeBridgeError):
+    """A request names a vault this service does not serve (VAULTS)."""
+
+    code = "UNKNOWN_VAULT"
+    recoverable = True
+
+
+class VaultUnavailableError(KnowledgeBridgeError):
+    """A vault this service serves could not be opened, or its folder is gone: the others still answer."""
+
+    code = "VAULT_UNAVAILABLE"
+    recoverable = True
+    suggestion = "Check that the vault's folder exists and is readable, then restart the service."
+
+
+class NoteAmbiguousError(KnowledgeBridgeError):
+    """A note path held by several vaults, asked without naming one."""
+
+    code = "NOTE_AMBIGUOUS"
+    recoverable = True

@@ -22,6 +22,7 @@ from backend.api.routes.page import page_router
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.domain.errors import IndexUnavailableError, StorageFullError
+from backend.vault_set import Library
 
 log = logging.getLogger(__name__)
 
@@ -56,24 +57,33 @@ def open_services(
     return services
 
 
+def open_library(settings: Settings) -> Library:
+    """Every vault the settings name, each opened as `open_services` opens one (VAULTS unset: the one)."""
+    return Library.open(settings, open_services)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
     services: Services | None = None,
+    library: Library | None = None,
     instance: str | None = None,
     on_stop: Callable[[], None] | None = None,
 ) -> FastAPI:
-    """`services` lets the CLI open the store first, so a start-up failure is one clear line; `instance`
-    names this run in /health and `on_stop` runs as it stops (`serve` records where it listens in DATA_DIR
-    and takes the record away then: infrastructure/running_service.py)."""
+    """`services` (one vault) or `library` (every vault of VAULTS) lets the CLI open the store first, so a
+    start-up failure is one clear line; `instance` names this run in /health and `on_stop` runs as it stops
+    (`serve` records where it listens in DATA_DIR and takes the record away then:
+    infrastructure/running_service.py)."""
     settings = settings or load_settings()
-    prepared = services
+    prepared = library if library is not None else Library.single(services) if services is not None else None
     mcp = build_mcp_server(lambda: app.state.services, settings, version=health.VERSION)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = prepared if prepared is not None else await run_in_threadpool(open_services, settings)
-        app.state.services = services
+        vaults = prepared if prepared is not None else await run_in_threadpool(open_library, settings)
+        app.state.library = vaults
+        # the doors that serve one vault yet (MCP, the page): the first vault that opened
+        app.state.services = vaults.default
         app.state.loop_lag = LoopLag()
         try:
             # the MCP endpoint's task group, and the loop's lag probe, for the app's lifetime
@@ -82,7 +92,7 @@ def create_app(
         finally:
             if on_stop is not None:  # first: a client must not find a service that no longer answers
                 on_stop()
-            await run_in_threadpool(services.close)
+            await run_in_threadpool(vaults.close)
 
     app = FastAPI(
         title="Knowledge Bridge",

@@ -102,8 +102,8 @@ def test_a_good_question_takes_the_short_way(make_client: AppFactory) -> None:
     lean: LeanRoute = route.endpoint  # type: ignore[attr-defined,assignment]
     answer = lean._answer
 
-    def counted(services: object, asked: object) -> tuple[bytes, dict[str, str]]:
-        content, headers = answer(services, asked)  # type: ignore[arg-type]
+    async def counted(library: object, asked: object) -> tuple[bytes, dict[str, str]]:
+        content, headers = await answer(library, asked)  # type: ignore[arg-type]
         taken.append(content)
         return content, headers
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Response
-from starlette.concurrency import run_in_threadpool
 
-from backend.api.answers import context_answer, search_answer
 from backend.api.context_schemas import ContextRequest, ContextResponse
-from backend.api.deps import ServicesDep
+from backend.api.deps import LibraryDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.schemas import SearchRequest, SearchResponse
+from backend.api.vault_answers import context_vaults, search_vaults
 
 router = APIRouter()
 
@@ -20,7 +19,7 @@ SEARCH_ERRORS = error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNR
 @router.post(
     "/search", operation_id="search", tags=["search"], response_model=SearchResponse, responses=SEARCH_ERRORS
 )
-async def search(body: SearchRequest, services: ServicesDep, response: Response) -> SearchResponse:
+async def search(body: SearchRequest, library: LibraryDep, response: Response) -> SearchResponse:
     """Find the chunks of notes that best answer `query`, with the notes linked to them, and (with
     `include_memory`) the remembered facts that match. `hybrid` (the default mode) searches by meaning (dense
     vectors) and by keyword (BM25) and joins both lists by adaptive fusion: each side's scores spread onto
@@ -31,8 +30,10 @@ async def search(body: SearchRequest, services: ServicesDep, response: Response)
     Filters that match no indexed note are named in `warnings`. Each result is flagged with the sensitive
     categories it touches; secrets in it are redacted. When the confident results state a fact about money
     owed, health or a commitment, `memory_suggestion` proposes it (key, value, source note and line): ask
-    the user whether to keep it, and on yes store it with POST /memory (kb_remember)."""
-    answer, timing = await run_in_threadpool(search_answer, services, body)
+    the user whether to keep it, and on yes store it with POST /memory (kb_remember). With several vaults
+    (`vaults`: some; default all) each is asked for top_k and the results are merged by `confidence`, each
+    naming its `vault`; a vault that cannot answer is named in `missing_vaults`."""
+    answer, timing = await search_vaults(library, body)
     response.headers["Server-Timing"] = timing
     return answer
 
@@ -44,10 +45,12 @@ async def search(body: SearchRequest, services: ServicesDep, response: Response)
     response_model=ContextResponse,
     responses=SEARCH_ERRORS,
 )
-async def build_context(body: ContextRequest, services: ServicesDep) -> ContextResponse:
+async def build_context(body: ContextRequest, library: LibraryDep) -> ContextResponse:
     """A ready-to-inject context block for a question (`query`) or a conversation (`messages`): the best
     chunks, each attributed as `[path:start-end]`, within `max_chars` (everything counted), never cut
     mid-word, without duplicates, secrets redacted; plus the same entries as data in `sources`. Use the
     `start_line`/`end_line` of a source with GET /note/{path} to read more around it. A fact about money
-    owed, health or a commitment that the block quotes comes back as `memory_suggestion`, as with /search."""
-    return await run_in_threadpool(context_answer, services, body)
+    owed, health or a commitment that the block quotes comes back as `memory_suggestion`, as with /search.
+    With several vaults (`vaults`: some; default all) the candidates of each are merged by `confidence`
+    before the block is packed, each source naming its `vault`."""
+    return await context_vaults(library, body)

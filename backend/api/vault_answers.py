@@ -1,0 +1,176 @@
+"""/search and /context over the vaults a request names (issue 46): each vault asked in the thread pool at
+once, the answers merged by calibrated `confidence` (one scale for every vault), a vault that cannot answer
+named in `missing_vaults` while the others answer.
+
+Each vault is asked for the request's whole `top_k` (QMD's mistake was one global top-K filtered after: a
+vault with many strong hits left the list short), and its `max_chunks_per_note`, filters and related notes
+hold within it; the merge only orders and cuts. A request asking one vault is that vault's answer as it was
+before vaults, its results naming their vault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from starlette.concurrency import run_in_threadpool
+
+from backend.api.answers import context_answer, context_query, context_response, search_answer
+from backend.api.context_schemas import ContextRequest, ContextResponse
+from backend.api.errors import status_of
+from backend.api.request_caps import check_filter_caps
+from backend.api.schemas import MissingVaultOut, SearchRequest, SearchResponse, SearchResult
+from backend.application.context import VaultCandidates, assemble
+from backend.application.operations import gather_context
+from backend.bootstrap import Services
+from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
+from backend.vault_set import Library, VaultFailure
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+async def fan_out(
+    library: Library, names: Sequence[str], work: Callable[[Services], T]
+) -> tuple[list[tuple[str, T]], list[MissingVaultOut]]:
+    """`work` on each named vault at once, in the thread pool; the vaults that could not answer apart. A
+    request the service refuses (4xx: a bad field, too many filters) is refused whole; a vault that fails
+    (5xx: index unavailable, folder gone) is missing, unless it is the only one asked: then its error is
+    the answer, as with one vault."""
+
+    async def one(name: str) -> tuple[str, T | None, VaultFailure | None]:
+        problem = library.problem(name)
+        if problem is not None:
+            if len(names) == 1:
+                raise VaultUnavailableError(f"the vault {name!r} is unavailable: {problem.detail}")
+            return name, None, problem
+        try:
+            return name, await run_in_threadpool(work, library.services[name]), None
+        except KnowledgeBridgeError as exc:
+            if len(names) == 1 or status_of(exc.code) < 500:
+                raise
+            return name, None, VaultFailure(name, exc.code, exc.detail)
+        except Exception:  # one vault's bug must not take the others' answers down
+            if len(names) == 1:
+                raise
+            log.exception("the vault %s failed to answer", name)
+            return name, None, VaultFailure(name, "INTERNAL_ERROR", "an unexpected error occurred")
+
+    outcomes = await asyncio.gather(*(one(name) for name in names))
+    answered = [(name, value) for name, value, failure in outcomes if failure is None and value is not None]
+    missing = [MissingVaultOut(**vars_of(f)) for _, _, f in outcomes if f is not None]
+    if not answered:
+        said = "; ".join(f"{m.vault}: {m.detail}" for m in missing)
+        raise VaultUnavailableError(f"no vault asked could answer ({said})")
+    return answered, missing
+
+
+def vars_of(failure: VaultFailure) -> dict[str, str]:
+    return {"vault": failure.vault, "error_code": failure.error_code, "detail": failure.detail}
+
+
+# -- /search ------------------------------------------------------------------------------------------
+
+
+async def search_vaults(library: Library, body: SearchRequest) -> tuple[SearchResponse, str]:
+    started = time.perf_counter()
+    names = library.asked(body.vaults)
+    answered, missing = await fan_out(library, names, lambda services: search_answer(services, body))
+    if len(answered) == 1 and not missing:
+        name, (answer, timing) = answered[0]
+        _name_vault(answer, name)
+        return answer, timing
+    for name, (answer, _) in answered:
+        _name_vault(answer, name)
+    merged = _merged([(name, answer) for name, (answer, _) in answered], body)
+    merged.missing_vaults = missing
+    if missing:
+        merged.status = "degraded"
+    total = (time.perf_counter() - started) * 1000
+    merged.search_time_ms = round(total, 2)
+    return merged, f"total;dur={total:.2f}"
+
+
+def _name_vault(answer: SearchResponse, name: str) -> None:
+    for result in answer.results:
+        result.vault = name
+    for group in answer.groups or ():
+        group.vault = name
+        for chunk in group.chunks:
+            chunk.vault = name
+    for note in answer.related_notes:
+        note.vault = name
+    for fact in answer.memories:
+        fact.vault = name
+
+
+def _rank(result: SearchResult) -> tuple[float, float]:
+    return -result.confidence, -result.score
+
+
+def _merged(named: list[tuple[str, SearchResponse]], body: SearchRequest) -> SearchResponse:
+    """The answers of several vaults as one: results by confidence (ties by score), cut to top_k; groups
+    by their best chunk's confidence; related notes of the vaults whose results are kept; facts by score."""
+    answers = [answer for _, answer in named]
+    groups = None
+    if body.group_by == "note":
+        every = [group for answer in answers for group in answer.groups or ()]
+        every.sort(key=lambda g: min((_rank(c) for c in g.chunks), default=(0.0, 0.0)))
+        groups = every[: body.top_k]
+        results = [chunk for group in groups for chunk in group.chunks]
+    else:
+        results = sorted((r for answer in answers for r in answer.results), key=_rank)[: body.top_k]
+    kept_vaults = {r.vault for r in results}
+    related = [n for a in answers for n in a.related_notes if n.vault in kept_vaults]
+    related.sort(key=lambda n: -n.link_count)
+    memories = sorted((m for a in answers for m in a.memories), key=lambda m: -(m.score or 0.0))
+    # the vault of the surest result speaks for the whole: its mode, suggestion and explanation
+    top = results[0].vault if results else named[0][0]
+    lead = next(answer for name, answer in named if name == top)
+    warnings = [f"{name}: {warning}" for name, answer in named for warning in answer.warnings]
+    return SearchResponse(
+        query=body.query,
+        mode=lead.mode,
+        status="degraded" if any(a.status == "degraded" for a in answers) else "healthy",
+        warnings=warnings,
+        results=results,
+        related_notes=related[: body.related_limit],
+        memories=memories[: body.memory_top_k],
+        sensitive_detected=any(r.sensitive_categories for r in results)
+        or any(m.sensitive_categories for m in memories[: body.memory_top_k]),
+        total_hits=sum(a.total_hits for a in answers),
+        search_time_ms=0.0,
+        time_intent=next((a.time_intent for a in answers if a.time_intent is not None), None),
+        groups=groups,
+        memory_suggestion=lead.memory_suggestion,
+        explain=lead.explain,
+        stages=lead.stages,
+    )
+
+
+# -- /context -----------------------------------------------------------------------------------------
+
+
+async def context_vaults(library: Library, body: ContextRequest) -> ContextResponse:
+    names = library.asked(body.vaults)
+    if len(names) == 1:
+        (name, answer), *_ = (await fan_out(library, names, lambda s: context_answer(s, body)))[0]
+        for source in answer.sources:
+            source.vault = name
+        for considered in answer.explain.considered if answer.explain else ():
+            considered.vault = name
+        return answer
+    settings = next(iter(library.services.values()), None)
+    if settings is not None:
+        check_filter_caps(body, settings.settings)
+    query = context_query(body)
+    answered, missing = await fan_out(library, names, lambda services: gather_context(services, query))
+    parts = [VaultCandidates(name, gathered, library.services[name].memory) for name, gathered in answered]
+    answer = context_response(body, assemble(query, parts))
+    answer.missing_vaults = missing
+    if missing:
+        answer.status = "degraded"
+    return answer

@@ -1,0 +1,179 @@
+"""Several vaults, one service (issue 46): each vault's own settings and its `Services`, by short name.
+
+Each vault is wired exactly as the one vault of a service without VAULTS is (bootstrap.build_services): its
+own index, watcher, jobs, generations, memory and data dir, so adding or removing a vault touches no other's
+index. The embedder is each vault's own too: build_services picks the model from the vault's index and
+languages, and closes it with the vault; sharing one would tie the vaults' models together.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from backend.bootstrap import Services
+from backend.config import Settings
+from backend.data_dirs import vault_data_dir
+from backend.domain.errors import (
+    KnowledgeBridgeError,
+    NoteAmbiguousError,
+    UnknownVaultError,
+    VaultUnavailableError,
+)
+
+log = logging.getLogger(__name__)
+
+# the name the one vault of a service without VAULTS answers with: its VAULT_NAME (`obsidian` by default)
+
+
+def vault_settings(settings: Settings) -> dict[str, Settings]:
+    """Each vault's settings by its short name: without VAULTS the settings as they are (the one vault
+    keeps its data dir, index and routes); with VAULTS a copy per vault, with its path, VAULT_NAME = its
+    name, and its data dir (`DATA_DIR/<name>` when DATA_DIR was set, else the vault's own under ./data)."""
+    if not settings.vaults:
+        return {settings.vault_name: settings}
+    own: dict[str, Settings] = {}
+    for name, path in settings.vaults.items():
+        data_dir = settings.data_dir / name if settings.data_dir_named else vault_data_dir(path)
+        copy = settings.model_copy(
+            update={"vault_path": path, "vault_name": name, "data_dir": data_dir, "vaults": {}}
+        )
+        # what was set by the person stays so: a derived data dir is not one they named (data_dir_named)
+        named = set(settings.model_fields_set) | {"vault_path", "vault_name"}
+        object.__setattr__(copy, "__pydantic_fields_set__", named)
+        own[name] = copy
+    return own
+
+
+@dataclass(frozen=True, slots=True)
+class VaultFailure:
+    """A vault that is not answering: why, in the error envelope's terms."""
+
+    vault: str
+    error_code: str
+    detail: str
+
+
+class Library:
+    """The vaults one service serves: name -> Services for those that opened, name -> VaultFailure for
+    those that did not (logged at start; the others serve)."""
+
+    def __init__(self, services: dict[str, Services], failures: Sequence[VaultFailure] = ()) -> None:
+        self.services = dict(services)
+        self.failures = {f.vault: f for f in failures}
+        self.names = [*self.services, *(f.vault for f in failures if f.vault not in self.services)]
+
+    @classmethod
+    def single(cls, services: Services) -> Library:
+        return cls({services.settings.vault_name: services})
+
+    @classmethod
+    def open(cls, settings: Settings, opener: Callable[[Settings], Services]) -> Library:
+        """Open every vault with `opener`. Without VAULTS a failure stops the start, as it always did; with
+        VAULTS it is logged and recorded, and the other vaults serve."""
+        each = vault_settings(settings)
+        if not settings.vaults:
+            return cls.single(opener(next(iter(each.values()))))
+        opened: dict[str, Services] = {}
+        failures: list[VaultFailure] = []
+        for name, own in each.items():
+            try:
+                if not own.vault_path.is_dir():
+                    raise VaultUnavailableError(f"{own.vault_path} is not a folder")
+                opened[name] = opener(own)
+            except Exception as exc:  # one vault's failure must not keep the others from serving
+                detail = (
+                    exc.detail if isinstance(exc, KnowledgeBridgeError) else str(exc) or type(exc).__name__
+                )
+                code = exc.code if isinstance(exc, KnowledgeBridgeError) else "VAULT_UNAVAILABLE"
+                log.error("vault %s not served: %s", name, detail)
+                failures.append(VaultFailure(name, code, detail))
+        library = cls(opened, failures)
+        library.names = list(each)  # the order VAULTS gives
+        return library
+
+    @property
+    def several(self) -> bool:
+        """More than one vault configured: answers name their vaults and note paths may need one."""
+        return len(self.names) > 1
+
+    @property
+    def default(self) -> Services | None:
+        """The first vault that opened: what the doors not yet taught about vaults (MCP, the page, the CLI)
+        use."""
+        return next(iter(self.services.values()), None)
+
+    def each(self) -> Iterator[tuple[str, Services]]:
+        yield from self.services.items()
+
+    def asked(self, names: Sequence[str] | None) -> list[str]:
+        """The vaults a request names (all when it names none), checked: an unknown name is refused with
+        the names this service knows."""
+        if not names:
+            return list(self.names)
+        unknown = [n for n in names if n not in self.names]
+        if unknown:
+            raise UnknownVaultError(
+                f"no vault named {unknown[0]!r}",
+                suggestion=f"Name one of the vaults this service serves: {', '.join(self.names)}.",
+            )
+        return list(dict.fromkeys(names))
+
+    def get(self, name: str | None) -> tuple[str, Services]:
+        """One vault by name, or the only one when none is named (several: name one)."""
+        if name is None:
+            if self.several:
+                raise UnknownVaultError(
+                    "this service serves several vaults: name one with `vault`",
+                    suggestion=f"Name one of: {', '.join(self.names)}.",
+                )
+            name = self.names[0]
+        self.asked([name])
+        services = self.services.get(name)
+        if services is None:
+            failure = self.failures[name]
+            raise VaultUnavailableError(f"the vault {name!r} is unavailable: {failure.detail}")
+        return name, services
+
+    def problem(self, name: str) -> VaultFailure | None:
+        """Why a vault cannot answer now: it failed to open, or (several vaults) its folder is gone."""
+        failure = self.failures.get(name)
+        if failure is not None:
+            return failure
+        path: Path = self.services[name].settings.vault_path
+        if self.several and not path.is_dir():
+            return VaultFailure(name, VaultUnavailableError.code, f"{path} is not a folder any more")
+        return None
+
+    def holding(self, note_path: str, name: str | None) -> tuple[str, Services]:
+        """The vault of a note asked by path: the one named, else the only one, else the one vault that
+        holds the path (two or more: NOTE_AMBIGUOUS naming them; none: the first, which answers 404)."""
+        if name is not None or not self.several:
+            return self.get(name)
+        holders = [n for n, s in self.each() if _holds(s, note_path)]
+        if len(holders) > 1:
+            raise NoteAmbiguousError(
+                f"{note_path!r} is in the vaults {', '.join(holders)}; name one with `vault`",
+                suggestion=f"Ask again with vault set to one of: {', '.join(holders)}.",
+            )
+        return self.get(holders[0] if holders else next(iter(self.services), self.names[0]))
+
+    def close(self) -> None:
+        for name, services in self.services.items():
+            try:
+                services.close()
+            except Exception:  # the others must still close
+                log.exception("closing the vault %s failed", name)
+
+
+def _holds(services: Services, note_path: str) -> bool:
+    """The vault's folder holds a file at `note_path` (what a read of it would read); a path that tries to
+    leave the vault holds nothing here: the read itself refuses it."""
+    root = services.settings.vault_path
+    try:
+        target = (root / note_path).resolve()
+        return target.is_relative_to(root.resolve()) and target.is_file()
+    except (OSError, ValueError):
+        return False
