@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
 from backend.bootstrap import Services
 from backend.domain.errors import VaultUnavailableError
@@ -27,3 +27,13 @@ async def get_library(request: Request) -> Library:
 
 ServicesDep = Annotated[Services, Depends(get_services)]
 LibraryDep = Annotated[Library, Depends(get_library)]
+
+VaultQuery = Annotated[
+    str | None,
+    Query(
+        max_length=48,
+        description="The vault (VAULTS name); needed only when the service serves several and, for a note "
+        "path, when more than one of them holds it.",
+        examples=["work"],
+    ),
+]

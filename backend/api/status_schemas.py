@@ -141,9 +141,28 @@ class RecallCalibrationOut(BaseModel):
     probes: int | None = Field(None, description="Probe turns the vault cannot answer it was fitted on.")
 
 
+class VaultStateOut(BaseModel):
+    """One vault of a service that serves several: its index's state, or why it does not answer."""
+
+    vault: str
+    path: str = Field(description="The vault's folder.")
+    available: bool = Field(description="False when the vault could not be opened or its folder is gone.")
+    error_code: str | None = Field(None, description="Why it is unavailable (the error envelope's code).")
+    detail: str | None = None
+    status: IndexStatus | None = Field(
+        None, description="Its /index/status?vault=<name> (null: unavailable)."
+    )
+
+
 class IndexStatus(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.INDEX_STATUS]})
 
+    vault: str = Field("", description="The vault this status is of (its VAULTS name; VAULT_NAME with one).")
+    vaults: list[VaultStateOut] | None = Field(
+        None,
+        description="With several vaults (VAULTS) and no `vault` asked: every vault's state; the fields "
+        "above are the first vault's. null otherwise.",
+    )
     indexed_notes: int
     indexed_chunks: int
     dense_pending: int = Field(description="Notes searchable by keyword only until the embedder catches up.")
@@ -228,3 +247,6 @@ class JobAccepted(BaseModel):
     job_id: str
     status: str = "accepted"
     status_url: str = "/index/status"
+
+
+VaultStateOut.model_rebuild()

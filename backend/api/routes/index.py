@@ -6,10 +6,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.deps import ServicesDep
+from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.status_answer import status_answer, verify_answer
-from backend.api.status_schemas import IndexStatus, JobAccepted, LoopLagOut, VerifyResult
+from backend.api.status_schemas import IndexStatus, JobAccepted, LoopLagOut, VaultStateOut, VerifyResult
+from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
+from backend.vault_set import Library
 
 log = logging.getLogger(__name__)
 
@@ -22,10 +24,22 @@ router = APIRouter(prefix="/index", tags=["index"])
     response_model=IndexStatus,
     responses=error_responses("INDEX_CORRUPTED", 507),
 )
-async def index_status(services: ServicesDep, request: Request) -> IndexStatus:
+async def index_status(library: LibraryDep, request: Request, vault: VaultQuery = None) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
-    running or last job."""
-    status = await run_in_threadpool(status_answer, services)
+    running or last job. With several vaults: of the one asked (`vault`), else of the first, with every
+    vault's state in `vaults`."""
+    if vault is None and library.several:
+        states = [await _vault_state(library, name) for name in library.names]
+        first = next((s for s in states if s.status is not None), None)
+        status = first.status.model_copy() if first is not None and first.status else None
+        if status is None:
+            said = "; ".join(f"{s.vault}: {s.detail}" for s in states)
+            raise VaultUnavailableError(f"no vault of this service answers ({said})")
+        status.vaults = states
+    else:
+        name, services = library.get(vault)
+        status = await run_in_threadpool(status_answer, services)
+        status.vault = name
     lag = getattr(request.app.state, "loop_lag", None)  # probed while the app's lifespan runs
     if lag is not None:
         probes, p50, p99, most = lag.summary()
@@ -35,15 +49,33 @@ async def index_status(services: ServicesDep, request: Request) -> IndexStatus:
     return status
 
 
+async def _vault_state(library: Library, name: str) -> VaultStateOut:
+    problem = library.problem(name)
+    services = library.services.get(name)
+    path = str(services.settings.vault_path) if services is not None else ""
+    if problem is not None or services is None:
+        failure = problem or library.failures[name]
+        return VaultStateOut(
+            vault=name, path=path, available=False, error_code=failure.error_code, detail=failure.detail
+        )
+    try:
+        status = await run_in_threadpool(status_answer, services)
+    except KnowledgeBridgeError as exc:
+        return VaultStateOut(vault=name, path=path, available=False, error_code=exc.code, detail=exc.detail)
+    status.vault = name
+    return VaultStateOut(vault=name, path=path, available=True, status=status)
+
+
 @router.get(
     "/verify",
     operation_id="index_verify",
     response_model=VerifyResult,
     responses=error_responses(*INDEX_UNREADABLE, 507),
 )
-async def verify(services: ServicesDep) -> VerifyResult:
+async def verify(library: LibraryDep, vault: VaultQuery = None) -> VerifyResult:
     """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
     points vs note records, links without their note). Read-only; `python -m backend verify` asks this."""
+    _, services = library.get(vault)
     return await run_in_threadpool(verify_answer, services)
 
 
@@ -56,25 +88,28 @@ STARTS_A_JOB: dict[str, Any] = {
 
 
 @router.post("/sync", operation_id="index_sync", **STARTS_A_JOB)
-async def sync(services: ServicesDep) -> JobAccepted:
+async def sync(library: LibraryDep, vault: VaultQuery = None) -> JobAccepted:
     """Compare the whole vault with the index in the background (new, changed, moved and deleted notes);
     follow it at /index/status. The watcher does this note by note; this catches anything it could not see."""
+    _, services = library.get(vault)
     job = await run_in_threadpool(services.supervisor.sync_now)
     return JobAccepted(job_id=job.id)
 
 
 @router.post("/rebuild", operation_id="index_rebuild", **STARTS_A_JOB)
-async def rebuild(services: ServicesDep) -> JobAccepted:
+async def rebuild(library: LibraryDep, vault: VaultQuery = None) -> JobAccepted:
     """Build a new index from the whole vault beside the serving one and switch to it when complete;
     searches keep answering from the old index until then. Follow it at /index/status."""
+    _, services = library.get(vault)
     job = await run_in_threadpool(services.supervisor.rebuild_now)
     return JobAccepted(job_id=job.id)
 
 
 @router.post("/calibrate", operation_id="index_calibrate", **STARTS_A_JOB)
-async def calibrate(services: ServicesDep) -> JobAccepted:
+async def calibrate(library: LibraryDep, vault: VaultQuery = None) -> JobAccepted:
     """Fit the recall gate again for the serving embedding model, from this vault (a model without shipped
     weights: an Ollama or OpenAI-compatible one); `recall_calibration` in /index/status says which is in
     force. It is fitted by itself after the first index and a change of model; this is for on demand."""
+    _, services = library.get(vault)
     job = await run_in_threadpool(services.supervisor.calibrate_now)
     return JobAccepted(job_id=job.id)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
 from backend.api.answers import links_answer, note_answer, notes_answer
-from backend.api.deps import ServicesDep
+from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.inspect_answers import chunks_answer, unresolved_answer
@@ -32,22 +32,27 @@ MAX_PAGE = 500
     "/note/{note_path:path}/links",
     operation_id="note_links",
     response_model=NoteLinksOut,
-    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, 507),
 )
-async def note_links(note_path: NotePath, services: ServicesDep) -> NoteLinksOut:
-    """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path)."""
-    return await run_in_threadpool(links_answer, services, note_path)
+async def note_links(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteLinksOut:
+    """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path),
+    all within its vault."""
+    name, services = await run_in_threadpool(library.holding, note_path, vault)
+    answer = await run_in_threadpool(links_answer, services, note_path)
+    answer.vault = name
+    return answer
 
 
 @router.get(
     "/note/{note_path:path}/chunks",
     operation_id="note_chunks",
     response_model=NoteChunksOut,
-    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, 507),
 )
-async def note_chunks(note_path: NotePath, services: ServicesDep) -> NoteChunksOut:
+async def note_chunks(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteChunksOut:
     """A note as the index holds it: its chunks in order, each with its heading path, lines, tags, date,
     language and the text it was embedded as (secrets redacted). What to read when a note ranks oddly."""
+    _, services = await run_in_threadpool(library.holding, note_path, vault)
     return await run_in_threadpool(chunks_answer, services, note_path)
 
 
@@ -58,14 +63,16 @@ async def note_chunks(note_path: NotePath, services: ServicesDep) -> NoteChunksO
     responses=error_responses(422, *INDEX_UNREADABLE, 507),
 )
 async def unresolved(
-    services: ServicesDep,
+    library: LibraryDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Links per page.", examples=[50])] = 50,
     offset: Annotated[
         int, Query(ge=0, description="Links to skip (next_offset of the previous page).", examples=[50])
     ] = 0,
+    vault: VaultQuery = None,
 ) -> UnresolvedLinksOut:
     """The vault's links to notes not created yet, one page at a time (`total` counts them all), by source
     note and then as written in it."""
+    _, services = library.get(vault)
     return await run_in_threadpool(unresolved_answer, services, limit, offset)
 
 
@@ -73,11 +80,11 @@ async def unresolved(
     "/note/{note_path:path}",
     operation_id="get_note",
     response_model=NoteOut,
-    responses=error_responses(400, "NOTE_NOT_FOUND", 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, 507),
 )
 async def get_note(
     note_path: NotePath,
-    services: ServicesDep,
+    library: LibraryDep,
     start_line: Annotated[
         int | None,
         Query(ge=1, description="First line to return (1-based, as in search results).", examples=[14]),
@@ -86,12 +93,16 @@ async def get_note(
         int | None,
         Query(ge=1, description="Last line to return, inclusive; past the end means the end.", examples=[18]),
     ] = None,
+    vault: VaultQuery = None,
 ) -> NoteOut:
     """Read an indexed note: its metadata and its text, or only lines `start_line`..`end_line` (file lines,
     1-based, inclusive: the `start_line`/`end_line` of a search result read back that hit, a wider range reads
     around it). The text is read from the vault as it is now, with secrets redacted. A path that is not an
     indexed note is 404 NOTE_NOT_FOUND; a path that tries to leave the vault is 400 SECURITY_VIOLATION."""
-    return await run_in_threadpool(note_answer, services, note_path, start_line, end_line)
+    name, services = await run_in_threadpool(library.holding, note_path, vault)
+    answer = await run_in_threadpool(note_answer, services, note_path, start_line, end_line)
+    answer.vault = name
+    return answer
 
 
 @router.get(
@@ -101,7 +112,7 @@ async def get_note(
     responses=error_responses(400, 422, *INDEX_UNREADABLE, 507),
 )
 async def list_notes(
-    services: ServicesDep,
+    library: LibraryDep,
     folder: Annotated[
         str, Query(description="Only notes under this vault-relative folder.", examples=["Journal/2026"])
     ] = "",
@@ -139,6 +150,7 @@ async def list_notes(
     offset: Annotated[
         int, Query(ge=0, description="Notes to skip (next_offset of the previous page).", examples=[20])
     ] = 0,
+    vault: VaultQuery = None,
 ) -> NoteListOut:
     """List the indexed notes with their metadata, filtered by folder, tag, note date and modification time,
     one page at a time (`total` counts all matches; follow `next_offset`)."""
@@ -152,4 +164,5 @@ async def list_notes(
         limit=limit,
         offset=offset,
     )
+    _, services = library.get(vault)
     return await run_in_threadpool(notes_answer, services, query)

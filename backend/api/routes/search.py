@@ -13,7 +13,9 @@ from backend.api.vault_answers import context_vaults, search_vaults
 router = APIRouter()
 
 # both search the index, so both fail alike
-SEARCH_ERRORS = error_responses(400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, 507)
+SEARCH_ERRORS = error_responses(
+    400, "EMBEDDING_MODEL_MISMATCH", 422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507
+)
 
 
 @router.post(

@@ -203,6 +203,7 @@ def _cmd_serve(settings: Settings) -> None:
     from backend.entrypoints.app import create_app, open_services
     from backend.infrastructure.heap import freeze_heap, settle_heap
     from backend.infrastructure.running_service import forget_service, record_path, record_service
+    from backend.vault_set import Library, vault_settings
 
     if not settings.api_key and not _is_loopback(settings.host):
         log.warning(
@@ -213,14 +214,18 @@ def _cmd_serve(settings: Settings) -> None:
         )
     sock = _listen(settings)  # before the index is opened: a busy port is said at once
     # fails here, in one line, if the index is locked or unusable
-    services = open_services(settings, settle=settle_heap, freeze=freeze_heap)
+    library = Library.open(settings, lambda own: open_services(own, settle=settle_heap, freeze=freeze_heap))
     instance = secrets.token_hex(8)
-    # where it listens, in the vault's data dir: the CLI and `mcp` find the service of their vault there;
+    # where it listens, in each vault's data dir: the CLI and `mcp` find the service of their vault there;
     # taken away as the app stops (uvicorn ends a SIGTERM by raising it again, past any `finally` here)
-    recorded = record_path(settings.data_dir, settings.vault_name)
-    app = create_app(
-        settings, services=services, instance=instance, on_stop=lambda: forget_service(recorded, instance)
-    )
+    each = [own for name, own in vault_settings(settings).items() if name in library.services]
+    records = [record_path(own.data_dir, own.vault_name) for own in each]
+
+    def forget_all() -> None:
+        for recorded in records:
+            forget_service(recorded, instance)
+
+    app = create_app(settings, library=library, instance=instance, on_stop=forget_all)
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -229,21 +234,22 @@ def _cmd_serve(settings: Settings) -> None:
         timeout_keep_alive=settings.keep_alive_seconds,  # an idle connection is not kept for ever
         http=protocol_with_head_deadline(settings.request_body_timeout_seconds),  # nor a slow request head
     )
-    record_service(settings, config.port, instance, app.version)
-    log.info(
-        "serving the vault %s at http://%s:%d (recorded in %s; data in %s); look inside: http://%s:%d/",
-        settings.vault_path,
-        settings.host,
-        config.port,
-        recorded,
-        settings.data_dir,
-        settings.host,
-        config.port,
-    )
+    for own, recorded in zip(each, records, strict=True):
+        record_service(own, config.port, instance, app.version)
+        log.info(
+            "serving the vault %s at http://%s:%d (recorded in %s; data in %s); look inside: http://%s:%d/",
+            own.vault_path,
+            settings.host,
+            config.port,
+            recorded,
+            own.data_dir,
+            settings.host,
+            config.port,
+        )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        forget_service(recorded, instance)  # a start that failed before the app ran
+        forget_all()  # a start that failed before the app ran
 
 
 def _listen(settings: Settings) -> socket.socket:
