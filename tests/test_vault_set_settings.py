@@ -1,0 +1,72 @@
+"""VAULTS (issue 46): how it is read, what it refuses, and each vault's own settings and data dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from backend.config import SettingsError, load_settings
+from backend.data_dirs import vault_data_dir
+from backend.vault_set import vault_settings
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> tuple[Path, Path]:
+    work, personal = tmp_path / "Work", tmp_path / "Notes"
+    work.mkdir()
+    personal.mkdir()
+    return work, personal
+
+
+def test_pairs_are_read_in_order(two: tuple[Path, Path]) -> None:
+    work, personal = two
+    settings = load_settings(vaults=f"work={work}, personal={personal}")
+    assert settings.vaults == {"work": work, "personal": personal}
+
+
+def test_unset_is_the_one_vault_as_before(tmp_path: Path) -> None:
+    settings = load_settings(vault_path=tmp_path, data_dir=tmp_path / "data")
+    assert settings.vaults == {}
+    assert vault_settings(settings) == {settings.vault_name: settings}  # the very same settings
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("Work={a}", "lowercase"),
+        ("work space={a}", "lowercase"),
+        ("work={a},work={b}", "twice"),
+        ("work=relative/notes", "absolute"),
+        ("work={a},personal={a}", "same folder"),
+        ("work={a},inner={a}/sub", "inside"),
+        ("work", "name=path"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_setting(two: tuple[Path, Path], value: str, says: str) -> None:
+    work, personal = two
+    (work / "sub").mkdir()
+    with pytest.raises(SettingsError) as refused:
+        load_settings(vaults=value.format(a=work, b=personal))
+    assert "VAULTS" in str(refused.value)
+    assert says in str(refused.value)
+
+
+def test_each_vault_gets_its_own_settings_and_data_dir(two: tuple[Path, Path]) -> None:
+    work, personal = two
+    each = vault_settings(load_settings(vaults=f"work={work},personal={personal}"))
+    assert list(each) == ["work", "personal"]
+    assert each["work"].vault_path == work
+    assert each["work"].vault_name == "work"
+    assert each["work"].data_dir == vault_data_dir(work)
+    assert each["personal"].data_dir == vault_data_dir(personal)
+    assert each["work"].store_dir != each["personal"].store_dir
+    assert not each["work"].data_dir_named  # derived, as the one vault's is
+    assert each["work"].vaults == {}
+
+
+def test_a_named_data_dir_holds_a_folder_per_vault(two: tuple[Path, Path], tmp_path: Path) -> None:
+    work, personal = two
+    each = vault_settings(load_settings(vaults=f"work={work},personal={personal}", data_dir=tmp_path / "d"))
+    assert each["work"].data_dir == tmp_path / "d" / "work"
+    assert each["personal"].data_dir == tmp_path / "d" / "personal"
