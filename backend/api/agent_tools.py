@@ -234,7 +234,9 @@ def _tool(
         description = _prose(operation.get("description") or operation.get("summary", ""))
         return {**common, "operation": spec.operations[0], "description": description, **call}
     for action, call in calls.items():  # the admin tool's operations take no parameters of their own
-        assert not call["parameters"]["properties"], f"{action} takes parameters; give them to the tool"
+        # but `vault` (several vaults, issue 46): the plugin serves one vault until it is taught vaults
+        properties = {k: v for k, v in call["parameters"]["properties"].items() if k != "vault"}
+        assert not properties, f"{action} takes parameters; give them to the tool"
     summaries = "; ".join(
         f"`{action}`: {_prose(found[operation][2].get('summary', ''))}"
         for action, operation in spec.actions.items()
