@@ -2,10 +2,11 @@
 
 Built on the official `mcp` SDK (v2: `MCPServer`, stateless streamable HTTP with JSON responses, so any
 worker can answer any request and no session outlives a call). Each tool builds its route's request from its
-arguments (`request_from`) and calls the same answer as its HTTP route (answers.py: `search_answer`,
-`note_answer`, ...), so both transports answer alike, validate alike (our request models) and fail alike: a
-failure is a tool error (`isError`) whose text and structured content are our error envelope (`error_code`,
-`detail`, `recoverable`, `suggestion`).
+arguments (`request_from`) and calls the same answer as its HTTP route (vault_answers.py: `search_vaults`,
+`context_vaults`, `status_vaults`; answers.py: `note_answer`, ...) on the same `Library` of vaults, so both
+transports answer alike (several vaults: `vaults` to search, `vault` for a note, each result naming its
+vault), validate alike (our request models) and fail alike: a failure is a tool error (`isError`) whose text
+and structured content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
 
 API_KEY protects `/mcp` like every route: the key middleware (backend/api/guards.py) wraps the whole app, so a
 request without it gets the 401 envelope before the SDK is reached.
@@ -27,7 +28,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from backend.api.answers import context_answer, links_answer, note_answer, remember_answer, search_answer
+from backend.api.answers import links_answer, note_answer, remember_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, envelope
 from backend.api.errors import validation_envelope as invalid
@@ -35,13 +36,13 @@ from backend.api.input_types import request_from
 from backend.api.memory_schemas import MemoryIn, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse
-from backend.api.status_answer import status_answer
 from backend.api.status_schemas import IndexStatus
 from backend.api.validation_messages import describe_validation
-from backend.bootstrap import Services
+from backend.api.vault_answers import context_vaults, search_vaults, status_vaults
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
+from backend.vault_set import Library
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,9 @@ INSTRUCTIONS = (
     "and end_line; follow links with `note_links`; keep a fact with `remember` (when an answer holds a "
     "`memory_suggestion`, offer it to the user and remember it only if they agree). Results flag sensitive "
     "categories (health, finance, relationships): ask the user before showing those. Secrets are redacted. "
+    "A service may serve several vaults: `search` and `build_context` ask all of them unless `vaults` names "
+    "some, each result names its `vault`, and `get_note`, `note_links` and `remember` take that `vault` "
+    "(needed when two vaults hold the same path); `index_status` lists every vault. "
     "Errors carry error_code, detail, recoverable and suggestion."
 )
 
@@ -117,10 +121,25 @@ async def _enveloped_errors(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]
     return result
 
 
+# a tool's `vault`: worded as the routes' `?vault=` (deps.VaultQuery), one meaning for every door
+VAULT = Field(
+    None,
+    max_length=48,
+    description="The vault (VAULTS name) the note is in, as results give it; needed only when the service "
+    "serves several and more than one of them holds the path.",
+)
+
+
 async def _call(work: Callable[[], Any]) -> Any:
     """Run a blocking service call off the event loop; any failure becomes a tool error with our envelope."""
+    return await _guarded(lambda: anyio.to_thread.run_sync(work))
+
+
+async def _guarded(work: Callable[[], Awaitable[Any]]) -> Any:
+    """Await `work` (the routes' own async answers, which fan out over the vaults in the thread pool); any
+    failure becomes a tool error with our envelope."""
     try:
-        return await anyio.to_thread.run_sync(work)
+        return await work()
     except KnowledgeBridgeError as exc:
         return _failure(envelope(exc))
     except ValidationError as exc:  # our request models reject what the tool's types let through
@@ -131,9 +150,10 @@ async def _call(work: Callable[[], Any]) -> Any:
 
 
 def build_mcp_server(
-    services: Callable[[], Services], settings: Settings, *, version: str, read_only: bool = False
+    library: Callable[[], Library], settings: Settings, *, version: str, read_only: bool = False
 ) -> MCPServer:
-    """`read_only`: without the one tool that writes (`remember`), for an index opened read-only."""
+    """`library`: the vaults the routes serve (a callable: the app opens them in its lifespan, after this
+    is built); `read_only`: without the one tool that writes (`remember`), for an index opened read-only."""
     mcp: MCPServer = MCPServer(
         "knowledge-bridge",
         instructions=INSTRUCTIONS,
@@ -169,13 +189,15 @@ def build_mcp_server(
         date_to: Annotated[date | None, _about(SearchRequest, "date_to")] = None,
         include_related: Annotated[bool, _about(SearchRequest, "include_related")] = True,
         include_memory: Annotated[bool, _about(SearchRequest, "include_memory")] = False,
+        vaults: Annotated[list[str] | None, _about(SearchRequest, "vaults")] = None,
     ) -> SearchResponse:
         """Find the chunks of notes that best answer a question (meaning + keywords), with their note path,
         heading, line range, tags and date, the notes linked to them, and (include_memory) remembered facts.
         Each result says which sensitive categories it touches; `memory_suggestion` proposes a fact (money
-        owed, health, a commitment) to offer the user to keep with `remember`."""
+        owed, health, a commitment) to offer the user to keep with `remember`. Several vaults: each is
+        asked (all, or those `vaults` names), the results merged by confidence, each naming its `vault`."""
 
-        def work() -> SearchResponse:
+        async def work() -> SearchResponse:
             body = request_from(
                 SearchRequest,
                 query=query,
@@ -188,10 +210,11 @@ def build_mcp_server(
                 date_to=date_to,
                 include_related=include_related,
                 include_memory=include_memory,
+                vaults=vaults,
             )
-            return search_answer(services(), body)[0]
+            return (await search_vaults(library(), body))[0]
 
-        return await _call(work)  # type: ignore[no-any-return]
+        return await _guarded(work)  # type: ignore[no-any-return]
 
     @tool("get_note", "Read a note")
     async def get_note(
@@ -202,24 +225,46 @@ def build_mcp_server(
             int | None, Field(description="First line (1-based, as in search hits).")
         ] = None,
         end_line: Annotated[int | None, Field(description="Last line, inclusive.")] = None,
+        vault: Annotated[str | None, VAULT] = None,
     ) -> NoteOut:
         """Read a note: metadata and text, or only lines start_line..end_line (expand a search hit by asking
-        a few lines around its start_line/end_line). Secrets are redacted."""
-        return await _call(lambda: note_answer(services(), path, start_line, end_line))  # type: ignore[no-any-return]
+        a few lines around its start_line/end_line, in its `vault`). Secrets are redacted."""
+
+        def work() -> NoteOut:
+            name, services = library().holding(path, vault)
+            answer = note_answer(services, path, start_line, end_line)
+            answer.vault = name
+            return answer
+
+        return await _call(work)  # type: ignore[no-any-return]
 
     @tool("note_links", "Links of a note")
     async def note_links(
         path: Annotated[str, Field(description="Vault-relative path of the note.")],
+        vault: Annotated[str | None, VAULT] = None,
     ) -> NoteLinksOut:
         """The notes this note links to (outlinks), the notes linking to it (backlinks), and links to notes
-        not created yet."""
-        return await _call(lambda: links_answer(services(), path))  # type: ignore[no-any-return]
+        not created yet, all within its vault."""
+
+        def work() -> NoteLinksOut:
+            name, services = library().holding(path, vault)
+            answer = links_answer(services, path)
+            answer.vault = name
+            return answer
+
+        return await _call(work)  # type: ignore[no-any-return]
 
     @tool("index_status", "Index status")
-    async def index_status() -> IndexStatus:
+    async def index_status(
+        vault: Annotated[
+            str | None,
+            Field(None, max_length=48, description="The vault (VAULTS name); unset: every vault's state."),
+        ] = None,
+    ) -> IndexStatus:
         """What is indexed (notes, chunks, links), with which embedding model, whether the watcher and the
-        embedder are up, and the progress of the running or last indexing job."""
-        return await _call(lambda: status_answer(services()))  # type: ignore[no-any-return]
+        embedder are up, and the progress of the running or last indexing job. Several vaults: every vault's
+        state in `vaults` (or the one `vault` names)."""
+        return await _guarded(lambda: status_vaults(library(), vault))  # type: ignore[no-any-return]
 
     @tool("build_context", "Context block for a question")
     async def build_context(
@@ -232,12 +277,13 @@ def build_mcp_server(
         paths: Annotated[list[str] | None, _about(ContextRequest, "paths")] = None,
         include_memory: Annotated[bool, _about(ContextRequest, "include_memory")] = False,
         exclude_categories: Annotated[list[str] | None, _about(ContextRequest, "exclude_categories")] = None,
+        vaults: Annotated[list[str] | None, _about(ContextRequest, "vaults")] = None,
     ) -> ContextResponse:
         """A ready-to-inject block of the vault's best chunks for a question or a conversation, each entry
         attributed [path:start-end], within max_chars, never cut mid-word, without duplicates; the entries
-        again as data in `sources`."""
+        again as data in `sources`, each naming its `vault` (several vaults: all, or those `vaults` names)."""
 
-        def work() -> ContextResponse:
+        async def work() -> ContextResponse:
             body = request_from(
                 ContextRequest,
                 query=query,
@@ -249,10 +295,11 @@ def build_mcp_server(
                 paths=paths,
                 include_memory=include_memory,
                 exclude_categories=exclude_categories,
+                vaults=vaults,
             )
-            return context_answer(services(), body)
+            return await context_vaults(library(), body)
 
-        return await _call(work)  # type: ignore[no-any-return]
+        return await _guarded(work)  # type: ignore[no-any-return]
 
     if read_only:
         return mcp
@@ -262,11 +309,18 @@ def build_mcp_server(
         key: Annotated[str, _about(MemoryIn, "key")],
         value: Annotated[str, _about(MemoryIn, "value")],
         source: Annotated[str, _about(MemoryIn, "source")],
+        vault: Annotated[str | None, _about(MemoryIn, "vault")] = None,
     ) -> MemoryStored:
         """Remember a fact the user wants kept, tied to the vault note it comes from (an indexed note).
         Facts survive restarts and index rebuilds; search and build_context find them with include_memory."""
-        return await _call(  # type: ignore[no-any-return]
-            lambda: remember_answer(services(), request_from(MemoryIn, key=key, value=value, source=source))
-        )
+
+        def work() -> MemoryStored:
+            body = request_from(MemoryIn, key=key, value=value, source=source, vault=vault)
+            name, services = library().holding(body.source, body.vault)
+            stored = remember_answer(services, body)
+            stored.fact.vault = name
+            return stored
+
+        return await _call(work)  # type: ignore[no-any-return]
 
     return mcp

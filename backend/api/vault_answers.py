@@ -1,6 +1,7 @@
-"""/search and /context over the vaults a request names (issue 46): each vault asked in the thread pool at
-once, the answers merged by calibrated `confidence` (one scale for every vault), a vault that cannot answer
-named in `missing_vaults` while the others answer.
+"""/search, /context and /index/status over the vaults a request names (issue 46), for every door (the
+routes, the MCP tools, the CLI in-process): each vault asked in the thread pool at once, the answers merged
+by calibrated `confidence` (one scale for every vault), a vault that cannot answer named in `missing_vaults`
+while the others answer.
 
 Each vault is asked for the request's whole `top_k` (QMD's mistake was one global top-K filtered after: a
 vault with many strong hits left the list short), and its `max_chunks_per_note`, filters and related notes
@@ -23,6 +24,8 @@ from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.errors import status_of
 from backend.api.request_caps import check_filter_caps
 from backend.api.schemas import MissingVaultOut, SearchRequest, SearchResponse, SearchResult
+from backend.api.status_answer import status_answer
+from backend.api.status_schemas import IndexStatus, VaultStateOut
 from backend.application.context import VaultCandidates, assemble
 from backend.application.operations import gather_context
 from backend.bootstrap import Services
@@ -174,3 +177,41 @@ async def context_vaults(library: Library, body: ContextRequest) -> ContextRespo
     if missing:
         answer.status = "degraded"
     return answer
+
+
+# -- /index/status ------------------------------------------------------------------------------------
+
+
+async def status_vaults(library: Library, vault: str | None) -> IndexStatus:
+    """The status of the vault asked; with several vaults and none asked, the first that answers with
+    every vault's state in `vaults` (one vault's failure is its state, not the answer's)."""
+    if vault is None and library.several:
+        states = [await _vault_state(library, name) for name in library.names]
+        first = next((s for s in states if s.status is not None), None)
+        status = first.status.model_copy() if first is not None and first.status else None
+        if status is None:
+            said = "; ".join(f"{s.vault}: {s.detail}" for s in states)
+            raise VaultUnavailableError(f"no vault of this service answers ({said})")
+        status.vaults = states
+        return status
+    name, services = library.get(vault)
+    status = await run_in_threadpool(status_answer, services)
+    status.vault = name
+    return status
+
+
+async def _vault_state(library: Library, name: str) -> VaultStateOut:
+    problem = library.problem(name)
+    services = library.services.get(name)
+    path = str(services.settings.vault_path) if services is not None else ""
+    if problem is not None or services is None:
+        failure = problem or library.failures[name]
+        return VaultStateOut(
+            vault=name, path=path, available=False, error_code=failure.error_code, detail=failure.detail
+        )
+    try:
+        status = await run_in_threadpool(status_answer, services)
+    except KnowledgeBridgeError as exc:
+        return VaultStateOut(vault=name, path=path, available=False, error_code=exc.code, detail=exc.detail)
+    status.vault = name
+    return VaultStateOut(vault=name, path=path, available=True, status=status)

@@ -76,13 +76,13 @@ def create_app(
     infrastructure/running_service.py)."""
     settings = settings or load_settings()
     prepared = library if library is not None else Library.single(services) if services is not None else None
-    mcp = build_mcp_server(lambda: app.state.services, settings, version=health.VERSION)
+    mcp = build_mcp_server(lambda: app.state.library, settings, version=health.VERSION)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         vaults = prepared if prepared is not None else await run_in_threadpool(open_library, settings)
         app.state.library = vaults
-        # the doors that serve one vault yet (MCP, the page): the first vault that opened
+        # the doors that serve one vault yet (the page): the first vault that opened
         app.state.services = vaults.default
         app.state.loop_lag = LoopLag()
         try:

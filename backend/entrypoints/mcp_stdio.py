@@ -11,6 +11,10 @@ process holds, an index that cannot be read), every request is answered with an 
 do: a client shows that error (OpenClaw: "MCP error -32002: ..."), where a process that exits shows only that
 the connection closed.
 
+With VAULTS (several vaults) the service of every vault is one: it is found by the record in the first
+vault's data dir, and served here it is every vault's index, read-only, as the service serves them (`vaults`
+to search, `vault` for a note).
+
 stdout carries the protocol only; logs go to stderr.
 """
 
@@ -84,18 +88,28 @@ def _forward(client: httpx.Client, message: Any) -> Any:
 
 
 def serve_local(settings: Settings) -> None:
-    """The index opened in this process, read-only, served over stdio."""
+    """Every vault's index opened in this process, read-only, served over stdio."""
     from backend.api.mcp_server import build_mcp_server
     from backend.api.routes.health import VERSION
-    from backend.bootstrap import build_services
+    from backend.bootstrap import Services, build_services
+    from backend.vault_set import Library
 
-    services = build_services(settings)
+    def open_read_only(own: Settings) -> Services:
+        services = build_services(own)
+        try:
+            services.supervisor.open(start_indexing=False)
+        except BaseException:
+            services.close()
+            raise
+        return services
+
+    # one vault: its failure stops here, as before; several: the vaults that open serve, as the service's do
+    library = Library.open(settings, open_read_only)
     try:
-        services.supervisor.open(start_indexing=False)
-        mcp = build_mcp_server(lambda: services, settings, version=VERSION, read_only=True)
+        mcp = build_mcp_server(lambda: library, settings, version=VERSION, read_only=True)
         anyio.run(mcp.run_stdio_async)
     finally:
-        services.close()
+        library.close()
 
 
 UNUSABLE = -32002  # a server error of JSON-RPC's reserved range: the server cannot serve at all
@@ -114,16 +128,20 @@ def refuse(reason: str, stdin: IO[str], stdout: IO[str]) -> None:
 
 
 def run(settings: Settings) -> int:
+    from backend.vault_set import vault_settings
+
     try:
-        found = find_running_service(settings).service
+        # one service serves every vault of VAULTS and records itself in each vault's data dir: the first's
+        first = next(iter(vault_settings(settings).values()))
+        found = find_running_service(first).service
         if found is not None:
             log.info("relaying MCP over stdio to %s", describe(found))
             relay(found.url, settings, sys.stdin, sys.stdout)
             return 0
         log.info(
             "no running service for the vault %s: serving MCP over stdio from %s, read-only",
-            settings.vault_path,
-            settings.data_dir,
+            ", ".join(str(p) for p in settings.vaults.values()) or settings.vault_path,
+            first.data_dir if not settings.vaults else "each vault's data dir",
         )
         serve_local(settings)
     except KnowledgeBridgeError as exc:

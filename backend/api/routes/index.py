@@ -8,10 +8,9 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import INDEX_UNREADABLE, error_responses
-from backend.api.status_answer import status_answer, verify_answer
-from backend.api.status_schemas import IndexStatus, JobAccepted, LoopLagOut, VaultStateOut, VerifyResult
-from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
-from backend.vault_set import Library
+from backend.api.status_answer import verify_answer
+from backend.api.status_schemas import IndexStatus, JobAccepted, LoopLagOut, VerifyResult
+from backend.api.vault_answers import status_vaults
 
 log = logging.getLogger(__name__)
 
@@ -28,18 +27,7 @@ async def index_status(library: LibraryDep, request: Request, vault: VaultQuery 
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
     running or last job. With several vaults: of the one asked (`vault`), else of the first, with every
     vault's state in `vaults`."""
-    if vault is None and library.several:
-        states = [await _vault_state(library, name) for name in library.names]
-        first = next((s for s in states if s.status is not None), None)
-        status = first.status.model_copy() if first is not None and first.status else None
-        if status is None:
-            said = "; ".join(f"{s.vault}: {s.detail}" for s in states)
-            raise VaultUnavailableError(f"no vault of this service answers ({said})")
-        status.vaults = states
-    else:
-        name, services = library.get(vault)
-        status = await run_in_threadpool(status_answer, services)
-        status.vault = name
+    status = await status_vaults(library, vault)
     lag = getattr(request.app.state, "loop_lag", None)  # probed while the app's lifespan runs
     if lag is not None:
         probes, p50, p99, most = lag.summary()
@@ -47,23 +35,6 @@ async def index_status(library: LibraryDep, request: Request, vault: VaultQuery 
             probes=probes, p50_ms=round(p50, 3), p99_ms=round(p99, 3), max_ms=round(most, 3)
         )
     return status
-
-
-async def _vault_state(library: Library, name: str) -> VaultStateOut:
-    problem = library.problem(name)
-    services = library.services.get(name)
-    path = str(services.settings.vault_path) if services is not None else ""
-    if problem is not None or services is None:
-        failure = problem or library.failures[name]
-        return VaultStateOut(
-            vault=name, path=path, available=False, error_code=failure.error_code, detail=failure.detail
-        )
-    try:
-        status = await run_in_threadpool(status_answer, services)
-    except KnowledgeBridgeError as exc:
-        return VaultStateOut(vault=name, path=path, available=False, error_code=exc.code, detail=exc.detail)
-    status.vault = name
-    return VaultStateOut(vault=name, path=path, available=True, status=status)
 
 
 @router.get(
