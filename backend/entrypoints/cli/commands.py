@@ -1,6 +1,7 @@
 """The CLI's commands that read or change the index: each asks the running service over HTTP when one
 answers, and works on DATA_DIR in this process only when none does (`target`), with the same answer
-either way (the in-process path calls the very functions the routes answer with)."""
+either way (the in-process path calls the very functions the routes answer with, on the same `Library` of
+vaults: with VAULTS, `--vault NAME` and `--vaults A,B` mean what the routes' `vault` and `vaults` mean)."""
 
 from __future__ import annotations
 
@@ -39,20 +40,22 @@ from backend.entrypoints.cli.target import (
     say,
     working_here,
 )
+from backend.entrypoints.cli.vaults import job_vaults, lookup_settings, open_library, own_settings, several
+from backend.vault_set import Library
 
 DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
 EMPTY_EXIT = 4  # `--strict` and the vault gave no note to index
 POLL_SECONDS = 0.2  # following a job of the service: there is no event to await across HTTP
 MEMORY_PAGE = 500  # `memory list` shows the first page, the largest the service gives
 
-Local = Callable[[Services], Any]
+Local = Callable[[Library], Any]
 
 
 def answer(
     settings: Settings, args: argparse.Namespace, method: str, path: str, local: Local, **request: Any
 ) -> Any:
     """The service's answer to `method path`, or the same answer computed in this process."""
-    service, lookup = find_service(settings, getattr(args, "url", None))
+    service, lookup = find_service(lookup_settings(settings), getattr(args, "url", None))
     if service is not None:
         try:
             asking(service)
@@ -61,21 +64,33 @@ def answer(
         finally:
             service.close()
     working_here(settings, lookup, "reading")
-    services = open_local(settings)
+    library = open_library(settings)
     try:
-        result = local(services)
+        result = local(library)
         return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
     finally:
-        services.close()
+        library.close()
+
+
+def _vault(args: argparse.Namespace) -> dict[str, str]:
+    """The query parameter naming the vault `--vault NAME` named (none: the service decides, as a route)."""
+    return {"vault": args.vault_name} if getattr(args, "vault_name", None) else {}
+
+
+def _labelled(settings: Settings, args: argparse.Namespace) -> bool:
+    """Several vaults in play: what is printed names its vault."""
+    return several(settings) or getattr(args, "vault_name", None) is not None
 
 
 # -- reading -------------------------------------------------------------------------------------------
 
 
 def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import search_answer
+    import anyio
+
     from backend.api.input_types import request_from
     from backend.api.schemas import SearchRequest
+    from backend.api.vault_answers import search_vaults
 
     body = request_from(
         SearchRequest,
@@ -86,23 +101,35 @@ def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
         tags=args.tag or None,
         date_from=args.date_from,
         date_to=args.date_to,
+        vaults=args.vaults or ([args.vault_name] if args.vault_name else None),
     )
     found = answer(
         settings,
         args,
         "POST",
         "/search",
-        lambda services: search_answer(services, body)[0],
+        lambda library: anyio.run(search_vaults, library, body)[0],
         body=body.model_dump(mode="json", exclude_unset=True),
     )
-    print_json(found) if args.json else show_search(found)
+    # with several vaults every result names its own, even within one: the lines read the same either way
+    named = several(settings) or len(args.vaults or ()) > 1
+    print_json(found) if args.json else show_search(found, name_vaults=named)
     return 0
 
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.status_answer import status_answer
+    import anyio
 
-    status = answer(settings, args, "GET", "/index/status", status_answer)
+    from backend.api.vault_answers import status_vaults
+
+    status = answer(
+        settings,
+        args,
+        "GET",
+        "/index/status",
+        lambda library: anyio.run(status_vaults, library, args.vault_name),
+        params=_vault(args),
+    )
     print_json(status) if args.json else show_status(status)
     return 0
 
@@ -110,7 +137,14 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.status_answer import verify_answer
 
-    report = answer(settings, args, "GET", "/index/verify", verify_answer)
+    report = answer(
+        settings,
+        args,
+        "GET",
+        "/index/verify",
+        lambda library: verify_answer(library.get(args.vault_name)[1]),
+        params=_vault(args),
+    )
     print_json(report) if args.json else show_verify(report)
     return 0 if report["consistent"] else DRIFT_EXIT
 
@@ -118,30 +152,39 @@ def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.answers import note_answer
 
-    params = {"start_line": args.start_line, "end_line": args.end_line}
+    params = {"start_line": args.start_line, "end_line": args.end_line, **_vault(args)}
+
+    def local(library: Library) -> Any:
+        name, services = library.holding(args.path, args.vault_name)
+        read = note_answer(services, args.path, args.start_line, args.end_line)
+        read.vault = name
+        return read
+
     note = answer(
         settings,
         args,
         "GET",
         f"/note/{quote(args.path, safe='/')}",
-        lambda services: note_answer(services, args.path, args.start_line, args.end_line),
+        local,
         params={k: v for k, v in params.items() if v is not None},
     )
-    print_json(note) if args.json else show_note(note)
+    print_json(note) if args.json else show_note(note, name_vault=_labelled(settings, args))
     return 0
 
 
 def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.answers import links_answer
 
+    def local(library: Library) -> Any:
+        name, services = library.holding(args.path, args.vault_name)
+        found = links_answer(services, args.path)
+        found.vault = name
+        return found
+
     links = answer(
-        settings,
-        args,
-        "GET",
-        f"/note/{quote(args.path, safe='/')}/links",
-        lambda services: links_answer(services, args.path),
+        settings, args, "GET", f"/note/{quote(args.path, safe='/')}/links", local, params=_vault(args)
     )
-    print_json(links) if args.json else show_links(links)
+    print_json(links) if args.json else show_links(links, name_vault=_labelled(settings, args))
     return 0
 
 
@@ -151,10 +194,17 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.memory_schemas import MemoryIn
 
     if args.action == "remember":
-        body = request_from(MemoryIn, key=args.key, value=args.value, source=args.source)
-        stored = answer(
-            settings, args, "POST", "/memory", lambda s: remember_answer(s, body), body=body.model_dump()
+        body = request_from(
+            MemoryIn, key=args.key, value=args.value, source=args.source, vault=args.vault_name
         )
+
+        def keep(library: Library) -> Any:
+            name, services = library.holding(body.source, body.vault)
+            kept = remember_answer(services, body)
+            kept.fact.vault = name
+            return kept
+
+        stored = answer(settings, args, "POST", "/memory", keep, body=body.model_dump(exclude_none=True))
         print_json(stored) if args.json else print(
             f"{'remembered' if stored['created'] else 'replaced'} {stored['fact']['key']}"
         )
@@ -165,19 +215,21 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
             args,
             "DELETE",
             f"/memory/{quote(args.key, safe='')}",
-            lambda services: forget_answer(services, args.key),
+            lambda library: forget_answer(library.get(args.vault_name)[1], args.key),
+            params=_vault(args),
         )
         print_json(gone) if args.json else print(f"forgot {gone['key']}")
         return 0
-    facts = answer(
-        settings,
-        args,
-        "GET",
-        "/memory",
-        lambda services: memories_answer(services, MEMORY_PAGE, 0),
-        params={"limit": MEMORY_PAGE},
-    )
-    print_json(facts) if args.json else show_memories(facts["facts"])
+
+    def listed(library: Library) -> Any:
+        name, services = library.get(args.vault_name)
+        page = memories_answer(services, MEMORY_PAGE, 0)
+        for fact in page.facts:
+            fact.vault = name
+        return page
+
+    facts = answer(settings, args, "GET", "/memory", listed, params={"limit": MEMORY_PAGE, **_vault(args)})
+    print_json(facts) if args.json else show_memories(facts["facts"], name_vault=_labelled(settings, args))
     return 0
 
 
@@ -186,31 +238,54 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_job(settings: Settings, args: argparse.Namespace, kind: str) -> int:
     """`index`, `sync`, `rebuild`, `calibrate`: by the running service of the vault when one answers, else
-    here; with progress."""
+    here; with progress. With VAULTS: of the vault `--vault` names, else of each vault in turn
+    (`job_vaults` says why), one failing vault not stopping the others' (exit 1 after, naming it)."""
+    names = job_vaults(settings, args)
+    if names == [None]:
+        return _job(settings, args, kind, None)
+    worst, failed = 0, []
+    for name in names:
+        try:
+            worst = max(worst, _job(settings, args, kind, name))
+        except KnowledgeBridgeError as exc:
+            warn(f"the {kind} of the vault {name} failed ({exc.code}): {exc.detail}")
+            failed.append(name)
+    if failed:
+        raise KnowledgeBridgeError(
+            f"the {kind} failed in: {', '.join(failed)} (said above)",
+            suggestion=f"Run `{PROGRAM} {kind} --vault {failed[0]}` again once the cause is fixed.",
+        )
+    return worst
+
+
+def _job(settings: Settings, args: argparse.Namespace, kind: str, vault: str | None) -> int:
     started = time.perf_counter()
-    service, lookup = find_service(settings, getattr(args, "url", None))
+    own = own_settings(settings, vault)
+    service, lookup = find_service(lookup_settings(settings), getattr(args, "url", None))
     if service is not None:
         remote = kind if kind in ("rebuild", "calibrate") else "sync"
         try:
-            asking(service, f" to {remote}")
+            asking(service, f" to {remote}" + (f" the vault {vault}" if vault else ""))
             check_same_vault(service, args.vault)
-            status = _remote_job(service, remote)
+            status = _remote_job(service, remote, vault)
         finally:
             service.close()
         by = f"by the service at {service.url} "
     else:
-        working_here(settings, lookup, "indexing")
-        status = _local_job(settings, kind)
+        working_here(own, lookup, "indexing")
+        status = _local_job(own, kind, vault)
         by = ""
-    return _summary(status, kind, by, time.perf_counter() - started, settings, strict=args.strict)
+    summary = _summary(status, kind, by, time.perf_counter() - started, own, strict=args.strict, vault=vault)
+    return summary
 
 
-def _remote_job(service: RemoteService, kind: str) -> dict[str, Any]:
-    accepted = service.request("POST", f"/index/{kind}")
-    with Progress(kind) as progress:
+def _remote_job(service: RemoteService, kind: str, vault: str | None = None) -> dict[str, Any]:
+    params = {"vault": vault} if vault else None
+    accepted = service.request("POST", f"/index/{kind}", params=params)
+    with Progress(f"{kind} {vault}" if vault else kind) as progress:
         try:
             while True:
-                status = service.request("GET", "/index/status")
+                status = service.request("GET", "/index/status", params=params)
                 job = status.get("job") or {}
                 phase, done, total = (
                     str(job.get("phase", "")),
@@ -229,23 +304,24 @@ def _remote_job(service: RemoteService, kind: str) -> dict[str, Any]:
     return status
 
 
-def _local_job(settings: Settings, kind: str) -> dict[str, Any]:
+def _local_job(settings: Settings, kind: str, vault: str | None = None) -> dict[str, Any]:
     from backend.api.status_answer import status_answer
 
     services = open_local(settings)
     try:
         if kind == "calibrate":  # on the vault as it is: indexed and embedded first
-            run_job(services, "rebuild" if services.index.model_mismatch else "index")
-        run_job(services, kind)
+            run_job(services, "rebuild" if services.index.model_mismatch else "index", vault)
+        run_job(services, kind, vault)
         return status_answer(services).model_dump(mode="json")
     finally:
         services.close()
 
 
-def run_job(services: Services, kind: str) -> None:
-    """Run an index job in this process, with progress; its error, with its own code, when it fails."""
+def run_job(services: Services, kind: str, vault: str | None = None) -> None:
+    """Run an index job in this process, with progress (labelled with its vault when several are in
+    play); its error, with its own code, when it fails."""
     services.supervisor.start_job(kind)
-    with Progress(kind) as progress:
+    with Progress(f"{kind} {vault}" if vault else kind) as progress:
         while not services.jobs.wait(timeout=POLL_SECONDS):
             _show(progress, services)
         _show(progress, services)
@@ -262,9 +338,11 @@ def _show(progress: Progress, services: Services) -> None:
         progress.update(job.phase, job.done, job.total, vectors_left(asdict(job)))
 
 
-def _calibrated(status: dict[str, Any]) -> int:
+def _calibrated(status: dict[str, Any], vault: str | None = None) -> int:
     gate = status.get("recall_calibration") or {}
     source, model = gate.get("source"), gate.get("model")
+    if vault:
+        print(f"{vault}:", end=" ")
     if source == "fitted":
         print(
             f"recall gate fitted for {model} on {gate.get('chunks')} chunks with {gate.get('probes')} probe "
@@ -278,14 +356,22 @@ def _calibrated(status: dict[str, Any]) -> int:
 
 
 def _summary(
-    status: dict[str, Any], kind: str, by: str, seconds: float, settings: Settings, *, strict: bool
+    status: dict[str, Any],
+    kind: str,
+    by: str,
+    seconds: float,
+    settings: Settings,
+    *,
+    strict: bool,
+    vault: str | None = None,
 ) -> int:
     if kind == "calibrate":
-        return _calibrated(status)
+        return _calibrated(status, vault)
     verb = {"index": "indexed", "sync": "synced", "rebuild": "rebuilt"}[kind]
     failed = status.get("failed_files") or []
     print(
-        f"{verb} {status['indexed_notes']} notes, {status['indexed_chunks']} chunks {by}in {seconds:.1f}s: "
+        f"{vault + ': ' if vault else ''}{verb} {status['indexed_notes']} notes, "
+        f"{status['indexed_chunks']} chunks {by}in {seconds:.1f}s: "
         f"{status['dense_pending']} waiting for dense vectors, {len(failed)} problems"
     )
     for problem in failed[:LIST_LIMIT]:
@@ -293,9 +379,9 @@ def _summary(
     if len(failed) > LIST_LIMIT:
         print(f"  … and {len(failed) - LIST_LIMIT} more (`{PROGRAM} status --json` lists them all)")
     if status["indexed_notes"] == 0:
-        vault = status.get("vault_path") or settings.vault_path
+        folder = status.get("vault_path") or settings.vault_path
         warn(
-            f"the vault {vault} gave no note to index: is it the right folder (--vault, VAULT_PATH)? "
+            f"the vault {folder} gave no note to index: is it the right folder (--vault, VAULT_PATH)? "
             "Notes are .md files; hidden folders and DENY_DIRS are skipped"
         )
         return EMPTY_EXIT if strict else 0

@@ -38,6 +38,7 @@ from backend.entrypoints.cli.commands import (
 )
 from backend.entrypoints.cli.output import Progress, cli_advice
 from backend.entrypoints.cli.target import open_local
+from backend.entrypoints.cli.vaults import choose_vault
 
 if TYPE_CHECKING:
     from backend.infrastructure.eval_files import EvalSet
@@ -49,7 +50,11 @@ EVAL_ROOT = DATA_ROOT / "eval"  # evaluation indexes: a cache of their own, neve
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--vault", type=Path, help="vault folder (overrides VAULT_PATH)")
+    common.add_argument(
+        "--vault",
+        type=Path,
+        help="vault folder (overrides VAULT_PATH); with several vaults (VAULTS), the name of one",
+    )
     common.add_argument(
         "--data-dir",
         type=Path,
@@ -97,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", parents=[client, as_json], help="search the index")
     search.add_argument("query")
+    search.add_argument("--vaults", metavar="A,B", help="several vaults (VAULTS): only these (default: all)")
     search.add_argument("--top-k", type=int, default=5)
     search.add_argument("--mode", choices=[m.value for m in SearchMode], default="hybrid")
     search.add_argument("--folder", action="append", help="only notes under this folder (repeatable)")
@@ -179,9 +185,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    if args.vault is not None and not args.vault.expanduser().is_dir():  # name the flag the user typed
-        raise SettingsError(f"invalid option --vault: {args.vault} is not a directory")
     overrides: dict[str, object] = {"vault_path": args.vault, "data_dir": args.data_dir}
+    if args.command in CLIENT_COMMANDS:  # a folder, or (several vaults) a vault's name: cli/vaults.py
+        overrides = choose_vault(args, overrides)
+    elif args.vault is not None and not args.vault.expanduser().is_dir():  # name the flag the user typed
+        raise SettingsError(f"invalid option --vault: {args.vault} is not a directory")
     if args.command == "serve":
         overrides |= {"port": args.port, "host": args.host}
     if args.command == "eval" and args.data_dir is None and args.vault is not None:
@@ -378,6 +386,7 @@ COMMANDS = {
     "links": cmd_links,
     "memory": cmd_memory,
 }
+CLIENT_COMMANDS = {*COMMANDS, "index", "sync", "rebuild", "calibrate"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -69,25 +69,53 @@ def _when(moment: str | None) -> str:
 # -- answers -----------------------------------------------------------------------------------------
 
 
-def show_search(answer: dict[str, Any]) -> None:
+def _in(item: Mapping[str, Any], named: bool) -> str:
+    """`[work] ` before a note's path when several vaults are in play, else nothing (as before vaults)."""
+    return f"[{item['vault']}] " if named and item.get("vault") else ""
+
+
+def show_search(answer: dict[str, Any], *, name_vaults: bool = False) -> None:
+    """`name_vaults`: several vaults asked; a result list that mixes vaults names them whatever it says
+    (a service asked at --url may serve several the command does not know of)."""
     for warning in answer.get("warnings", []):
         warn(warning)
+    for missing in answer.get("missing_vaults") or []:
+        warn(f"the vault {missing['vault']} did not answer ({missing['error_code']}): {missing['detail']}")
     results = answer.get("results", [])
+    named = name_vaults or len({hit.get("vault") for hit in results}) > 1
     if not results:
         print("no results")
     for rank, hit in enumerate(results, 1):
-        print(f"{rank}. {hit['note_path']}:{hit['start_line']}-{hit['end_line']}  ({hit['score']:.3f})")
+        where = f"{_in(hit, named)}{hit['note_path']}:{hit['start_line']}-{hit['end_line']}"
+        print(f"{rank}. {where}  ({hit['score']:.3f})")
         if hit.get("heading_context"):
             print(f"   {hit['heading_context']}")
         print(f"   {_snippet(hit['content'])}")
     related = answer.get("related_notes", [])
     if related:
-        names = ", ".join(f"{r['note_path']} ({r['relationship']})" for r in related[:5])
+        names = ", ".join(f"{_in(r, named)}{r['note_path']} ({r['relationship']})" for r in related[:5])
         more = f" and {len(related) - 5} more" if len(related) > 5 else ""
         print(f"related: {names}{more}")
 
 
 def show_status(status: dict[str, Any]) -> None:
+    """One vault's state; with several vaults (the status lists them in `vaults`), each one's in turn."""
+    states = status.get("vaults")
+    if not states:
+        _show_one_status(status)
+        return
+    for number, state in enumerate(states):
+        if number:
+            print()
+        print(f"== {state['vault']} ==")
+        if state.get("available") and state.get("status"):
+            _show_one_status(state["status"])
+        else:
+            print(f"unavailable ({state.get('error_code')}): {state.get('detail')}")
+            print(f"path  {state.get('path') or '-'}")
+
+
+def _show_one_status(status: dict[str, Any]) -> None:
     links = status.get("links") or {}
     embedder = status.get("embedder") or {}
     store = "embedded store" if status.get("store") == "embedded" else f"Qdrant at {status.get('store')}"
@@ -174,19 +202,19 @@ def show_verify(report: dict[str, Any]) -> None:
     print("consistent" if report["consistent"] else f"DRIFT: `{PROGRAM} sync` repairs it")
 
 
-def show_note(note: dict[str, Any]) -> None:
+def show_note(note: dict[str, Any], *, name_vault: bool = False) -> None:
     for warning in note.get("warnings", []):
         warn(warning)
     span = f"lines {note['start_line']}-{note['end_line']} of {note['total_lines']}"
-    print(f"{note['note_path']} ({span})")
+    print(f"{_in(note, name_vault)}{note['note_path']} ({span})")
     if note.get("obsidian_uri"):
         print(note["obsidian_uri"])
     print()
     print(note["content"])
 
 
-def show_links(links: dict[str, Any]) -> None:
-    print(links["note_path"])
+def show_links(links: dict[str, Any], *, name_vault: bool = False) -> None:
+    print(f"{_in(links, name_vault)}{links['note_path']}")  # its links never leave its vault
     for kind in ("outlinks", "backlinks"):
         print(f"{kind}: {len(links[kind])}")
         for linked in links[kind]:
@@ -198,11 +226,11 @@ def show_links(links: dict[str, Any]) -> None:
                 print(f"  {raw['target']}  (line {raw['line']})")
 
 
-def show_memories(facts: list[dict[str, Any]]) -> None:
+def show_memories(facts: list[dict[str, Any]], *, name_vault: bool = False) -> None:
     if not facts:
         print("no remembered facts")
     for fact in facts:
-        print(f"{fact['key']}: {fact['value']}  (from {fact['source']})")
+        print(f"{fact['key']}: {fact['value']}  (from {_in(fact, name_vault)}{fact['source']})")
 
 
 # -- progress ----------------------------------------------------------------------------------------

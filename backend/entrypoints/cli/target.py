@@ -99,7 +99,11 @@ def asking(service: RemoteService, what: str = "") -> None:
 def working_here(settings: Settings, lookup: ServiceLookup, doing: str) -> None:
     """No service answered: say where this process works, and where the lookup went."""
     where = f"the Qdrant server at {settings.qdrant_url}" if settings.qdrant_url else str(settings.data_dir)
-    say(f"no running service for the vault {settings.vault_path}: {doing} {where} in this process")
+    if settings.vaults:  # several vaults: each keeps its own data dir
+        names = ", ".join(settings.vaults)
+        say(f"no running service for the vaults {names}: {doing} each one's data dir in this process")
+    else:
+        say(f"no running service for the vault {settings.vault_path}: {doing} {where} in this process")
     say(f"  (looked at {'; '.join(lookup.looked)})")
 
 

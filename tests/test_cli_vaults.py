@@ -1,0 +1,158 @@
+"""`python -m backend ...` with several vaults (VAULTS, issue 46): two small vaults of their own, the same
+path in both with different text; once with no service running (the CLI opens every vault's index itself)
+and once against the running service of both (`--url`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from backend.config import load_settings
+from backend.entrypoints.app import create_app
+from backend.entrypoints.cli.main import main
+from tests import live_server
+from tests.test_cli import Ran
+from tests.vault_files import write_notes
+
+WORK = {
+    "Inbox.md": "# Inbox\n\nQuarterly budget review with the finance team on Monday.\n",
+    "Projects/Apollo.md": "# Apollo\n\nThe Apollo launch plan and its budget. See [[Inbox]].\n",
+}
+PERSONAL = {
+    "Inbox.md": "# Inbox\n\nBuy seeds for the garden and water the tomatoes.\n",
+    "Garden.md": "# Garden\n\nTomatoes, basil and a small budget for seeds. Back to [[Inbox]].\n",
+}
+
+
+@pytest.fixture
+def vaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """VAULTS and DATA_DIR set as a person sets them (environment), both vaults written."""
+    work, personal = write_notes(tmp_path / "Work", WORK), write_notes(tmp_path / "Personal", PERSONAL)
+    value = f"work={work},personal={personal}"
+    monkeypatch.setenv("VAULTS", value)
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+    return value
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
+    """The CLI's `main` in this process, as test_cli.py's fixture runs it: keyword-only, PORT 1 (nothing
+    answers there)."""
+    monkeypatch.setenv("EMBEDDING_PROVIDER", "none")
+    monkeypatch.setenv("WATCH", "false")
+    monkeypatch.setenv("PORT", "1")
+
+    def call(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Ran(code, captured.out, captured.err)
+
+    return call
+
+
+def _hits(ran: Ran) -> list[str]:
+    """The `N. [vault] path:lines` lines of a printed search."""
+    return [line.split("  (")[0].split(". ", 1)[1] for line in ran.stdout.splitlines() if line[:1].isdigit()]
+
+
+def test_without_a_service_every_command_takes_its_vault(vaults: str, cli: Callable[..., Ran]) -> None:
+    indexed = cli("index")  # no --vault: every vault in turn, each with its own progress and summary
+    assert indexed.returncode == 0, indexed.stderr
+    assert indexed.stdout.splitlines()[0].startswith("work: indexed 2 notes, ")
+    assert indexed.stdout.splitlines()[1].startswith("personal: indexed 2 notes, ")
+    assert "index work: done 2/2 notes" in indexed.stderr
+    assert "index personal: done 2/2 notes" in indexed.stderr
+
+    across = cli("search", "budget", "--top-k", "10")
+    assert across.returncode == 0, across.stderr
+    assert "no running service for the vaults work, personal" in across.stderr
+    hits = _hits(across)
+    assert {hit.split("]")[0] for hit in hits} == {"[work", "[personal"}  # each result names its vault
+    assert all(hit.startswith("[work]") for hit in _hits(cli("search", "budget", "--vaults", "work")))
+    assert all(hit.startswith("[personal]") for hit in _hits(cli("search", "budget", "--vault", "personal")))
+
+    work_inbox = cli("note", "Inbox.md", "--vault", "work")
+    assert work_inbox.stdout.startswith("[work] Inbox.md (lines")
+    assert "Quarterly budget" in work_inbox.stdout
+    personal_inbox = cli("note", "Inbox.md", "--vault", "personal")
+    assert "tomatoes" in personal_inbox.stdout
+    assert cli("note", "Garden.md").stdout.startswith("[personal] Garden.md")  # only one vault holds it
+    ambiguous = cli("note", "Inbox.md")
+    assert ambiguous.returncode == 1
+    assert "error (NOTE_AMBIGUOUS)" in ambiguous.stderr
+    assert "work, personal" in ambiguous.stderr
+
+    links = cli("links", "Inbox.md", "--vault", "personal")
+    assert links.stdout.startswith("[personal] Inbox.md")
+    assert "Garden.md" in links.stdout
+    assert "Apollo" not in links.stdout  # work's link to its own Inbox stays in work
+
+    status = cli("status")
+    assert status.returncode == 0, status.stderr
+    assert "== work ==" in status.stdout
+    assert "== personal ==" in status.stdout
+    assert cli("status", "--vault", "work").stdout.startswith("vault ")  # one vault: as ever
+
+    remembered = cli("memory", "remember", "seeds", "buy basil seeds", "--source", "Garden.md")
+    assert remembered.stdout.strip() == "remembered seeds", remembered.stderr
+    assert "(from [personal] Garden.md)" in cli("memory", "--vault", "personal").stdout
+    assert cli("verify", "--vault", "work").stdout.strip().endswith("consistent")
+
+
+def test_an_unknown_vault_names_the_vaults_there_are(vaults: str, cli: Callable[..., Ran]) -> None:
+    assert cli("index", "--vault", "work").returncode == 0
+    unknown = cli("note", "Inbox.md", "--vault", "holiday")
+    assert unknown.returncode == 2
+    assert "holiday is not a directory nor a vault of VAULTS (work, personal)" in unknown.stderr
+    searched = cli("search", "budget", "--vaults", "work,holiday")
+    assert searched.returncode == 1
+    assert "error (UNKNOWN_VAULT)" in searched.stderr
+    assert "work, personal" in searched.stderr
+    both = cli("search", "budget", "--vault", "work", "--vaults", "work")
+    assert both.returncode == 2
+    unnamed = cli("verify")  # one vault's check: which?
+    assert unnamed.returncode == 1
+    assert "error (UNKNOWN_VAULT)" in unnamed.stderr
+    assert "work, personal" in unnamed.stderr
+
+
+@pytest.fixture
+def service(vaults: str, tmp_path: Path) -> Iterator[str]:
+    settings = load_settings(
+        vaults=vaults, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    with live_server.serving(create_app(settings)) as base:
+
+        def both_indexed() -> bool:
+            states = httpx.get(f"{base}/index/status", timeout=5).json().get("vaults") or []
+            jobs = [(s.get("status") or {}).get("job") or {} for s in states]
+            return len(jobs) == 2 and all(job.get("finished_at") for job in jobs)
+
+        live_server.wait_until(both_indexed, "both vaults to index")
+        yield base
+
+
+def test_against_the_service_of_both_vaults(service: str, cli: Callable[..., Ran]) -> None:
+    url = ["--url", service]
+    across = cli("search", "budget", "--top-k", "10", *url)
+    assert across.returncode == 0, across.stderr
+    assert f"asking the service at {service}" in across.stderr
+    assert {hit.split("]")[0] for hit in _hits(across)} == {"[work", "[personal"}
+    assert "tomatoes" in cli("note", "Inbox.md", "--vault", "personal", *url).stdout
+    assert "Quarterly budget" in cli("note", "Inbox.md", "--vault", "work", *url).stdout
+    status = cli("status", *url)
+    assert "== work ==" in status.stdout
+    assert "== personal ==" in status.stdout
+
+    synced = cli("sync", *url)  # every vault in turn, by the service
+    assert synced.returncode == 0, synced.stderr
+    lines = synced.stdout.splitlines()
+    assert lines[0].startswith("work: synced 2 notes, ")
+    assert f"by the service at {service}" in lines[0]
+    assert lines[1].startswith("personal: synced 2 notes, ")
+    one = cli("sync", "--vault", "personal", *url)
+    assert one.stdout.startswith("personal: synced 2 notes, ")
