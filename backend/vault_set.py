@@ -101,8 +101,7 @@ class Library:
 
     @property
     def default(self) -> Services | None:
-        """The first vault that opened: what the doors not yet taught about vaults (MCP, the page, the CLI)
-        use."""
+        """The first vault that opened: what the door not yet taught about vaults (the page) uses."""
         return next(iter(self.services.values()), None)
 
     def each(self) -> Iterator[tuple[str, Services]]:
