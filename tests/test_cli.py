@@ -128,6 +128,22 @@ def test_index_search_status_note_links_without_a_service(
     assert "  Shopping list.md  (line 9)" in links.stdout
 
 
+def test_a_search_in_this_process_follows_a_map_line_as_the_service_does(
+    tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    # `search` beside no service opens the index without syncing it: the map's link must still lead to
+    # the note its line describes, as in the service, where a catch-up scan has listed the vault's files
+    from tests.application.use_cases.test_pointer_rules import MAP, NOTES, QUESTION
+
+    v = ["--vault", str(write_notes(tmp_path / "vault", NOTES))]
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    found = run("search", QUESTION, "--json", *v, tmp_path=tmp_path, cli=cli)
+    assert found.returncode == 0, found.stderr
+    first = json.loads(found.stdout)["results"][0]
+    assert first["note_path"] == "House/Boiler service.md"
+    assert first["pointed_from"]["note_path"] == MAP
+
+
 def test_a_filter_that_matches_nothing_says_so(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
     assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
     nothing = run(

@@ -86,11 +86,15 @@ class NoteGraph:
         self._vocabulary: TagVocabulary | None = None  # None: tags or definitions changed since it was made
 
     def open(self, *, reset: bool) -> list[NoteRecord]:
-        """Create (or empty, when the chunk index was created anew) the graph; return the stored notes."""
+        """Create (or empty, when the chunk index was created anew) the graph; return the stored notes.
+        The vault's files are listed here too: a search resolves a map line's link from them, and an index
+        opened without a sync after it (the CLI beside no service, a service's first searches before its
+        catch-up scan) would otherwise follow no pointer."""
         if reset:
             self._store.reset()
         else:
             self._store.ensure()
+        self.refresh_files()
         records = self._store.all_notes()
         with self._lock:
             self._records = {r.path: r for r in records}
