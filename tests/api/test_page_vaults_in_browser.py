@@ -140,6 +140,20 @@ def test_the_same_path_opens_from_each_vault_with_its_own_text_and_links(page: A
     expect(page.locator("#note-rendered")).to_contain_text("basil")
 
 
+def test_the_recall_preview_asks_the_vaults_picked_and_marks_each_entry(page: Any) -> None:
+    page.click("#tab-recall")
+    page.get_by_label("work", exact=True).uncheck()
+    expect(page).to_have_url(re.compile(r"#/recall\?vaults=personal$"))
+    page.fill("#recall-message", "zorblat tomatoes")
+    with page.expect_response(lambda r: r.url.endswith("/context")) as answer:
+        page.click("#recall-button")
+    assert answer.value.request.post_data_json["vaults"] == ["personal"]
+    rows = page.locator("#recall-considered tbody tr")
+    expect(rows.first).to_be_visible()
+    assert set(page.locator("#recall-considered .vault-mark").all_inner_texts()) == {"personal"}
+    expect(page.locator("#recall-missing")).to_be_hidden()
+
+
 def test_the_index_panel_lists_each_vault_with_its_own_actions(page: Any) -> None:
     page.click("#tab-index")
     rows = page.locator("#vault-states tbody tr")
