@@ -118,6 +118,7 @@ def test_the_picker_limits_the_results_and_the_address_keeps_it(page: Any) -> No
 
 def test_the_same_path_opens_from_each_vault_with_its_own_text_and_links(page: Any) -> None:
     search(page, "zorblat", mode="keyword")
+    uris: dict[str, str] = {}
     for vault, words in (("work", "finance team"), ("personal", "tomatoes")):
         hit = page.locator("#results .result").filter(has=page.locator(".vault-mark", has_text=vault))
         hit = hit.filter(has=page.locator(".path", has_text="Inbox.md"))
@@ -126,10 +127,12 @@ def test_the_same_path_opens_from_each_vault_with_its_own_text_and_links(page: A
         expect(page.locator("#note-meta .vault-mark")).to_have_text(vault)
         expect(page.locator("#note-rendered")).to_contain_text(words)
         obsidian = page.locator("#note-obsidian a").get_attribute("href")
-        assert obsidian.startswith("obsidian://open?vault=") and "Inbox" in obsidian  # as the API gives it
+        assert obsidian.startswith("obsidian://open?vault=")  # as the API gives it: each vault's own
+        uris[vault] = obsidian
         page.reload()  # the note's address names its vault
         expect(page.locator("#note-rendered")).to_contain_text(words)
         page.click("#note-close")
+    assert uris["work"] != uris["personal"]
     # a note's links stay in its vault: Garden (personal) links to personal's Inbox
     page.locator("#results .result h3 button", has_text="Garden").click()
     link = page.locator("#note-rendered a.wikilink", has_text="Inbox")
