@@ -244,6 +244,10 @@ def test_a_search_shows_the_notes_with_their_matched_words(watched: Watched) -> 
     assert marks & {"owe", "sreenivas"}, marks
     assert first.locator("meter").get_attribute("value")
     assert first.locator("a.obsidian").get_attribute("href").startswith("obsidian://open?vault=")
+    # one vault: no picker, no vault marks, addresses as before vaults (issue 46)
+    expect(page.locator("#vault-picker")).to_be_hidden()
+    assert page.locator(".vault-mark").count() == 0
+    assert "vaults=" not in page.url
 
 
 def test_the_why_panel_by_keyboard_alone_shows_both_sides_and_the_recall_verdict(

@@ -40,9 +40,11 @@ export function storeKey(key) {
   else sessionStorage.removeItem(KEY_STORE);
 }
 
-/** `/note/<path>` with each segment of the vault path encoded (slashes stay: the route takes a path). */
-export function notePath(path, suffix = "") {
-  return `/note/${path.split("/").map(encodeURIComponent).join("/")}${suffix}`;
+/** `/note/<path>` with each segment of the vault path encoded (slashes stay: the route takes a path), and
+ * `?vault=` when a vault is named (several vaults may hold the same path). */
+export function notePath(path, suffix = "", vault = null) {
+  const query = vault ? `?${new URLSearchParams({ vault })}` : "";
+  return `/note/${path.split("/").map(encodeURIComponent).join("/")}${suffix}${query}`;
 }
 
 async function once(method, path, body) {

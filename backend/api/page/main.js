@@ -1,29 +1,32 @@
 // The page's wiring: its addresses (route.js), tabs, the key dialog and what the page says of the key,
-// keyboard use (Enter searches, Escape closes what is open), and what each panel loads when it is first shown.
+// keyboard use (Enter searches, Escape closes what is open), what each panel loads when it is first shown, and
+// the vaults picked (several vaults): part of every tab's address, so back, forward and a shared link keep them.
 import { onKeyNeeded, onKeyState, storedKey, storeKey } from "./api.js";
 import { $, clearError } from "./dom.js";
 import { closeNote, noteFromRoute, toggleNoteView } from "./note.js";
 import { listNotes, pageNotes } from "./notes.js";
 import { describeSettings, newConversation, preview, recallCopyButton } from "./recall.js";
-import { closeOpenWhy, showSearch, shownSearch, submitSearch, whyNot } from "./search.js";
-import { loadUnresolved, pageUnresolved, refreshStatus, startJob, watchStatus } from "./status.js";
-import { TABS, go, leaveNote, listen, parse } from "./route.js";
+import { closeOpenWhy, searchHash, showSearch, shownSearch, submitSearch, whyNot } from "./search.js";
+import { loadUnresolved, pageUnresolved, refreshStatus, showVaultDetails, startJob, watchStatus } from "./status.js";
+import { TABS, go, leaveNote, listen, parse, withVaults } from "./route.js";
+import { onPicked, pickedParam, setPicked } from "./vaults.js";
 
 const loaded = new Set();
 let base = "#/search"; // the last address shown that was not a note's: closing a note goes back there
 let shownTab = null;
 
-const tabHash = (name) => (name === "search" ? (shownSearch() ?? "#/search") : `#/${name}`);
+const tabHash = (name) => withVaults(name === "search" ? (shownSearch() ?? "#/search") : `#/${name}`, pickedParam());
 
 /** Show what the address says: a tab (and a search), or a note over the tab shown. */
 function applyRoute() {
   const route = parse();
   if (route.view === "note") {
     if (!shownTab) showTab("search");
-    noteFromRoute(route.path, route.lines);
+    noteFromRoute(route.path, route.lines, route.vault);
     return;
   }
   base = location.hash || "#/search";
+  setPicked(route.params.get("vaults")); // a note leaves the choice as it was; a tab's address says it
   closeNote();
   showTab(route.view);
   if (route.view === "search") showSearch(route.params);
@@ -124,6 +127,8 @@ function wireForms() {
     event.preventDefault();
     listNotes(0);
   });
+  $("notes-vault").addEventListener("change", () => listNotes(0));
+  $("status-vault").addEventListener("change", showVaultDetails);
   $("notes-prev").addEventListener("click", () => pageNotes(-1));
   $("notes-next").addEventListener("click", () => pageNotes(1));
   $("unresolved-prev").addEventListener("click", () => pageUnresolved(-1));
@@ -165,6 +170,12 @@ document.addEventListener("keydown", (event) => {
   if (event.key !== "Escape" || $("key-dialog").open) return;
   const inNote = $("note-panel").contains(document.activeElement);
   if (inNote ? closeNoteView() : closeOpenWhy() || closeNoteView()) event.preventDefault();
+});
+
+// the picker changed: the tab shown (its search run again) under an address with the new choice
+onPicked(() => {
+  const route = parse();
+  go(route.view === "search" ? searchHash() : tabHash(route.view === "note" ? shownTab : route.view));
 });
 
 onKeyNeeded(askKey);

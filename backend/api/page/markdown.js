@@ -49,18 +49,23 @@ function link(url, label, terms, source) {
   return a;
 }
 
+// the vault the wikilinks of the text being rendered open in (null: the only one); set for one synchronous
+// render, so the recursive inline() needs no extra argument
+let linkVault = null;
+
 function wikilink(inner, embed, terms) {
   const [target, alias] = inner.split("|");
   const note = target.split("#")[0].trim();
   const text = (alias ?? target).trim();
   if (!note) return el("span", { class: "wikilink" }, inline(text, terms)); // a heading of this note
   const a = el("a", { class: embed ? "wikilink embed" : "wikilink", title: `open ${note}` });
-  a.href = noteHash(note);
+  const hash = noteHash(note, null, linkVault); // a link never leaves its note's vault
+  a.href = hash;
   a.append(embed ? "↪ " : "", inline(text, terms));
   a.addEventListener("click", (event) => {
     if (event.button || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return; // a new tab: the browser's
     event.preventDefault();
-    go(noteHash(note)); // a history entry the page counts, so closing the note goes back
+    go(hash); // a history entry the page counts, so closing the note goes back
   });
   return a;
 }
@@ -230,8 +235,18 @@ function list(lines, i, terms, add) {
  * `text` rendered: a fragment of block elements, each with data-start/data-end (its lines in the note, from
  * `firstLine`). With `hit` ({start, end}), the blocks (list items) of those lines get the class `hit` and only
  * they mark `terms`; without it every block marks them. A leading YAML frontmatter shows as plain text.
+ * `vault`: the vault its wikilinks open notes in (several vaults).
  */
-export function renderMarkdown(text, { firstLine = 1, terms = [], hit = null } = {}) {
+export function renderMarkdown(text, { firstLine = 1, terms = [], hit = null, vault = null } = {}) {
+  linkVault = vault;
+  try {
+    return rendered(text, firstLine, terms, hit);
+  } finally {
+    linkVault = null;
+  }
+}
+
+function rendered(text, firstLine, terms, hit) {
   const lines = String(text ?? "").replace(/\r\n?/g, "\n").split("\n");
   const out = document.createDocumentFragment();
   let from = 0;

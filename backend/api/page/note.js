@@ -7,29 +7,37 @@ import { $, append, clear, el, highlighted, obsidianLink, when } from "./dom.js"
 import { drawGraph } from "./graph.js";
 import { renderMarkdown } from "./markdown.js";
 import { go, noteHash } from "./route.js";
+import { several, vaultMark, whenVaultsKnown } from "./vaults.js";
 
 let opener = null; // the element that opened the panel: focus goes back there on close
-let current = null;
+let current = null; // the note shown: its vault and path
 let pending = null; // the hit a result's title opens (its words to mark), until its address is shown
+let shownNote = null; // the note answer and hit shown: shown again with its vault's mark once the vaults are known
 
-/** Go to a note's address (a history entry); its lines and words marked when it is a search hit. */
-export function showNote(path, hit = null) {
+whenVaultsKnown(() => {
+  if (shownNote && current && !$("note-panel").hidden) renderNote(...shownNote);
+});
+
+/** Go to a note's address (a history entry); its lines and words marked when it is a search hit. `vault`:
+ * the vault it is of, named in the address only when the service serves several (one vault: as before). */
+export function showNote(path, hit = null, vault = null) {
   pending = hit ? { path, ...hit } : null;
-  go(noteHash(path, hit ? { start: hit.start, end: hit.end } : null));
+  go(noteHash(path, hit ? { start: hit.start, end: hit.end } : null, several() ? vault : null));
 }
 
-/** The note an address names (`lines`: the hit's, from the address). */
-export function noteFromRoute(path, lines) {
+/** The note an address names (`lines`: the hit's, from the address; `vault`: null when it names none). */
+export function noteFromRoute(path, lines, vault = null) {
   const hit = lines ? { ...lines, terms: [] } : {};
   if (pending && pending.path === path && lines && pending.start === lines.start && pending.end === lines.end) hit.terms = pending.terms ?? [];
   pending = null;
-  if (current === path && !$("note-panel").hidden && !lines) return;
-  openNote(path, hit);
+  if (current?.path === path && current.vault === vault && !$("note-panel").hidden && !lines) return;
+  openNote(path, hit, vault);
 }
 
-export async function openNote(path, hit = {}) {
+export async function openNote(path, hit = {}, vault = null) {
   if (!$("note-panel").contains(document.activeElement)) opener = document.activeElement;
-  current = path;
+  const shown = { path, vault };
+  current = shown;
   const panel = $("note-panel");
   panel.hidden = false;
   $("note-title").textContent = path;
@@ -40,11 +48,11 @@ export async function openNote(path, hit = {}) {
   clear($("note-links"));
   clear($("note-chunks"));
   const [note, chunks, links] = await Promise.allSettled([
-    get(notePath(path)),
-    get(notePath(path, "/chunks")),
-    get(notePath(path, "/links")),
+    get(notePath(path, "", vault)),
+    get(notePath(path, "/chunks", vault)),
+    get(notePath(path, "/links", vault)),
   ]);
-  if (current !== path) return; // another note was opened meanwhile
+  if (current !== shown) return; // another note was opened meanwhile
   renderNote(note, hit);
   renderChunks(chunks);
   renderLinks(links);
@@ -65,6 +73,7 @@ function failure(result, what) {
 }
 
 function renderNote(result, hit) {
+  shownNote = [result, hit];
   const meta = clear($("note-meta"));
   const link = clear($("note-obsidian"));
   if (result.status !== "fulfilled") {
@@ -74,6 +83,7 @@ function renderNote(result, hit) {
   const note = result.value;
   $("note-title").textContent = note.note_title || note.note_path;
   append(meta, [
+    vaultMark(note.vault),
     el("span", { class: "path" }, note.note_path),
     ` · ${note.total_lines} lines · ${note.size_bytes} bytes · modified ${when(note.modified)}`,
     note.date ? ` · dated ${note.date}` : "",
@@ -84,7 +94,7 @@ function renderNote(result, hit) {
   link.append(obsidianLink(note.obsidian_uri));
   const first = note.start_line || 1;
   const rendered = clear($("note-rendered"));
-  rendered.append(renderMarkdown(note.content, { firstLine: first, terms: hit.terms ?? [], hit: hit.start !== undefined ? hit : null }));
+  rendered.append(renderMarkdown(note.content, { firstLine: first, terms: hit.terms ?? [], hit: hit.start !== undefined ? hit : null, vault: linksVault(note) }));
   const renderedHit = rendered.querySelector(".hit");
   const list = clear($("note-text"));
   const lines = note.content.split("\n");
@@ -157,9 +167,12 @@ function renderChunks(result) {
   }
 }
 
-function noteButton(path, label) {
+// the vault a note's links open notes in: its own (links never cross vaults); null with one vault
+const linksVault = (note) => (several() ? (note.vault ?? current?.vault ?? null) : null);
+
+function noteButton(path, label, vault) {
   const button = el("button", { type: "button", class: "link" }, label || path);
-  button.addEventListener("click", () => showNote(path));
+  button.addEventListener("click", () => showNote(path, null, vault));
   return button;
 }
 
@@ -171,12 +184,13 @@ function renderLinks(result) {
     return;
   }
   const links = result.value;
+  const vault = linksVault(links);
   const group = (title, items, render) =>
     el("div", {}, el("h4", {}, `${title} (${items.length})`), items.length ? el("ul", { class: "plain" }, items.map(render)) : el("p", { class: "meta" }, "none"));
   append(box, [
-    group("Links to", links.outlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title), ` · line ${l.line}`)),
-    group("Linked from", links.backlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title), ` · line ${l.line}`)),
+    group("Links to", links.outlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title, vault), ` · line ${l.line}`)),
+    group("Linked from", links.backlinks ?? [], (l) => el("li", {}, noteButton(l.note_path, l.note_title, vault), ` · line ${l.line}`)),
     group("Unresolved (no such note yet)", links.unresolved ?? [], (l) => el("li", {}, el("span", { class: "unresolved" }, l.target), ` · line ${l.line}`)),
   ]);
-  graph.append(drawGraph(links, (path) => showNote(path)));
+  graph.append(drawGraph(links, (path) => showNote(path, null, vault)));
 }

@@ -5,12 +5,18 @@
 // actually searched (`query`: for messages, built from the conversation, so words of earlier messages count).
 import { post } from "./api.js";
 import { $, clear, clearError, copyButton, el, number, showError } from "./dom.js";
+import { askedVaults, showMissing, vaultMark, whenVaultsKnown } from "./vaults.js";
 
 // The plugin's defaults (openclaw.plugin.json's recall section); tests/test_page_files.py checks they match.
 export const RECALL_DEFAULTS = Object.freeze({"maxChars": 1500, "maxEntries": 3, "minConfidence": 0.4, "repeatTurns": 10});
 const HISTORY = 2; // earlier messages the plugin sends besides the current one (recall.js)
 
 const session = { turn: 0, given: [], messages: [] };
+let shown = null; // the answer shown: shown again with its vaults' marks once the vaults are known
+
+whenVaultsKnown(() => {
+  if (shown) render(shown);
+});
 
 function excluded() {
   return session.given.filter((entry) => session.turn - entry.turn < RECALL_DEFAULTS.repeatTurns).flatMap((entry) => entry.labels);
@@ -32,11 +38,13 @@ export function newConversation() {
   session.turn = 0;
   session.given = [];
   session.messages = [];
+  shown = null;
   $("recall-verdict").textContent = "New conversation: nothing given yet.";
   $("recall-block").hidden = true;
   $("recall-considered").hidden = true;
   $("recall-searched").hidden = true;
   $("recall-copy-row").hidden = true;
+  showMissing($("recall-missing"), []);
 }
 
 /** The body recall.js sends for this message, plus explain. */
@@ -49,6 +57,7 @@ export function recallBody(message) {
     exclude: excluded(),
     quoted: true,
     explain: true,
+    ...(askedVaults() ? { vaults: askedVaults() } : {}), // the vaults picked (left out: every vault)
   };
 }
 
@@ -65,11 +74,13 @@ export async function preview() {
     render(answer);
   } catch (error) {
     session.turn -= 1;
+    shown = null;
     $("recall-verdict").textContent = `Recall preview failed: ${error.message}`;
     $("recall-block").hidden = true;
     $("recall-considered").hidden = true;
     $("recall-searched").hidden = true;
     $("recall-copy-row").hidden = true;
+    showMissing($("recall-missing"), []);
     showError(error, "Recall preview failed", "recall");
   } finally {
     $("recall-button").disabled = false;
@@ -77,12 +88,14 @@ export async function preview() {
 }
 
 function render(answer) {
+  shown = answer;
   const block = $("recall-block");
   const verdict = $("recall-verdict");
   const considered = answer.explain?.considered ?? [];
   const searched = $("recall-searched");
   searched.hidden = typeof answer.query !== "string";
   clear($("recall-query")).append(answer.query ?? "");
+  showMissing($("recall-missing"), answer.missing_vaults);
   $("recall-copy-row").hidden = !answer.context;
   if (answer.context) {
     const entries = answer.sources.length;
@@ -104,7 +117,7 @@ function render(answer) {
       el(
         "tr",
         { class: entry.quoted ? "good" : "" },
-        el("td", {}, entry.attribution),
+        el("td", {}, vaultMark(entry.vault), entry.attribution),
         el("td", {}, number(entry.confidence, 2)),
         el("td", {}, entry.quoted ? "yes" : "no"),
         el("td", {}, entry.reason),

@@ -2,6 +2,8 @@
 //   #/search?q=…&mode=…&folder=…&tag=…&from=…&to=…&k=…&explain=1   a search (the form as asked)
 //   #/note/<path>?lines=12-18                                      a note (the hit's lines marked)
 //   #/index  #/recall  #/notes                                     a tab
+// With several vaults, a tab's address (a search's too) carries the vaults picked (`vaults=work,personal`;
+// none: all) and a note's the vault it is of (`vault=work`), so two vaults' notes of one path differ.
 // Each step (a search, a note opened, a tab) is a new history entry, so back and forward move between them
 // and a copied address opens the same thing in a fresh page.
 
@@ -21,15 +23,29 @@ export function parse(hash = location.hash) {
       note = path.slice(6);
     }
     const lines = /^(\d+)-(\d+)$/.exec(params.get("lines") ?? "");
-    return { view: "note", path: note, lines: lines ? { start: Number(lines[1]), end: Number(lines[2]) } : null };
+    const vault = params.get("vault") || null;
+    return { view: "note", path: note, vault, lines: lines ? { start: Number(lines[1]), end: Number(lines[2]) } : null };
   }
   const name = path.replace(/^\//, "");
   return { view: TABS.includes(name) ? name : "search", params };
 }
 
-export function noteHash(path, lines = null) {
+export function noteHash(path, lines = null, vault = null) {
   const base = `#/note/${path.split("/").map(encodeURIComponent).join("/")}`;
-  return lines ? `${base}?lines=${lines.start}-${lines.end}` : base;
+  const params = new URLSearchParams();
+  if (vault) params.set("vault", vault);
+  if (lines) params.set("lines", `${lines.start}-${lines.end}`);
+  return params.size ? `${base}?${params}` : base;
+}
+
+/** `hash` (a tab's or a search's) with `vaults` set to `param`, or without it when null (all). */
+export function withVaults(hash, param) {
+  const cut = hash.indexOf("?");
+  const params = new URLSearchParams(cut < 0 ? "" : hash.slice(cut + 1));
+  if (param) params.set("vaults", param);
+  else params.delete("vaults");
+  const base = cut < 0 ? hash : hash.slice(0, cut);
+  return params.size ? `${base}?${params}` : base;
 }
 
 let onChange = () => {};

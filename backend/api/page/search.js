@@ -5,10 +5,16 @@ import { post } from "./api.js";
 import { $, append, clear, clearError, copyButton, el, number, obsidianLink, showError } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { showNote } from "./note.js";
-import { go } from "./route.js";
+import { go, withVaults } from "./route.js";
+import { askedVaults, pickedParam, showMissing, vaultMark, whenVaultsKnown } from "./vaults.js";
 
 // shown: the address of the search whose results are on the page (null: none, or it failed)
 const state = { body: null, answer: null, explained: null, explaining: null, shown: null };
+
+// results shown before the vaults were known (a reload) get their vaults' marks
+whenVaultsKnown(() => {
+  if (state.answer) render(state.answer);
+});
 
 function listOf(text) {
   return text
@@ -29,13 +35,15 @@ function searchBody() {
   if (tags.length) body.tags = tags;
   if ($("date-from").value) body.date_from = $("date-from").value;
   if ($("date-to").value) body.date_to = $("date-to").value;
+  const vaults = askedVaults();
+  if (vaults) body.vaults = vaults; // left out: every vault
   return body;
 }
 
 /** The address of the search the form holds: `#/search?q=…&mode=…` and the filters set. */
 export function searchHash() {
   const body = searchBody();
-  if (!body.query) return "#/search";
+  if (!body.query) return withVaults("#/search", pickedParam());
   const params = new URLSearchParams({ q: body.query, mode: body.mode });
   if (body.folders) params.set("folder", body.folders.join(","));
   if (body.tags) params.set("tag", body.tags.join(","));
@@ -43,6 +51,7 @@ export function searchHash() {
   if (body.date_to) params.set("to", body.date_to);
   if (body.top_k !== 10) params.set("k", String(body.top_k));
   if ($("explain-always").checked) params.set("explain", "1");
+  if (pickedParam()) params.set("vaults", pickedParam());
   return `#/search?${params}`;
 }
 
@@ -87,6 +96,7 @@ function clearResults() {
   clear($("search-meta"));
   clear($("results"));
   clear($("related"));
+  showMissing($("search-missing"), []);
   $("explain-overview").hidden = true;
   $("why-not-answer").hidden = true;
   $("score-legend").hidden = true;
@@ -160,6 +170,7 @@ function render(answer) {
       : null,
   ]);
   for (const warning of answer.warnings ?? []) append(meta, [el("p", { class: "warn" }, warning)]);
+  showMissing($("search-missing"), answer.missing_vaults);
   $("score-legend").hidden = !results.length;
   const list = clear($("results"));
   results.forEach((result, index) => list.append(resultItem(result, index, answer)));
@@ -173,7 +184,7 @@ function resultItem(result, index, answer) {
   const whyId = `why-${index}`;
   const open = el("button", { type: "button", class: "link title" }, result.note_title || result.note_path);
   open.addEventListener("click", () =>
-    showNote(result.note_path, { start: result.start_line, end: result.end_line, terms: result.highlights }),
+    showNote(result.note_path, { start: result.start_line, end: result.end_line, terms: result.highlights }, result.vault),
   );
   const citation = `${result.note_path}:${result.start_line}-${result.end_line}`;
   const why = el("button", { type: "button", class: "why-button", "aria-expanded": "false", "aria-controls": whyId }, "Why here?");
@@ -187,6 +198,7 @@ function resultItem(result, index, answer) {
     el(
       "p",
       { class: "where" },
+      vaultMark(result.vault),
       el("span", { class: "path" }, result.note_path),
       result.heading_context ? ` › ${result.heading_context}` : "",
       ` · lines ${result.start_line}–${result.end_line}`,
@@ -388,8 +400,8 @@ function renderRelated(related) {
   const list = el("ul", { class: "plain" });
   for (const note of related) {
     const open = el("button", { type: "button", class: "link" }, note.note_title || note.note_path);
-    open.addEventListener("click", () => showNote(note.note_path));
-    list.append(el("li", {}, open, ` · ${note.relationship} of ${note.link_count} result${note.link_count === 1 ? "" : "s"}`));
+    open.addEventListener("click", () => showNote(note.note_path, null, note.vault));
+    list.append(el("li", {}, vaultMark(note.vault), open, ` · ${note.relationship} of ${note.link_count} result${note.link_count === 1 ? "" : "s"}`));
   }
   box.append(list);
 }

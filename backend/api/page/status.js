@@ -1,9 +1,11 @@
 // The index at a glance: /index/status for a person, asked again on its own while the panel is shown (every
 // few seconds, faster while a job runs; never while the panel or the browser tab is hidden), failed files,
 // unresolved links one page at a time, and the sync and rebuild buttons (the API's rules: the key where one
-// is configured, 409 while another job runs).
+// is configured, 409 while another job runs). With several vaults: a line per vault (its figures, its job,
+// its own sync and rebuild; an unavailable one with its error) and the details of the vault chosen.
 import { get, post } from "./api.js";
 import { $, append, clear, el, showError, showMessage, when } from "./dom.js";
+import { fillVaultSelect, serveVaults, several, whenVaultsKnown } from "./vaults.js";
 
 const POLL_MS = 400; // while a job runs: a rebuild of a few hundred notes moves visibly at this pace
 const WATCH_MS = 4000; // while the panel is shown: the watcher's backlog and the figures follow the service
@@ -11,7 +13,17 @@ const PAGE = 50;
 let polling = null;
 let watching = false; // the index panel is shown
 let unresolvedOffset = 0;
+let unresolvedVault = null; // the vault the unresolved links shown are of (several vaults)
+let unresolvedAsked = false; // the index panel asked for them (it was shown)
 let last = null;
+
+whenVaultsKnown(() => fillVaultSelect($("status-vault")));
+
+// the vault whose details are shown (null: the only one)
+const detailVault = () => (several() ? $("status-vault").value || null : null);
+// every vault's state, or the one status as a list of one
+const statesOf = (status) => status?.vaults ?? (status ? [{ vault: status.vault, available: true, status }] : []);
+const anyRunning = (status) => statesOf(status).some((state) => running(state.status?.job));
 
 const visible = () => document.visibilityState === "visible";
 
@@ -20,7 +32,7 @@ export function watchStatus(on) {
   const was = watching;
   watching = on;
   if (on && !was) refreshStatus().catch(() => {});
-  else if (!on && was && !running(last?.job)) {
+  else if (!on && was && !anyRunning(last)) {
     clearTimeout(polling);
     polling = null;
   }
@@ -30,7 +42,7 @@ document.addEventListener("visibilitychange", () => {
   if (!visible()) {
     clearTimeout(polling);
     polling = null;
-  } else if (watching || running(last?.job)) {
+  } else if (watching || anyRunning(last)) {
     refreshStatus().catch(() => {});
   }
 });
@@ -59,15 +71,27 @@ function schedule(status) {
   clearTimeout(polling);
   polling = null;
   if (!visible()) return; // asked again when the tab is shown
-  const wait = running(status?.job) ? POLL_MS : watching ? WATCH_MS : 0;
+  const wait = anyRunning(status) ? POLL_MS : watching ? WATCH_MS : 0;
   if (wait) polling = setTimeout(() => refreshStatus().catch(() => {}), wait);
 }
 
-function render(status) {
-  const model = status.embedder?.state === "off" ? "keyword only" : status.index_model;
-  $("summary").textContent =
-    `${status.indexed_notes} notes · ${status.indexed_chunks} chunks · ${model}` +
-    (running(status.job) ? ` · ${status.job.kind} running` : "");
+function render(all) {
+  serveVaults(all.vaults);
+  $("vault-states").hidden = !several();
+  $("sync-button").hidden = several(); // each vault's own buttons instead (a job is of one vault)
+  $("rebuild-button").hidden = several();
+  if (several()) renderVaults(all.vaults);
+  summarise(all);
+  const chosen = statesOf(all).find((state) => state.vault === detailVault()) ?? statesOf(all)[0];
+  if (unresolvedAsked && several() && chosen.vault !== unresolvedVault) loadUnresolved(0);
+  if (!chosen.status) {
+    // an unavailable vault has no figures: its error instead
+    renderJob(null);
+    append(clear($("status-facts")), fact("Unavailable", el("span", { class: "warn" }, `${chosen.detail} (${chosen.error_code})`)));
+    clear($("failed-files"));
+    return;
+  }
+  const status = chosen.status;
   renderJob(status.job);
   renderFacts(status);
   const failed = clear($("failed-files"));
@@ -99,6 +123,56 @@ function renderJob(job) {
   }
   $("sync-button").disabled = running(job);
   $("rebuild-button").disabled = running(job);
+}
+
+function summarise(all) {
+  const states = statesOf(all);
+  const jobs = states.filter((state) => running(state.status?.job)).map((state) => `${several() ? `${state.vault} ` : ""}${state.status.job.kind} running`);
+  if (!several()) {
+    const model = all.embedder?.state === "off" ? "keyword only" : all.index_model;
+    $("summary").textContent = `${all.indexed_notes} notes · ${all.indexed_chunks} chunks · ${model}` + (jobs.length ? ` · ${jobs[0]}` : "");
+    return;
+  }
+  const up = states.filter((state) => state.status);
+  const sum = (field) => up.reduce((total, state) => total + state.status[field], 0);
+  const down = states.length - up.length;
+  $("summary").textContent =
+    `${states.length} vaults · ${sum("indexed_notes")} notes · ${sum("indexed_chunks")} chunks` +
+    (down ? ` · ${down} unavailable` : "") +
+    jobs.map((job) => ` · ${job}`).join("");
+}
+
+// A line per vault: what it holds, its job, its own sync and rebuild; an unavailable vault says why.
+function renderVaults(states) {
+  const body = clear($("vault-states").tBodies[0]);
+  for (const state of states) {
+    const name = el("th", { scope: "row" }, state.vault);
+    if (!state.status) {
+      body.append(el("tr", { class: "unavailable", "data-vault": state.vault }, name, el("td", { colspan: "5", class: "warn" }, `unavailable: ${state.detail} (${state.error_code})`)));
+      continue;
+    }
+    const status = state.status;
+    const job = status.job;
+    const busy = running(job);
+    const jobText = !job ? "none yet" : busy ? `${job.kind}: ${job.phase}${job.total ? `, ${job.done} of ${job.total}` : ""}` : `last ${job.kind}: ${job.phase}`;
+    const button = (kind, label) => {
+      const b = el("button", { type: "button", class: "quiet", "aria-label": `${label} ${state.vault}`, disabled: busy }, label);
+      b.addEventListener("click", () => startJob(kind, state.vault));
+      return b;
+    };
+    body.append(
+      el(
+        "tr",
+        { "data-vault": state.vault },
+        name,
+        el("td", {}, String(status.indexed_notes)),
+        el("td", {}, String(status.indexed_chunks)),
+        el("td", {}, String(status.dense_pending)),
+        el("td", {}, jobText),
+        el("td", {}, button("sync", "Sync"), " ", button("rebuild", "Rebuild")),
+      ),
+    );
+  }
 }
 
 // "; 40,112 vectors left, about 9 min" while a pass embeds (both figures from the job, the time once known)
@@ -171,9 +245,10 @@ function renderFacts(status) {
   ]);
 }
 
-export async function startJob(kind) {
+/** Start a sync or rebuild (of `vault`, with several). */
+export async function startJob(kind, vault = null) {
   try {
-    await post(`/index/${kind}`);
+    await post(`/index/${kind}${vault ? `?${new URLSearchParams({ vault })}` : ""}`);
     showMessage(kind === "rebuild" ? "Rebuild started: searches answer from the current index until it switches." : "Sync started.");
   } catch (error) {
     showError(error, error.status === 409 ? "Not now" : `Could not start the ${kind}`);
@@ -181,10 +256,21 @@ export async function startJob(kind) {
   await refreshStatus().catch(() => {});
 }
 
+/** The details shown are of another vault (the select): its figures again, its unresolved links. */
+export function showVaultDetails() {
+  if (last) render(last);
+}
+
 export async function loadUnresolved(offset = unresolvedOffset) {
+  unresolvedAsked = true;
+  const vault = detailVault();
+  unresolvedVault = vault;
   const list = clear($("unresolved"));
   try {
-    const page = await get(`/links/unresolved?limit=${PAGE}&offset=${Math.max(0, offset)}`);
+    const params = new URLSearchParams({ limit: String(PAGE), offset: String(Math.max(0, offset)) });
+    if (vault) params.set("vault", vault);
+    const page = await get(`/links/unresolved?${params}`);
+    if (unresolvedVault !== vault) return; // another vault was chosen meanwhile
     unresolvedOffset = Math.max(0, offset);
     $("unresolved-total").textContent = page.total
       ? `${page.total} links to notes that do not exist yet; ${unresolvedOffset + 1}–${unresolvedOffset + page.items.length} shown.`
