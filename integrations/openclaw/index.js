@@ -12,9 +12,14 @@
 import { readFileSync } from "node:fs";
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 
+import { registerIndexCli } from "./cli.js";
+import { ServiceHealth } from "./health.js";
+import { vaultPromptLines } from "./prompt.js";
 import { recallHook } from "./recall.js";
 import { fetchJson, MANIFEST, ServiceError, settings } from "./service.js";
-import { ServiceHealth, vaultCorpus, vaultPromptLines } from "./vault-memory.js";
+import { statusWithin, withinVaults } from "./tool-vaults.js";
+import { vaultCorpus } from "./vault-memory.js";
+import { allowedVaults } from "./vaults.js";
 
 const TOOLS = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8")).tools;
 const HEALTH = new Set(["healthy", "degraded", "unavailable"]); // what search and context answers say
@@ -55,39 +60,52 @@ async function call(config, route, params) {
   return { ok: true, status: HEALTH.has(answer?.status) ? answer.status : health, result: answer };
 }
 
+const refusal = (error) => ({ ok: false, status: "healthy", error });
+
+/** One call of a tool by an agent (`agentId`: OpenClaw's tool context), within the vaults it may reach. */
+async function execute(api, tool, params, agentId) {
+  const args = params ?? {};
+  const route = tool.operation ? tool.http : tool.http[args.action];
+  if (!route) {
+    return refusal({
+      error_code: "VALIDATION_ERROR",
+      detail: `action: must be one of ${Object.keys(tool.http).join(", ")}`,
+      recoverable: true,
+      suggestion: "Fix the request fields named in detail.",
+    });
+  }
+  const config = settings(api.pluginConfig);
+  const allowed = allowedVaults(config, agentId);
+  const listing = tool.name === "kb_status";
+  const within = withinVaults(route, args, allowed, { listing });
+  if (within.refused) return refusal(within.refused);
+  const details = await call(config, route, within.args);
+  return listing && details.ok ? { ...details, result: statusWithin(details.result, allowed) } : details;
+}
+
 function registerTools(api) {
   for (const tool of TOOLS) {
+    // a factory: OpenClaw builds the tool for each run with its context, whose agent decides the vaults
     api.registerTool(
-      {
+      (context) => ({
         name: tool.name,
         label: tool.label,
         description: tool.description,
         parameters: tool.parameters,
         async execute(_toolCallId, params) {
-          const args = params ?? {};
-          const route = tool.operation ? tool.http : tool.http[args.action];
-          const details = route
-            ? await call(settings(api.pluginConfig), route, args)
-            : {
-                ok: false,
-                status: "healthy",
-                error: {
-                  error_code: "VALIDATION_ERROR",
-                  detail: `action: must be one of ${Object.keys(tool.http).join(", ")}`,
-                  recoverable: true,
-                  suggestion: "Fix the request fields named in detail.",
-                },
-              };
+          const details = await execute(api, tool, params, context?.agentId);
           return { content: [{ type: "text", text: JSON.stringify(details) }], details };
         },
-      },
+      }),
       // an optional tool reaches a model only once the user allowlists it (tools.alsoAllow)
-      { optional: tool.optional === true },
+      { name: tool.name, optional: tool.optional === true },
     );
   }
 }
 
 function register(api) {
+  registerIndexCli(api);
+  if (api.registrationMode === "cli-metadata") return; // root help: the command's descriptor only
   registerTools(api);
   const config = settings(api.pluginConfig);
   const health = new ServiceHealth(api);
