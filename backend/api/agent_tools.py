@@ -74,7 +74,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
         },
         "agentVaults": {
             "type": "object",
-            "description": "The vaults each agent may reach, by agent id (`\"*\"`: every agent not named): "
+            "description": 'The vaults each agent may reach, by agent id (`"*"`: every agent not named): '
             "its memory_search, memory_get, recall and tools see those vaults only. Unset (or an agent not "
             "named and no `*`): every vault of the service.",
             "additionalProperties": {"type": "array", "items": {"type": "string", "maxLength": 48}},
@@ -247,10 +247,10 @@ def _tool(
         operation = found[spec.operations[0]][2]
         description = _prose(operation.get("description") or operation.get("summary", ""))
         return {**common, "operation": spec.operations[0], "description": description, **call}
-    # the admin tool's operations take the same parameters (the vault), which become the tool's beside `action`
+    # the admin tool's operations take the same parameters (the vault): the tool's, beside `action`
     shared = next(iter(calls.values()))["parameters"]
     for action, call in calls.items():
-        assert call["parameters"] == shared, f"{action} takes other parameters than the others; split the tool"
+        assert call["parameters"] == shared, f"{action} takes other parameters: split the tool"
     summaries = "; ".join(
         f"`{action}`: {_prose(found[operation][2].get('summary', ''))}"
         for action, operation in spec.actions.items()
@@ -262,7 +262,11 @@ def _tool(
         "parameters": {
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": list(calls), "description": "What to do with the index."},
+                "action": {
+                    "type": "string",
+                    "enum": list(calls),
+                    "description": "What to do with the index.",
+                },
                 **shared["properties"],
             },
             "required": ["action", *shared["required"]],

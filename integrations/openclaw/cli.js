@@ -11,7 +11,8 @@ const BAR = 30;
 
 /** `[#######.......]  indexing 150/725` for a job's progress. */
 export function progressLine(job) {
-  const share = job.total ? Math.min(1, job.done / job.total) : 0;
+  // a job with nothing to do ends with total 0: done is a full bar all the same
+  const share = job.phase === "done" ? 1 : job.total ? Math.min(1, job.done / job.total) : 0;
   const filled = Math.round(share * BAR);
   const counted = job.total ? ` ${job.done}/${job.total}` : "";
   const eta = job.eta_seconds ? ` (about ${Math.ceil(job.eta_seconds)} s left)` : "";
