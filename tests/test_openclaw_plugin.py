@@ -15,7 +15,7 @@ import pytest
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.entrypoints.app import create_app
 from scripts.node import NODE, environment
-from tests import live_server
+from tests import live_server, two_vaults
 
 KEY = "plugin-test-key"
 TESTS = REPO_ROOT / "integrations" / "openclaw" / "test"
@@ -38,12 +38,26 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-def test_the_plugins_own_tests_pass(service: str) -> None:
+@pytest.fixture(scope="module")
+def two_vault_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A service of two vaults (work, personal) that both hold Inbox.md: the allowlist and citation tests."""
+    with two_vaults.serving(tmp_path_factory.mktemp("plugin-two-vaults"), api_key=KEY) as base:
+        yield base
+
+
+def test_the_plugins_own_tests_pass(service: str, two_vault_service: str) -> None:
     files = sorted(str(path) for path in Path(TESTS).glob("*.test.js"))
     assert files, "no plugin tests found"
     done = subprocess.run(
         [str(NODE), "--test", "--test-reporter=spec", *files],
-        env=environment({"KB_TEST_URL": service, "KB_TEST_KEY": KEY, "NO_COLOR": "1"}),
+        env=environment(
+            {
+                "KB_TEST_URL": service,
+                "KB_TEST_VAULTS_URL": two_vault_service,
+                "KB_TEST_KEY": KEY,
+                "NO_COLOR": "1",
+            }
+        ),
         capture_output=True,
         text=True,
         timeout=300,

@@ -52,6 +52,12 @@ ADMIN_NOTE = (
     "Both answer 202 with a job id at once; follow the job with kb_status. Use only when the user asks."
 )
 
+PLUGIN_CLI = {
+    "name": "kb",
+    "description": "Sync or rebuild a Knowledge Bridge vault's index, with its progress",
+    "hasSubcommands": True,
+}
+
 CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -65,6 +71,14 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "type": "string",
             "description": "The service's API_KEY, sent as `Authorization: Bearer <key>`; "
             "unset: $KB_API_KEY, else no header.",
+        },
+        "agentVaults": {
+            "type": "object",
+            "description": 'The vaults each agent may reach, by agent id (`"*"`: every agent not named): '
+            "its memory_search, memory_get, recall and tools see those vaults only. Unset (or an agent not "
+            "named and no `*`): every vault of the service.",
+            "additionalProperties": {"type": "array", "items": {"type": "string", "maxLength": 48}},
+            "examples": [{"work": ["work"], "*": ["work", "personal"]}],
         },
         "timeoutMs": {
             "type": "integer",
@@ -233,10 +247,10 @@ def _tool(
         operation = found[spec.operations[0]][2]
         description = _prose(operation.get("description") or operation.get("summary", ""))
         return {**common, "operation": spec.operations[0], "description": description, **call}
-    for action, call in calls.items():  # the admin tool's operations take no parameters of their own
-        # but `vault` (several vaults, issue 46): the plugin serves one vault until it is taught vaults
-        properties = {k: v for k, v in call["parameters"]["properties"].items() if k != "vault"}
-        assert not properties, f"{action} takes parameters; give them to the tool"
+    # the admin tool's operations take the same parameters (the vault): the tool's, beside `action`
+    shared = next(iter(calls.values()))["parameters"]
+    for action, call in calls.items():
+        assert call["parameters"] == shared, f"{action} takes other parameters: split the tool"
     summaries = "; ".join(
         f"`{action}`: {_prose(found[operation][2].get('summary', ''))}"
         for action, operation in spec.actions.items()
@@ -248,9 +262,14 @@ def _tool(
         "parameters": {
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": list(calls), "description": "What to do with the index."}
+                "action": {
+                    "type": "string",
+                    "enum": list(calls),
+                    "description": "What to do with the index.",
+                },
+                **shared["properties"],
             },
-            "required": ["action"],
+            "required": ["action", *shared["required"]],
             "additionalProperties": False,
         },
         "http": {action: call["http"] for action, call in calls.items()},
@@ -279,6 +298,8 @@ def plugin_manifest(version: str) -> dict[str, Any]:
         "categories": ["productivity"],
         "activation": {"onStartup": True},
         "configSchema": CONFIG_SCHEMA,
+        # `openclaw kb sync|rebuild|status` (integrations/openclaw/cli.js): root help reads it from here
+        "cliCommands": [PLUGIN_CLI],
         "contracts": {"tools": [spec.name for spec in TOOLS]},
         "toolMetadata": {
             # a profile is an allowlist: an optional tool in one would be allowed without the user's opt-in

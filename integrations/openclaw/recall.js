@@ -4,7 +4,9 @@
 // The service decides what is worth it (entries above a calibrated confidence, so "hi" adds nothing) and
 // fences the block as quoted data; this side keeps the per-session memory of what was already injected, the
 // deadline, and OpenClaw's rules: memory never blocks a reply, and an outage is logged once, not every turn.
+import { ServiceHealth } from "./health.js";
 import { request, settings } from "./service.js";
+import { allowedVaults } from "./vaults.js";
 
 const MAX_SESSIONS = 256; // sessions whose recent injections are remembered (oldest forgotten first)
 const HISTORY = 2; // earlier user and assistant messages sent besides the current one: they help rank, not gate
@@ -99,6 +101,15 @@ export class OutageLog {
   }
 }
 
+/** The vaults an agent's recall asks: null (every vault: the service's default), or the allowed ones the
+ * service serves (an allowlist naming a vault it does not serve must not fail the whole recall). */
+async function askable(health, config, agentId) {
+  const allowed = allowedVaults(config, agentId);
+  if (allowed === null) return null;
+  const { names } = await health.vaults(config, config.recall.timeoutMs);
+  return names.filter((name) => allowed.includes(name));
+}
+
 // The turn's tool surface decides whether the vault may enter it: recall gives what these tools would.
 const VAULT_TOOLS = ["memory_search", "kb_context", "kb_search"];
 
@@ -117,6 +128,8 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
     state.turn += 1;
     let answer;
     try {
+      const vaults = await askable(health ?? (health = new ServiceHealth(api)), config, ctx?.agentId);
+      if (vaults !== null && !vaults.length) return undefined; // this agent may reach none of the vaults
       answer = await request(config, {
         method: "POST",
         path: "/context",
@@ -127,6 +140,7 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
           min_confidence: recall.minConfidence,
           exclude: recent.excluded(state, recall.repeatTurns),
           quoted: true,
+          ...(vaults === null ? {} : { vaults }),
         },
         timeoutMs: recall.timeoutMs,
       });

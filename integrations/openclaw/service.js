@@ -28,6 +28,7 @@ export function settings(pluginConfig) {
     timeoutMs: Number(config.timeoutMs ?? DEFAULTS.timeoutMs),
     memory: section("memory"),
     recall: section("recall"),
+    agentVaults: config.agentVaults ?? {}, // agent id -> the vaults it may reach (vaults.js)
   };
 }
 

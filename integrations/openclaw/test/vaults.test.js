@@ -1,0 +1,151 @@
+// The plugin across several vaults (issue 46): the pure rules here, and against a live service of two vaults
+// (KB_TEST_VAULTS_URL, KB_TEST_KEY: tests/two_vaults.py, `work` and `personal`, both holding Inbox.md) the
+// citation round trip of memory_search / memory_get and the per-agent allowlist (`agentVaults`) of memory,
+// recall, the prompt's lines and the tools.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { progressLine, runJob } from "../cli.js";
+import { recallHook } from "../recall.js";
+import { settings } from "../service.js";
+import { statusWithin, withinVaults } from "../tool-vaults.js";
+import { execute, TOOLS } from "../tools.js";
+import { ServiceHealth, vaultCorpus, vaultPromptLines } from "../vault-memory.js";
+import { allowedVaults, qualify, stateInWords, unqualify } from "../vaults.js";
+
+const URL_ = process.env.KB_TEST_VAULTS_URL;
+const KEY = process.env.KB_TEST_KEY;
+const WORK_INBOX = /Quarterly budget review/;
+const PERSONAL_INBOX = /tomato seeds/;
+const api = (config) => ({ pluginConfig: config, logger: { warn() {}, info() {} } });
+const tool = (name) => TOOLS.find((t) => t.name === name);
+const route = (query, body = []) => ({ query_params: query, body_params: body });
+
+describe("which vaults an agent may reach, and how their notes are named", () => {
+  test("the agent's own list, else `*`, else every vault", () => {
+    const config = { agentVaults: { work: ["work"], "*": ["work", "personal"] } };
+    assert.deepEqual(allowedVaults(config, "work"), ["work"]);
+    assert.deepEqual(allowedVaults(config, "main"), ["work", "personal"]);
+    assert.equal(allowedVaults({}, "work"), null);
+    assert.equal(allowedVaults({ agentVaults: { work: ["work"] } }, "main"), null);
+  });
+
+  test("a path names its vault only when the service has several, and reads back", () => {
+    assert.equal(qualify("work", "Inbox.md", false), "Inbox.md");
+    assert.equal(qualify("work", "Inbox.md", true), "vault:work/Inbox.md");
+    assert.deepEqual(unqualify("vault:work/Journal/#1 ideas.md"), { vault: "work", path: "Journal/#1 ideas.md" });
+    assert.deepEqual(unqualify("Inbox.md"), { vault: undefined, path: "Inbox.md" });
+  });
+
+  test("tool calls: a barred vault is refused in the error shape, searches ask the allowed ones", () => {
+    const allowed = ["work"];
+    const refused = withinVaults(route(["vault"]), { note_path: "Inbox.md", vault: "personal" }, allowed).refused;
+    assert.equal(refused.error_code, "VAULT_NOT_ALLOWED");
+    assert.deepEqual(Object.keys(refused).sort(), ["detail", "error_code", "recoverable", "suggestion"]);
+    assert.deepEqual(withinVaults(route(["vault"]), { note_path: "Inbox.md" }, allowed).args.vault, "work");
+    assert.deepEqual(withinVaults(route([], ["query", "vaults"]), { query: "x" }, allowed).args.vaults, ["work"]);
+    assert.ok(withinVaults(route([], ["vaults"]), { vaults: ["personal"] }, allowed).refused);
+    assert.ok(withinVaults(route(["vault"]), { note_path: "Inbox.md" }, ["work", "team"]).refused);
+    assert.deepEqual(withinVaults(route(["vault"]), { vault: "personal" }, null).args, { vault: "personal" });
+  });
+
+  test("a status of several vaults shows an agent its own only", () => {
+    const work = { vault: "work", indexed_notes: 2, vault_path: "/w" };
+    const status = { vault: "personal", indexed_notes: 9, vault_path: "/p", vaults: [
+      { vault: "personal", available: true, status: { vault: "personal", indexed_notes: 9, vault_path: "/p" } },
+      { vault: "work", available: true, status: work },
+    ] };
+    const seen = statusWithin(status, ["work"]);
+    assert.equal(seen.vault_path, "/w");
+    assert.deepEqual(seen.vaults.map((s) => s.vault), ["work"]);
+    assert.doesNotMatch(JSON.stringify(seen), /\/p"/);
+  });
+
+  test("a vault's state in words, and a job's progress bar", () => {
+    const job = { id: "j", kind: "index", phase: "indexing", done: 150, total: 725, finished_at: null };
+    assert.equal(stateInWords({ available: true, status: { job, embedder: { state: "loading" } } }), "indexing 150/725");
+    const embedding = { ...job, phase: "embedding" };
+    assert.match(stateInWords({ available: true, status: { job: embedding } }), /^keyword only while the model builds/);
+    assert.equal(stateInWords({ available: true, status: { indexed_notes: 3, embedder: { state: "loading" }, dense_pending: 3 } }),
+      "3 notes, keyword only while the model builds");
+    assert.match(stateInWords({ available: false, detail: "its folder is gone" }), /unavailable \(its folder is gone\)/);
+    assert.equal(progressLine({ phase: "indexing", done: 1, total: 2 }), `[${"#".repeat(15)}${".".repeat(15)}] indexing 1/2`);
+  });
+});
+
+describe("against a service of two vaults", { skip: URL_ ? false : "KB_TEST_VAULTS_URL is not set" }, () => {
+  const config = { baseUrl: URL_, apiKey: KEY, memory: { minScore: 0 }, recall: { minConfidence: 0 } };
+  const worker = { ...config, agentVaults: { work: ["work"] } };
+
+  test("memory_search names each hit's vault; memory_get of its citation reads that vault's note", async () => {
+    const corpus = vaultCorpus(api(config));
+    const hits = await corpus.search({ query: "inbox", maxResults: 10 });
+    const inboxes = hits.filter((hit) => hit.path.endsWith("/Inbox.md"));
+    assert.deepEqual(inboxes.map((hit) => hit.path).sort(), ["vault:personal/Inbox.md", "vault:work/Inbox.md"]);
+    for (const hit of inboxes) {
+      assert.match(hit.citation, /^vault:(work|personal)\/Inbox\.md#L\d+(-L\d+)?$/);
+      const read = await corpus.get({ lookup: hit.citation });
+      assert.equal(read.path, hit.path);
+      assert.match(read.content, hit.vault === "work" ? WORK_INBOX : PERSONAL_INBOX);
+    }
+    await assert.rejects(corpus.get({ lookup: "Inbox.md" }), /in several vaults.*vault:work\/Inbox\.md/s);
+    assert.equal(await corpus.get({ lookup: "vault:nowhere/Inbox.md" }), null);
+  });
+
+  test("the work agent's memory never sees the personal vault", async () => {
+    const corpus = vaultCorpus(api(worker));
+    const hits = await corpus.search({ query: "inbox budget garden tomato seeds launch", agentId: "work" });
+    assert.ok(hits.length > 0);
+    assert.ok(hits.every((hit) => hit.vault === "work" && hit.path.startsWith("vault:work/")), JSON.stringify(hits));
+    assert.equal(await corpus.get({ lookup: "vault:personal/Inbox.md", agentId: "work" }), null);
+    assert.equal(await corpus.get({ lookup: "Garden.md", agentId: "work" }), null);
+    assert.match((await corpus.get({ lookup: "Inbox.md", agentId: "work" })).content, WORK_INBOX);
+    const other = await vaultCorpus(api(worker)).search({ query: "tomato seeds", agentId: "main" });
+    assert.ok(other.some((hit) => hit.vault === "personal")); // an agent not listed sees every vault
+  });
+
+  test("the work agent's recall quotes the work vault only", async () => {
+    const hook = recallHook(api(worker), new ServiceHealth(api(worker)));
+    const given = await hook({ prompt: "what about my inbox, the tomato seeds and the budget?" }, { agentId: "work", sessionKey: "w" });
+    assert.ok(given?.prependContext, "no block");
+    assert.match(given.prependContext, WORK_INBOX);
+    assert.doesNotMatch(given.prependContext, /tomato|basil|vault personal/);
+    const everyone = recallHook(api(config), new ServiceHealth(api(config)));
+    const both = await everyone({ prompt: "tomato seeds for the garden" }, { agentId: "main", sessionKey: "m" });
+    assert.match(both.prependContext, /tomato/);
+  });
+
+  test("the memory section says each allowed vault's state", async () => {
+    const tools = new Set(["memory_search", "memory_get"]);
+    const all = await vaultPromptLines(new ServiceHealth(api(config)))({ availableTools: tools, agentId: "main" });
+    assert.match(all.at(-1), /^Vaults: work: \d+ notes, keyword search only; personal: \d+ notes, keyword search only\.$/);
+    assert.match(all.join("\n"), /vault:<name>\/<path>/);
+    const mine = await vaultPromptLines(new ServiceHealth(api(worker)))({ availableTools: tools, agentId: "work" });
+    assert.match(mine.at(-1), /^Vaults: work: /);
+    assert.doesNotMatch(mine.join("\n"), /personal/);
+  });
+
+  test("the tools of the work agent: searches ask work, a personal note is refused", async () => {
+    const found = await execute(api(worker), tool("kb_search"), { query: "tomato seeds inbox" }, "work");
+    assert.ok(found.ok, JSON.stringify(found));
+    assert.ok(found.result.results.every((r) => r.vault === "work"));
+    const refused = await execute(api(worker), tool("kb_note"), { note_path: "Inbox.md", vault: "personal" }, "work");
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error.error_code, "VAULT_NOT_ALLOWED");
+    const read = await execute(api(worker), tool("kb_note"), { note_path: "Inbox.md" }, "work");
+    assert.match(read.result.content, WORK_INBOX);
+    const status = await execute(api(worker), tool("kb_status"), {}, "work");
+    assert.equal(status.result.vault, "work"); // its one vault asked by name: no other vault's state
+    assert.doesNotMatch(JSON.stringify(status.result), /personal|Personal/);
+    const both = await execute(api(config), tool("kb_search"), { query: "tomato seeds inbox" }, "main");
+    assert.ok(both.result.results.some((r) => r.vault === "personal"));
+  });
+
+  test("`openclaw kb sync --vault work`: the job followed to its end, its progress shown", async () => {
+    const written = [];
+    const job = await runJob(settings(config), "sync", "work", { isTTY: false, write: (text) => written.push(text) });
+    assert.equal(job.phase, "done");
+    assert.match(written[0], /^sync of work started \(job /);
+    assert.match(written.at(-1), /^\[#{30}\] done/);
+  });
+});
