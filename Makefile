@@ -12,7 +12,7 @@ HELP_VAULT := ../shared/corpora/obsidian-help/vault
 BENCH_FLAGS ?=
 LOADTEST_FLAGS ?=
 
-.PHONY: run test test-fast lint format index eval eval-languages bench bench-speed bench-compare bench-index bench-embed bench-live bench-recall bench-page screenshots loadtest agent-tools agent-docs up down logs clean
+.PHONY: run test test-fast lint format index eval eval-languages eval-vaults bench bench-speed bench-compare bench-index bench-embed bench-live bench-recall bench-page screenshots loadtest agent-tools agent-docs up down logs clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-model.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -109,6 +109,11 @@ eval: $(STAMP)
 XQUAD := ../shared/corpora/xquad-dev
 eval-languages: $(STAMP)
 	$(EVAL) eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
+
+## Several vaults, one service (issue 46): personal-dev beside LoCoMo dev, each set's questions asked of its
+## vault alone and of both, through the routes' merge: nDCG@10, recall@10, recalled, answers from the other vault.
+eval-vaults: $(STAMP)
+	$(BIN)/python -m scripts.eval_vaults --today 2025-11-15 --set $(PERSONAL) --set $(LOCOMO)
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed

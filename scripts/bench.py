@@ -34,7 +34,7 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.domain.models import SearchMode
 from backend.infrastructure.eval_files import read_qrels, read_queries
-from scripts import bench_growth, bench_live, bench_remote, bench_speed, real_vault
+from scripts import bench_growth, bench_live, bench_remote, bench_speed, bench_vaults, real_vault
 from scripts.bench_common import machine, percentile, spread, subset_vault
 from scripts.bench_index import index_once
 from scripts.bench_search import MODES, measure
@@ -53,6 +53,7 @@ PARTS = (
     "large-vaults",
     "real-vault",
     "remote",
+    "vaults",
 )
 TITLES = {  # each part's section heading, so a run of a few parts keeps the others' sections
     "index": "## Indexing throughput",
@@ -65,6 +66,7 @@ TITLES = {  # each part's section heading, so a run of a few parts keeps the oth
     "large-vaults": "## Flat as the vault grows",
     "real-vault": "## First index of a real vault",
     "remote": "## The work sent to a remote model",
+    "vaults": "## Several vaults, one service",
 }
 EARLIER_NOTE = "_Figures of an earlier `make bench` run: this part was not run the last time (`--only`)._"
 # docs/measurements.md, earlier code on the same kind of machine: what a change should be compared with
@@ -378,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_growth.add_arguments(ap)
     real_vault.add_arguments(ap)
     bench_remote.add_arguments(ap)
+    bench_vaults.add_arguments(ap)
     args = ap.parse_args(argv)
     quick = args.quick
     if quick and args.eval_data == EVAL_DATA:
@@ -407,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         # the first index until dense of a vault of a real one's shape, the Zettelkasten and real-dev
         "real-vault": lambda a: real_vault.bench_real_vault(a, CORPORA),
         "remote": lambda a: bench_remote.bench_remote(a, CORPORA),  # texts sent to a stand-in Ollama
+        "vaults": lambda a: bench_vaults.bench_vaults(a, CORPORA),  # two vaults in one service
     }
     durations = []
     for part in PARTS:

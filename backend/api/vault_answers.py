@@ -23,13 +23,14 @@ from backend.api.answers import context_answer, context_query, context_response,
 from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.errors import status_of
 from backend.api.request_caps import check_filter_caps
-from backend.api.schemas import MissingVaultOut, SearchRequest, SearchResponse, SearchResult
+from backend.api.schemas import MissingVaultOut, NoteGroupOut, SearchRequest, SearchResponse
 from backend.api.status_answer import status_answer
 from backend.api.status_schemas import IndexStatus, VaultStateOut
 from backend.application.context import VaultCandidates, assemble
 from backend.application.operations import gather_context
 from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
+from backend.domain.vault_merge import merged_by_confidence
 from backend.vault_set import Library, VaultFailure
 
 log = logging.getLogger(__name__)
@@ -110,22 +111,22 @@ def _name_vault(answer: SearchResponse, name: str) -> None:
         fact.vault = name
 
 
-def _rank(result: SearchResult) -> tuple[float, float]:
-    return -result.confidence, -result.score
+def _group_confidence(group: NoteGroupOut) -> float:
+    return max((chunk.confidence for chunk in group.chunks), default=0.0)
 
 
 def _merged(named: list[tuple[str, SearchResponse]], body: SearchRequest) -> SearchResponse:
-    """The answers of several vaults as one: results by confidence (ties by score), cut to top_k; groups
-    by their best chunk's confidence; related notes of the vaults whose results are kept; facts by score."""
+    """The answers of several vaults as one: results merged by confidence, each vault's in its own order
+    (domain/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; related
+    notes of the vaults whose results are kept; facts by score."""
     answers = [answer for _, answer in named]
     groups = None
     if body.group_by == "note":
-        every = [group for answer in answers for group in answer.groups or ()]
-        every.sort(key=lambda g: min((_rank(c) for c in g.chunks), default=(0.0, 0.0)))
+        every = merged_by_confidence([answer.groups or [] for answer in answers], _group_confidence)
         groups = every[: body.top_k]
         results = [chunk for group in groups for chunk in group.chunks]
     else:
-        results = sorted((r for answer in answers for r in answer.results), key=_rank)[: body.top_k]
+        results = merged_by_confidence([a.results for a in answers], lambda r: r.confidence)[: body.top_k]
     kept_vaults = {r.vault for r in results}
     related = [n for a in answers for n in a.related_notes if n.vault in kept_vaults]
     related.sort(key=lambda n: -n.link_count)

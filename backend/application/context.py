@@ -29,7 +29,6 @@ from backend.domain.context_packing import (
     latest_asked,
     overlaps_any,
     query_from_messages,
-    quote,
 )
 from backend.domain.errors import InvalidRequestError
 from backend.domain.memory_suggestion import MemorySuggestion
@@ -38,6 +37,7 @@ from backend.domain.note_origin import asks_about_saved
 from backend.domain.recall_budget import PLUGIN_RECALL, RecallBudget
 from backend.domain.recency import asks_for_latest, last_day, newest_first
 from backend.domain.result_rules import is_link_list
+from backend.domain.vault_merge import merged_by_confidence
 
 MEMORY_CANDIDATES = 5
 
@@ -229,28 +229,28 @@ class VaultCandidates:
 
 def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> ContextResult:
     """One block from the candidates of one vault or several. Several: their entries are merged by
-    calibrated confidence (one scale for every vault), none far less likely than the surest of all is kept
-    when every vault's gate weighs odds, and the best max_chunks are packed once: the block quotes the
-    surest entries across the vaults, not each vault's best in turn."""
+    calibrated confidence (one scale for every vault), each vault's in its own order (vault_merge.py);
+    none far less likely than the surest of all is kept when every vault's gate weighs odds, and the
+    best max_chunks are packed once: the block quotes the surest entries across the vaults, not each
+    vault's best in turn."""
     first = parts[0].gathered
     query, focus = first.query, first.focus
     vault_of: dict[int, str] = {}  # id(candidate) -> its vault
     memory_of: dict[str, MemoryService | None] = {}
-    views: list[ResultView] = []
     facts: list[MemoryHit] = []
     for part in parts:
         memory_of[part.vault] = part.memory
         for item in (*part.gathered.views, *part.gathered.facts):
             vault_of[id(item)] = part.vault
-        views += part.gathered.views
         facts += part.gathered.facts
+    # each vault's entries in its own order (its gate's), merged by confidence (vault_merge.py)
+    views = merged_by_confidence([part.gathered.views for part in parts], lambda v: v.confidence)
     # by vault and chunk id: the same path in two vaults may give two chunks one id
     left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
     several = len(parts) > 1
     if several:
-        views.sort(key=lambda v: (-v.confidence, -v.score))
         if views and all(part.gathered.by_odds for part in parts):
-            best = views[0].confidence
+            best = max(v.confidence for v in views)
             left_out.update(
                 ((vault_of[id(v)], v.chunk_id), FAR_LESS_LIKELY)
                 for v in views
@@ -263,9 +263,10 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         facts = facts[:MEMORY_CANDIDATES]
     # remembered facts first: they are what the user chose to keep, and short
     candidates: list[ResultView | MemoryHit] = [*facts, *views]
-    packed, nonce = packed_entries(
+    entries = packed_entries(
         candidates, request.max_chars, quoted=request.quoted, vault_of=vault_of if several else None
     )
+    packed = entries.packed
     sources = [
         ContextSourceView(
             passage=p,
@@ -277,7 +278,7 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         for c in (candidates[p.index],)
     ]
     sensitive = any(candidates[p.index].sensitive_categories for p in packed.included)
-    block = quote(packed.block, nonce) if request.quoted and packed.block else packed.block
+    block = entries.block()
     # judged by what is asked now, from the notes the block quotes (not those left out of it), with the
     # memory of the vault of the first of them (a fact is kept with its source note's vault)
     quoted = [source.result for source in sources if source.result is not None]
@@ -316,7 +317,7 @@ def recall_verdicts(
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
     candidates = [v for v in views if v.chunk_id not in left_out]
     kept = _kept_views(candidates, set(), budget.max_entries, left_out, gate)
-    packed, _ = packed_entries(kept, budget.max_chars, quoted=True)
+    packed = packed_entries(kept, budget.max_chars, quoted=True).packed
     fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
     fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
     return [

@@ -15,6 +15,7 @@ from backend.domain.context_packing import (
     Passage,
     neutralize,
     pack,
+    quote,
     quote_overhead,
 )
 from backend.domain.models import ScoredPoint
@@ -41,21 +42,54 @@ class Considered:
         return self.reason in (QUOTED, QUOTED_CUT)
 
 
+@dataclass(frozen=True, slots=True)
+class PackedEntries:
+    packed: PackedContext
+    nonce: str  # the fence's ("" unquoted)
+    vault: str  # the one vault every entry is of, named once in the quote's head ("" otherwise)
+
+    def block(self) -> str:
+        if not self.nonce or not self.packed.block:
+            return self.packed.block
+        return quote(self.packed.block, self.nonce, vault=self.vault)
+
+
 def packed_entries(
     candidates: Sequence[ResultView | MemoryHit],
     max_chars: int,
     *,
     quoted: bool,
     vault_of: dict[int, str] | None = None,
-) -> tuple[PackedContext, str]:
-    """The candidates packed into `max_chars`, fenced room kept when `quoted`, and the fence's nonce.
-    `vault_of` (a block of several vaults): id(candidate) -> its vault, named in its entry's title."""
-    passages = [_passage(c, (vault_of or {}).get(id(c), "")) for c in candidates]
+) -> PackedEntries:
+    """The candidates packed into `max_chars`, fenced room kept when `quoted`.
+
+    `vault_of` (a block of several vaults): id(candidate) -> its vault. A quoted block whose entries are
+    all of one vault names it once, in the quote's head; only a block of several names each entry's. An
+    entry's name costs its budget on every entry (" (vault personal)", 17 characters): measured on
+    personal-dev beside LoCoMo dev, naming each entry left the last, cut entry no room in 13 of LoCoMo's
+    blocks and lost its answer (scripts/eval_vaults.py)."""
     if not quoted:
-        return pack(passages, max_chars), ""
+        return PackedEntries(pack(_passages(candidates, vault_of), max_chars), "", "")
     nonce = secrets.token_hex(8)
-    passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
-    return pack(passages, max(0, max_chars - quote_overhead(nonce))), nonce
+    if vault_of is not None:
+        # room for the longest name in the head, then: one vault's entries only, or each entry named
+        vaults = {vault_of.get(id(c), "") for c in candidates}
+        room = max_chars - max((quote_overhead(nonce, vault=v) for v in vaults), default=0)
+        plain = pack(_passages(candidates, None, neutral=True), max(0, room))
+        named = {vault_of.get(id(candidates[p.index]), "") for p in plain.included}
+        if len(named) <= 1:
+            return PackedEntries(plain, nonce, next(iter(named), ""))
+    room = max_chars - quote_overhead(nonce)
+    return PackedEntries(pack(_passages(candidates, vault_of, neutral=True), max(0, room)), nonce, "")
+
+
+def _passages(
+    candidates: Sequence[ResultView | MemoryHit], vault_of: dict[int, str] | None, *, neutral: bool = False
+) -> list[Passage]:
+    passages = [_passage(c, (vault_of or {}).get(id(c), "")) for c in candidates]
+    if neutral:  # quoted: nothing in a note may pass for the fence's tags
+        passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
+    return passages
 
 
 def considered_of(

@@ -221,15 +221,17 @@ def neutralize(text: str) -> str:
     return _FENCE_LIKE.sub(r"&lt;\1\2", text)
 
 
-def quote_overhead(nonce: str) -> int:
+def quote_overhead(nonce: str, *, vault: str = "") -> int:
     """Characters `quote` adds around a block."""
-    return len(quote("", nonce))
+    return len(quote("", nonce, vault=vault))
 
 
-def quote(block: str, nonce: str) -> str:
-    """The block inside the fence, under a header saying what it is. Its passages must be `neutralize`d."""
+def quote(block: str, nonce: str, *, vault: str = "") -> str:
+    """The block inside the fence, under a header saying what it is (and, of a service of several vaults,
+    the one vault its entries are of). Its passages must be `neutralize`d."""
     opening, closing = fence(nonce)
-    return f"{opening}\n{QUOTE_HEADER}\n\n{block}\n{closing}"
+    header = QUOTE_HEADER.replace("notes (", f"notes in the vault {vault} (", 1) if vault else QUOTE_HEADER
+    return f"{opening}\n{header}\n\n{block}\n{closing}"
 
 
 def label_span(label: str) -> tuple[str, int, int] | None:

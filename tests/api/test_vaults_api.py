@@ -175,6 +175,23 @@ def test_context_merges_the_vaults_by_confidence(client: TestClient) -> None:
     assert {s["vault"] for s in only["sources"]} == {"personal"}
 
 
+def test_a_quoted_block_names_its_one_vault_once_and_each_entry_s_only_when_it_holds_several(
+    client: TestClient,
+) -> None:
+    # a vault's name on every entry costs the budget on every entry: once is enough when all are of one
+    asked = {"query": "Apollo launch plan", "max_chunks": 2, "quoted": True}
+    one = client.post("/context", json=asked).json()
+    assert {s["vault"] for s in one["sources"]} == {"work"}
+    head = one["context"].split("\n")[1]
+    assert head.startswith("Quoted from the user's notes in the vault work (Knowledge Bridge)")
+    assert "(vault work)" not in one["context"]
+    both = client.post("/context", json={"query": "budget seeds", "max_chunks": 10, "quoted": True}).json()
+    assert {s["vault"] for s in both["sources"]} == {"work", "personal"}
+    assert both["context"].split("\n")[1].startswith("Quoted from the user's notes (Knowledge Bridge)")
+    assert "(vault work)" in both["context"]
+    assert "(vault personal)" in both["context"]
+
+
 def test_status_per_vault_and_of_every_vault(client: TestClient) -> None:
     work = client.get("/index/status", params={"vault": "work"}).json()
     personal = client.get("/index/status", params={"vault": "personal"}).json()

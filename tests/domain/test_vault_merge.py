@@ -1,0 +1,37 @@
+"""Several vaults' lists as one (domain/vault_merge.py): each vault's order kept, merged by confidence
+weighed by how sure each vault is of holding an answer at all."""
+
+from __future__ import annotations
+
+from backend.domain.vault_merge import merged_by_confidence
+
+
+def merged(*lists: list[tuple[str, float]]) -> list[str]:
+    return [name for name, _ in merged_by_confidence(lists, lambda entry: entry[1])]
+
+
+def test_a_list_alone_is_returned_as_it_is_even_where_its_confidences_are_not_in_order() -> None:
+    # a vault ranks by more than confidence (a map line, the period asked): its order stands
+    assert merged([("a", 0.4), ("b", 0.9), ("c", 0.1)]) == ["a", "b", "c"]
+
+
+def test_each_vault_keeps_its_order_and_a_strong_entry_is_never_behind_weaker_ones_of_another() -> None:
+    work = [("w1", 0.95), ("w2", 0.3), ("w3", 0.6)]
+    personal = [("p1", 0.9), ("p2", 0.5)]
+    order = merged(work, personal)
+    assert order == ["w1", "p1", "p2", "w2", "w3"]
+    assert order.index("w2") < order.index("w3")  # the work vault's own order, though w3 is surer
+
+
+def test_a_vault_sure_of_nothing_comes_after_the_vault_that_holds_the_answer() -> None:
+    # its surest entry, 0.3, says how likely it is to hold an answer at all: 0.3 weighs 0.3 x 0.3 / 0.9
+    answering = [("a1", 0.9), ("a2", 0.2), ("a3", 0.15)]
+    elsewhere = [("e1", 0.3), ("e2", 0.25)]
+    assert merged(answering, elsewhere) == ["a1", "a2", "a3", "e1", "e2"]
+    # as sure as the answering vault: confidence alone orders them
+    assert merged(answering, [("e1", 0.9)]) == ["a1", "e1", "a2", "a3"]
+
+
+def test_empty_lists_and_no_confidence_at_all() -> None:
+    assert merged([], [("x", 0.0)], []) == ["x"]
+    assert merged([("a", 0.0)], [("b", 0.0)]) == ["a", "b"]
