@@ -403,9 +403,10 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
 
     @property
     def obsidian_vault(self) -> str:
-        """The vault's name in `obsidian://` links: VAULT_NAME when set to something else than the default,
-        else the vault's folder name (what Obsidian itself calls the vault)."""
-        return self.vault_name if self.vault_name != DEFAULT_VAULT_NAME else self.vault_path.name
+        """The vault's name in `obsidian://` links: VAULT_NAME when set to something else than the default
+        (not a short name of VAULTS), else the vault's folder name (what Obsidian itself calls the vault)."""
+        named = self.vault_name != DEFAULT_VAULT_NAME and not self._one_of_vaults
+        return self.vault_name if named else self.vault_path.name
 
     @property
     def data_dir_named(self) -> bool:

@@ -43,6 +43,7 @@ def vault_settings(settings: Settings) -> dict[str, Settings]:
         # what was set by the person stays so: a derived data dir is not one they named (data_dir_named)
         named = set(settings.model_fields_set) | {"vault_path", "vault_name"}
         object.__setattr__(copy, "__pydantic_fields_set__", named)
+        copy._one_of_vaults = True
         own[name] = copy
     return own
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 from pydantic_settings import BaseSettings, NoDecode
 
 VAULT_KEY = re.compile(r"[a-z0-9_-]+")  # a short name: in URLs, answers and data dir names as it is
@@ -72,6 +72,10 @@ class VaultSetSettings(BaseSettings):
         "(`DATA_DIR/<name>` when DATA_DIR is set, else its own folder under ./data), and VAULT_NAME is its "
         "name; requests take `vault`/`vaults`. Unset: the one vault of VAULT_PATH, as before.",
     )
+
+    # set on each vault's own settings when VAULTS names it (vault_set.vault_settings): its VAULT_NAME is
+    # then the short name of VAULTS, and Obsidian still knows the vault by its folder's name
+    _one_of_vaults: bool = PrivateAttr(False)
 
     _parsed = field_validator("vaults", mode="before")(parse_vaults)
     _checked = field_validator("vaults")(check_vaults)
