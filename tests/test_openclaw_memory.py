@@ -208,7 +208,9 @@ def test_the_readmes_search_example_is_the_default_settings_answer(service: Serv
         assert f'"{field}": {json.dumps(best[field], ensure_ascii=False)}' in shown, field
     score = re.search(r'"score": ([\d.]+)', shown)
     assert score is not None
-    assert abs(float(score.group(1)) - best["score"]) < 0.01, (
+    # int8 kernels differ by CPU: the same graph scored it 0.901 on a machine with AVX-512, 0.883 on one with
+    # AVX2 only (an AMD EPYC); what ranks and is quoted is the same on both
+    assert abs(float(score.group(1)) - best["score"]) < 0.03, (
         f"README shows {score.group(1)}, today {best['score']}"
     )
 
