@@ -462,3 +462,37 @@ def test_the_deployment_guide_shows_the_agent_container_commands() -> None:
     ):
         assert command in guide
     assert "skills install /opt/knowledge-bridge/skill" in guide
+
+
+# -- docker-compose.vaults.yml: a work and a personal vault on one backend ----------------------------------
+
+VAULTS_FILE = ROOT / "docker-compose.vaults.yml"
+
+
+def test_the_vaults_overlay_serves_two_read_only_mounts_by_name() -> None:
+    overlay: dict[str, Any] = yaml.safe_load(VAULTS_FILE.read_text(encoding="utf-8"))
+    schema = compose_spec_schema()
+    errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(overlay))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+    assert "name" not in overlay
+    backend = overlay["services"]["backend"]
+    # as compose fills it in with the defaults: each pair's path is one of the read-only mounts
+    pairs = dict(
+        pair.split("=", 1)
+        for pair in env_names(backend)["VAULTS"]
+        .replace("${WORK_VAULT_NAME:-Work}", "Work")
+        .replace("${PERSONAL_VAULT_NAME:-Notes}", "Notes")
+        .split(",")
+    )
+    assert pairs == {"work": "/vaults/Work", "personal": "/vaults/Notes"}
+    targets = {
+        m["target"]
+        .replace("${WORK_VAULT_NAME:-Work}", "Work")
+        .replace("${PERSONAL_VAULT_NAME:-Notes}", "Notes")
+        for m in backend["volumes"]
+        if m.get("read_only")
+    }
+    assert targets == set(pairs.values())
+    assert all(m["type"] == "bind" and m["read_only"] for m in backend["volumes"])
+    guide = (ROOT / "docs" / "deployment.md").read_text(encoding="utf-8")
+    assert "docker compose -f docker-compose.yml -f docker-compose.vaults.yml up -d" in guide
