@@ -4,6 +4,9 @@ and once against the running service of both (`--url`)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,7 +16,9 @@ import pytest
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from backend.entrypoints.cli.main import main
+from scripts.service_process import ServiceProcess
 from tests import live_server
+from tests.backend_cli import REPO
 from tests.test_cli import Ran
 from tests.vault_files import write_notes
 
@@ -156,3 +161,27 @@ def test_against_the_service_of_both_vaults(service: str, cli: Callable[..., Ran
     assert lines[1].startswith("personal: synced 2 notes, ")
     one = cli("sync", "--vault", "personal", *url)
     assert one.stdout.startswith("personal: synced 2 notes, ")
+
+
+def test_the_service_of_several_vaults_is_found_as_one_service(tmp_path: Path) -> None:
+    # `make run VAULTS=...` records the one service in each vault's data dir under ./data: the CLI run in
+    # that folder with no vault named finds one service there, not two to choose between
+    work, personal = write_notes(tmp_path / "Work", WORK), write_notes(tmp_path / "Personal", PERSONAL)
+    env = {"VAULTS": f"work={work},personal={personal}", "EMBEDDING_PROVIDER": "none", "WATCH": "false"}
+    with ServiceProcess(None, None, env=env, cwd=tmp_path, unset=("DATA_DIR", "VAULT_PATH")) as service:
+        service.wait_idle()
+        records = sorted((tmp_path / "data").glob("*/service*.json"))
+        assert len(records) == 2  # one per vault's data dir
+        asked = subprocess.run(
+            [sys.executable, "-m", "backend", "status"],
+            cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if k not in ("VAULTS", "DATA_DIR", "VAULT_PATH", "PORT")}
+            | {"PYTHONPATH": str(REPO), "PORT": "1", "EMBEDDING_PROVIDER": "none"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert asked.returncode == 0, asked.stderr
+        assert f"asking the service at {service.url}" in asked.stderr
+        assert "== work ==" in asked.stdout
+        assert "== personal ==" in asked.stdout

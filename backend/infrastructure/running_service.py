@@ -176,7 +176,8 @@ def find_running_service(settings: Settings, url: str | None = None) -> ServiceL
             return ServiceLookup(RunningService(record.url, record.vault_path, f"recorded in {own}"), ())
         looked = [f"{own}: {'no service recorded' if record is None else f'{record.url} has stopped'}"]
     else:  # the example vault is only a default: any vault's service recorded under ./data is meant
-        running = recorded_services()
+        # one service of several vaults (VAULTS) records itself in each vault's data dir: one service
+        running = list({record.instance: (path, record) for path, record in recorded_services()}.values())
         if len(running) == 1:
             path, found = running[0]
             return ServiceLookup(RunningService(found.url, found.vault_path, f"recorded in {path}"), ())
