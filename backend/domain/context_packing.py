@@ -230,7 +230,8 @@ def quote(block: str, nonce: str, *, vault: str = "") -> str:
     """The block inside the fence, under a header saying what it is (and, of a service of several vaults,
     the one vault its entries are of). Its passages must be `neutralize`d."""
     opening, closing = fence(nonce)
-    header = QUOTE_HEADER.replace("notes (", f"notes in the vault {vault} (", 1) if vault else QUOTE_HEADER
+    # "the user's vault work" in place of "the user's notes": the name costs the budget its length and one
+    header = QUOTE_HEADER.replace("user's notes", f"user's vault {vault}", 1) if vault else QUOTE_HEADER
     return f"{opening}\n{header}\n\n{block}\n{closing}"
 
 

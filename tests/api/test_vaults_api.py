@@ -184,7 +184,7 @@ def test_a_quoted_block_names_its_one_vault_once_and_each_entry_s_only_when_it_h
     one = client.post("/context", json=asked).json()
     assert {s["vault"] for s in one["sources"]} == {"work"}
     head = one["context"].split("\n")[1]
-    assert head.startswith("Quoted from the user's notes in the vault work (Knowledge Bridge)")
+    assert head.startswith("Quoted from the user's vault work (Knowledge Bridge)")
     assert "(vault work)" not in one["context"]
     both = client.post("/context", json={"query": "budget seeds", "max_chunks": 10, "quoted": True}).json()
     assert {s["vault"] for s in both["sources"]} == {"work", "personal"}
