@@ -208,8 +208,9 @@ def test_the_readmes_search_example_is_the_default_settings_answer(service: Serv
         assert f'"{field}": {json.dumps(best[field], ensure_ascii=False)}' in shown, field
     score = re.search(r'"score": ([\d.]+)', shown)
     assert score is not None
-    # int8 kernels differ by CPU: the same graph scored it 0.901 on a machine with AVX-512, 0.883 on one with
-    # AVX2 only (an AMD EPYC); what ranks and is quoted is the same on both
+    # the score is not the same on every machine: CI passed at 0.901 on 2026-11-28, and the same code, its
+    # int8 graph built afresh, scores it 0.883 on 2026-11-29's machine (AVX2, no AVX-512); what ranks and
+    # is quoted is the same on both
     assert abs(float(score.group(1)) - best["score"]) < 0.03, (
         f"README shows {score.group(1)}, today {best['score']}"
     )
