@@ -13,7 +13,9 @@ What the schema cannot say, the checks are told:
   rule about a path's value that no JSON Schema keyword expresses;
 - `date_to` before `date_from` compares two fields: such a case must answer 422, and is held to that;
 - a `start_line` past the end of the note depends on the note's length: it answers 422 saying so, and the
-  check holds the number it names against the note's lines.
+  check holds the number it names against the note's lines;
+- a `vault`/`vaults` name is the service's VAULTS, not a schema's: a name it does not serve answers 422
+  UNKNOWN_VAULT (or the schema's own 422 for another field), and is held to that.
 
 Nothing is excluded. /mcp is not an OpenAPI operation (the MCP tests and test_path_safety cover it);
 POST /index/rebuild and /index/sync start real jobs, which is bounded here: a few calls, most answered 409
@@ -109,6 +111,12 @@ def _check(case: schemathesis.Case, base: str, run: str) -> None:
     if case.operation.path in STARTS_A_JOB:
         headers = {"Authorization": f"Bearer {KEY}"} if run == "keyed" else {}
         live_server.wait_until(lambda: live_server.indexed(base, headers), "the running job to end")
+    if _names_another_vault(case):
+        refused = case.call(base_url=base)
+        assert refused.status_code >= 400, refused.text  # never answered as if it were served
+        if refused.status_code == 422:  # for that name, or for another field the schema itself refuses
+            assert refused.json()["error_code"] in ("UNKNOWN_VAULT", "VALIDATION_ERROR"), refused.text
+        _ask_the_served_vault(case)  # then the same case of the vault served, to exercise the operation
     response = case.call(base_url=base)
     CASES[label] += 1
     STATUSES[label][response.status_code] += 1
@@ -120,6 +128,34 @@ def _check(case: schemathesis.Case, base: str, run: str) -> None:
     if _past_the_end(case, response):
         return
     case.validate_response(response, transport_kwargs={"base_url": base})
+
+
+SERVED = "obsidian"  # the one vault these services serve, by its name (VAULT_NAME's default)
+
+
+def _names_another_vault(case: schemathesis.Case) -> bool:
+    """`vault` or `vaults` naming a vault the service does not serve: what a name means is the service's
+    VAULTS, no schema keyword can say it (a null or empty list means every vault)."""
+    asked = [
+        (case.query or {}).get("vault"),
+        *(((case.body or {}) if isinstance(case.body, dict) else {}).get("vaults") or []),
+    ]
+    if isinstance(case.body, dict) and isinstance(case.body.get("vault"), str):
+        asked.append(case.body["vault"])
+    return any(isinstance(name, str) and name != SERVED for name in asked)
+
+
+def _ask_the_served_vault(case: schemathesis.Case) -> None:
+    """Each name the schema allows (a string of at most 48 characters) made the served vault's: a case the
+    schema refuses for a name stays refused for it."""
+    served = lambda name: SERVED if isinstance(name, str) and len(name) <= 48 else name  # noqa: E731
+    if isinstance(case.query, dict) and "vault" in case.query:
+        case.query["vault"] = served(case.query["vault"])
+    if isinstance(case.body, dict):
+        if "vault" in case.body:
+            case.body["vault"] = served(case.body["vault"])
+        if isinstance(case.body.get("vaults"), list):
+            case.body["vaults"] = [served(name) for name in case.body["vaults"]]
 
 
 PAST_THE_END = re.compile(r"start_line \((\d+)\) is past the end of the note \((\d+) lines\)")
