@@ -71,6 +71,9 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
             service = ServiceProcess(vault, (DATA / key).resolve(), env={**env, **extra}, repo=repo)
             started.append(service)
             services[key] = service
+            # one after another: the shared embedding cache gives each later index what an earlier one
+            # embedded (started at once, all three embedded the Zettelkasten: 40 minutes under load)
+            service.wait_idle(timeout=3600)
 
         start("zk", zk, {})
         start("locomo", locomo, {})
@@ -78,8 +81,6 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         if args.compare_with is not None:
             start("before", zk, {}, repo=args.compare_with.resolve())
             asked.insert(0, ("Zettelkasten alone, the code before", "before", None))
-        for service in started:
-            service.wait_idle(timeout=3600)  # the first run builds each index; later runs find them
         clients = {key: httpx.Client(base_url=s.url, timeout=120) for key, s in services.items()}
         for client in clients.values():  # warm: the model loaded, the store's pages read
             _p50(client, questions[:20], None)
