@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -112,8 +113,10 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
         def getsockname(self) -> tuple[str, int]:
             return host, 8123
 
-    # nothing opened
-    monkeypatch.setattr(backend.entrypoints.app, "open_services", lambda settings, **_: object())
+    # nothing opened: each vault's services stand in as what serve reads of them, their settings
+    monkeypatch.setattr(
+        backend.entrypoints.app, "open_services", lambda settings, **_: SimpleNamespace(settings=settings)
+    )
     monkeypatch.setattr(cli, "_listen", lambda settings: Bound())
     monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets: ran.update(vars(server.config)))
     monkeypatch.delenv("API_KEY", raising=False)
