@@ -13,6 +13,7 @@ import httpx
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from tests import live_server
+from tests.vault_files import write_notes
 
 SAME_PATH = "Inbox.md"
 WORK = {
@@ -23,13 +24,6 @@ PERSONAL = {
     SAME_PATH: "# Inbox\n\nBuy tomato seeds for the garden and water the basil.\n",
     "Garden.md": "# Garden\n\nTomatoes, basil and a small budget for seeds: the spring garden's launch.\n",
 }
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _ready(base: str, headers: dict[str, str]) -> bool:
@@ -44,7 +38,7 @@ def _ready(base: str, headers: dict[str, str]) -> bool:
 @contextmanager
 def serving(root: Path, api_key: str | None = None) -> Iterator[str]:
     """The two vaults under `root`, served until the block ends; yields the base URL once both are indexed."""
-    work, personal = write(root / "Work", WORK), write(root / "Personal", PERSONAL)
+    work, personal = write_notes(root / "Work", WORK), write_notes(root / "Personal", PERSONAL)
     settings = load_settings(
         vaults=f"work={work},personal={personal}",
         data_dir=root / "data",

@@ -24,16 +24,8 @@ from backend.vault_set import vault_settings
 from tests import live_server
 from tests.api.test_mcp import ERROR_KEYS, in_session, payload
 from tests.api.test_mcp_stdio import closed_port
+from tests.test_cli_vaults import PERSONAL, WORK
 from tests.vault_files import write_notes
-
-WORK = {
-    "Inbox.md": "# Inbox\n\nQuarterly budget review with the finance team on Monday.\n",
-    "Projects/Apollo.md": "# Apollo\n\nThe Apollo launch plan and its budget. See [[Inbox]].\n",
-}
-PERSONAL = {
-    "Inbox.md": "# Inbox\n\nBuy seeds for the garden and water the tomatoes.\n",
-    "Garden.md": "# Garden\n\nTomatoes, basil and a small budget for seeds. Back to [[Inbox]].\n",
-}
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.api.test_page_in_browser import CHROMIUM, browser, expect, opened, search
+from tests.vault_files import write_notes
 
 __all__ = ["browser"]  # the module's Chromium, shared with these tests
 
@@ -38,13 +39,6 @@ PERSONAL = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 def _ready(base: str, vault: str) -> bool:
     status = httpx.get(f"{base}/index/status", params={"vault": vault}, timeout=5).json()
     job = status.get("job")
@@ -53,7 +47,7 @@ def _ready(base: str, vault: str) -> bool:
 
 @contextmanager
 def _two_vaults(root: Path) -> Iterator[tuple[str, Path, Path]]:
-    work, personal = _write(root / "Work", WORK), _write(root / "Personal", PERSONAL)
+    work, personal = write_notes(root / "Work", WORK), write_notes(root / "Personal", PERSONAL)
     settings = load_settings(
         vaults=f"work={work},personal={personal}",
         data_dir=root / "data",

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
+from tests.vault_files import write_notes
 
 WORK = {
     "Inbox.md": "# Inbox\n\nQuarterly budget review with the finance team on Monday.\n",
@@ -29,13 +30,6 @@ PERSONAL = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 def _ready(client: TestClient, vault: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
@@ -49,7 +43,7 @@ def _ready(client: TestClient, vault: str, timeout: float = 60.0) -> None:
 
 @pytest.fixture
 def vaults(tmp_path: Path) -> tuple[Path, Path]:
-    return _write(tmp_path / "Work", WORK), _write(tmp_path / "Personal", PERSONAL)
+    return write_notes(tmp_path / "Work", WORK), write_notes(tmp_path / "Personal", PERSONAL)
 
 
 def _client(tmp_path: Path, work: Path, personal: Path) -> TestClient:
