@@ -102,7 +102,7 @@ class Library:
 
     @property
     def default(self) -> Services | None:
-        """The first vault that opened: what the door not yet taught about vaults (the page) uses."""
+        """The first vault that opened (a one-vault service's only one)."""
         return next(iter(self.services.values()), None)
 
     def each(self) -> Iterator[tuple[str, Services]]:

@@ -82,8 +82,6 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         vaults = prepared if prepared is not None else await run_in_threadpool(open_library, settings)
         app.state.library = vaults
-        # the doors that serve one vault yet (the page): the first vault that opened
-        app.state.services = vaults.default
         app.state.loop_lag = LoopLag()
         try:
             # the MCP endpoint's task group, and the loop's lag probe, for the app's lifetime

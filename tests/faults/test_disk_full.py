@@ -72,7 +72,7 @@ def test_below_the_free_space_margin_writes_are_refused_and_the_old_index_serves
         assert finished_job(client)["phase"] == "done"
         free_mb = shutil.disk_usage(data).free // MB
         # The test's disk cannot be filled, so the margin is raised above its free space instead.
-        client.app.state.services.catalog.keep_free((free_mb + 1024) * MB)  # type: ignore[attr-defined]
+        client.app.state.library.default.catalog.keep_free((free_mb + 1024) * MB)  # type: ignore[attr-defined]
         (vault / "Shopping list.md").write_text("# Shopping list\n\n- quince jam\n")
         write(vault, "New.md", "# New\n\nPomegranate molasses.\n")
 
@@ -90,7 +90,7 @@ def test_below_the_free_space_margin_writes_are_refused_and_the_old_index_serves
         assert top(client, "basmati") == "Shopping list.md"
         assert client.get("/index/status").json()["indexed_notes"] == len(NOTES)
 
-        client.app.state.services.catalog.keep_free(0)  # type: ignore[attr-defined]
+        client.app.state.library.default.catalog.keep_free(0)  # type: ignore[attr-defined]
         assert client.post("/index/sync").status_code == 202
         assert finished_job(client)["phase"] == "done"
         assert top(client, "quince") == "Shopping list.md"
@@ -187,7 +187,7 @@ def test_a_start_on_a_full_disk_serves_storage_full_until_there_is_room(vault: P
             body = response.json()
             assert (body["error_code"], body["recoverable"]) == ("STORAGE_FULL", True)
             assert "MIN_FREE_DISK_MB" in body["detail"]
-        client.app.state.services.catalog.keep_free(0)  # type: ignore[attr-defined]
+        client.app.state.library.default.catalog.keep_free(0)  # type: ignore[attr-defined]
         assert top(client, "basmati") == "Shopping list.md"  # room again: the next request opens the index
     finally:
         client.__exit__(None, None, None)
