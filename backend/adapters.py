@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from backend.application.embedder_health import EMBEDDER_FAILURES
-from backend.application.index_handle import ServingEmbedder
-from backend.application.model_choice import MODELS, MULTILINGUAL_MODEL, ModelChoice
+from backend.application.indexing.model_choice import MODELS, MULTILINGUAL_MODEL, ModelChoice
 from backend.application.ports import Embedder, IndexCatalog, MemoryStore
+from backend.application.serving.embedder_health import EMBEDDER_FAILURES
+from backend.application.serving.index_handle import ServingEmbedder
 from backend.config import Settings, SettingsError
 from backend.data_dirs import embedding_cache, vault_embedding_cache
-from backend.domain.embedding_instructions import Instructions, resolve
 from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.index.embedding_instructions import Instructions, resolve
 from backend.domain.models import IndexIdentity
 from backend.embedding_server_settings import REMOTE_PROVIDERS
 

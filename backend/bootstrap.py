@@ -19,36 +19,36 @@ from backend.adapters import (
     serving_embedder,
     stored_identity,
 )
-from backend.application.context import ContextService
-from backend.application.gate_upkeep import GateUpkeep
-from backend.application.index_handle import IndexHandle
-from backend.application.index_supervisor import IndexSupervisor
-from backend.application.indexing import Indexer, build_index
-from backend.application.jobs import JobRunner
-from backend.application.language_survey import survey_languages
-from backend.application.memory import MemoryService
-from backend.application.model_choice import (
+from backend.application.explanation.explainer import SearchExplainer
+from backend.application.indexing.gate_upkeep import GateUpkeep
+from backend.application.indexing.index_supervisor import IndexSupervisor
+from backend.application.indexing.indexer import Indexer, build_index
+from backend.application.indexing.jobs import JobRunner
+from backend.application.indexing.language_survey import survey_languages
+from backend.application.indexing.model_choice import (
     ModelChoice,
     choose_model,
     choose_ollama_model,
 )
-from backend.application.note_chunks import NoteChunkReader
-from backend.application.note_writer import ChunkingOptions
-from backend.application.notes import NoteReader
+from backend.application.indexing.note_writer import ChunkingOptions
+from backend.application.notes.memory import MemoryService
+from backend.application.notes.note_chunks import NoteChunkReader
+from backend.application.notes.reading import NoteReader
 from backend.application.ports import Embedder, IndexCatalog
-from backend.application.recall_gate import RecallGate
-from backend.application.search import SearchOptions, SearchService
-from backend.application.search_explainer import SearchExplainer
-from backend.application.search_warm_up import ShowingWarmUp
+from backend.application.recall.context import ContextService
+from backend.application.search.recall_gate import RecallGate
+from backend.application.search.service import SearchOptions, SearchService
+from backend.application.search.warm_up import ShowingWarmUp
+from backend.application.serving.index_handle import IndexHandle
 from backend.config import Settings, SettingsError
-from backend.domain.content_policy import ContentPolicy
-from backend.domain.embedding_instructions import Instructions
-from backend.domain.fusion import AdaptiveWeights
-from backend.domain.language_mix import LanguageMix
+from backend.domain.index.embedding_instructions import Instructions
 from backend.domain.models import IndexIdentity
-from backend.domain.sensitivity import SensitiveCategory
-from backend.domain.sparse import FieldWeights, SparseEncoder
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.ranking.fusion import AdaptiveWeights
+from backend.domain.text.content_policy import ContentPolicy
+from backend.domain.text.language_mix import LanguageMix
+from backend.domain.text.sensitivity import SensitiveCategory
+from backend.domain.text.sparse import FieldWeights, SparseEncoder
+from backend.domain.text.text_analysis import TextAnalyzer
 from backend.embedding_server_settings import REMOTE_PROVIDERS
 from backend.infrastructure.data_dir import data_dir_problem
 from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
@@ -62,7 +62,8 @@ log = logging.getLogger(__name__)
 class Services:
     """What the composition root wires: the use cases' services, the serving index and its indexer, and the
     supervisor that decides when the index is opened, written and healed
-    (backend/application/index_supervisor.py). Every door asks them directly; nothing here adds a rule."""
+    (backend/application/indexing/index_supervisor.py). Every door asks them directly; nothing here adds a
+    rule."""
 
     settings: Settings
     catalog: IndexCatalog
@@ -87,7 +88,7 @@ class Services:
 
     def warm_search(self) -> threading.Thread:
         """Read the stored chunks into search memory in the background, and compute what showing each costs
-        (backend/application/search_warm_up.py): the first searches after a start as fast as later ones."""
+        (backend/application/search/warm_up.py): the first searches after a start as fast as later ones."""
         languages = self.search.analyzer.query_languages_for("")  # a question in the vault's own languages
         return self.supervisor.warm_search(ShowingWarmUp(self.policy, self.search.word_terms, languages))
 
@@ -125,7 +126,7 @@ def build_policy(settings: Settings) -> ContentPolicy:
 
 
 def build_analyzer(settings: Settings, query_languages: tuple[str, ...] = ()) -> TextAnalyzer:
-    """How text becomes keyword terms in every language (backend/domain/text_analysis.py), with the
+    """How text becomes keyword terms in every language (backend/domain/text/text_analysis.py), with the
     language detector and the compound splitter; `query_languages`: the vault's main languages."""
     from backend.infrastructure.languages import compounds, detection
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from backend.domain.sensitivity import DEFAULT_CATEGORIES
+from backend.domain.text.sensitivity import DEFAULT_CATEGORIES
 
 # optional settings where an empty value (`QDRANT_URL=` in .env or compose) means unset
 BLANK_IS_UNSET = (
@@ -24,7 +24,7 @@ _ORIGIN = re.compile(r"https?://[^/\s?#]+")
 
 
 class SensitiveCategorySetting(BaseModel):
-    """One entry of SENSITIVE_CATEGORIES (see backend/domain/sensitivity.py for the matching rules)."""
+    """One entry of SENSITIVE_CATEGORIES (see backend/domain/text/sensitivity.py for the matching rules)."""
 
     model_config = ConfigDict(extra="forbid")  # a misspelt "word" must not silently match nothing
 

@@ -36,9 +36,9 @@ from typing import TypeVar
 import numpy as np
 import onnxruntime as ort
 
-from backend.application.dense_pass import DENSE_WINDOW
-from backend.application.index_texts import embedding_text
-from backend.domain.chunking import chunk_note
+from backend.application.indexing.dense_pass import DENSE_WINDOW
+from backend.domain.index.index_texts import embedding_text
+from backend.domain.notes.chunking import chunk_note
 from backend.infrastructure.embedders import onnx_minilm
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 from backend.infrastructure.markdown.parser import parse_note

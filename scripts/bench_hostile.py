@@ -13,7 +13,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from backend.domain.chunking import chunk_note
+from backend.domain.notes.chunking import chunk_note
 from backend.infrastructure.markdown.parser import parse_note
 from scripts.bench_common import machine
 

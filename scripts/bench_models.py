@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from backend.application.dense_pass import DENSE_WINDOW
+from backend.application.indexing.dense_pass import DENSE_WINDOW
 from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxEmbedder, OnnxMiniLMEmbedder
 from scripts.bench_common import machine, percentile
 from scripts.bench_embed import chunks_per_second, cosine_to, interleaved, load_average, sample_texts

@@ -8,9 +8,9 @@ start-up warm-up has ended; one client asks both in blocks of `BLOCK` questions,
 block in turn (which goes first alternating), `POST /search` top_k 10, keyword then hybrid: httpx every other
 pair of blocks, the standard library's http.client the rest (the client's own share of the figures differs by
 ~0.5 ms). Each answer's Server-Timing
-header says its stages (backend/application/stage_clock.py): the per-stage table is this checkout's; the rest
-of the client's time ("HTTP and framework", by client) is what the client, FastAPI, the middleware, the thread
-hop, JSON and loopback cost.
+header says its stages (backend/application/search/stage_clock.py): the per-stage table is this checkout's;
+the rest of the client's time ("HTTP and framework", by client) is what the client, FastAPI, the middleware,
+the thread hop, JSON and loopback cost.
 
     python -m scripts.bench_speed --before /work/before-37 -n 300
 """
@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from backend.application.stage_clock import SERIALISATION, STAGES
+from backend.application.search.stage_clock import SERIALISATION, STAGES
 from backend.infrastructure.eval_files import read_queries
 from backend.infrastructure.index_catalog.edge import EdgeIndexCatalog
 from scripts.bench_common import drawn_questions, percentile

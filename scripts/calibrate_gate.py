@@ -1,11 +1,12 @@
-"""Fit the generic weights of the recall gate of a model without shipped weights (backend/domain/gate_fit.py),
-and check the vault-fitted gate honestly: each in-process model's shipped weights left out in turn.
+"""Fit the generic weights of the recall gate of a model without shipped weights
+(backend/domain/recall/gate_fit.py), and check the vault-fitted gate honestly: each in-process model's shipped
+weights left out in turn.
 
 For each dev set (as scripts/calibrate_recall.py: personal-dev, LoCoMo dev, the example vault, XQuAD English;
 XQuAD German with multilingual-e5-small) and each in-process model, every turn is asked (the set's questions,
 its unanswerable ones, chit-chat, other sets' questions) and so are the gate's probe turns
-(backend/domain/calibration_probes.py). The generic weights are a logistic fit over the hits' evidence with
-the cosines read in units of the model's null spread in that vault, each set and model weighing the same.
+(backend/domain/recall/calibration_probes.py). The generic weights are a logistic fit over the hits' evidence
+with the cosines read in units of the model's null spread in that vault, each set and model weighing the same.
 
 Leave-one-model-out: the generic weights fitted on the other model alone, the gate fitted from each vault's
 probes, against the model's shipped weights, both at the recall floor (first 3 hits at or above 0.4):
@@ -21,14 +22,14 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from backend.application.model_choice import ENGLISH_MODEL, MULTILINGUAL_MODEL
+from backend.application.indexing.model_choice import ENGLISH_MODEL, MULTILINGUAL_MODEL
 from backend.bootstrap import Services
 from backend.config import REPO_ROOT
-from backend.domain import gate_fit
-from backend.domain.calibration_probes import PROBES
-from backend.domain.confidence import Calibration, shipped_calibration
-from backend.domain.gate_fit import QUOTED, GenericWeights, Probe, fit_gate, null_scale
 from backend.domain.models import SearchMode
+from backend.domain.ranking.confidence import Calibration, shipped_calibration
+from backend.domain.recall import gate_fit
+from backend.domain.recall.calibration_probes import PROBES
+from backend.domain.recall.gate_fit import QUOTED, GenericWeights, Probe, fit_gate, null_scale
 from scripts.calibrate_recall import SETS, Observed, asked_turns, fit, gate, indexed, observe_in
 
 MODELS = {ENGLISH_MODEL: tuple(SETS), MULTILINGUAL_MODEL: (*SETS, "xquad-dev/de")}

@@ -1,4 +1,5 @@
-"""Fit the weights of the hits' confidence (backend/domain/confidence.py); report what the recall gate does.
+"""Fit the weights of the hits' confidence (backend/domain/ranking/confidence.py); report what the recall gate
+does.
 
 Every dev set at once: personal-dev (a person's own vault, questions typed by kind, six the vault cannot
 answer), LoCoMo dev (chat sessions), the example vault's questions and XQuAD English (encyclopaedia
@@ -39,10 +40,11 @@ from pathlib import Path
 import numpy as np
 
 from backend.application.evaluation import RECALL_ENTRIES
-from backend.application.model_choice import ENGLISH_MODEL
+from backend.application.indexing.model_choice import ENGLISH_MODEL
 from backend.bootstrap import Services
 from backend.config import REPO_ROOT, load_settings
-from backend.domain.confidence import (
+from backend.domain.models import SearchMode
+from backend.domain.ranking.confidence import (
     KEYWORD_ONLY,
     RECALL_FLOOR,
     Calibration,
@@ -50,7 +52,6 @@ from backend.domain.confidence import (
     calibration_for,
     features,
 )
-from backend.domain.models import SearchMode
 from backend.entrypoints.cli.commands import run_job
 from backend.entrypoints.cli.target import open_local
 from backend.infrastructure.eval_files import find_set, read_queries
@@ -294,7 +295,7 @@ def main() -> None:
     parser.add_argument(
         "--shipped",
         action="store_true",
-        help="report the weights in backend/domain/confidence.py instead of fitting new ones",
+        help="report the weights in backend/domain/ranking/confidence.py instead of fitting new ones",
     )
     args = parser.parse_args()
     sets = (*SETS, *args.also)

@@ -13,8 +13,8 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-from backend.domain.chunking import chunk_note
 from backend.domain.models import Chunk
+from backend.domain.notes.chunking import chunk_note
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.scanner import scan_vault_detailed
 

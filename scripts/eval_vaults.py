@@ -26,7 +26,7 @@ from backend.api.vault_answers import context_vaults, search_vaults
 from backend.bootstrap import Services
 from backend.config import Settings, load_settings
 from backend.domain.metrics import dedupe_notes, ndcg_at, recall_at
-from backend.domain.recall_budget import PLUGIN_RECALL
+from backend.domain.recall.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.cli.commands import run_job
 from backend.entrypoints.cli.target import open_local
 from backend.infrastructure.eval_files import EvalSet, eval_sets

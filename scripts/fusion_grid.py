@@ -21,8 +21,8 @@ from statistics import fmean
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from backend.domain import fusion
 from backend.domain.metrics import dedupe_notes, ndcg_at
+from backend.domain.ranking import fusion
 from backend.infrastructure.eval_files import EvalSet, find_set
 
 DEPTH = 200  # keyword candidates fetched; variants use a prefix of them

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import httpx
 
-from backend.application.index_texts import window_texts
-from backend.domain.chunking import chunk_note
-from backend.domain.dense_order import saved_from_elsewhere
+from backend.domain.index.dense_order import saved_from_elsewhere
+from backend.domain.index.index_texts import window_texts
+from backend.domain.notes.chunking import chunk_note
 from backend.infrastructure.markdown.parser import parse_note
 from scripts.bench_growth import first_start_service
 

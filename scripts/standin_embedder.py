@@ -4,10 +4,10 @@ answering with an in-process model (all-MiniLM-L6-v2 or multilingual-e5-small) u
 told to serve (`mxbai-embed-large`, `nomic-embed-text`...).
 
 It reads the instructions as a server running that model would receive them: a text opening with the served
-name's query instruction (backend/domain/embedding_instructions.py) is embedded as a query (the in-process
-`embed_query`), the instruction taken off; any other text as a document (`embed_documents`), its document
-instruction taken off when it has one. So the service's search quality through it is the in-process model's
-when the instructions arrive, and measurably worse when they do not.
+name's query instruction (backend/domain/index/embedding_instructions.py) is embedded as a query (the
+in-process `embed_query`), the instruction taken off; any other text as a document (`embed_documents`), its
+document instruction taken off when it has one. So the service's search quality through it is the in-process
+model's when the instructions arrive, and measurably worse when they do not.
 
 It counts requests and texts, keeps the last texts it saw of each kind, can require an API key, can hold
 requests with documents (`hold`/`release`: a service caught mid-rebuild), and can be stopped and started
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.application.ports import Embedder
-from backend.domain.embedding_instructions import Instructions, base_name, known_instructions
+from backend.domain.index.embedding_instructions import Instructions, base_name, known_instructions
 
 SERVED = {"minilm": "all-MiniLM-L6-v2", "e5": "multilingual-e5-small"}
 _KEPT = 1000  # texts of each kind kept for a test to look at

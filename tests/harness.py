@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from backend.application.index_handle import ServingEmbedder
-from backend.application.indexing import KEYWORD_FIRST_MIN, build_index
+from backend.application.indexing.indexer import KEYWORD_FIRST_MIN, build_index
 from backend.application.ports import ChunkStore, Embedder, GraphStore, IndexCatalog, Vault
-from backend.application.search import SearchService
+from backend.application.search.service import SearchService
+from backend.application.serving.index_handle import ServingEmbedder
 from backend.domain.models import IndexIdentity, SearchMode
-from backend.domain.sparse import SparseEncoder
+from backend.domain.text.sparse import SparseEncoder
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault

@@ -143,6 +143,64 @@ def test_infrastructure_is_in_folders_by_what_it_adapts() -> None:
     assert prefixed == []
 
 
+# application/ and domain/ in rooms by capability (docs/development.md draws them). A room imports only the
+# rooms named here (besides its layer's root modules and the inner layers), so the rooms form no circle and a
+# module's folder tells what it may use.
+ROOMS = {
+    "domain": {
+        "notes": set(),
+        "text": set(),
+        "periods": set(),
+        "index": {"notes", "text", "periods"},
+        "ranking": {"index", "notes", "text"},
+        "recall": {"ranking", "notes", "text"},
+    },
+    "application": {
+        "serving": set(),
+        "search": {"serving"},
+        "notes": {"serving"},
+        "recall": {"search", "notes"},
+        "explanation": {"search", "serving"},
+        "indexing": {"search", "serving"},
+    },
+}
+# what stays at a layer's root: what every room shares (the domain's values and errors; the ports) and what
+# joins the rooms (operations: one use case per operation; evaluation: judged queries through search)
+LAYER_ROOTS = {
+    "domain": {"__init__.py", "models.py", "links.py", "errors.py", "metrics.py"},
+    "application": {"__init__.py", "ports.py", "operations.py", "evaluation.py"},
+}
+
+
+def _room(module: str, layer: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) > 3 and parts[:2] == ["backend", layer]:
+        return parts[2]
+    return None
+
+
+@pytest.mark.parametrize("layer", sorted(ROOMS))
+def test_layer_is_in_rooms_by_capability(layer: str) -> None:
+    folder = BACKEND / layer
+    rooms = {p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert rooms == set(ROOMS[layer])
+    assert {p.name for p in folder.glob("*.py")} == LAYER_ROOTS[layer]
+    # each room says what lives there in its opening comment
+    assert all(ast.get_docstring(ast.parse((folder / room / "__init__.py").read_text())) for room in rooms)
+
+
+@pytest.mark.parametrize("layer", sorted(ROOMS))
+def test_a_room_imports_only_the_rooms_it_may_use(layer: str) -> None:
+    offences = sorted(
+        f"{module} imports {imported}"
+        for module, imports in _import_graph().items()
+        if (room := _room(module, layer))
+        for imported in imports
+        if (other := _room(imported, layer)) and other != room and other not in ROOMS[layer][room]
+    )
+    assert offences == []
+
+
 def _import_graph() -> dict[str, set[str]]:
     modules = {_module_name(path): path for path in _sources()}
     graph: dict[str, set[str]] = {}

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from backend.api.routes.page import CONTENT_TYPES, PAGE_DIR, page_files
-from backend.domain.recall_budget import PLUGIN_RECALL
+from backend.domain.recall.recall_budget import PLUGIN_RECALL
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_MANIFEST = ROOT / "integrations" / "openclaw" / "openclaw.plugin.json"

@@ -14,7 +14,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domain.recall_budget import PLUGIN_RECALL
+from backend.domain.recall.recall_budget import PLUGIN_RECALL
 
 GENERATED_BY = (
     "generated from the OpenAPI schema by `make agent-tools` (scripts/openclaw_tools.py): do not edit"

@@ -43,9 +43,7 @@ from backend.api.schemas import (
     TimeIntentOut,
     UnresolvedLinkOut,
 )
-from backend.application.context import ContextQuery, ContextResult, ContextSourceView
-from backend.application.memory import MemoryView
-from backend.application.note_graph import LinkedNote
+from backend.application.notes.memory import MemoryView
 from backend.application.operations import (
     NoteListQuery,
     SearchQuery,
@@ -58,13 +56,15 @@ from backend.application.operations import (
     remember,
     search_notes,
 )
-from backend.application.presenting import ResultView
-from backend.application.stage_clock import SERIALISATION
+from backend.application.recall.context import ContextQuery, ContextResult, ContextSourceView
+from backend.application.search.presenting import ResultView
+from backend.application.search.stage_clock import SERIALISATION
+from backend.application.serving.note_graph import LinkedNote
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
-from backend.domain.memory_suggestion import MemorySuggestion
-from backend.domain.obsidian_uri import obsidian_uri
-from backend.domain.time_intent import TimeSpan
+from backend.domain.notes.obsidian_uri import obsidian_uri
+from backend.domain.periods.time_intent import TimeSpan
+from backend.domain.recall.memory_suggestion import MemorySuggestion
 
 
 def _status(warnings: list[str]) -> str:

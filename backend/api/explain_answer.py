@@ -13,8 +13,8 @@ from backend.api.explain_schemas import (
     WeightsOut,
     WhyNotOut,
 )
-from backend.application.context import Considered
-from backend.application.explaining import HitWhy, Period, SearchExplanation, SidePlace, WhyNot
+from backend.application.explanation.rules import HitWhy, Period, SearchExplanation, SidePlace, WhyNot
+from backend.application.recall.context import Considered
 
 
 def hit_whys(explanation: SearchExplanation | None, recall: dict[str, Considered]) -> dict[str, HitWhyOut]:

@@ -1,12 +1,12 @@
 """The explain data of /search (asked with `explain` or `why_not`): why each result ranks where it does, the
 fusion this question was given, and why a named note is not higher. What the look-inside page's why-panel
-shows (backend/application/explaining.py computes it)."""
+shows (backend/application/explanation/rules.py computes it)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from backend.application.search_ranking import MENTIONED_ONLY, OF_PERIOD, OTHER_TIME, UNDATED
+from backend.application.search.ranking import MENTIONED_ONLY, OF_PERIOD, OTHER_TIME, UNDATED
 
 # the reasons `time_factor` gives, as the explain data says them
 _TIME_REASONS = ", ".join(f'"{reason}"' for reason in (OF_PERIOD, OTHER_TIME, MENTIONED_ONLY, UNDATED))

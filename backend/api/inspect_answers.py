@@ -6,7 +6,7 @@ from __future__ import annotations
 from backend.api.note_schemas import NoteChunksOut, StoredChunkOut, UnresolvedLinksOut, VaultLinkOut
 from backend.application.operations import note_chunks, unresolved_links
 from backend.bootstrap import Services
-from backend.domain.payload import HEADING_SEPARATOR
+from backend.domain.index.payload import HEADING_SEPARATOR
 
 
 def chunks_answer(services: Services, note_path: str) -> NoteChunksOut:

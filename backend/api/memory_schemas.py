@@ -8,11 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from backend.api import examples
-from backend.domain.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
+from backend.domain.notes.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
 
 _FACT = examples.FACT
-# What backend.domain.memory checks (with a clearer message than a pattern's), said in the schema: some text,
-# and none of / \ or a control character.
+# What backend.domain.notes.memory checks (with a clearer message than a pattern's), said in the schema: some
+# text, and none of / \ or a control character.
 KEY_PATTERN = r"^[^/\\\x00-\x1f\x7f]*[^/\\\x00-\x1f\x7f\s][^/\\\x00-\x1f\x7f]*$"
 
 

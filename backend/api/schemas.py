@@ -10,7 +10,7 @@ from backend.api import examples
 from backend.api.explain_schemas import HitWhyOut, SearchExplainOut
 from backend.api.input_types import ChunksPerNote, IsoDay, JsonBool, JsonFloat, JsonInt
 from backend.api.memory_schemas import MemoryOut, MemorySuggestionOut
-from backend.application.note_graph import RELATED_LIMIT
+from backend.application.serving.note_graph import RELATED_LIMIT
 from backend.domain.models import PointFilter, SearchMode
 
 MAX_QUERY_CHARS = 2000

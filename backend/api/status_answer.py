@@ -18,8 +18,8 @@ from backend.api.status_schemas import (
     RecallCalibrationOut,
     VerifyResult,
 )
+from backend.application.indexing.verify import LIST_LIMIT, verify_index
 from backend.application.ports import CountsEmbeddings
-from backend.application.verify import LIST_LIMIT, verify_index
 from backend.bootstrap import Services
 from backend.domain.errors import (
     EmbedderUnavailableError,

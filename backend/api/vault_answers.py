@@ -26,11 +26,11 @@ from backend.api.request_caps import check_filter_caps
 from backend.api.schemas import MissingVaultOut, NoteGroupOut, SearchRequest, SearchResponse
 from backend.api.status_answer import status_answer
 from backend.api.status_schemas import IndexStatus, VaultStateOut
-from backend.application.context import VaultCandidates, assemble
 from backend.application.operations import gather_context
+from backend.application.recall.context import VaultCandidates, assemble
 from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
-from backend.domain.vault_merge import merged_by_confidence
+from backend.domain.ranking.vault_merge import merged_by_confidence
 from backend.vault_set import Library, VaultFailure
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def _group_confidence(group: NoteGroupOut) -> float:
 
 def _merged(named: list[tuple[str, SearchResponse]], body: SearchRequest) -> SearchResponse:
     """The answers of several vaults as one: results merged by confidence, each vault's in its own order
-    (domain/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; related
+    (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; related
     notes of the vaults whose results are kept; facts by score."""
     answers = [answer for _, answer in named]
     groups = None

@@ -7,13 +7,13 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from statistics import fmean
 
-from backend.application.context import ContextQuery, ContextService
-from backend.application.search import SearchService
-from backend.domain.confidence import RECALL_FLOOR
+from backend.application.recall.context import ContextQuery, ContextService
+from backend.application.search.service import SearchService
 from backend.domain.metrics import dedupe_notes, hit_at, mrr_at, ndcg_at, recall_at
 from backend.domain.models import ScoredPoint, SearchMode
-from backend.domain.recall_budget import PLUGIN_RECALL
-from backend.domain.result_rules import is_link_list
+from backend.domain.ranking.confidence import RECALL_FLOOR
+from backend.domain.ranking.result_rules import is_link_list
+from backend.domain.recall.recall_budget import PLUGIN_RECALL
 
 CANDIDATE_CHUNKS = 100  # enough chunks to fill the top 10 notes after deduplication
 # What the OpenClaw recall asks /context for each turn: its top 3 chunks, those of them at or above the floor

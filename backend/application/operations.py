@@ -21,7 +21,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from backend.application.context import (
+from backend.application.explanation.explainer import SearchExplainer
+from backend.application.explanation.rules import SearchExplanation
+from backend.application.notes.memory import MemoryPage, MemoryService, MemoryView
+from backend.application.notes.note_chunks import NoteChunkReader, NoteChunks
+from backend.application.notes.reading import NoteListing, NoteReader, NoteView
+from backend.application.recall.context import (
     Considered,
     ContextQuery,
     ContextResult,
@@ -29,23 +34,18 @@ from backend.application.context import (
     Gathered,
     recall_verdicts,
 )
-from backend.application.explaining import SearchExplanation
-from backend.application.memory import MemoryPage, MemoryService, MemoryView
-from backend.application.note_chunks import NoteChunkReader, NoteChunks
-from backend.application.note_graph import RELATED_LIMIT, NoteLinks
-from backend.application.notes import NoteListing, NoteReader, NoteView
-from backend.application.presenting import ResultView, group_by_note, present_hits
-from backend.application.search import SearchOutcome, SearchService
-from backend.application.search_explainer import SearchExplainer
-from backend.application.serving_index import ServingIndex
-from backend.application.stage_clock import EXPLAIN, MEMORY, PRESENTING
-from backend.application.suggesting import suggestion_for
-from backend.domain.content_policy import ContentPolicy
+from backend.application.recall.suggesting import suggestion_for
+from backend.application.search.presenting import ResultView, group_by_note, present_hits
+from backend.application.search.service import SearchOutcome, SearchService
+from backend.application.search.stage_clock import EXPLAIN, MEMORY, PRESENTING
+from backend.application.serving.note_graph import RELATED_LIMIT, NoteLinks
+from backend.application.serving.serving_index import ServingIndex
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
 from backend.domain.links import LinkRecord
-from backend.domain.memory_suggestion import MemorySuggestion
 from backend.domain.models import PointFilter, SearchMode
-from backend.domain.note_listing import NoteListFilter, NoteOrder
+from backend.domain.notes.note_listing import NoteListFilter, NoteOrder
+from backend.domain.recall.memory_suggestion import MemorySuggestion
+from backend.domain.text.content_policy import ContentPolicy
 
 
 class IndexRules(Protocol):

@@ -6,7 +6,6 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from backend.domain.links import LinkEnds, LinkRecord, NoteRecord
-from backend.domain.memory import MemoryRecord
 from backend.domain.models import (
     ChunkEntry,
     FileProblem,
@@ -18,6 +17,7 @@ from backend.domain.models import (
     ScoredPoint,
     SparseVector,
 )
+from backend.domain.notes.memory import MemoryRecord
 
 
 @runtime_checkable
@@ -104,8 +104,8 @@ class ChunkStore(Protocol):
 
         At least one of `dense` / `sparse` must be given. Results are best first, with payloads.
         `fusion`: "rrf" (Reciprocal Rank Fusion; `rrf_weights` (dense, keyword) scale each side's reciprocal
-        ranks) or "dbsf" (distribution-based score fusion, unweighted): `backend.domain.fusion` computes both
-        the same way.
+        ranks) or "dbsf" (distribution-based score fusion, unweighted): `backend.domain.ranking.fusion`
+        computes both the same way.
         """
         ...
 

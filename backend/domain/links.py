@@ -72,5 +72,5 @@ class NoteRecord:
     # this was recorded, when every note had one
     chunk_count: int | None = None
     # acronyms the note defines, each with its expansion ("GAD", "generalised anxiety disorder"): a question
-    # in the expansion's words also asks for the tag (backend/domain/tag_words.py)
+    # in the expansion's words also asks for the tag (backend/domain/text/tag_words.py)
     acronyms: tuple[tuple[str, str], ...] = ()

@@ -101,7 +101,8 @@ class ScoredPoint:
     id: str
     score: float
     payload: dict[str, Any]
-    # how likely the hit is relevant at all (0..1, domain/confidence.py); None until the search sets it
+    # how likely the hit is relevant at all (0..1, domain/ranking/confidence.py); None until the search sets
+    # it
     confidence: float | None = None
     # the pointer (a hub chunk whose line describes this hit's note) that led here; None for most hits
     via: ScoredPoint | None = None
@@ -133,11 +134,11 @@ class IndexIdentity:
     embedding_model: str  # "none" when keyword-only
     dimension: int | None
     keyword_encoding: str = ""  # SparseEncoder.fingerprint; "" for indexes built before it was recorded
-    # words in a dense window of a chunk (backend.domain.dense_windows); 0: one dense vector per chunk
+    # words in a dense window of a chunk (backend.domain.notes.dense_windows); 0: one dense vector per chunk
     dense_windows: int = 0
-    # what a model served over HTTP got before each document and query (domain/embedding_instructions.py);
-    # "" for none, for the in-process models (they add their own) and for indexes built before they were
-    # recorded, which is what those were embedded with
+    # what a model served over HTTP got before each document and query
+    # (domain/index/embedding_instructions.py); "" for none, for the in-process models (they add their own)
+    # and for indexes built before they were recorded, which is what those were embedded with
     document_instruction: str = ""
     query_instruction: str = ""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from backend.application.evaluation import JudgedQuery
 from backend.domain.errors import InvalidRequestError
-from backend.domain.written_periods import spans_in_text
+from backend.domain.periods.written_periods import spans_in_text
 from backend.infrastructure.markdown.frontmatter import split_frontmatter
 
 

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, Settings, load_settings
-from backend.domain.recall_budget import PLUGIN_RECALL
+from backend.domain.recall.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.app import create_app
 
 AppFactory = Callable[..., TestClient]

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from backend.api.status_answer import status_answer
-from backend.application.indexing import build_index
-from backend.application.search import SearchService
+from backend.application.indexing.indexer import build_index
+from backend.application.search.service import SearchService
 from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.domain.errors import ModelNotFoundError
 from backend.domain.models import IndexIdentity
-from backend.domain.sparse import SparseEncoder
+from backend.domain.text.sparse import SparseEncoder
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault

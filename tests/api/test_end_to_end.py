@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.domain.confidence import RECALL_FLOOR
+from backend.domain.ranking.confidence import RECALL_FLOOR
 from backend.entrypoints.app import create_app
 from backend.infrastructure.embedders.onnx_minilm import DEFAULT_VARIANT
 from tests.api.conftest import wait_for_job

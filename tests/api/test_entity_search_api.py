@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.note_graph import entity_key
+from backend.application.serving.note_graph import entity_key
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.api.conftest import AppFactory, wait_for_job

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.domain.recall_budget import PLUGIN_RECALL
+from backend.domain.recall.recall_budget import PLUGIN_RECALL
 from backend.entrypoints.app import create_app
 from tests.api.conftest import recall_block, wait_for_job
 from tests.application.fakes import FakeEmbedder

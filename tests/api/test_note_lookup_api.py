@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.domain.links import NoteRecord
-from backend.domain.note_lookup import lookup_note
+from backend.domain.notes.note_lookup import lookup_note
 from tests.api.conftest import wait_for_job
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from backend.domain.obsidian_uri import obsidian_uri
+from backend.domain.notes.obsidian_uri import obsidian_uri
 from tests.api.conftest import AppFactory, wait_for_job
 
 

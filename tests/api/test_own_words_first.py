@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.context import SAVED
+from backend.application.recall.context import SAVED
 from backend.config import load_settings
-from backend.domain.confidence import RECALL_FLOOR
+from backend.domain.ranking.confidence import RECALL_FLOOR
 from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
 

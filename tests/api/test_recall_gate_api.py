@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from backend.domain.calibration_probes import CHITCHAT, OTHER_DOMAINS
+from backend.domain.recall.calibration_probes import CHITCHAT, OTHER_DOMAINS
 from backend.entrypoints.app import create_app
 from tests.api.conftest import fitted_gate, recall_block, wait_for_job
 from tests.application.fakes import FakeEmbedder

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.context import EARLIER_TIME, FAR_LESS_LIKELY, QUOTED, REPLACED
+from backend.application.recall.context import EARLIER_TIME, FAR_LESS_LIKELY, QUOTED, REPLACED
 from backend.config import load_settings
-from backend.domain.confidence import RECALL_FLOOR
+from backend.domain.ranking.confidence import RECALL_FLOOR
 from backend.entrypoints.app import create_app
 from tests.api.conftest import wait_for_job
 

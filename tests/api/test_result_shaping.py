@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT, load_settings
-from backend.domain.result_rules import is_hub, linked_names, note_name
+from backend.domain.ranking.result_rules import is_hub, linked_names, note_name
 from backend.entrypoints.app import create_app
 from tests.api.conftest import AppFactory, wait_for_job
 

@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Sequence
 
 from backend.domain.errors import EmbedderUnavailableError
-from backend.domain.sparse import tokenize
+from backend.domain.text.sparse import tokenize
 
 
 class FakeEmbedder:

@@ -4,7 +4,7 @@ not promise the long prose behind them at their pace."""
 
 from __future__ import annotations
 
-from backend.application.dense_estimate import DenseEstimate, text_work
+from backend.application.indexing.dense_estimate import DenseEstimate, text_work
 
 
 class Clock:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.application import dense_pass
-from backend.application.jobs import JobRunner
+from backend.application.indexing import dense_pass
+from backend.application.indexing.jobs import JobRunner
 from backend.domain.models import SearchMode
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from backend.application.embedder_health import EmbedderHealth
+from backend.application.serving.embedder_health import EmbedderHealth
 from backend.domain.errors import EmbeddingModelMismatchError, ModelNotFoundError
 from tests.application.fakes import FakeEmbedder
 

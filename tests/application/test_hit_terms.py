@@ -1,5 +1,6 @@
 """A hit's confidence counts the question's words its chunk holds, read from the keyword terms the index
-stored for it (application/hit_confidence.py): the same count as encoding its text again, stop words too."""
+stored for it (application/search/hit_confidence.py): the same count as encoding its text again, stop words
+too."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.application import dense_pass
-from backend.application.dense_pass import PIPELINE_DEPTH
+from backend.application.indexing import dense_pass
+from backend.application.indexing.dense_pass import PIPELINE_DEPTH
 from backend.domain.models import SearchMode
 from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.application.fakes import FakeEmbedder

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from backend.application import dense_pass
-from backend.application.note_writer import EMBED_BATCH
+from backend.application.indexing import dense_pass
+from backend.application.indexing.note_writer import EMBED_BATCH
 from backend.domain.errors import EmbeddingModelMismatchError, IndexNotReadyError
 from backend.domain.models import PointFilter, SearchMode
-from backend.domain.sparse import SparseEncoder
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.text.sparse import SparseEncoder
+from backend.domain.text.text_analysis import TextAnalyzer
 from tests.application.fakes import DyingEmbedder, FakeEmbedder
 from tests.harness import NOTES, Harness
 

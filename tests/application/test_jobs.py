@@ -2,7 +2,7 @@ import threading
 
 import pytest
 
-from backend.application.jobs import JobProgress, JobRunner
+from backend.application.indexing.jobs import JobProgress, JobRunner
 from backend.domain.errors import ReindexInProgressError
 
 

@@ -138,7 +138,7 @@ def test_hybrid_scores_reach_one_when_the_keyword_side_finds_nothing(services: S
 
 
 def test_highlights_in_unspaced_scripts_are_the_matched_stretch(services: Services) -> None:
-    from backend.domain.result_rules import highlights
+    from backend.domain.ranking.result_rules import highlights
 
     assert highlights("迁移", "我们决定把数据库迁移到新服务器", analyzer=services.search.analyzer) == ["迁移"]
     assert highlights("Steuer", "Die Steuererklärung", analyzer=services.search.analyzer) == [
@@ -147,7 +147,7 @@ def test_highlights_in_unspaced_scripts_are_the_matched_stretch(services: Servic
 
 
 def test_note_language_from_frontmatter_wins(tmp_path: Path) -> None:
-    from backend.application.index_texts import note_language
+    from backend.domain.index.index_texts import note_language
     from backend.infrastructure.markdown.parser import parse_note
 
     services_analyzer = build_services(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from backend.application.live_index import IndexedNote, LiveIndex
+from backend.application.serving.live_index import IndexedNote, LiveIndex
 from backend.domain.models import FileProblem
 
 

@@ -23,14 +23,14 @@ from typing import Any
 import pytest
 from qdrant_client import QdrantClient
 
-from backend.application.indexing import build_index
-from backend.application.migration import migrate_index
+from backend.application.indexing.indexer import build_index
+from backend.application.indexing.migration import migrate_index
 from backend.application.ports import IndexCatalog
-from backend.application.search import SearchService
+from backend.application.search.service import SearchService
 from backend.config import EXAMPLE_VAULT
 from backend.domain.errors import IndexNotReadyError, MigrationTargetNotEmptyError, VaultMismatchError
 from backend.domain.models import IndexIdentity, ScoredPoint, SearchMode
-from backend.domain.sparse import SparseEncoder
+from backend.domain.text.sparse import SparseEncoder
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from backend.application.index_supervisor import IndexSupervisor
-from backend.application.jobs import JobRunner
+from backend.application.indexing.index_supervisor import IndexSupervisor
+from backend.application.indexing.jobs import JobRunner
 from backend.domain.errors import EmbeddingModelMismatchError
 from backend.domain.models import IndexIdentity, SearchMode
-from backend.domain.sparse import SparseEncoder
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.text.sparse import SparseEncoder
+from backend.domain.text.text_analysis import TextAnalyzer
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.application.model_choice import (
+from backend.application.indexing.model_choice import (
     ENGLISH_MODEL,
     MULTILINGUAL_MODEL,
     base_model,
@@ -16,7 +16,7 @@ from backend.application.model_choice import (
 )
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from backend.domain.language_mix import LanguageMix
+from backend.domain.text.language_mix import LanguageMix
 
 CHINESE_VAULT = LanguageMix.of(["zh"] * 6 + ["en"] * 3 + [None])
 ENGLISH_VAULT = LanguageMix.of(["en"] * 9 + ["de"])

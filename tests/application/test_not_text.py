@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from backend.application.notes import NoteReader
-from backend.application.verify import verify_index
-from backend.domain.content_policy import ContentPolicy
+from backend.application.indexing.verify import verify_index
+from backend.application.notes.reading import NoteReader
 from backend.domain.models import PointFilter, SearchMode
-from backend.domain.note_listing import NoteListFilter
+from backend.domain.notes.note_listing import NoteListFilter
+from backend.domain.text.content_policy import ContentPolicy
 from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.application.fakes import FakeEmbedder
 from tests.harness import Harness

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from backend.application.notes import NoteListing
+from backend.application.notes.reading import NoteListing
 from backend.application.operations import NoteListQuery, list_notes
 from backend.domain.errors import InvalidRequestError
-from backend.domain.note_listing import NoteListFilter, NoteOrder, NotePage
+from backend.domain.notes.note_listing import NoteListFilter, NoteOrder, NotePage
 
 
 class RecordingNotes:

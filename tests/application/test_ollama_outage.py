@@ -12,13 +12,13 @@ import httpx
 import pytest
 import respx
 
-from backend.application import dense_pass
-from backend.application.indexing import build_index
-from backend.application.note_writer import EMBED_BATCH
-from backend.application.search import SearchService
+from backend.application.indexing import dense_pass
+from backend.application.indexing.indexer import build_index
+from backend.application.indexing.note_writer import EMBED_BATCH
+from backend.application.search.service import SearchService
 from backend.domain.errors import ModelNotFoundError
 from backend.domain.models import IndexIdentity, PointFilter, SearchMode
-from backend.domain.sparse import SparseEncoder
+from backend.domain.text.sparse import SparseEncoder
 from backend.infrastructure.embedders.ollama import OllamaEmbedder
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
 from backend.infrastructure.markdown.parser import parse_note

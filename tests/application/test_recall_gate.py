@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from backend.application.recall_gate import RecallGate
-from backend.domain.confidence import DENSE, KEYWORD_ONLY, Evidence
+from backend.application.search.recall_gate import RecallGate
+from backend.domain.ranking.confidence import DENSE, KEYWORD_ONLY, Evidence
 from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
 
 
@@ -63,7 +63,7 @@ def test_waiting_for_the_fit_waits_for_the_one_already_running(tmp_path: Path) -
     """An evaluation asks its questions once the gate is in, even when the fit started after the index job."""
     import threading
 
-    from backend.application.gate_upkeep import GateUpkeep
+    from backend.application.indexing.gate_upkeep import GateUpkeep
 
     release = threading.Event()
     asked = _ask()

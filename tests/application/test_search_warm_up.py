@@ -1,6 +1,6 @@
 """A service started on a built index reads its chunks into search memory in the background (index_supervisor
 `warm_search`), and what it reads is what the store holds: searches answer as from the store. It computes what
-showing each chunk costs as it reads them (application/search_warm_up.py): a first search then shows its hits
+showing each chunk costs as it reads them (application/search/warm_up.py): a first search then shows its hits
 from that, exactly as a service that computed nothing ahead shows them."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from backend.api.answers import search_answer
 from backend.api.schemas import SearchRequest
 from backend.api.status_answer import status_answer
-from backend.application import presenting
+from backend.application.search import presenting
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.entrypoints.cli.commands import run_job

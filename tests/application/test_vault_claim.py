@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from backend.application.vault_claim import claim_index
+from backend.application.serving.vault_claim import claim_index
 from backend.bootstrap import Services, build_services
 from backend.config import Settings, load_settings
 from backend.domain.errors import VaultMismatchError

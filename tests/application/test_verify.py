@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.application.verify import verify_index
+from backend.application.indexing.verify import verify_index
 from backend.domain.models import PointRecord
 from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.harness import NOTES, Harness

@@ -11,6 +11,7 @@ import pytest
 
 from backend.application.ports import ChunkStore
 from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, StoreError
+from backend.domain.index.payload import chunk_payload
 from backend.domain.models import (
     Chunk,
     IndexIdentity,
@@ -20,7 +21,6 @@ from backend.domain.models import (
     ScoredPoint,
     SparseVector,
 )
-from backend.domain.payload import chunk_payload
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer

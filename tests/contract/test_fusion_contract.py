@@ -1,4 +1,4 @@
-"""Fusion inside Qdrant equals `backend.domain.fusion` over the two single-side lists, on both engines
+"""Fusion inside Qdrant equals `backend.domain.ranking.fusion` over the two single-side lists, on both engines
 (edge on a temp dir, QdrantClient(":memory:")): the offline tuning grid and the shipped query rank alike."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from qdrant_client import QdrantClient
 
 from backend.application.ports import ChunkStore
-from backend.domain import fusion
+from backend.domain.index.payload import chunk_payload
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, ScoredPoint, SparseVector
-from backend.domain.payload import chunk_payload
+from backend.domain.ranking import fusion
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from backend.infrastructure.qdrant.client_engine import ClientEngine
 from backend.infrastructure.qdrant.edge_engine import EdgeEngine

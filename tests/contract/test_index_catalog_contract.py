@@ -15,9 +15,9 @@ from qdrant_client import QdrantClient
 
 from backend.application.ports import ChunkStore, GraphStore
 from backend.domain.errors import IndexCorruptedError, IndexUnavailableError
+from backend.domain.index.payload import chunk_payload
 from backend.domain.links import LinkKind, LinkRecord, NoteRecord
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointRecord, SparseVector
-from backend.domain.payload import chunk_payload
 from backend.infrastructure.index_catalog import ClientIndexCatalog, EdgeIndexCatalog
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from backend.infrastructure.qdrant.client_engine import ClientEngine

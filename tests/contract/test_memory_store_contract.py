@@ -8,8 +8,8 @@ import pytest
 
 from backend.application.ports import MemoryStore
 from backend.domain.errors import StoreError
-from backend.domain.memory import MemoryRecord
 from backend.domain.models import IndexIdentity, SparseVector
+from backend.domain.notes.memory import MemoryRecord
 from backend.infrastructure.qdrant.memory_store import QdrantMemoryStore, memory_collection
 from tests.contract.conftest import Backend
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from backend.domain.change_plan import ChangePlan, KnownNote, Move, ObservedFile, plan_changes
+from backend.domain.index.change_plan import ChangePlan, KnownNote, Move, ObservedFile, plan_changes
 
 A = KnownNote("hash-a", mtime=100.0, size=10)
 B = KnownNote("hash-b", mtime=200.0, size=20)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from backend.domain.chunking import MAX_WORD_CHARS, chunk_note, count_words
-from backend.domain.comments import find_comments
 from backend.domain.models import Chunk, Heading, ParsedNote
-from backend.domain.not_text import find_not_text, is_placeholder_title
+from backend.domain.notes.chunking import MAX_WORD_CHARS, chunk_note, count_words
+from backend.domain.notes.comments import find_comments
+from backend.domain.notes.not_text import find_not_text, is_placeholder_title
 from backend.infrastructure.markdown.parser import parse_note
 
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backend.domain.comments import find_comments
+from backend.domain.notes.comments import find_comments
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from backend.domain.confidence import DENSE, KEYWORD_ONLY, RECALL_FLOOR, Evidence, calibration_for, max_idf
+from backend.domain.ranking.confidence import (
+    DENSE,
+    KEYWORD_ONLY,
+    RECALL_FLOOR,
+    Evidence,
+    calibration_for,
+    max_idf,
+)
 
 # a related text's and an unrelated text's cosine to a question, as each model puts them
 COSINES = {"keyword": (None, None), "all-MiniLM-L6-v2": (0.62, 0.25), "multilingual-e5-small": (0.88, 0.78)}

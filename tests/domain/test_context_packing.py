@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from backend.domain.context_packing import (
+from backend.domain.errors import InvalidRequestError
+from backend.domain.recall.context_packing import (
     ELLIPSIS,
     MIN_CUT_CHARS,
     SEPARATOR,
@@ -22,7 +23,6 @@ from backend.domain.context_packing import (
     quote,
     quote_overhead,
 )
-from backend.domain.errors import InvalidRequestError
 
 WORDS = " ".join(f"word{i}" for i in range(60))  # 60 words, 469 characters
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.dense_windows import chunk_windows
+from backend.domain.notes.dense_windows import chunk_windows
 
 
 def message(i: int, words: int = 10) -> str:

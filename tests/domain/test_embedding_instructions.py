@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.embedding_instructions import Instructions, known_instructions, resolve
+from backend.domain.index.embedding_instructions import Instructions, known_instructions, resolve
 
 REPRESENT = "Represent this sentence for searching relevant passages: "
 INSTRUCT = "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery: "

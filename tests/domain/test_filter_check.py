@@ -3,10 +3,10 @@ is never mentioned; filters that match only apart are said to."""
 
 from __future__ import annotations
 
-from backend.domain.filter_check import unmatched_filters
 from backend.domain.links import NoteRecord
 from backend.domain.models import PointFilter
-from backend.domain.note_listing import has_tag
+from backend.domain.notes.note_listing import has_tag
+from backend.domain.ranking.filter_check import unmatched_filters
 
 NOTES = [
     NoteRecord(

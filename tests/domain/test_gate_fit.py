@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from backend.domain.confidence import RECALL_FLOOR, Evidence
-from backend.domain.gate_fit import QUOTED, Probe, fit_gate, null_scale
+from backend.domain.ranking.confidence import RECALL_FLOOR, Evidence
+from backend.domain.recall.gate_fit import QUOTED, Probe, fit_gate, null_scale
 
 
 def _probes(rng: random.Random, *, scale: float, shift: float) -> list[Probe]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backend.domain.result_rules import (
+from backend.domain.ranking.result_rules import (
     cap_per_note,
     hubs_after_their_notes,
     is_hub,

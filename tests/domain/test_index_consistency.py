@@ -1,5 +1,5 @@
-from backend.domain.ids import chunk_point_id
-from backend.domain.index_consistency import RecordedNote, store_drift
+from backend.domain.index.ids import chunk_point_id
+from backend.domain.index.index_consistency import RecordedNote, store_drift
 from backend.domain.models import ChunkEntry
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from backend.domain.errors import InvalidRequestError
-from backend.domain.line_ranges import line_window, split_lines
+from backend.domain.notes.line_ranges import line_window, split_lines
 
 TEXT = "one\ntwo\nthree\nfour\n"
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.domain.link_resolution import VaultFileMap, name_key, resolve_links
 from backend.domain.links import Link, LinkKind, LinkRecord
+from backend.domain.notes.link_resolution import VaultFileMap, name_key, resolve_links
 
 HELP_VAULT = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "obsidian-help" / "vault"
 

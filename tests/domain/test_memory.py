@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from backend.domain.errors import InvalidRequestError
-from backend.domain.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS, key_words, memory_key, memory_value
+from backend.domain.notes.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS, key_words, memory_key, memory_value
 
 Check = Callable[[str], str]
 

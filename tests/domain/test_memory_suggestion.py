@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.confidence import RECALL_FLOOR
-from backend.domain.memory_suggestion import FoundText, MemorySuggestion, is_secret, suggest_memory
+from backend.domain.ranking.confidence import RECALL_FLOOR
+from backend.domain.recall.memory_suggestion import FoundText, MemorySuggestion, is_secret, suggest_memory
 
 LEDGER_PATH = "Finance/Money with Sreenivas.md"
 # lines 20-27 of the example vault's ledger, as its chunk holds them

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from backend.domain.chunking import chunk_note
-from backend.domain.not_text import find_not_text, is_placeholder_title, readable
+from backend.domain.notes.chunking import chunk_note
+from backend.domain.notes.not_text import find_not_text, is_placeholder_title, readable
 from backend.infrastructure.markdown.parser import parse_note
 
 BLOB = base64.b64encode(random.Random(7).randbytes(3000)).decode()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from backend.domain.links import NoteRecord
-from backend.domain.note_listing import NoteListFilter, NoteOrder, list_notes, matches
+from backend.domain.notes.note_listing import NoteListFilter, NoteOrder, list_notes, matches
 
 NOTES = [
     NoteRecord("Home.md", "Home", tags=(), date=None, mtime=500.0),

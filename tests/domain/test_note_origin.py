@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from backend.domain.note_origin import asks_about_saved, once_per_source, saved_from, source_url
-from backend.domain.payload import folders_of
+from backend.domain.index.payload import folders_of
+from backend.domain.notes.note_origin import asks_about_saved, once_per_source, saved_from, source_url
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from backend.domain.note_status import says_replaced
+from backend.domain.notes.note_status import says_replaced
 
 
 @pytest.mark.parametrize(

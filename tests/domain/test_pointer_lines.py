@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from backend.domain.result_rules import best_pointer_line, is_pointer
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.ranking.result_rules import best_pointer_line, is_pointer
+from backend.domain.text.text_analysis import TextAnalyzer
 
 ANALYZER = TextAnalyzer()
 MAP = (

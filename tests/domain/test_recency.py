@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.recency import asks_for_latest, last_day, newest_first
+from backend.domain.periods.recency import asks_for_latest, last_day, newest_first
 
 TODAY = dt.date(2025, 11, 15)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from backend.domain.result_rules import (
+from backend.domain.ranking.result_rules import (
     TEXTS_KEPT,
     LineSpan,
     WordTerms,
@@ -14,7 +14,7 @@ from backend.domain.result_rules import (
     dedupe_overlapping,
     highlights,
 )
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.text.text_analysis import TextAnalyzer
 
 
 @dataclass(frozen=True)

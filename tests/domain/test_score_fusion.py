@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.fusion import (
+from backend.domain.ranking.fusion import (
     AdaptiveWeights,
     adaptive,
     adaptive_weights,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.secrets import luhn_valid, redact_secrets
+from backend.domain.text.secrets import luhn_valid, redact_secrets
 
 RSA_BODY = [
     "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u",
@@ -167,7 +167,7 @@ TOKEN_SAMPLES = {
 
 
 def test_every_token_form_has_a_sample_here() -> None:
-    from backend.domain.secrets import _TOKEN_FORMS
+    from backend.domain.text.secrets import _TOKEN_FORMS
 
     assert set(TOKEN_SAMPLES) == set(_TOKEN_FORMS)
 

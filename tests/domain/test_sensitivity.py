@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.content_policy import ContentPolicy
-from backend.domain.sensitivity import DEFAULT_CATEGORIES, SensitiveCategory, sensitive_categories
+from backend.domain.text.content_policy import ContentPolicy
+from backend.domain.text.sensitivity import DEFAULT_CATEGORIES, SensitiveCategory, sensitive_categories
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ import unicodedata
 
 import pytest
 
-from backend.domain import sparse
-from backend.domain.sparse import (
+from backend.domain.text import sparse
+from backend.domain.text.sparse import (
     DocumentFields,
     FieldWeights,
     SparseEncoder,
@@ -14,7 +14,7 @@ from backend.domain.sparse import (
     term_index,
     tokenize,
 )
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.text.text_analysis import TextAnalyzer
 
 
 def analyze(text: str, *, stemming: bool = True) -> list[str]:
@@ -44,7 +44,7 @@ def test_accented_and_plain_spellings_share_a_term() -> None:
 
 def test_term_indices_are_stable_across_processes() -> None:
     # a per-process hash() would silently break every stored index on restart
-    code = "from backend.domain.sparse import term_index; print(term_index('migration'))"
+    code = "from backend.domain.text.sparse import term_index; print(term_index('migration'))"
     seen = {
         subprocess.run(
             [sys.executable, "-c", code],

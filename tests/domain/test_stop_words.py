@@ -4,8 +4,8 @@ question, never counted in a chunk's length."""
 from __future__ import annotations
 
 from backend.domain.models import SparseVector
-from backend.domain.sparse import SparseEncoder, term_index
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.text.sparse import SparseEncoder, term_index
+from backend.domain.text.text_analysis import TextAnalyzer
 
 
 def encoder(stop_weight: float) -> SparseEncoder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.tag_words import acronym_definitions, tag_segments, tag_text
+from backend.domain.text.tag_words import acronym_definitions, tag_segments, tag_text
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.languages import language_code
-from backend.domain.sparse import DocumentFields, SparseEncoder
-from backend.domain.text_analysis import TextAnalyzer, words
+from backend.domain.text.languages import language_code
+from backend.domain.text.sparse import DocumentFields, SparseEncoder
+from backend.domain.text.text_analysis import TextAnalyzer, words
 
 
 def terms(text: str, language: str, **options: object) -> list[str]:

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.question_time import find_time_span
-from backend.domain.time_intent import name_span, parse_day
+from backend.domain.periods.question_time import find_time_span
+from backend.domain.periods.time_intent import name_span, parse_day
 
 TODAY = dt.date(2026, 4, 15)  # a Wednesday
 

@@ -1,9 +1,9 @@
-"""Several vaults' lists as one (domain/vault_merge.py): each vault's order kept, merged by confidence
+"""Several vaults' lists as one (domain/ranking/vault_merge.py): each vault's order kept, merged by confidence
 weighed by how sure each vault is of holding an answer at all."""
 
 from __future__ import annotations
 
-from backend.domain.vault_merge import merged_by_confidence
+from backend.domain.ranking.vault_merge import merged_by_confidence
 
 
 def merged(*lists: list[tuple[str, float]]) -> list[str]:

@@ -6,7 +6,7 @@ import pytest
 
 from backend.domain.errors import SecurityViolationError
 from backend.domain.models import PointFilter
-from backend.domain.vault_paths import MAX_PATH_CHARS, safe_filter, vault_folder, vault_path
+from backend.domain.notes.vault_paths import MAX_PATH_CHARS, safe_filter, vault_folder, vault_path
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from backend.domain.written_periods import MAX_WRITTEN, chunk_periods, spans_in_text, title_span
+from backend.domain.periods.written_periods import MAX_WRITTEN, chunk_periods, spans_in_text, title_span
 
 
 def test_days_and_months_written_out_are_found_in_order_each_once() -> None:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Generic, TypeVar
 
-from backend.domain import fusion
 from backend.domain.errors import IndexUnavailableError, StoreError
 from backend.domain.models import IndexIdentity, SparseVector
+from backend.domain.ranking import fusion
 
 K = TypeVar("K", bound=Hashable)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from backend.application.ports import ChunkStore
 from backend.domain.errors import IndexNotReadyError, StoreError
+from backend.domain.index.payload import CHUNK_INDEX, CONTENT_HASH, DATE, NOTE_PATH, TAGS
 from backend.domain.models import ChunkEntry, PointFilter, PointRecord, ScoredPoint, SparseVector
-from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE, NOTE_PATH, TAGS
 from tests.fakes._engine import Collection, Shelf, check_dense, dense_side, fused, port_arguments, sparse_side
 
 

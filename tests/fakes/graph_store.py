@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from backend.domain.errors import IndexNotReadyError
-from backend.domain.link_resolution import name_key
 from backend.domain.links import LinkEnds, LinkKind, LinkRecord, NoteRecord
+from backend.domain.notes.link_resolution import name_key
 from tests.fakes._engine import Switchable
 
 

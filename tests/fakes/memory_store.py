@@ -12,8 +12,8 @@ from typing import Any
 
 from backend.application.ports import MemoryStore
 from backend.domain.errors import IndexNotReadyError
-from backend.domain.memory import MemoryRecord
 from backend.domain.models import SparseVector
+from backend.domain.notes.memory import MemoryRecord
 from tests.fakes._engine import Collection, Shelf, check_dense, dense_side, fused, port_arguments, sparse_side
 
 PREFETCH_FACTOR = 4

@@ -12,24 +12,24 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from backend.application.context import ContextService
-from backend.application.embedder_health import EmbedderHealth
-from backend.application.index_texts import embedding_text, keyword_fields
-from backend.application.live_index import LiveIndex
-from backend.application.memory import MemoryService
-from backend.application.note_graph import NoteGraph, NoteLinks
-from backend.application.notes import NoteReader
+from backend.application.notes.memory import MemoryService
+from backend.application.notes.reading import NoteReader
 from backend.application.ports import Embedder
-from backend.application.search import SearchOptions, SearchService
-from backend.domain.chunking import chunk_note
-from backend.domain.content_policy import ContentPolicy
+from backend.application.recall.context import ContextService
+from backend.application.search.service import SearchOptions, SearchService
+from backend.application.serving.embedder_health import EmbedderHealth
+from backend.application.serving.live_index import LiveIndex
+from backend.application.serving.note_graph import NoteGraph, NoteLinks
 from backend.domain.errors import KnowledgeBridgeError
-from backend.domain.ids import chunk_point_id, content_hash
-from backend.domain.index_consistency import RecordedNote, StoreDrift, store_drift
+from backend.domain.index.ids import chunk_point_id, content_hash
+from backend.domain.index.index_consistency import RecordedNote, StoreDrift, store_drift
+from backend.domain.index.index_texts import embedding_text, keyword_fields
+from backend.domain.index.payload import chunk_payload
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import IndexIdentity, PointRecord
-from backend.domain.payload import chunk_payload
-from backend.domain.sparse import SparseEncoder
+from backend.domain.notes.chunking import chunk_note
+from backend.domain.text.content_policy import ContentPolicy
+from backend.domain.text.sparse import SparseEncoder
 from backend.infrastructure.markdown.parser import parse_note
 from tests.fakes.chunk_store import InMemoryChunkStore
 from tests.fakes.graph_store import InMemoryGraphStore

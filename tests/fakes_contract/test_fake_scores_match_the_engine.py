@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from backend.application.ports import ChunkStore
+from backend.domain.index.payload import chunk_payload
 from backend.domain.models import Chunk, IndexIdentity, ParsedNote, PointFilter, PointRecord, SparseVector
-from backend.domain.payload import chunk_payload
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 from tests.fakes import InMemoryChunkStore

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from backend.application.ports import ChunkStore, Embedder, GraphStore, MemoryStore, Vault
-from backend.application.serving_index import ServingIndex
+from backend.application.serving.serving_index import ServingIndex
 from tests.fakes import (
     FakeEmbedder,
     FakeVault,

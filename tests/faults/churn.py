@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from backend.application.verify import VerifyReport, verify_index
+from backend.application.indexing.verify import VerifyReport, verify_index
 from backend.bootstrap import Services
 from tests.vault_files import write
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.indexing import Indexer
+from backend.application.indexing.indexer import Indexer
 from backend.bootstrap import build_encoder, build_services
 from backend.config import load_settings
 from backend.domain.models import ParsedNote, SearchMode

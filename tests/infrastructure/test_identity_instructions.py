@@ -3,7 +3,7 @@ read as built without any, so only a model whose documents get an instruction is
 
 from __future__ import annotations
 
-from backend.domain.embedding_instructions import known_instructions
+from backend.domain.index.embedding_instructions import known_instructions
 from backend.domain.models import IndexIdentity
 from backend.infrastructure.qdrant.engine import identity_from_record, identity_record
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import respx
 
-from backend.domain.embedding_instructions import known_instructions
 from backend.domain.errors import EmbedderUnavailableError, EmbeddingModelMismatchError, ModelNotFoundError
+from backend.domain.index.embedding_instructions import known_instructions
 from backend.infrastructure.embedders.instructed import InstructedEmbedder
 from backend.infrastructure.embedders.ollama import OllamaEmbedder
 from backend.infrastructure.embedders.openai_compatible import OpenAICompatibleEmbedder

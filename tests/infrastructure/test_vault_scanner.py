@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.domain.vault_rules import is_indexable
+from backend.domain.notes.vault_rules import is_indexable
 from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK, scan_vault, scan_vault_detailed
 from tests.vault_files import write
 

@@ -13,7 +13,7 @@ from backend.api.inspect_answers import chunks_answer, unresolved_answer
 from backend.api.note_schemas import NoteChunksOut, NoteListOut, NoteOut, UnresolvedLinksOut
 from backend.api.schemas import NoteLinksOut
 from backend.application.operations import NoteListQuery
-from backend.domain.note_listing import NoteOrder
+from backend.domain.notes.note_listing import NoteOrder
 
 router = APIRouter(tags=["notes"])
 

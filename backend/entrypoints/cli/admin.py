@@ -8,7 +8,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from backend.adapters import build_catalog, build_server_catalog
-from backend.application.migration import migrate_index
+from backend.application.indexing.migration import migrate_index
 from backend.config import Settings, SettingsError
 
 

@@ -1,6 +1,6 @@
-"""The instructions a model served over HTTP was trained with (domain/embedding_instructions.py), put before
-each text on its way to the server: the query instruction before a search query, the document instruction
-before a note's text.
+"""The instructions a model served over HTTP was trained with (domain/index/embedding_instructions.py), put
+before each text on its way to the server: the query instruction before a search query, the document
+instruction before a note's text.
 
 It sits in front of the embedding cache (adapters.py: instructed -> cache -> server), so the cache keys the
 instructed text: vectors made with another instruction are never returned for this one. The in-process models
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.application.ports import Embedder
-from backend.domain.embedding_instructions import Instructions
+from backend.domain.index.embedding_instructions import Instructions
 
 
 class InstructedEmbedder:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.domain.embedding_instructions import base_name
 from backend.domain.errors import EmbedderUnavailableError, KnowledgeBridgeError, ModelNotFoundError
+from backend.domain.index.embedding_instructions import base_name
 from backend.infrastructure.embedders.remote import (
     ERROR_SNIPPET,
     PROBE_TEXT,

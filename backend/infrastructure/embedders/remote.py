@@ -26,13 +26,13 @@ from typing import Any
 import httpx
 import numpy as np
 
-from backend.domain.embedding_instructions import base_name
 from backend.domain.errors import (
     EmbedderUnavailableError,
     EmbeddingModelMismatchError,
     KnowledgeBridgeError,
     ModelNotFoundError,
 )
+from backend.domain.index.embedding_instructions import base_name
 from backend.infrastructure.embedders.pacing import NoPacing, Pacer, read_timeout
 
 logger = logging.getLogger(__name__)

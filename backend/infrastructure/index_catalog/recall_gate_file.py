@@ -9,9 +9,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from backend.application.recall_gate import StoredGate
-from backend.domain.confidence import Calibration
-from backend.domain.gate_fit import FittedGate, NullScale
+from backend.application.search.recall_gate import StoredGate
+from backend.domain.ranking.confidence import Calibration
+from backend.domain.recall.gate_fit import FittedGate, NullScale
 from backend.infrastructure.durable_files import write_json_durably
 
 log = logging.getLogger(__name__)

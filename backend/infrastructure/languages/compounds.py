@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version
 
-from backend.domain.text_analysis import COMPOUND_MIN
+from backend.domain.text.text_analysis import COMPOUND_MIN
 
 MIN_WORD = COMPOUND_MIN  # shorter words are rarely compounds, and their parts too short to mean anything
 MIN_PART = 4

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from backend.domain.time_intent import name_span, parse_day
-from backend.domain.written_periods import mentioned_span, title_span
+from backend.domain.periods.time_intent import name_span, parse_day
+from backend.domain.periods.written_periods import mentioned_span, title_span
 from backend.infrastructure.markdown.body import clean_tag
 
 FRONTMATTER_MAX_BYTES = 64 * 1024

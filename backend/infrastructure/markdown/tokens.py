@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import image, link
 from markdown_it.token import Token
 
-from backend.domain.comments import Comments, find_comments
+from backend.domain.notes.comments import Comments, find_comments
 from backend.infrastructure.markdown.links import wikilink_rule, with_position
 
 # Stands in for each character of a comment that shares its line with visible text: not whitespace

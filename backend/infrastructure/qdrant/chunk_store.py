@@ -14,6 +14,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from backend.domain.errors import IndexNotReadyError
+from backend.domain.index.payload import (
+    CHUNK_INDEX,
+    CONTENT_HASH,
+    DATE_NUM,
+    FOLDERS,
+    NOTE_PATH,
+    TAGS,
+    date_num,
+)
 from backend.domain.models import (
     ChunkEntry,
     IndexIdentity,
@@ -22,7 +31,6 @@ from backend.domain.models import (
     ScoredPoint,
     SparseVector,
 )
-from backend.domain.payload import CHUNK_INDEX, CONTENT_HASH, DATE_NUM, FOLDERS, NOTE_PATH, TAGS, date_num
 from backend.infrastructure.qdrant.engine import (
     CHUNKS_COLLECTION,
     DENSE,

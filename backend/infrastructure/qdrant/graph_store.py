@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from backend.domain.errors import IndexNotReadyError
-from backend.domain.ids import link_point_id, note_point_id
-from backend.domain.link_resolution import name_key
+from backend.domain.index.ids import link_point_id, note_point_id
 from backend.domain.links import LinkEnds, LinkKind, LinkRecord, NoteRecord
+from backend.domain.notes.link_resolution import name_key
 from backend.infrastructure.qdrant.engine import (
     LINKS_COLLECTION,
     NOTES_COLLECTION,

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from backend.domain.errors import IndexNotReadyError
-from backend.domain.ids import memory_point_id
-from backend.domain.memory import MemoryRecord
+from backend.domain.index.ids import memory_point_id
 from backend.domain.models import SparseVector
+from backend.domain.notes.memory import MemoryRecord
 from backend.infrastructure.qdrant.engine import (
     DEFAULT_BASE,
     Collection,

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from backend.domain.payload import NOTE_PATH
+from backend.domain.index.payload import NOTE_PATH
 
 # What a kept payload costs in memory besides its text, as Python objects: a dict of ~16 fields, their
 # strings and lists (2.8 KB measured a Zettelkasten chunk of 200 characters, tracemalloc, 25,714 payloads)

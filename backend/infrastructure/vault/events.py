@@ -1,6 +1,6 @@
 """Raw watchdog events -> what they ask to recheck: notes, folders, or (events lost) the whole vault.
 
-Only events that concern notes count (`backend.domain.vault_rules`); paths are made vault-relative,
+Only events that concern notes count (`backend.domain.notes.vault_rules`); paths are made vault-relative,
 with "/" separators and in NFC, as the index names notes. A batch names what to recheck, not what
 happened, so the order of events never matters.
 """
@@ -20,8 +20,8 @@ from watchdog.events import (
     FileSystemEvent,
 )
 
-from backend.domain.vault_paths import canonical
-from backend.domain.vault_rules import is_indexable, should_descend
+from backend.domain.notes.vault_paths import canonical
+from backend.domain.notes.vault_rules import is_indexable, should_descend
 
 _FILE_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_MODIFIED, EVENT_TYPE_CLOSED, EVENT_TYPE_DELETED})
 _DIR_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED})  # a modified folder is just noise

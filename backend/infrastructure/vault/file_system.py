@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from backend.domain.models import FileProblem, NoteFile
-from backend.domain.vault_paths import canonical, unservable
-from backend.domain.vault_rules import is_indexable
+from backend.domain.notes.vault_paths import canonical, unservable
+from backend.domain.notes.vault_rules import is_indexable
 from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK, scan_vault_detailed
 
 MAX_NOTE_BYTES = 5 * 1024 * 1024  # larger notes are indexed up to this size; the rest is reported

@@ -1,4 +1,4 @@
-"""Walk an Obsidian vault and list the notes to index (see `backend.domain.vault_rules` for which).
+"""Walk an Obsidian vault and list the notes to index (see `backend.domain.notes.vault_rules` for which).
 
 The vault is read-only to us and may change while we walk it, so nothing found inside it raises:
 files that vanish or cannot be read, and symlinks (never followed), are reported as skipped.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend.domain.vault_rules import is_indexable, should_descend
+from backend.domain.notes.vault_rules import is_indexable, should_descend
 
 # Symlinks are never followed, inside the vault either: a symlinked note or folder would be a second copy of
 # its target under another path, and the watcher (which sees the real path change) could not keep both.

@@ -1,8 +1,8 @@
 """Follow an Obsidian vault on disk and hand debounced batches of changed notes to the indexer.
 
 A watchdog observer reports raw file-system events; this adapter keeps only those that concern notes
-(`backend.domain.vault_rules`), waits until each path has been quiet for `debounce_seconds` (editors save
-often, and atomically through temp files), and calls `on_changes` with everything due at that moment in
+(`backend.domain.notes.vault_rules`), waits until each path has been quiet for `debounce_seconds` (editors
+save often, and atomically through temp files), and calls `on_changes` with everything due at that moment in
 one `VaultChanges` batch, on a single dispatcher thread. The batch only names what to recheck: the
 callback compares those paths with the disk, so a lost ordering between events never matters.
 

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from backend.application.search import SearchOptions
+from backend.application.search.service import SearchOptions
 from tests.fakes import FakeEmbedder, FakeHandles, wire
 
 TODAY = dt.date(2026, 3, 20)

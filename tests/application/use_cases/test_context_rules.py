@@ -1,12 +1,12 @@
-"""Context injection (application/context.py) on the fakes: the query from the question or the last messages,
-the best chunks packed within the budget, excluded categories left out (and more candidates asked for so the
-budget still fills), remembered facts first when asked, and the search's warnings passed on."""
+"""Context injection (application/recall/context.py) on the fakes: the query from the question or the last
+messages, the best chunks packed within the budget, excluded categories left out (and more candidates asked
+for so the budget still fills), remembered facts first when asked, and the search's warnings passed on."""
 
 from __future__ import annotations
 
 import pytest
 
-from backend.application.context import ContextQuery
+from backend.application.recall.context import ContextQuery
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import SearchMode
 from tests.application.use_cases.conftest import SERVER_PASSWORD

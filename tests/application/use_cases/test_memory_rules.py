@@ -1,7 +1,7 @@
-"""Remembered facts (application/memory.py) on the fakes: the rules, not the engine. A fact's source must be
-an indexed note; keys are cleaned; a replaced fact keeps its creation time; what an agent sees is redacted and
-flagged (with its note's tags) and says whether the note is still there; facts stored while the embedder was
-down are found by their words and embedded later; a new embedder re-encodes every fact."""
+"""Remembered facts (application/notes/memory.py) on the fakes: the rules, not the engine. A fact's source
+must be an indexed note; keys are cleaned; a replaced fact keeps its creation time; what an agent sees is
+redacted and flagged (with its note's tags) and says whether the note is still there; facts stored while the
+embedder was down are found by their words and embedded later; a new embedder re-encodes every fact."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ import itertools
 
 import pytest
 
-from backend.application.embedder_health import PROBE_INTERVAL_SECONDS
+from backend.application.serving.embedder_health import PROBE_INTERVAL_SECONDS
 from backend.domain.errors import (
     InvalidRequestError,
     MemoryNotFoundError,
     NoteNotFoundError,
     SecurityViolationError,
 )
-from backend.domain.memory import MemoryRecord
 from backend.domain.models import IndexIdentity, SparseVector
+from backend.domain.notes.memory import MemoryRecord
 from tests.application.use_cases.conftest import NOTES, SERVER_PASSWORD
 from tests.fakes import FakeEmbedder, FakeHandles, wire
 

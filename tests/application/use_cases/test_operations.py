@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from backend.application.context import ContextQuery
 from backend.application.operations import (
     SearchQuery,
     build_context,
@@ -15,6 +14,7 @@ from backend.application.operations import (
     remember,
     search_notes,
 )
+from backend.application.recall.context import ContextQuery
 from tests.application.use_cases.conftest import SERVER_PASSWORD
 from tests.fakes import FakeHandles
 

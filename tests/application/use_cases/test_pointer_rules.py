@@ -1,12 +1,12 @@
-"""Pointers lead to what they point at (application/search.py `_follow_pointers`, on the fakes): a list of
-note links whose line describes a note in the question's words puts that note first and itself right after,
-brings the note in when it was not a candidate, stays where it is when the link leads nowhere, and recall
-quotes the note, not the list."""
+"""Pointers lead to what they point at (application/search/service.py `_follow_pointers`, on the fakes): a
+list of note links whose line describes a note in the question's words puts that note first and itself right
+after, brings the note in when it was not a candidate, stays where it is when the link leads nowhere, and
+recall quotes the note, not the list."""
 
 from __future__ import annotations
 
-from backend.application.context import ContextQuery
-from backend.application.search import SearchOptions
+from backend.application.recall.context import ContextQuery
+from backend.application.search.service import SearchOptions
 from backend.domain.models import ScoredPoint
 from tests.fakes import FakeEmbedder, FakeHandles, wire
 

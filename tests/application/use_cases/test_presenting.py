@@ -1,16 +1,16 @@
-"""What an agent sees of a hit (application/presenting.py): secrets redacted in the text and the heading,
-highlights found in the redacted text only, sensitive categories from the text, the tags and the headings;
-and hits grouped by note. Plain values in, plain values out: no store at all."""
+"""What an agent sees of a hit (application/search/presenting.py): secrets redacted in the text and the
+heading, highlights found in the redacted text only, sensitive categories from the text, the tags and the
+headings; and hits grouped by note. Plain values in, plain values out: no store at all."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from backend.application.presenting import group_by_note, present_hits
-from backend.domain.content_policy import ContentPolicy
+from backend.application.search.presenting import group_by_note, present_hits
 from backend.domain.models import ScoredPoint
-from backend.domain.sensitivity import SensitiveCategory
-from backend.domain.text_analysis import TextAnalyzer
+from backend.domain.text.content_policy import ContentPolicy
+from backend.domain.text.sensitivity import SensitiveCategory
+from backend.domain.text.text_analysis import TextAnalyzer
 from tests.application.use_cases.conftest import SERVER_PASSWORD
 
 

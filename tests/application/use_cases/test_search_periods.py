@@ -10,10 +10,10 @@ import datetime as dt
 
 import pytest
 
-from backend.application.search import SearchOptions
-from backend.application.search_ranking import boosted
+from backend.application.search.ranking import boosted
+from backend.application.search.service import SearchOptions
 from backend.domain.models import ScoredPoint
-from backend.domain.question_time import find_time_span
+from backend.domain.periods.question_time import find_time_span
 from tests.fakes import FakeEmbedder, FakeHandles, wire
 
 TODAY = dt.date(2025, 11, 15)

@@ -1,12 +1,12 @@
-"""The search use case's rules (application/search.py) on the fakes: which mode answers and what it says
-when it cannot be the one asked for, the threshold, the per-note cap, the named-note shortcut, the time
+"""The search use case's rules (application/search/service.py) on the fakes: which mode answers and what it
+says when it cannot be the one asked for, the threshold, the per-note cap, the named-note shortcut, the time
 boost and related notes. What the engines do with a query is the contract suites' business."""
 
 from __future__ import annotations
 
 import pytest
 
-from backend.application.search import SearchOptions
+from backend.application.search.service import SearchOptions
 from backend.domain.errors import IndexNotReadyError, ModelNotFoundError
 from backend.domain.models import PointFilter, SearchMode
 from tests.application.use_cases.conftest import NOTES

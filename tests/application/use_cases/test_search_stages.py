@@ -1,5 +1,5 @@
-"""Where a search's time went (application/stage_clock.py): the stages it passed through, in the order they
-ran, adding up to the search's own time, whatever the mode."""
+"""Where a search's time went (application/search/stage_clock.py): the stages it passed through, in the order
+they ran, adding up to the search's own time, whatever the mode."""
 
 from __future__ import annotations
 

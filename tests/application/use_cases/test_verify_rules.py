@@ -1,10 +1,10 @@
-"""`verify` (application/verify.py) on the fakes: an index that matches the vault is clean, a touched but
-unchanged note is not drift, and each kind of drift is found and named. (Repairing it is the indexer's:
+"""`verify` (application/indexing/verify.py) on the fakes: an index that matches the vault is clean, a touched
+but unchanged note is not drift, and each kind of drift is found and named. (Repairing it is the indexer's:
 tests/application/test_verify.py runs both on the embedded store.)"""
 
 from __future__ import annotations
 
-from backend.application.verify import verify_index
+from backend.application.indexing.verify import verify_index
 from backend.domain.models import PointRecord
 from tests.application.use_cases.conftest import NOTES
 from tests.fakes import FakeHandles

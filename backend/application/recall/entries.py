@@ -1,0 +1,171 @@
+"""How a block's candidates become its entries, and what became of each (the recall preview's list): shared
+by the block of one vault and of several (context.py)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from backend.application.notes.memory import MemoryHit
+from backend.application.search.presenting import ResultView
+from backend.domain.models import ScoredPoint
+from backend.domain.recall.context_packing import (
+    OVER_BUDGET,
+    PackedContext,
+    Passage,
+    neutralize,
+    pack,
+    quote,
+    quote_overhead,
+)
+
+QUOTED = "quoted"
+QUOTED_CUT = "quoted, cut to fit"
+
+
+@dataclass(frozen=True, slots=True)
+class Considered:
+    """A candidate of the block and what became of it, best first: what the recall preview shows."""
+
+    label: str  # `path:start-end` (as the block would attribute it) or `memory:key`
+    path: str
+    start_line: int
+    end_line: int
+    confidence: float
+    reason: str  # QUOTED, QUOTED_CUT, BELOW_FLOOR, REPEATED, ... (this module and context_packing)
+    chunk_id: str  # "" for a remembered fact
+    vault: str = ""  # its vault's name in a block of several vaults
+
+    @property
+    def quoted(self) -> bool:
+        return self.reason in (QUOTED, QUOTED_CUT)
+
+
+@dataclass(frozen=True, slots=True)
+class PackedEntries:
+    packed: PackedContext
+    nonce: str  # the fence's ("" unquoted)
+    vault: str  # the one vault every entry is of, named once in the quote's head ("" otherwise)
+
+    def block(self) -> str:
+        if not self.nonce or not self.packed.block:
+            return self.packed.block
+        return quote(self.packed.block, self.nonce, vault=self.vault)
+
+
+def packed_entries(
+    candidates: Sequence[ResultView | MemoryHit],
+    max_chars: int,
+    *,
+    quoted: bool,
+    vault_of: dict[int, str] | None = None,
+) -> PackedEntries:
+    """The candidates packed into `max_chars`, fenced room kept when `quoted`.
+
+    `vault_of` (a block of several vaults): id(candidate) -> its vault. A quoted block whose entries are
+    all of one vault names it once, in the quote's head; only a block of several names each entry's. A name
+    costs the budget its length wherever it stands: measured on personal-dev beside LoCoMo dev
+    (scripts/eval_vaults.py), naming each entry (" (vault locomo-dev)") left the last, cut entry no room
+    in 13 of LoCoMo's 759 blocks, where it held the answer; once in the head, in 4."""
+    if not quoted:
+        return PackedEntries(pack(_passages(candidates, vault_of), max_chars), "", "")
+    nonce = secrets.token_hex(8)
+    if vault_of is not None:
+        # room for the longest name in the head, then: one vault's entries only, or each entry named
+        vaults = {vault_of.get(id(c), "") for c in candidates}
+        room = max_chars - max((quote_overhead(nonce, vault=v) for v in vaults), default=0)
+        plain = pack(_passages(candidates, None, neutral=True), max(0, room))
+        named = {vault_of.get(id(candidates[p.index]), "") for p in plain.included}
+        if len(named) <= 1:
+            return PackedEntries(plain, nonce, next(iter(named), ""))
+    room = max_chars - quote_overhead(nonce)
+    return PackedEntries(pack(_passages(candidates, vault_of, neutral=True), max(0, room)), nonce, "")
+
+
+def _passages(
+    candidates: Sequence[ResultView | MemoryHit], vault_of: dict[int, str] | None, *, neutral: bool = False
+) -> list[Passage]:
+    passages = [_passage(c, (vault_of or {}).get(id(c), "")) for c in candidates]
+    if neutral:  # quoted: nothing in a note may pass for the fence's tags
+        passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
+    return passages
+
+
+def considered_of(
+    hits: Sequence[tuple[str, ScoredPoint]],
+    candidates: Sequence[ResultView | MemoryHit],
+    packed: PackedContext,
+    left_out: dict[tuple[str, str], str],
+    vault_of: dict[int, str],
+) -> list[Considered]:
+    """Every candidate, remembered facts first, and what became of it: left out before packing
+    (`left_out`), by the packer (its `left_out`), or quoted (as the block labels it, a cut one to its
+    last line). `hits`: each with its vault."""
+    fate: dict[tuple[str, str], tuple[str, Passage | None]] = {}
+    for position, why in packed.left_out.items():
+        fate[_key(candidates[position], vault_of)] = (why, None)
+    for included in packed.included:
+        fate[_key(candidates[included.index], vault_of)] = (
+            QUOTED_CUT if included.cut else QUOTED,
+            included.passage,
+        )
+    out: list[Considered] = []
+    for candidate in candidates:
+        if isinstance(candidate, MemoryHit):
+            why, _ = fate.get(_key(candidate, vault_of), (OVER_BUDGET, None))
+            vault = vault_of.get(id(candidate), "")
+            out.append(Considered(f"memory:{candidate.key}", candidate.source, 0, 0, 0.0, why, "", vault))
+    for vault, hit in hits:
+        p = hit.payload
+        why, passage = fate.get((vault, hit.id), (left_out.get((vault, hit.id), OVER_BUDGET), None))
+        start, end = (
+            payload_line(p, "start"),
+            passage.end_line if passage is not None else payload_line(p, "end"),
+        )
+        label = passage.label if passage is not None else f"{payload_path(p)}:{start}-{end}"
+        out.append(Considered(label, payload_path(p), start, end, hit.confidence or 0.0, why, hit.id, vault))
+    return out
+
+
+def _key(candidate: ResultView | MemoryHit, vault_of: dict[int, str]) -> tuple[str, str]:
+    vault = vault_of.get(id(candidate), "")
+    return vault, (f"memory:{candidate.key}" if isinstance(candidate, MemoryHit) else candidate.chunk_id)
+
+
+def _passage(candidate: ResultView | MemoryHit, vault: str = "") -> Passage:
+    # the entry names its vault (several vaults) so an agent tells two notes of one path apart
+    where = f" (vault {vault})" if vault else ""
+    if isinstance(candidate, MemoryHit):
+        return Passage(
+            path=candidate.source,
+            start_line=0,
+            end_line=0,
+            title=f"from {candidate.source}{where}",
+            text=candidate.value,
+            memory_key=candidate.key,
+            vault=vault,
+        )
+    return Passage(
+        path=candidate.note_path,
+        start_line=candidate.start_line,
+        end_line=candidate.end_line,
+        title=_title(candidate) + where,
+        text=candidate.content,
+        vault=vault,
+    )
+
+
+def _title(view: ResultView) -> str:
+    """The entry's title; a note saved from elsewhere says so, so an agent never takes it for the
+    person's own words."""
+    title = view.heading_context or view.note_title
+    return f"{title} (saved from {view.saved_from})" if view.saved_from else title
+
+
+def payload_path(payload: dict[str, object]) -> str:
+    return str(payload.get("note_path", ""))
+
+
+def payload_line(payload: dict[str, object], end: str) -> int:
+    return int(str(payload.get(f"{end}_line", 0)))

@@ -1,0 +1,186 @@
+"""The time a question names, as a span of days: the absolute forms of time_intent.py ("in 2024", "autumn
+2024") and those read from today ("last March", "this week", "this spring", "over the summer", "the last
+couple of weeks", "the past month", "recently", "since March").
+
+A period read from today is a preference like any other (search.ranking.time_factor): a note of it rises,
+one that says it is of another time is lowered, an undated one keeps its score. The rolling windows say
+what people mean by the words when they ask about their own notes: "the past month" is the thirty days
+before today, not the calendar month before this one ("last month" is that); "recently" and "lately" are
+the last two months, as far back as a person still calls a journal day recent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from backend.domain.periods.time_intent import (
+    _ABSOLUTE,
+    _FULL_MONTHS,
+    _HOLIDAY_NAMES,
+    _MONTHS,
+    _SEASON_NAMES,
+    _SEASON_START,
+    TimeSpan,
+    _Finder,
+    _holiday_span,
+    _month_span,
+    _search,
+    _season_span,
+)
+
+_RELATIVE = re.compile(r"\b(today|yesterday|(?:this|last|previous)\s+(?:week(?:end)?|month|year))\b", re.I)
+# a month without its year needs a word before it: "may" alone is usually the verb
+_NAMED_MONTH = re.compile(rf"\b(in|during|last|this|early|late|mid|throughout)\s+({_FULL_MONTHS})\b", re.I)
+# "last summer", "this christmas", "over the summer": the latest one before (last) or around (this, over
+# the) today
+_RELATIVE_PERIOD = re.compile(
+    rf"\b(this|last|past|previous|(?:over|during|in|through(?:out)?)\s+the)\s+({_HOLIDAY_NAMES}|{_SEASON_NAMES})\b",
+    re.I,
+)
+_COUNTS = {"a": 1, "one": 1, "two": 2, "couple": 2, "three": 3, "few": 3, "several": 3, "four": 4, "six": 6}
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
+# "the last couple of weeks", "the past 3 months", "the past month", "the last fortnight"
+_ROLLING = re.compile(
+    r"\b(?:the\s+)?(?:last|past)\s+(?:(\d{1,3}|a|one|two|three|four|six|couple|few|several)\s+(?:of\s+)?)?"
+    r"(days?|weeks?|fortnights?|months?|years?)\b",
+    re.I,
+)
+_RECENTLY = re.compile(r"\b(recently|lately|of late)\b", re.I)
+RECENT_DAYS = 61
+# "since March", "since 2024", "since last summer": from the start of that time to today
+_SINCE = re.compile(r"\bsince\s+(.{1,40})", re.I)
+
+
+def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> TimeSpan | None:
+    """The first, most precise time the query names, or None. `today` anchors "this week", "last March";
+    `southern`: seasons (and the summer holidays) of the southern hemisphere."""
+    for find in _FINDERS:
+        span = find(query, today, southern)
+        if span is not None:
+            return span
+    return None
+
+
+def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "since March": from the latest 1 March not after today to today; "since 2024", "since last summer":
+    from the start of that time."""
+    match = _search(_SINCE, query)
+    if match is None:
+        return None
+    rest = match.group(1)
+    month = re.match(rf"({_FULL_MONTHS})\b", rest, re.I)
+    if month is not None:
+        number = _MONTHS[month.group(1).lower()]
+        start = _month_span("", today.year if number <= today.month else today.year - 1, number).start
+        return TimeSpan(f"since {month.group(1)}", start, today, "since")
+    for find in _FINDERS[1:]:
+        span = find(rest, today, southern)
+        if span is not None and rest.lower().startswith(span.text.lower()) and span.start <= today:
+            return TimeSpan(f"since {span.text}", span.start, today, "since")
+    return None
+
+
+def _rolling(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "the last couple of weeks": the fourteen days up to today; "the past month": thirty."""
+    del southern
+    match = _search(_ROLLING, query)
+    if match is not None:
+        count, unit = match.group(1), match.group(2).lower().rstrip("s")
+        said_last = "last" in match.group(0).lower().split()
+        if count is None and said_last and unit != "fortnight":
+            return None  # "last week" is the calendar one (_relative); "the last day of term" is no time
+        number = 1 if count is None else int(count) if count.isdigit() else _COUNTS[count.lower()]
+        days = number * _UNIT_DAYS[unit]
+        if 0 < days <= 100 * 365:
+            return TimeSpan(match.group(0).strip(), today - dt.timedelta(days=days - 1), today, "days")
+    return None
+
+
+def _recently(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "recently", "lately": the vaguest time a question names, so any other it names comes first
+    ("the charity event he organised recently in 2024" is of 2024)."""
+    del southern
+    match = _search(_RECENTLY, query)
+    if match is None:
+        return None
+    return TimeSpan(match.group(0), today - dt.timedelta(days=RECENT_DAYS - 1), today, "days")
+
+
+def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "this summer" is the one around today or, when none is, this year's; "last christmas" the latest
+    one over before today; "over the summer" the one around today or, when none is, the latest one over."""
+    match = _search(_RELATIVE_PERIOD, query)
+    if match is None:
+        return None
+    text, which, name = match.group(0), match.group(1).lower(), match.group(2).lower()
+    season = name in _SEASON_START
+
+    def of(year: int) -> TimeSpan:
+        if season:
+            return _season_span(text, name, year, southern)
+        return _holiday_span(text, name, year, southern)
+
+    around = [span for span in (of(today.year - 1), of(today.year)) if span.start <= today <= span.end]
+    if which == "this":
+        return around[0] if around else of(today.year)
+    if around and which.endswith("the"):
+        return around[0]
+    year = today.year
+    while of(year).end >= today:
+        year -= 1
+    return of(year)
+
+
+def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del southern
+    match = _search(_RELATIVE, query)
+    if match is None:
+        return None
+    text = match.group(1)
+    words = text.lower().split()
+    if words == ["today"]:
+        return TimeSpan(text, today, today, "day")
+    if words == ["yesterday"]:
+        day = today - dt.timedelta(days=1)
+        return TimeSpan(text, day, day, "day")
+    back = words[0] != "this"
+    unit = words[1]
+    if unit in ("week", "weekend"):
+        monday = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=int(back))
+        if unit == "weekend":
+            saturday = monday + dt.timedelta(days=5)
+            return TimeSpan(text, saturday, saturday + dt.timedelta(days=1), "week")
+        return TimeSpan(text, monday, monday + dt.timedelta(days=6), "week")
+    if unit == "month":
+        year, month = (today.year, today.month - 1) if back else (today.year, today.month)
+        if month == 0:
+            year, month = year - 1, 12
+        return _month_span(text, year, month)
+    year = today.year - int(back)
+    return TimeSpan(text, dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
+
+
+def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "in March" / "last March": the latest March not after this month ("last": before this month)."""
+    del southern
+    match = _search(_NAMED_MONTH, query)
+    if match is None:
+        return None
+    month = _MONTHS[match.group(2).lower()]
+    latest = month < today.month if match.group(1).lower() == "last" else month <= today.month
+    return _month_span(match.group(0), today.year if latest else today.year - 1, month)
+
+
+# "since" first (it holds the time it starts from); the absolute forms before those read from today, a bare
+# year next to last, "recently" last; a season or holiday before a window ("the past summer" is the summer)
+_FINDERS: tuple[_Finder, ...] = (
+    _since,
+    *_ABSOLUTE[:-1],
+    _relative_period,
+    _rolling,
+    _relative,
+    _named_month,
+    _ABSOLUTE[-1],
+    _recently,
+)
