@@ -158,11 +158,11 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     search, policy = handles.search, handles.policy
     folders = search.options.saved_folders
     views = present_hits(
-        hits, request.query, policy, analyzer=search.analyzer, words=search.word_terms, saved_folders=folders
+        hits, outcome.asked, policy, analyzer=search.analyzer, words=search.word_terms, saved_folders=folders
     )
     outcome.clock.lap(PRESENTING)
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
-    answer.memory_suggestion = suggestion_for(request.query, views, handles.memory)
+    answer.memory_suggestion = suggestion_for(outcome.asked, views, handles.memory)
     if request.include_memory:
         try:
             found = handles.memory.search(request.query, limit=request.memory_top_k)
@@ -184,7 +184,7 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
             asked_note=request.why_not,
             threshold=request.threshold,
         )
-        verdicts = recall_verdicts(views, handles.context.gate(request.query, outcome))
+        verdicts = recall_verdicts(views, handles.context.gate(outcome))
         answer.recall = {c.chunk_id: c for c in verdicts}
         outcome.clock.lap(EXPLAIN)
     answer.total_ms = (time.perf_counter() - started) * 1000

@@ -19,6 +19,7 @@ from backend.application.explanation.rules import (
 )
 from backend.application.explanation.why_not import NoteChunks, why_not
 from backend.application.search.hit_confidence import Sides, read_sides
+from backend.application.search.question import Question
 from backend.application.search.ranking import own_words_first
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.application.search.stages import QueryVectors
@@ -55,7 +56,9 @@ class SearchExplainer:
             store_filter = live.graph.tag_filter(safe_filter(point_filter))
             if store_filter is not None and store_filter.is_empty:
                 store_filter = None
-            vectors = outcome.vectors or search.query_vectors(live, query, outcome.mode)
+            # the question as the search read it (an outcome made elsewhere has it read again here)
+            question = outcome.question or search.question(query, live)
+            vectors = outcome.vectors or search.query_vectors(live, question, outcome.mode)
             depth = max(len(outcome.hits), options.prefetch_limit)
             # both sides as the search read them; an outcome without them (a conversation's, judged by its
             # last turn) has them read again
@@ -63,7 +66,7 @@ class SearchExplainer:
             if sides is None:
                 sides = read_sides(live, vectors.dense, _sparse(vectors), depth, store_filter)
             lists = self._lists(
-                sides, vectors, depth, query=query if outcome.mode is SearchMode.HYBRID else None
+                sides, vectors, depth, question=question if outcome.mode is SearchMode.HYBRID else None
             )
             named = live.graph.notes_named(query)
             if store_filter is not None and store_filter.note_paths:
@@ -80,15 +83,15 @@ class SearchExplainer:
                 calibration=search.gate.calibration(search.serving_model(), dense=True),
                 chunks=search.chunks.count(live) if outcome.hits else 0,
                 fusion=options.fusion,
-                cross_language=search.foreign_weights(query) is not None,
+                cross_language=search.foreign_weights(question) is not None,
                 threshold=threshold,
-                saved=own_words_first(query, options.saved_folders),
+                saved=own_words_first(question, options.saved_folders),
             )
             explanation = explain_hits(given, lists, search.judge, _stored_terms(live, outcome.hits))
             if asked_note is None:
                 return explanation
             asked = Replayed(
-                query=query,
+                question=question,
                 mode=outcome.mode,
                 vectors=vectors,
                 point_filter=live.graph.tag_filter(safe_filter(point_filter)),
@@ -108,9 +111,11 @@ class SearchExplainer:
             )
             return replace(explanation, why_not=answer)
 
-    def _lists(self, sides: Sides, vectors: QueryVectors, depth: int, *, query: str | None) -> SideLists:
+    def _lists(
+        self, sides: Sides, vectors: QueryVectors, depth: int, *, question: Question | None
+    ) -> SideLists:
         """Both sides best first, each only where the search asked it (its vector made), and, for a hybrid
-        search (`query` given), their fusion by the search's rule and weights."""
+        search (`question` given), their fusion by the search's rule and weights."""
         dense = (
             list(sides.dense.scores.items())
             if sides.dense is not None and vectors.dense is not None
@@ -119,21 +124,26 @@ class SearchExplainer:
         keyword = None
         if vectors.sparse is not None:  # asked; it may have matched nothing
             keyword = list(sides.keyword.scores.items()) if sides.keyword is not None else []
-        if query is None or dense is None:
+        if question is None or dense is None:
             return SideLists(dense, keyword, None, None, depth)
-        scores, weights, values = self._fused(dense, keyword or [], query=query)
+        scores, weights, values = self._fused(
+            dense, keyword or [], foreign=self._search.foreign_weights(question)
+        )
         return SideLists(dense, keyword, scores, weights, depth, values)
 
     def _fused(
-        self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]], *, query: str
+        self,
+        dense: list[tuple[str, float]],
+        keyword: list[tuple[str, float]],
+        *,
+        foreign: tuple[float, float] | None,
     ) -> tuple[
         dict[str, float], tuple[float, float] | None, tuple[dict[str, float], dict[str, float]] | None
     ]:
         """Both sides joined by the rule and the weights the search applies, those weights (adaptive and score
         fusion: as summed, a side that found nothing left out), and each side's values as the rule combined
-        them (None for rrf, which combines ranks)."""
+        them (None for rrf, which combines ranks). `foreign`: a foreign question's weights."""
         options = self._search.options
-        foreign = self._search.foreign_weights(query)
         weights: tuple[float, float] = foreign or options.rrf_weights
         if options.fusion in ("adaptive", "score"):
             if options.fusion == "adaptive":

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from backend.application.explanation.rules import SideLists
 from backend.application.search.named_notes import named_hits
 from backend.application.search.pointers import TargetAsk, follow_pointers
+from backend.application.search.question import Question
 from backend.application.search.ranking import best_first, own_words_first, put_first, rank
 from backend.application.search.service import SearchService
 from backend.application.search.stage_clock import StageClock
@@ -37,7 +38,7 @@ class Replay:
 class Replayed:
     """What the replay needs of the search beyond its sides: the question and how it was asked."""
 
-    query: str
+    question: Question
     mode: SearchMode
     vectors: QueryVectors
     point_filter: PointFilter | None  # as the store read it (tags widened)
@@ -49,14 +50,14 @@ class Replayed:
 def replay(live: LiveIndex, search: SearchService, asked: Replayed, lists: SideLists) -> Replay:
     options = search.options
     fused = _candidates(live, lists)
-    named = named_hits(live, search.encoder, asked.query, asked.point_filter, StageClock())
+    named = named_hits(live, search.encoder, asked.question, asked.point_filter, StageClock())
     boost = (asked.span, options.time_boost) if asked.span is not None else None
-    boosted = rank(named, fused, boost, own_words_first(asked.query, options.saved_folders))
+    boosted = rank(named, fused, boost, own_words_first(asked.question, options.saved_folders))
     store_filter = asked.point_filter if asked.point_filter and not asked.point_filter.is_empty else None
     led = follow_pointers(
         live,
         boosted,
-        query=asked.query,
+        question=asked.question,
         analyzer=search.analyzer,
         target_ask=TargetAsk(
             dense=asked.vectors.dense,

@@ -22,8 +22,7 @@ from backend.application.search.presenting import ResultView, present_hits
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
-from backend.domain.notes.note_origin import asks_about_saved
-from backend.domain.periods.recency import asks_for_latest, last_day, newest_first
+from backend.domain.periods.recency import last_day, newest_first
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.ranking.result_rules import is_link_list
 from backend.domain.ranking.vault_merge import merged_by_confidence
@@ -139,13 +138,15 @@ class ContextService:
         self._memory = memory
         self._policy = policy
 
-    def gate(self, question: str, outcome: SearchOutcome) -> Gate:
-        """How a block asked with a floor picks among the entries above it, for `question` and its search."""
-        latest = asks_for_latest(question) and outcome.time_intent is None
+    def gate(self, outcome: SearchOutcome) -> Gate:
+        """How a block asked with a floor picks among the entries above it, for the question its search
+        judged its hits by."""
+        question = outcome.judged_by
+        latest = question.latest and outcome.time_intent is None
         return Gate(
             by_odds=self._search.judged_by_meaning(outcome),
             latest_on=self._search.options.today() if latest else None,
-            own_first=not asks_about_saved(question),
+            own_first=not question.saved,
         )
 
     def build(self, request: ContextQuery) -> ContextResult:
@@ -188,9 +189,14 @@ class ContextService:
         # no highlights: the block and its sources show none
         folders = search.options.saved_folders
         views = present_hits(
-            hits, query, self._policy, analyzer=search.analyzer, highlight=False, saved_folders=folders
+            hits,
+            outcome.asked,
+            self._policy,
+            analyzer=search.analyzer,
+            highlight=False,
+            saved_folders=folders,
         )
-        gate = self.gate(focus or query, outcome) if floor is not None else None
+        gate = self.gate(outcome) if floor is not None else None
         views = _kept_views(views, excluded, request.max_chunks, left_out, gate)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
@@ -199,9 +205,7 @@ class ContextService:
             warnings += found.warnings
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]
         by_odds = gate is not None and gate.by_odds
-        return Gathered(
-            query, focus, outcome, outcome.hits[:wanted], views, left_out, facts, warnings, by_odds
-        )
+        return Gathered(query, outcome, outcome.hits[:wanted], views, left_out, facts, warnings, by_odds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +214,7 @@ class Gathered:
     what became of the others (`left_out`)."""
 
     query: str
-    focus: str | None
-    outcome: SearchOutcome
+    outcome: SearchOutcome  # its question read as ranked, and as judged (the focus: `judged_by`)
     hits: list[ScoredPoint]  # every candidate the search gave, in its order
     views: list[ResultView]
     left_out: dict[str, str]
@@ -234,7 +237,7 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
     best max_chunks are packed once: the block quotes the surest entries across the vaults, not each
     vault's best in turn."""
     first = parts[0].gathered
-    query, focus = first.query, first.focus
+    query = first.query
     vault_of: dict[int, str] = {}  # id(candidate) -> its vault
     memory_of: dict[str, MemoryService | None] = {}
     facts: list[MemoryHit] = []
@@ -284,7 +287,7 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
     quoted = [source.result for source in sources if source.result is not None]
     lead = next((s.vault for s in sources if s.result is not None), parts[0].vault)
     suggestion = suggestion_for(
-        focus or query, [v for v in quoted if vault_of.get(id(v)) == lead], memory_of[lead]
+        first.outcome.judged_by, [v for v in quoted if vault_of.get(id(v)) == lead], memory_of[lead]
     )
     hits = [(part.vault, hit) for part in parts for hit in part.gathered.hits]
     if several:

@@ -7,15 +7,17 @@ from collections.abc import Sequence
 
 from backend.application.notes.memory import MemoryService
 from backend.application.search.presenting import ResultView
+from backend.application.search.question import Question
 from backend.domain.errors import KnowledgeBridgeError
-from backend.domain.recall.memory_suggestion import FoundText, MemorySuggestion, suggest_memory
+from backend.domain.recall.memory_suggestion import FoundText, MemorySuggestion, suggest_from_words
 
 
 def suggestion_for(
-    query: str, views: Sequence[ResultView], memory: MemoryService | None
+    question: Question, views: Sequence[ResultView], memory: MemoryService | None
 ) -> MemorySuggestion | None:
-    """What the hits offer to remember, or None; None too when the fact is kept under its key already (an
-    agent would otherwise offer the same fact at every search that finds it)."""
+    """What the hits offer to remember for `question` (its words, as the search read it), or None; None too
+    when the fact is kept under its key already (an agent would otherwise offer the same fact at every search
+    that finds it)."""
     found = [
         FoundText(
             note_path=view.note_path,
@@ -26,7 +28,7 @@ def suggestion_for(
         )
         for view in views
     ]
-    suggestion = suggest_memory(query, found)
+    suggestion = suggest_from_words(question.words, found)
     if suggestion is None or memory is None:
         return suggestion
     try:

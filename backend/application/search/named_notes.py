@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from backend.application.search import stage_clock as stage
+from backend.application.search.question import Question
 from backend.application.search.ranking import chunk_index
 from backend.application.search.stage_clock import StageClock
 from backend.application.serving.live_index import LiveIndex
@@ -18,23 +19,23 @@ ENTITY_SCAN = 256  # chunks read to find the first chunk of each note named by t
 def named_hits(
     live: LiveIndex,
     encoder: SparseEncoder,
-    query: str,
+    question: Question,
     point_filter: PointFilter | None,
     clock: StageClock,
 ) -> list[ScoredPoint]:
-    """The first chunk of each note whose title, alias or file name is the query, in path order.
+    """The first chunk of each note whose title, alias or file name is the question, in path order.
 
     One keyword store query limited to those notes: an agent naming a note gets it first, without
     waiting for the embedder and whatever the fused ranking thinks of a bare name.
     """
-    paths = live.graph.notes_named(query)
+    paths = live.graph.notes_named(question.text)
     if point_filter is not None and point_filter.note_paths:
         paths = [path for path in paths if path in point_filter.note_paths]
     if not paths:
         return []
     clock.lap(stage.ANALYSIS)
     scoped = replace(point_filter or PointFilter(), note_paths=tuple(paths))
-    sparse = encoder.encode_query(query)
+    sparse = encoder.encode_terms(question.terms)
     if sparse.is_empty:  # a name made of stop words only ("The End")
         points, _ = live.store.scroll(point_filter=scoped, limit=ENTITY_SCAN)
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from backend.application.search.question import Question
 from backend.application.search.stage_clock import RANKING, STORE_POINTER_TARGETS, StageClock
 from backend.application.serving.live_index import LiveIndex
 from backend.domain.models import PointFilter, ScoredPoint, SparseVector
@@ -38,7 +39,7 @@ def follow_pointers(
     live: LiveIndex,
     points: list[ScoredPoint],
     *,
-    query: str,
+    question: Question,
     analyzer: TextAnalyzer,
     target_ask: TargetAsk,
     clock: StageClock | None = None,
@@ -47,10 +48,10 @@ def follow_pointers(
     out (`best_pointer_line`) and whose link leads to an indexed note gives its place to that note's best
     chunk, the pointer right after it. The target chunk is a candidate already, or found by one store query
     scoped to the targets that are not (only when a pointer is followed at all). `points`: best first."""
-    wanted = {term for term, weight in analyzer.query_terms(query).items() if weight >= 1.0}
+    wanted = question.wanted
     if len(wanted) < POINTER_MIN_TERMS:
         return points
-    languages = analyzer.query_languages_for(query)
+    languages = question.languages
     pointers: list[tuple[ScoredPoint, str]] = []
     for hit in points[:POINTER_SCAN]:
         text, source = str(hit.payload.get("content", "")), _path_of(hit)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from backend.application.search.question import Question
 from backend.application.search.ranking import note_periods, origin_of
 from backend.domain.index.payload import PERIOD_STATED, REPLACED
 from backend.domain.models import ScoredPoint
@@ -66,7 +67,7 @@ def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
 
 def present_hits(
     hits: Sequence[ScoredPoint],
-    query: str,
+    question: Question,
     policy: ContentPolicy,
     *,
     analyzer: TextAnalyzer,
@@ -74,12 +75,15 @@ def present_hits(
     highlight: bool = True,
     saved_folders: Collection[str] = (),
 ) -> list[ResultView]:
-    """`words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`.
+    """`question`: as the search read it (its terms are highlighted, in the languages it was stemmed in).
+    `words`: the search service's remembered word terms (`SearchService.word_terms`), for `analyzer`.
     `highlight`: find the query's words in each hit (a context block shows none: /context leaves them out).
     `saved_folders`: the clippers' folders (SearchOptions.saved_folders), which say a note was saved."""
     views = []
     highlights = (
-        Highlighter(query, words if words is not None else WordTerms(analyzer)) if highlight else None
+        Highlighter(question.terms, question.languages, words if words is not None else WordTerms(analyzer))
+        if highlight
+        else None
     )
     for hit in hits:
         p = hit.payload

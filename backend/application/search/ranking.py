@@ -10,9 +10,10 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
+from backend.application.search.question import Question
 from backend.domain.index.payload import DATE, FOLDERS, PERIOD_STATED, PERIODS, REPLACED, SAVED_FROM, TAGS
 from backend.domain.models import ScoredPoint
-from backend.domain.notes.note_origin import asks_about_saved, once_per_source, saved_from
+from backend.domain.notes.note_origin import once_per_source, saved_from
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.result_rules import (
     LineSpan,
@@ -78,10 +79,10 @@ REPLACED_FACTOR = 0.5
 SAVED_FACTOR = 0.5
 
 
-def own_words_first(question: str, saved_folders: Collection[str]) -> Collection[str] | None:
+def own_words_first(question: Question, saved_folders: Collection[str]) -> Collection[str] | None:
     """The clippers' folders to lower saved notes by, or None when the question asks about something read or
     saved (note_origin.asks_about_saved): then a clipping answers as well as any note."""
-    return None if asks_about_saved(question) else saved_folders
+    return None if question.saved else saved_folders
 
 
 def origin_of(payload: dict[str, Any], saved_folders: Collection[str]) -> str | None:

@@ -24,7 +24,7 @@ from backend.application.search.modes import NO_EMBEDDER, ModePlan, index_plan, 
 from backend.application.search.named_notes import named_hits
 from backend.application.search.options import SearchOptions
 from backend.application.search.pointers import TargetAsk, follow_pointers
-from backend.application.search.question_tags import QuestionTags
+from backend.application.search.question import Question, QuestionReader
 from backend.application.search.ranking import best_first, own_words_first, put_first, rank
 from backend.application.search.recall_gate import RecallGate
 from backend.application.search.stage_clock import StageClock
@@ -34,13 +34,12 @@ from backend.application.serving.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.notes.vault_paths import safe_filter
-from backend.domain.periods.question_time import find_time_span
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking import fusion
 from backend.domain.ranking.confidence import Evidence
 from backend.domain.ranking.filter_check import unmatched_filters
 from backend.domain.ranking.result_rules import WordTerms
-from backend.domain.text.sparse import SparseEncoder, term_index
+from backend.domain.text.sparse import SparseEncoder
 from backend.domain.text.text_analysis import TextAnalyzer
 
 log = logging.getLogger(__name__)
@@ -56,6 +55,10 @@ class SearchOutcome:
     embed_ms: float = 0.0  # time spent embedding the query
     store_ms: float = 0.0  # time spent in the store query
     time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
+    # the question as the search read it, and the one its hits were judged by (the focus, else the same);
+    # None only in an outcome made by hand
+    question: Question | None = None
+    judged: Question | None = None
     evidence: list[Evidence] = field(default_factory=list)  # what each hit's confidence was computed from
     # filters that match no indexed note (an unknown folder, tag or path): said, but the answer is whole
     notices: list[str] = field(default_factory=list)
@@ -67,6 +70,18 @@ class SearchOutcome:
     @property
     def degraded(self) -> bool:
         return bool(self.warnings)
+
+    @property
+    def asked(self) -> Question:
+        """The question as the search read it (every outcome of `SearchService.search` has one)."""
+        if self.question is None:
+            raise ValueError("this outcome was not made by a search: it has no question")
+        return self.question
+
+    @property
+    def judged_by(self) -> Question:
+        """The question the hits were judged by: the conversation's latest message, else the question."""
+        return self.judged or self.asked
 
 
 class SearchService:
@@ -89,9 +104,9 @@ class SearchService:
         self.judge = encoder.content_only()  # confidence counts the question's own words, not its stop words
         self._stops = stop_term_indices(encoder.analyzer)
         self._words = WordTerms(encoder.analyzer)
-        self._tags = QuestionTags(encoder.analyzer)
         self._index = index
         self.options = options or SearchOptions()
+        self._reader = QuestionReader(encoder, self.options)
         self.chunks = ChunkCounter()
 
     @property
@@ -129,39 +144,46 @@ class SearchService:
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
         given = safe_filter(point_filter)
-        asked = Asked(
-            query=query,
-            top_k=top_k,
-            mode=mode,
-            point_filter=given,
-            given_filter=given,
-            candidates=candidates,
-            include_related=include_related,
-            related_limit=related_limit,
-            threshold=threshold,
-            per_note=max_chunks_per_note or self.options.max_chunks_per_note,
-        )
+        clock = StageClock()  # started as the search is
         self._index.check_searchable()
         plan = index_plan(self._index, mode)
         with self._index.serving() as live:  # a rebuild that switches meanwhile waits for this search
-            asked = replace(asked, point_filter=live.graph.tag_filter(given))
+            question = self.question(query, live)
+            asked = Asked(
+                question=question,
+                top_k=top_k,
+                mode=mode,
+                point_filter=live.graph.tag_filter(given),
+                given_filter=given,
+                candidates=candidates,
+                include_related=include_related,
+                related_limit=related_limit,
+                threshold=threshold,
+                per_note=max_chunks_per_note or self.options.max_chunks_per_note,
+                clock=clock,
+            )
+            clock.lap(stage.ANALYSIS)
             outcome, sides = self._search(live, asked, plan)
-            said = focus if focus is not None else query
-            if said != query and outcome.hits:
-                # judged by what is asked now: the earlier turns ranked, but "thanks!" after a vault question
-                # is not that question again, so its hits' evidence is the latest message's own
-                sides = self._focus_sides(live, asked, said, dense=sides.dense is not None)
-                asked.clock.lap(stage.STORE_SIDES)
-                outcome = replace(outcome, time_intent=self._span(said))
-            words = self.judge.analyzer.query_terms(said)
-            judged = self.judge.encode_terms(words)
-            tags = self._judged_tags(live, said, words)
-            asked.clock.lap(stage.ANALYSIS)
-            return self._confident(live, outcome, sides, judged, tags)
+            judged = question
+            if focus is not None and focus != query:
+                judged = self.question(focus, live)
+                asked.clock.lap(stage.ANALYSIS)
+                if outcome.hits:
+                    # judged by what is asked now: the earlier turns ranked, but "thanks!" after a vault
+                    # question is not that question again, so its hits' evidence is the latest message's own
+                    sides = self._focus_sides(live, asked, judged, dense=sides.dense is not None)
+                    asked.clock.lap(stage.STORE_SIDES)
+                    outcome = replace(outcome, time_intent=judged.span)
+            outcome = replace(outcome, question=question, judged=judged)
+            return self._confident(live, outcome, sides, judged)
 
-    def query_vectors(self, live: LiveIndex, query: str, mode: SearchMode) -> QueryVectors:
+    def question(self, text: str, live: LiveIndex) -> Question:
+        """`text` read once for a search of this vault (its tags as the serving generation holds them)."""
+        return self._reader.read(text, live.graph.vocabulary())
+
+    def query_vectors(self, live: LiveIndex, question: Question, mode: SearchMode) -> QueryVectors:
         """The vectors a search in `mode` asks the store with (no dense one when it cannot be made)."""
-        return self._encode(query, ModePlan(mode, ()), live, StageClock())[0]
+        return self._encode(question, ModePlan(mode, ()), StageClock())[0]
 
     def _search(self, live: LiveIndex, asked: Asked, plan: ModePlan) -> tuple[SearchOutcome, Sides]:
         """The stages in order; also both sides' own scores, which the hits' confidence is computed from."""
@@ -169,7 +191,7 @@ class SearchService:
         clues = self._clues(live, asked)
         started = time.perf_counter()
         plan = pending_plan(plan, self._index)
-        vectors, plan = self._encode(asked.query, plan, live, clock)
+        vectors, plan = self._encode(asked.question, plan, clock)
         if plan.mode is SearchMode.KEYWORD and vectors.keywords is None:
             return self._named_only(live, asked, plan, clues), Sides(None, None)
         embed_ms = (time.perf_counter() - started) * 1000
@@ -197,28 +219,22 @@ class SearchService:
 
     def _clues(self, live: LiveIndex, asked: Asked) -> Clues:
         started = time.perf_counter()
-        span = self._span(asked.query)
-        asked.clock.lap(stage.ANALYSIS)
-        named = named_hits(live, self._encoder, asked.query, asked.point_filter, asked.clock)
-        return Clues(span, named, (time.perf_counter() - started) * 1000)
+        named = named_hits(live, self._encoder, asked.question, asked.point_filter, asked.clock)
+        return Clues(asked.question.span, named, (time.perf_counter() - started) * 1000)
 
-    def _encode(
-        self, query: str, plan: ModePlan, live: LiveIndex, clock: StageClock
-    ) -> tuple[QueryVectors, ModePlan]:
+    def _encode(self, question: Question, plan: ModePlan, clock: StageClock) -> tuple[QueryVectors, ModePlan]:
         """The query's dense vector (unless keyword mode; keyword search answers when it cannot be made) and
         its keyword vector (unless dense mode), with the vault's tags it names in words."""
         dense: list[float] | None = None
         if plan.mode is not SearchMode.KEYWORD:
             clock.lap(stage.ANALYSIS)
-            dense, reason = self._embed_query(query)
+            dense, reason = self._embed_query(question.text)
             clock.lap(stage.EMBEDDING)
             if dense is None:
                 plan = plan.without_dense(reason)
         sparse = None
         if plan.mode is not SearchMode.DENSE:
-            terms = self._encoder.analyzer.query_terms(query)
-            terms.update(self._tags.terms(query, terms, live.graph.vocabulary()))
-            sparse = self._encoder.encode_terms(terms)
+            sparse = self._encoder.encode_terms(question.keyword_terms)
         return QueryVectors(dense, sparse), plan
 
     def _store_ask(self, asked: Asked, vectors: QueryVectors, mode: SearchMode) -> StoreAsk:
@@ -227,7 +243,7 @@ class SearchService:
             sparse=vectors.keywords,
             limit=max(asked.size, self.options.prefetch_limit),
             point_filter=asked.store_filter,
-            foreign=self.foreign_weights(asked.query),
+            foreign=self.foreign_weights(asked.question),
             hybrid=mode is SearchMode.HYBRID,
         )
 
@@ -293,7 +309,7 @@ class SearchService:
         return follow_pointers(
             live,
             points,
-            query=asked.query,
+            question=asked.question,
             analyzer=self.analyzer,
             clock=asked.clock,
             target_ask=TargetAsk(
@@ -307,7 +323,9 @@ class SearchService:
 
     def _sides(self, live: LiveIndex, asked: Asked, ask: StoreAsk, vectors: QueryVectors) -> Sides:
         """Both sides' own scores, read apart for a fusion that did not read them (RRF, DBSF)."""
-        keywords = vectors.sparse if vectors.sparse is not None else self._encoder.encode_query(asked.query)
+        keywords = vectors.sparse
+        if keywords is None:
+            keywords = self._encoder.encode_terms(asked.question.terms)
         return read_sides(live, vectors.dense, keywords, ask.limit, asked.point_filter)
 
     def _rank(
@@ -323,7 +341,7 @@ class SearchService:
         """The ranking rules (ranking.py) over the candidates, pointers followed, the named notes first.
         `own_scale`: the scores are the mode's own keyword scores (a named note keeps its own when higher)."""
         boost = (clues.span, self.options.time_boost) if clues.span is not None else None
-        saved = own_words_first(asked.query, self.options.saved_folders)
+        saved = own_words_first(asked.question, self.options.saved_folders)
         fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost, saved))
         ranked = put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
         asked.clock.lap(stage.RANKING)
@@ -356,29 +374,18 @@ class SearchService:
             clock=asked.clock,
         )
 
-    def _focus_sides(self, live: LiveIndex, asked: Asked, focus: str, *, dense: bool) -> Sides:
+    def _focus_sides(self, live: LiveIndex, asked: Asked, focus: Question, *, dense: bool) -> Sides:
         """Both sides' own scores for `focus` alone (its embedding only when the hits were judged by one)."""
-        vector = self._embed_query(focus)[0] if dense else None
+        vector = self._embed_query(focus.text)[0] if dense else None
         limit = max(asked.size, self.options.prefetch_limit)
-        return read_sides(live, vector, self._encoder.encode_query(focus), limit, asked.store_filter)
-
-    def _span(self, text: str) -> TimeSpan | None:
-        """The period `text` names (its notes are boosted, and judged of it), or None."""
-        options = self.options
-        if not options.time_boost:
-            return None
-        return find_time_span(text, options.today(), southern=options.southern)
+        return read_sides(live, vector, self._encoder.encode_terms(focus.terms), limit, asked.store_filter)
 
     def _confident(
-        self,
-        live: LiveIndex,
-        outcome: SearchOutcome,
-        sides: Sides,
-        judged: SparseVector,
-        tags: dict[int, frozenset[int]],
+        self, live: LiveIndex, outcome: SearchOutcome, sides: Sides, question: Question
     ) -> SearchOutcome:
-        """The outcome with each hit's confidence, and what it was computed from."""
+        """The outcome with each hit's confidence, and what it was computed from (`question`: judged by)."""
         hits, clock = outcome.hits, outcome.clock
+        judged = self.judge.encode_terms(question.own_terms)
         stored = hit_terms(live, hits, self._stops) if hits and judged.indices else None
         clock.lap(stage.STORE_TERMS)
         evidence = evidence_of(
@@ -387,7 +394,7 @@ class SearchService:
             query=judged,
             encoder=self.judge,
             stored=stored,
-            tags=tags,
+            tags=question.judged_tags,
             span=outcome.time_intent,
         )
         chunks = self.chunks.count(live) if hits else 0
@@ -395,15 +402,6 @@ class SearchService:
         hits = with_confidence(hits, evidence, calibration, chunks=chunks)
         clock.lap(stage.CONFIDENCE)
         return replace(outcome, hits=hits, evidence=evidence, sides=sides)
-
-    def _judged_tags(self, live: LiveIndex, said: str, words: dict[str, float]) -> dict[int, frozenset[int]]:
-        """The vault's tags the judged words name, by term, each with the judged terms it stands for."""
-        found = self._tags.found(said, words, live.graph.vocabulary())
-        analyzer = self.judge.analyzer
-        return {
-            term_index(tag): frozenset(term_index(term) for term in analyzer.query_terms(stands_for))
-            for tag, stands_for in found.items()
-        }
 
     def serving_model(self) -> str | None:
         """The model whose cosines the dense scores are (the serving index's; None without one)."""
@@ -416,11 +414,11 @@ class SearchService:
         dense = outcome.sides is not None and outcome.sides.dense is not None
         return self.gate.calibration(self.serving_model(), dense=dense).uses_dense
 
-    def foreign_weights(self, query: str) -> tuple[float, float] | None:
+    def foreign_weights(self, question: Question) -> tuple[float, float] | None:
         """The fusion weights for a question in another language than the vault's (an English question
         about German notes shares only names and numbers with them, and the keyword side would rank by
         those), else None."""
-        if self._encoder.analyzer.foreign(query):
+        if question.foreign:
             return self.options.cross_language_weights
         return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from backend.application.search.question import Question
 from backend.application.search.stage_clock import StageClock
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.periods.time_intent import TimeSpan
@@ -12,9 +13,9 @@ from backend.domain.periods.time_intent import TimeSpan
 
 @dataclass(frozen=True, slots=True)
 class Asked:
-    """One search as its stages read it (`per_note` already defaulted)."""
+    """One search as its stages read it (`per_note` already defaulted): its question read once."""
 
-    query: str
+    question: Question
     top_k: int
     mode: SearchMode
     point_filter: PointFilter | None  # as the store reads it: tags widened to the vault's (`tag_filter`)

@@ -9,7 +9,7 @@ import functools
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Collection, Sequence, Set
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -77,7 +77,9 @@ def highlights(query: str, text: str, *, analyzer: TextAnalyzer | None = None) -
     highlights "decides", "Steuer" highlights "Steuererklärung", and stop words are never highlights. In
     a script written without spaces the highlight is the matched stretch ("迁移" in "数据库迁移计划").
     """
-    return Highlighter(query, WordTerms(analyzer or TextAnalyzer()))(text)
+    analyzer = analyzer or TextAnalyzer()
+    wanted = set(analyzer.query_terms(query))
+    return Highlighter(wanted, analyzer.query_languages_for(query), WordTerms(analyzer))(text)
 
 
 WORD_TERMS_KEPT = 100_000  # words (with their languages) a WordTerms remembers before it starts over
@@ -161,16 +163,16 @@ class WordTerms:
 
 
 class Highlighter:
-    """`highlights` of one query in the texts of several hits: the query analysed (and its language
-    detected) once, and each distinct word of the hits once (the hits of a search share most of theirs)."""
+    """`highlights` of one query in the texts of several hits: `wanted`, the query's terms, stemmed in
+    `languages` (as its search read them), and each distinct word of the hits analysed once (the hits of a
+    search share most of theirs)."""
 
     __slots__ = ("_languages", "_matched", "_wanted", "_words")
 
-    def __init__(self, query: str, words: WordTerms) -> None:
-        analyzer = words.analyzer
+    def __init__(self, wanted: Collection[str], languages: Sequence[str], words: WordTerms) -> None:
         self._words = words
-        self._wanted = set(analyzer.query_terms(query))
-        self._languages = analyzer.query_languages_for(query) if self._wanted else ()
+        self._wanted = set(wanted)
+        self._languages = tuple(languages) if self._wanted else ()
         self._matched: dict[str, list[tuple[str, set[str]]]] = {}
 
     def __call__(self, text: str) -> list[str]:

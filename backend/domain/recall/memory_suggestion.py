@@ -123,7 +123,18 @@ def suggest_memory(
     query: str, hits: Sequence[FoundText], *, floor: float = RECALL_FLOOR, among: int = SUGGEST_AMONG
 ) -> MemorySuggestion | None:
     """The fact among the confident first `among` hits worth offering to remember, or None."""
-    asked = set(tokenize(query))
+    return suggest_from_words(frozenset(tokenize(query)), hits, floor=floor, among=among)
+
+
+def suggest_from_words(
+    words: frozenset[str],
+    hits: Sequence[FoundText],
+    *,
+    floor: float = RECALL_FLOOR,
+    among: int = SUGGEST_AMONG,
+) -> MemorySuggestion | None:
+    """`suggest_memory` for a question already read: `words`, its folded words bar stop words (`tokenize`)."""
+    asked = set(words)
     if not asked or asked <= _SMALL_TALK:
         return None
     asked = _stems(asked)

@@ -7,11 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from backend.application.search.presenting import group_by_note, present_hits
+from backend.application.search.question import Question
 from backend.domain.models import ScoredPoint
 from backend.domain.text.content_policy import ContentPolicy
 from backend.domain.text.sensitivity import SensitiveCategory
 from backend.domain.text.text_analysis import TextAnalyzer
 from tests.application.use_cases.conftest import SERVER_PASSWORD
+
+
+def asked(text: str) -> Question:
+    return Question.plain(text, TextAnalyzer())
 
 
 def hit(path: str, content: str = "text", score: float = 1.0, **payload: Any) -> ScoredPoint:
@@ -28,7 +33,7 @@ SECRET = hit(
 
 
 def test_secrets_are_redacted_in_the_text_and_the_heading_and_counted() -> None:
-    (view,) = present_hits([SECRET], "database password", ContentPolicy(), analyzer=TextAnalyzer())
+    (view,) = present_hits([SECRET], asked("database password"), ContentPolicy(), analyzer=TextAnalyzer())
     assert SERVER_PASSWORD not in view.content
     assert SERVER_PASSWORD not in view.heading_context
     assert "[REDACTED:password]" in view.content
@@ -37,12 +42,16 @@ def test_secrets_are_redacted_in_the_text_and_the_heading_and_counted() -> None:
 
 
 def test_a_highlight_never_brings_a_secret_back() -> None:
-    (view,) = present_hits([SECRET], f"password {SERVER_PASSWORD}", ContentPolicy(), analyzer=TextAnalyzer())
+    (view,) = present_hits(
+        [SECRET], asked(f"password {SERVER_PASSWORD}"), ContentPolicy(), analyzer=TextAnalyzer()
+    )
     assert view.highlights == ["password"]
 
 
 def test_with_redaction_off_the_text_is_shown_as_written() -> None:
-    (view,) = present_hits([SECRET], SERVER_PASSWORD, ContentPolicy(redact=False), analyzer=TextAnalyzer())
+    (view,) = present_hits(
+        [SECRET], asked(SERVER_PASSWORD), ContentPolicy(redact=False), analyzer=TextAnalyzer()
+    )
     assert SERVER_PASSWORD in view.content
     assert view.redactions == 0
     assert view.highlights == [SERVER_PASSWORD]
@@ -55,7 +64,7 @@ def test_sensitive_categories_come_from_the_text_the_tags_and_the_headings() -> 
         hit("Plans.md", "Numbers for March.", heading_path=["Plans", "Budget"]),
         hit("Shopping list.md", "oat milk, lemons"),
     ]
-    views = present_hits(hits, "anything", ContentPolicy(), analyzer=TextAnalyzer())
+    views = present_hits(hits, asked("anything"), ContentPolicy(), analyzer=TextAnalyzer())
     assert [v.sensitive_categories for v in views] == [["finance"], ["health"], ["finance"], []]
 
 
@@ -63,14 +72,14 @@ def test_the_categories_are_the_configured_ones() -> None:
     garden = ContentPolicy(categories=(SensitiveCategory("garden", words=("tomato",)),))
     views = present_hits(
         [hit("Garden.md", "Sow tomatoes."), hit("Debt.md", "I owe rent.")],
-        "x",
+        asked("x"),
         garden,
         analyzer=TextAnalyzer(),
     )
     assert [v.sensitive_categories for v in views] == [["garden"], []]
     assert (
         present_hits(
-            [hit("Debt.md", "I owe rent.")], "x", ContentPolicy(categories=()), analyzer=TextAnalyzer()
+            [hit("Debt.md", "I owe rent.")], asked("x"), ContentPolicy(categories=()), analyzer=TextAnalyzer()
         )[0].sensitive_categories
         == []
     )

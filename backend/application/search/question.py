@@ -1,0 +1,99 @@
+"""A question as every stage of one search reads it, analysed once at the search's top.
+
+Its keyword terms and their weights, the languages it is stemmed in (the vault's and its own, detected once),
+whether it is in a language the vault is not, the period it names, the vault's tags it means, and what the
+recall rules read of it: the keyword encoder, the ranking rules, the pointers, the hits' confidence, the
+highlights, the explanation and the memory suggestion all read this value instead of analysing the text
+again (each used to run the analyser, and its language detection, on it anew)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from backend.application.search.options import SearchOptions
+from backend.application.search.question_tags import QuestionTags
+from backend.application.serving.note_graph import TagVocabulary
+from backend.domain.notes.note_origin import asks_about_saved
+from backend.domain.periods.question_time import find_time_span
+from backend.domain.periods.recency import asks_for_latest
+from backend.domain.periods.time_intent import TimeSpan
+from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
+from backend.domain.text.text_analysis import TextAnalyzer
+
+_NONE: Mapping = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    text: str
+    languages: tuple[str, ...]  # what its words are stemmed in: the vault's query languages and its own
+    terms: Mapping[str, float]  # its keyword terms and weights, stop words at theirs: the keyword side's
+    own_terms: Mapping[str, float]  # its own words' terms, stop words left out: what a hit is judged by
+    foreign: bool  # in a language none of the vault's is: fusion weighs the keyword side little
+    span: TimeSpan | None = None  # the period it names (None: none, or the time rule is off)
+    tag_terms: Mapping[str, float] = field(default_factory=dict)  # the vault's tag terms it names, joining `terms`
+    # the vault's tags its own words name, by tag term index, each with the own terms' indices it stands for
+    judged_tags: Mapping[int, frozenset[int]] = field(default_factory=dict)
+    saved: bool = False  # asks about something read or saved: a clipping answers as well as one's own words
+    latest: bool = False  # asks for the last time of something (recency.py)
+    words: frozenset[str] = frozenset()  # folded words without stop words: what a remembered fact must share
+
+    @property
+    def keyword_terms(self) -> dict[str, float]:
+        """What the keyword side asks for: its terms, and the vault's tags it names at a word's weight."""
+        return {**self.terms, **self.tag_terms}
+
+    @property
+    def wanted(self) -> set[str]:
+        """Its whole words' terms (a compound's parts and a stop word's weights are below 1)."""
+        return {term for term, weight in self.terms.items() if weight >= 1.0}
+
+    @classmethod
+    def plain(cls, text: str, analyzer: TextAnalyzer) -> Question:
+        """A question read without a vault: no period, no tags (what views of hits need outside a search)."""
+        return QuestionReader(SparseEncoder(analyzer=analyzer), SearchOptions(time_boost=0.0)).read(text)
+
+
+class QuestionReader:
+    """Reads a question once for a search: with the encoder's analyser (the keyword side's terms), the
+    judge's (stop words left out), the vault's tags and the options' calendar."""
+
+    def __init__(self, encoder: SparseEncoder, options: SearchOptions) -> None:
+        self._analyzer = encoder.analyzer
+        self._judge = encoder.content_only().analyzer
+        self._tags = QuestionTags(encoder.analyzer)
+        self._options = options
+
+    def read(self, text: str, vocabulary: TagVocabulary | None = None) -> Question:
+        """`vocabulary`: the vault's tags (None: a question read without a vault, which names none)."""
+        analyzer, options = self._analyzer, self._options
+        own_language = analyzer.detected(text)  # the one language detection of the question
+        languages = analyzer.query_languages_for(text, own_language)
+        terms = analyzer.query_terms(text, languages)
+        own = terms if self._judge is analyzer else self._judge.query_terms(text, languages)
+        tag_terms: Mapping[str, float] = _NONE
+        judged_tags: Mapping[int, frozenset[int]] = _NONE
+        if vocabulary is not None:
+            tag_terms = self._tags.terms(text, terms, vocabulary)
+            judged_tags = {
+                term_index(tag): frozenset(term_index(term) for term in self._judge.query_terms(stands_for))
+                for tag, stands_for in self._tags.found(text, own, vocabulary).items()
+            }
+        span = None
+        if options.time_boost:  # the period rule off: no period is read (nor boosted, nor judged of)
+            span = find_time_span(text, options.today(), southern=options.southern)
+        return Question(
+            text=text,
+            languages=languages,
+            terms=MappingProxyType(terms),
+            own_terms=MappingProxyType(own),
+            foreign=analyzer.foreign(text, own_language),
+            span=span,
+            tag_terms=tag_terms,
+            judged_tags=judged_tags,
+            saved=asks_about_saved(text),
+            latest=asks_for_latest(text),
+            words=frozenset(tokenize(text)),
+        )
