@@ -8,6 +8,8 @@ import random
 import re
 import shutil
 import statistics
+import sys
+from datetime import datetime
 from pathlib import Path
 
 
@@ -73,3 +75,8 @@ def replace_section(report: Path, heading: str, section: str) -> None:
     else:
         text = text.rstrip("\n") + "\n\n" + section
     report.write_text(text, encoding="utf-8")
+
+
+def log(message: str) -> None:
+    """A benchmark's progress, on stderr: its report goes to stdout."""
+    print(f"[bench {datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)

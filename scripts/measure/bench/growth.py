@@ -27,14 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from scripts.measure.common import drawn_questions, percentile
+from scripts.measure.bench.parts import code_versions, first_start_service, prepare_graph
+from scripts.measure.common import drawn_questions, log, percentile
 from scripts.measure.service import REPO, ServiceProcess
 
 POLL_SECONDS = 0.25  # how often the first-index run asks for status and searches
@@ -90,40 +90,6 @@ class VaultScale:
     def search_all(self, q: float) -> float:
         """The percentile `q` of every search of every round (a pause once per ~1000 searches shows)."""
         return percentile([ms for round_ms in self.rounds for ms in round_ms], q)
-
-
-def log(message: str) -> None:
-    from scripts.measure.bench.suite import log as bench_log
-
-    bench_log(message)
-
-
-def code_versions(args: argparse.Namespace) -> list[tuple[str, Path]]:
-    """(label, checkout) per code measured: this one, and the one to compare with."""
-    versions = [("now", REPO)]
-    if args.compare_with is not None:
-        versions.insert(0, ("before", args.compare_with.resolve()))
-    return versions
-
-
-@contextmanager
-def first_start_service(
-    vault: Path, repo: Path, models: Path
-) -> Iterator[tuple[ServiceProcess, httpx.Client]]:
-    """`repo`'s service started on `vault` with an empty data dir, and a client of it: its first index.
-    A built graph for every code: an earlier one keeps it under DATA_DIR/models, this one in its shared
-    cache; building it is not what is measured."""
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data"
-        data.mkdir()
-        (data / "models").symlink_to(models.resolve(), target_is_directory=True)
-        env = {"WATCH": "false", "MODEL_CACHE_DIR": str(models.resolve()), "LOG_LEVEL": "WARNING"}
-        env["EMBEDDING_CACHE_DIR"] = str(data)  # an empty cache: a first index embeds every text
-        with (
-            ServiceProcess(vault, data, env=env, repo=repo) as service,
-            httpx.Client(base_url=service.url, timeout=60) as client,
-        ):
-            yield service, client
 
 
 def first_start(
@@ -305,7 +271,7 @@ def bench_first_index(args: argparse.Namespace, corpora: Path) -> list[str]:
     zettel = corpora / "zettelkasten" / "vault"
     models = args.models_cache
     models.mkdir(parents=True, exist_ok=True)
-    _prepare_graph(models)
+    prepare_graph(models)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         huge = huge_note_vault(zettel, Path(tmp) / "huge")
@@ -348,15 +314,6 @@ def _before(args: argparse.Namespace) -> str:
 def _median(values: object) -> str:
     known = [v for v in values if v is not None]  # type: ignore[attr-defined]
     return _seconds(statistics.median(known)) if known else "n/a"
-
-
-def _prepare_graph(models: Path) -> None:
-    """The default variant's graph in `models`, built once (as a first start of the service would)."""
-    from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
-
-    embedder = OnnxMiniLMEmbedder(cache_dir=models)
-    embedder.load()
-    embedder.close()
 
 
 def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:

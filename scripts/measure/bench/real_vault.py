@@ -33,7 +33,8 @@ from backend.application.index_texts import window_texts
 from backend.domain.chunking import chunk_note
 from backend.domain.dense_order import saved_from_elsewhere
 from backend.infrastructure.markdown.parser import parse_note
-from scripts.measure.bench.growth import first_start_service
+from scripts.measure.bench.parts import code_versions, first_start_service, prepare_graph
+from scripts.measure.common import log
 
 CORPORA = Path("../shared/corpora")
 WINDOW_WORDS = 48  # DENSE_WINDOW_WORDS' default: the profile counts windows as a default index makes them
@@ -244,12 +245,9 @@ def first_dense(vault: Path, repo: Path, models: Path, query: str, saved: int, c
 
 
 def bench_real_vault(args: argparse.Namespace, corpora: Path) -> list[str]:
-    from scripts.measure.bench.growth import _prepare_graph, code_versions
-    from scripts.measure.bench.suite import log
-
     models = args.models_cache
     models.mkdir(parents=True, exist_ok=True)
-    _prepare_graph(models)
+    prepare_graph(models)
     rows: list[tuple[str, str, int, FirstDense]] = []
     with tempfile.TemporaryDirectory() as tmp:
         shaped = write_vault(corpora, Path(tmp) / "real-shaped")

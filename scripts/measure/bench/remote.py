@@ -25,6 +25,9 @@ from pathlib import Path
 
 import httpx
 
+from scripts.measure.bench.parts import code_versions
+from scripts.measure.bench.real_vault import profile, write_vault
+from scripts.measure.common import log
 from scripts.measure.service import ServiceProcess
 from tests.fake_ollama import FakeOllama
 
@@ -83,8 +86,6 @@ def _step(label: str, name: str, server: FakeOllama, service: ServiceProcess, jo
     status = _until_dense(service, job_id)
     hits = status.get("embedder", {}).get("cache_hits")
     seconds = time.monotonic() - started
-    from scripts.measure.bench.suite import log
-
     log(f"remote model, {label}, {name}: {server.texts - texts} texts sent in {seconds:.1f} s")
     return Step(
         label,
@@ -154,9 +155,6 @@ def lines(steps: list[Step], described: str, seconds_a_text: float, before: Path
 
 
 def bench_remote(args: argparse.Namespace, corpora: Path) -> list[str]:
-    from scripts.measure.bench.growth import code_versions
-    from scripts.measure.bench.real_vault import profile, write_vault
-
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.remote_vault is not None:

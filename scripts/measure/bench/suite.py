@@ -2,17 +2,16 @@
 docs/benchmarks.md with a plot of search latency against vault size (docs/search_latency_vs_size.png).
 
     python -m scripts.measure.bench.suite          # the full run: about 10 minutes on the reference machine
-                                                   # (2 cores), plus about 7 the first time (the SciFact dense
-                                                   # index is built once into data/eval/scifact and reused, as
-                                                   # `make eval` does)
     python -m scripts.measure.bench.suite --quick  # one repeat, fewer queries, smaller vaults: about 3 min
     python -m scripts.measure.bench.suite --only index search
     python -m scripts.measure.bench.suite --only first-index large-vaults --compare-with /tmp/base  # vs it
-It reuses the pieces that measure each thing on its own, beside it in scripts/measure/bench/: index.py
-(indexing), search.py (latency over HTTP), live.py (freshness with the watcher), and `python -m backend eval`
-(quality). Figures are the median of `--repeats` runs with their spread (min-max); ratios compare with the
-reference baselines of ../shared/corpora/README.md (quality) and with the earlier figures of
-docs/measurements.md.
+
+The first run takes about 7 minutes more on the reference machine (2 cores): the SciFact dense index is built
+once into data/eval/scifact and reused, as `make eval` does. It reuses the pieces that measure each thing on
+its own, beside it in scripts/measure/bench/: index.py (indexing), search.py (latency over HTTP), live.py
+(freshness with the watcher), and `python -m backend eval` (quality). Figures are the median of `--repeats`
+runs with their spread (min-max); ratios compare with the reference baselines of ../shared/corpora/README.md
+(quality) and with the earlier figures of docs/measurements.md.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from backend.infrastructure.eval_files import read_qrels, read_queries
 from scripts.measure.bench import growth, live, real_vault, remote, speed, vaults
 from scripts.measure.bench.index import index_once
 from scripts.measure.bench.search import MODES, measure
-from scripts.measure.common import machine, percentile, spread, subset_vault
+from scripts.measure.common import log, machine, percentile, spread, subset_vault
 from scripts.measure.service import ServiceProcess
 
 CORPORA = Path("../shared/corpora")
@@ -85,10 +84,6 @@ REFERENCE = {
     "dense": ("dense MiniLM", {"ndcg_10": 0.647, "recall_10": 0.781, "hit_3": 0.687, "mrr_10": 0.610}),
     "hybrid": ("RRF of both", {"ndcg_10": 0.696, "recall_10": 0.816, "hit_3": 0.742, "mrr_10": 0.663}),
 }  # fmt: skip
-
-
-def log(message: str) -> None:
-    print(f"[bench {datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
 
 
 def ratio(value: float, reference: float) -> str:
