@@ -1,4 +1,5 @@
-"""What the benchmark scripts share: the machine they ran on, percentiles, median and spread."""
+"""What the measurements share: the machine they ran on, percentiles, median and spread, the service's memory
+and its Server-Timing header, the sections they write into the reports under docs/, and their progress."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import shutil
 import statistics
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -65,6 +67,42 @@ def subset_vault(source: Path, notes: int, target: Path) -> Path:
     return target
 
 
+def rss_mb(pid: int) -> float:
+    """The resident memory of process `pid` (VmRSS), in MB; NaN where /proc does not say."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+            kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+    except (OSError, StopIteration, ValueError):
+        return float("nan")
+    return kb / 1024
+
+
+def server_timing(header: str) -> dict[str, float]:
+    """Milliseconds by stage from a `Server-Timing` header (`name;dur=1.23, ...`); a part without a duration
+    is left out (a checkout that does not time that stage)."""
+    spans = {}
+    for part in header.split(","):
+        name, _, duration = part.strip().partition(";dur=")
+        if duration:
+            spans[name] = float(duration)
+    return spans
+
+
+def link_models(data_dir: Path, models: Path) -> None:
+    """`data_dir`'s models/ as a link to the shared cache of built graphs: a run times the index, not the
+    graph's build (minutes), which a fresh temp data dir would do again every time."""
+    models.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "models").symlink_to(models.resolve(), target_is_directory=True)
+
+
+def section_head(heading: str, target: str, where: str) -> list[str]:
+    """The first lines of a section that a `make` target writes on its own: its heading, the target, when, and
+    on what machine (`where`)."""
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return [heading, "", f"`make {target}`, {when}:", f"{where}.", ""]
+
+
 def replace_section(report: Path, heading: str, section: str) -> None:
     """`section` (starting with `heading`, a `## ` line) in place of the report's section of that heading,
     up to the next `## `; appended when the report has none."""
@@ -74,6 +112,18 @@ def replace_section(report: Path, heading: str, section: str) -> None:
         text = re.sub(pattern, lambda _: section.rstrip("\n"), text, flags=re.DOTALL)
     else:
         text = text.rstrip("\n") + "\n\n" + section
+    report.write_text(text, encoding="utf-8")
+
+
+def replace_marked(report: Path, start: str, end: str, block: str, *, new: str = "") -> None:
+    """`block` (from the `start` marker to the `end` one) in place of the report's block between those
+    markers, the rest as it is; appended when the report has none (to `new` when there is no report yet)."""
+    text = report.read_text(encoding="utf-8") if report.is_file() else new
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + block + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
     report.write_text(text, encoding="utf-8")
 
 

@@ -99,6 +99,29 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
         self._wait(finished, "the running job to finish", timeout)
         return status
 
+    def wait_dense(
+        self, timeout: float = 7200.0, poll: float = 1.0, *, warm: bool = False, give_up: bool = False
+    ) -> dict:
+        """Until no job runs and no chunk waits for its vector (`warm`: and the search's start-up warm-up has
+        ended), so that every mode answers over the whole index; returns /index/status. Past `timeout`:
+        TimeoutError, or with `give_up` the status as it is (the benchmark measures it anyway)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status = self.wait_idle(timeout)
+            if not status.get("dense_pending") and not (warm and status.get("search_warming")):
+                return status
+            if time.monotonic() > deadline:
+                if give_up:
+                    return status
+                raise TimeoutError(f"{self.url}: still {status['dense_pending']} chunks to embed")
+            time.sleep(poll)
+
+    def assert_alive(self) -> None:
+        """For a measurement polling the service itself: it stops, with the service's log, once the process
+        has died, instead of polling a port nobody listens on until its cap."""
+        if not self.alive:
+            raise RuntimeError(f"the service exited ({self.process.returncode}):\n{self.log()}")
+
     def _wait(self, condition: object, what: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while True:

@@ -39,9 +39,10 @@ def questions(vault: Path, corpora: Path, count: int) -> list[str]:
     return mixed
 
 
-def _ask(client: httpx.Client, query: str, mode: str) -> float:
+def ask(client: httpx.Client, body: dict[str, object]) -> float:
+    """Milliseconds of one `POST /search` as the client sees it."""
     started = time.perf_counter()
-    response = client.post("/search", json={"query": query, "mode": mode, "top_k": 10})
+    response = client.post("/search", json=body)
     response.raise_for_status()
     return (time.perf_counter() - started) * 1000
 
@@ -55,29 +56,17 @@ def compare(urls: dict[str, str], queries: list[str], modes: list[str]) -> dict[
         for mode in modes:
             for query in queries[:WARM_UP]:
                 for label in labels:
-                    _ask(clients[label], query, mode)
+                    ask(clients[label], {"query": query, "mode": mode, "top_k": 10})
             times: dict[str, list[float]] = {label: [] for label in labels}
             for i, query in enumerate(queries):
                 order = labels[i % len(labels) :] + labels[: i % len(labels)]
                 for label in order:
-                    times[label].append(_ask(clients[label], query, mode))
+                    times[label].append(ask(clients[label], {"query": query, "mode": mode, "top_k": 10}))
             found[mode] = times
         return found
     finally:
         for client in clients.values():
             client.close()
-
-
-def _fully_indexed(service: ServiceProcess) -> None:
-    """Until the index is searchable by both sides: no job running and no chunk waiting for its vector."""
-    deadline = time.monotonic() + 7200
-    while True:
-        status = service.wait_idle(timeout=7200)
-        if not status.get("dense_pending"):
-            return
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{service.url}: still {status['dense_pending']} chunks to embed")
-        time.sleep(1.0)
 
 
 def main() -> None:
@@ -100,7 +89,7 @@ def main() -> None:
         ServiceProcess(args.vault, sides["after"][1], repo=sides["after"][0]) as after,
     ):
         for service in (before, after):
-            _fully_indexed(service)
+            service.wait_dense()
         found = compare({"before": before.url, "after": after.url}, queries, args.modes)
     summary = {
         mode: {

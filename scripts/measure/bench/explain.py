@@ -12,23 +12,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
 from pathlib import Path
 
 import httpx
 
-from scripts.measure.bench.compare_search import _fully_indexed, questions
+from scripts.measure.bench.compare_search import ask, questions
 from scripts.measure.common import machine, percentile
 from scripts.measure.service import ServiceProcess
 
 WARM_UP = 20
-
-
-def _ask(client: httpx.Client, body: dict[str, object]) -> float:
-    started = time.perf_counter()
-    response = client.post("/search", json=body)
-    response.raise_for_status()
-    return (time.perf_counter() - started) * 1000
 
 
 def measure(url: str, queries: list[str], notes: list[str]) -> dict[str, list[float]]:
@@ -44,7 +36,7 @@ def measure(url: str, queries: list[str], notes: list[str]) -> dict[str, list[fl
             }
             order = ways[i % 3 :] + ways[: i % 3]
             for way in order:
-                ms = _ask(client, bodies[way])
+                ms = ask(client, bodies[way])
                 if i >= WARM_UP:
                     times[way].append(ms)
     return times
@@ -60,7 +52,7 @@ def main() -> None:
     queries = questions(args.vault, args.corpora, args.n)
     notes = sorted(str(p.relative_to(args.vault)) for p in args.vault.rglob("*.md"))
     with ServiceProcess(args.vault, args.data_dir.resolve()) as service:
-        _fully_indexed(service)
+        service.wait_dense()
         times = measure(service.url, queries, notes)
     print(f"machine: {machine()}; {args.vault}: {len(queries)} questions, each asked the three ways in turn")
     print("| way | p50 / p95 ms | ÷ plain p50, p95 |")

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import httpx
 
-from scripts.measure.bench.parts import code_versions, first_start_service, prepare_graph
-from scripts.measure.common import drawn_questions, log, percentile
+from scripts.measure.bench.parts import code_versions, first_start_service, keyword_answers, prepare_graph
+from scripts.measure.common import drawn_questions, log, percentile, rss_mb
 from scripts.measure.service import REPO, ServiceProcess
 
 POLL_SECONDS = 0.25  # how often the first-index run asks for status and searches
@@ -101,16 +101,13 @@ def first_start(
         changed_at, stall, notes = 0.0, 0.0, 0
         while True:
             now = time.monotonic() - service.started
-            if not service.alive:
-                raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
+            service.assert_alive()
             if now > cap:
                 break
             try:
                 status = client.get("/index/status").json()
-                if first_answer is None:
-                    found = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
-                    if found.status_code == 200 and found.json()["results"]:
-                        first_answer = time.monotonic() - service.started
+                if first_answer is None and keyword_answers(client, query):
+                    first_answer = time.monotonic() - service.started
             except httpx.HTTPError:  # not listening yet
                 time.sleep(POLL_SECONDS)
                 continue
@@ -184,7 +181,7 @@ def scale_run(
                 ]
                 for _ in range(rounds)
             ]
-        rss = _rss_mb(service.process.pid)
+        rss = rss_mb(service.process.pid)
     return VaultScale(status["indexed_notes"], index_seconds, status_ms, search_rounds, rss)
 
 
@@ -254,15 +251,6 @@ def _timed(call: Callable[[], object], times: int) -> list[float]:
     return found
 
 
-def _rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
-            kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS"))
-    except (OSError, StopIteration, ValueError):
-        return float("nan")
-    return kb / 1024
-
-
 def _seconds(value: float | None) -> str:
     return f"{value:.1f}" if value is not None else "n/a"
 
@@ -288,12 +276,9 @@ def bench_first_index(args: argparse.Namespace, corpora: Path) -> list[str]:
                     rows.append((name, label, run))
     dense = "" if args.until_dense else " (not waited for on the Zettelkasten: n/a)"
     intro = FIRST_INDEX_INTRO.format(poll=POLL_SECONDS, dense=dense, repeats=args.repeats)
-    lines = ["## First start: keyword-first for every vault", "", f"{intro} {_before(args)}", ""]
-    lines += [
-        "| vault | code | notes | first keyword answer | all keyword-searchable | all dense | progress "
-        "stood still |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    columns = ["vault", "code", "notes", "first keyword answer", "all keyword-searchable", "all dense"]
+    columns += ["progress stood still"]
+    lines = _head("## First start: keyword-first for every vault", intro, args, columns)
     for name, _, _ in vaults:
         for label, _ in code_versions(args):
             runs = [run for vault, code, run in rows if (vault, code) == (name, label)]
@@ -305,10 +290,19 @@ def bench_first_index(args: argparse.Namespace, corpora: Path) -> list[str]:
     return [*lines, ""]
 
 
-def _before(args: argparse.Namespace) -> str:
-    if args.compare_with is None:
-        return ""
-    return f"'before' is the checkout at {args.compare_with}, run right before 'now' on the same vault."
+def _head(title: str, intro: str, args: argparse.Namespace, columns: list[str]) -> list[str]:
+    """A part's section up to its table's rule: the title, what was measured, against what, the columns."""
+    before = ""
+    if args.compare_with is not None:
+        before = f"'before' is the checkout at {args.compare_with}, run right before 'now' on the same vault."
+    return [
+        title,
+        "",
+        f"{intro} {before}",
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|---" * len(columns) + "|",
+    ]
 
 
 def _median(values: object) -> str:
@@ -342,12 +336,9 @@ def bench_large_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
     intro = LARGE_VAULTS_INTRO.format(
         status=args.status_calls, queries=len(queries), rounds=args.search_rounds
     )
-    lines = ["## Flat as the vault grows (keyword-only)", "", f"{intro} {_before(args)}", ""]
-    lines += [
-        "| vault | code | notes | indexed in | status p50 | search p50 | search p99 | p99.9 (all) "
-        "| max (all) | RSS |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    columns = ["vault", "code", "notes", "indexed in", "status p50", "search p50", "search p99"]
+    columns += ["p99.9 (all)", "max (all)", "RSS"]
+    lines = _head("## Flat as the vault grows (keyword-only)", intro, args, columns)
     for copies, label, run in rows:
         lines.append(
             f"| {copies}x | {label} | {run.notes:,} | {run.index_seconds:.0f} s "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from backend.bootstrap import build_services
 from backend.config import load_settings
-from scripts.measure.common import machine, subset_vault
+from scripts.measure.common import link_models, machine, subset_vault
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,7 @@ def index_once(vault: Path, provider: str, models_cache: Path) -> IndexRun:
             embedding_cache_dir=Path(tmp),  # its own cache, empty: the user's shared one would answer
         )
         if provider == "onnx":
-            models_cache.mkdir(parents=True, exist_ok=True)
-            (Path(tmp) / "models").symlink_to(models_cache.resolve(), target_is_directory=True)
+            link_models(Path(tmp), models_cache)
         services = build_services(settings)
         embed_seconds = 0.0
         embedder = services.embedder

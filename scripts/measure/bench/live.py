@@ -25,6 +25,7 @@ from pathlib import Path
 from backend.bootstrap import Services, build_services
 from backend.config import load_settings
 from backend.domain.models import SearchMode
+from scripts.measure.common import link_models, percentile
 
 POLL = 0.01
 
@@ -63,11 +64,8 @@ def top_path(services: Services, query: str) -> str | None:
 
 
 def summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return (
-        f"p50 {statistics.median(ordered):.2f} s, p95 {p95:.2f} s, max {ordered[-1]:.2f} s (n={len(ordered)})"
-    )
+    p50, p95 = statistics.median(values), percentile(values, 0.95)
+    return f"p50 {p50:.2f} s, p95 {p95:.2f} s, max {max(values):.2f} s (n={len(values)})"
 
 
 def first_index(services: Services) -> tuple[float, float]:
@@ -152,9 +150,7 @@ def main() -> None:
             embedding_cache_dir=Path(tmp),  # its own cache, empty: the user's shared one would answer
         )
         if args.provider == "onnx":
-            args.models_cache.mkdir(parents=True, exist_ok=True)
-            (Path(tmp) / "data").mkdir()
-            (Path(tmp) / "data" / "models").symlink_to(args.models_cache.resolve(), target_is_directory=True)
+            link_models(Path(tmp) / "data", args.models_cache)
         services = build_services(settings)
         counter = CallCounter(services)
         try:

@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import time
 from pathlib import Path
 
 from backend.api.routes.page import page_files
 from backend.config import EXAMPLE_VAULT, REPO_ROOT
-from scripts.measure.common import machine, percentile, replace_section
+from scripts.measure.common import machine, percentile, replace_section, section_head
 from scripts.measure.service import ServiceProcess
 
 REPORT = REPO_ROOT / "docs" / "benchmarks.md"
@@ -42,15 +41,6 @@ new MutationObserver((_, observer) => {
     }
 }).observe(document, {childList: true, subtree: true});
 """
-
-
-def _fully_dense(service: ServiceProcess, timeout: float = 600) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        status = service.wait_idle(timeout)
-        if status.get("dense_pending", 0) == 0 or time.monotonic() > deadline:
-            return status
-        time.sleep(1)
 
 
 def _one_run(browser: object, url: str, question: str) -> dict[str, float]:
@@ -81,7 +71,7 @@ def bench(runs: int, data_dir: Path) -> dict:
     if chromium is None:
         raise SystemExit("Chromium is not installed: apt-get install chromium")
     with ServiceProcess(EXAMPLE_VAULT, data_dir) as service:
-        status = _fully_dense(service)
+        status = service.wait_dense(timeout=600, give_up=True)
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
             for warm in range(3):  # the model's first queries and the service's first pages
@@ -102,13 +92,8 @@ def bench(runs: int, data_dir: Path) -> dict:
 
 
 def _write(result: dict, where: str) -> str:
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
-        SECTION,
-        "",
-        f"`make bench-page`, {when}:",
-        f"{where}.",
-        "",
+        *section_head(SECTION, "bench-page", where),
         "The page at `/` opened in headless Chromium (Debian's, driven by Playwright) in a fresh",
         "context each run (nothing cached), a question typed as soon as its HTML had loaded, Enter; the",
         "time is the page's own clock from the start of the navigation to the first result in the list.",

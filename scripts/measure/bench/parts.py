@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
+from scripts.measure.common import link_models
 from scripts.measure.service import REPO, ServiceProcess
 
 
@@ -21,6 +22,29 @@ def code_versions(args: argparse.Namespace) -> list[tuple[str, Path]]:
     if args.compare_with is not None:
         versions.insert(0, ("before", args.compare_with.resolve()))
     return versions
+
+
+def keyword_answers(client: httpx.Client, query: str) -> bool:
+    """Whether a keyword search finds anything yet: a first start's first answer."""
+    found = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
+    return found.status_code == 200 and bool(found.json()["results"])
+
+
+def run_alone(
+    part: Callable[[argparse.Namespace, Path], list[str]],
+    doc: str,
+    argv: list[str] | None,
+    add_arguments: Callable[[argparse.ArgumentParser], None],
+) -> int:
+    """A part of `make bench` run on its own (`python -m scripts.measure.bench.<part>`): its section printed,
+    docs/benchmarks.md left as it is."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpora", type=Path, default=Path("../shared/corpora"))
+    ap.add_argument("--compare-with", type=Path, help="a checkout of the code before")
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    print("\n".join(part(args, args.corpora)))
+    return 0
 
 
 def prepare_graph(models: Path) -> None:
@@ -41,8 +65,7 @@ def first_start_service(
     cache; building it is not what is measured."""
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
-        data.mkdir()
-        (data / "models").symlink_to(models.resolve(), target_is_directory=True)
+        link_models(data, models)
         env = {"WATCH": "false", "MODEL_CACHE_DIR": str(models.resolve()), "LOG_LEVEL": "WARNING"}
         env["EMBEDDING_CACHE_DIR"] = str(data)  # an empty cache: a first index embeds every text
         with (

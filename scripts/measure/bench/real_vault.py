@@ -33,7 +33,7 @@ from backend.application.index_texts import window_texts
 from backend.domain.chunking import chunk_note
 from backend.domain.dense_order import saved_from_elsewhere
 from backend.infrastructure.markdown.parser import parse_note
-from scripts.measure.bench.parts import code_versions, first_start_service, prepare_graph
+from scripts.measure.bench.parts import code_versions, first_start_service, keyword_answers, prepare_graph
 from scripts.measure.common import log
 
 CORPORA = Path("../shared/corpora")
@@ -214,14 +214,11 @@ def first_dense(vault: Path, repo: Path, models: Path, query: str, saved: int, c
     found = FirstDense()
     with first_start_service(vault, repo, models) as (service, client):
         while (now := time.monotonic() - service.started) < cap:
-            if not service.alive:
-                raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
+            service.assert_alive()
             try:
                 status = client.get("/index/status").json()
-                if found.first_answer is None:
-                    asked = client.post("/search", json={"query": query, "mode": "keyword", "top_k": 1})
-                    if asked.status_code == 200 and asked.json()["results"]:
-                        found.first_answer = time.monotonic() - service.started
+                if found.first_answer is None and keyword_answers(client, query):
+                    found.first_answer = time.monotonic() - service.started
             except httpx.HTTPError:  # not listening yet
                 time.sleep(POLL_SECONDS)
                 continue

@@ -16,11 +16,10 @@ import json
 import random
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from backend.config import EXAMPLE_VAULT, REPO_ROOT
-from scripts.measure.common import machine, percentile, replace_section
+from scripts.measure.common import machine, percentile, replace_section, section_head
 from scripts.measure.service import ServiceProcess
 from scripts.node import NODE, environment
 
@@ -48,19 +47,10 @@ def _turns(name: str, vault: Path, count: int) -> list[dict[str, str]]:
     return [{"text": text, "session": f"s{i // 5}"} for i, text in enumerate(texts)]
 
 
-def _fully_dense(service: ServiceProcess, timeout: float) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        status = service.wait_idle(timeout)
-        if status.get("dense_pending", 0) == 0 or time.monotonic() > deadline:
-            return status
-        time.sleep(2)
-
-
 def bench(name: str, turns: int, data_root: Path) -> dict:
     vault = VAULTS[name]
     with ServiceProcess(vault, data_root / name) as service:
-        status = _fully_dense(service, timeout=3600)
+        status = service.wait_dense(timeout=3600, poll=2, give_up=True)
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
             for turn in _turns(name, vault, turns + WARMUP):
                 fh.write(json.dumps(turn) + "\n")
@@ -90,13 +80,8 @@ def bench(name: str, turns: int, data_root: Path) -> dict:
 
 
 def _write(results: list[dict], where: str) -> str:
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
-        SECTION,
-        "",
-        f"`make bench-recall`, {when}:",
-        f"{where}.",
-        "",
+        *section_head(SECTION, "bench-recall", where),
         "The OpenClaw plugin's `before_prompt_build` hook (integrations/openclaw/recall.js) called from Node",
         "as the Gateway calls it, one call a turn, against the service in its own process on loopback with",
         "the embedded default, the vault fully dense. Turns: the vault's questions and chit-chat, 2 to 1,",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from scripts.measure.bench.parts import code_versions
+from scripts.measure.bench.parts import code_versions, run_alone
 from scripts.measure.bench.real_vault import profile, write_vault
 from scripts.measure.common import log
 from scripts.measure.service import ServiceProcess
@@ -105,8 +105,7 @@ def _until_dense(service: ServiceProcess, job_id: str | None) -> dict:
     """/index/status once the job (`job_id`, else the start's) is done and no note waits for its vectors."""
     deadline = time.monotonic() + CAP_SECONDS
     while time.monotonic() < deadline:
-        if not service.alive:
-            raise RuntimeError(f"the service exited ({service.process.returncode}):\n{service.log()}")
+        service.assert_alive()
         try:
             status = service.get("/index/status").json()
         except httpx.HTTPError:  # not listening yet
@@ -179,16 +178,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--seconds-a-text", type=float, default=SECONDS_A_TEXT, help="remote: the model's time")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpora", type=Path, default=Path("../shared/corpora"))
-    ap.add_argument("--compare-with", type=Path, help="a checkout of the code before")
+def _alone(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--vault", dest="remote_vault", type=Path)
     ap.add_argument("--seconds-a-text", type=float, default=SECONDS_A_TEXT)
-    args = ap.parse_args(argv)
-    print("\n".join(bench_remote(args, args.corpora)))
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_alone(bench_remote, __doc__, argv, _alone)
 
 
 if __name__ == "__main__":

@@ -17,19 +17,11 @@ from pathlib import Path
 import httpx
 
 from backend.infrastructure.eval_files import read_queries
-from scripts.measure.common import machine, percentile
+from scripts.measure.common import machine, percentile, server_timing
 from scripts.measure.service import ServiceProcess
 
 MODES = ("hybrid", "dense", "keyword")
 PARTS = ("client", "embed", "store", "ours", "http")
-
-
-def _server_timing(header: str) -> dict[str, float]:
-    parts = {}
-    for item in header.split(","):
-        name, _, dur = item.strip().partition(";dur=")
-        parts[name] = float(dur)
-    return parts
 
 
 def measure(url: str, queries: list[str], top_k: int = 10, modes: tuple[str, ...] = MODES) -> dict:
@@ -44,7 +36,7 @@ def measure(url: str, queries: list[str], top_k: int = 10, modes: tuple[str, ...
                 response = client.post("/search", json={"query": query, "mode": mode, "top_k": top_k})
                 elapsed = (time.perf_counter() - started) * 1000
                 response.raise_for_status()
-                timing = _server_timing(response.headers["server-timing"])
+                timing = server_timing(response.headers["server-timing"])
                 rows["client"].append(elapsed)
                 rows["embed"].append(timing["embed"])
                 rows["store"].append(timing["store"])

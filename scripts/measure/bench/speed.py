@@ -36,6 +36,7 @@ from backend.application.stage_clock import SERIALISATION, STAGES
 from backend.infrastructure.eval_files import read_queries
 from backend.infrastructure.index_catalog.edge import EdgeIndexCatalog
 from scripts.measure.common import drawn_questions, percentile
+from scripts.measure.common import server_timing as read_server_timing
 from scripts.measure.service import REPO, ServiceProcess
 
 CORPORA = REPO.parent / "shared" / "corpora"
@@ -65,7 +66,7 @@ class Timings:
     def add(self, client_ms: float, server_timing: str, kind: str = CLIENT_KINDS[0]) -> None:
         self.client.append(client_ms)
         self.by_client.setdefault(kind, []).append(client_ms)
-        spans = _spans(server_timing)
+        spans = read_server_timing(server_timing)
         found = {stage: spans.get(stage, 0.0) for stage in STAGES if stage in spans}
         if found:  # a checkout that times its stages: a stage it skipped this time counts 0
             for stage in STAGES:
@@ -73,15 +74,6 @@ class Timings:
             searched = spans.get("total", 0.0) + found.get(SERIALISATION, 0.0)
             self.stages.setdefault(IN_SERVICE, []).append(searched)
             self.stages.setdefault(f"{OVER_HTTP} ({kind})", []).append(client_ms - searched)
-
-
-def _spans(header: str) -> dict[str, float]:
-    spans = {}
-    for part in header.split(","):
-        name, _, duration = part.strip().partition(";dur=")
-        if duration:
-            spans[name] = float(duration)
-    return spans
 
 
 @dataclass(frozen=True)
@@ -106,18 +98,6 @@ def vaults(corpora: Path, count: int) -> list[Vault]:
         Vault("LoCoMo dev (272 notes)", corpora / "locomo-dev" / "vault", "bench-locomo", locomo[:count]),
         Vault("Zettelkasten (13,410 notes)", zettel, "bench-zk", mixed),
     ]
-
-
-def fully_indexed(service: ServiceProcess) -> dict:
-    """Until the index is searchable by both sides: no job running and no chunk waiting for its vector."""
-    deadline = time.monotonic() + 7200
-    while True:
-        status = service.wait_idle(timeout=7200)
-        if not status.get("dense_pending") and not status.get("search_warming"):
-            return status
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{service.url}: still {status['dense_pending']} chunks to embed")
-        time.sleep(1.0)
 
 
 def ask_in_turn(urls: dict[str, str], questions: list[str]) -> dict[str, dict[str, Timings]]:
@@ -190,7 +170,7 @@ def measure(vault: Vault, checkouts: dict[str, Path]) -> tuple[dict[str, dict[st
     }
     try:
         for service in services.values():
-            fully_indexed(service)
+            service.wait_dense(warm=True)
         load_before = _load()
         found = ask_in_turn({label: s.url for label, s in services.items()}, vault.questions)
         return found, f"load {load_before} at the start, {_load()} at the end"
@@ -270,7 +250,7 @@ def concurrent_run(repo: Path, vault: Path, data: Path, questions: list[str], se
         load = Load()
         lock = threading.Lock()
         with ServiceProcess(copy, index, repo=repo, env={"WATCH": "true"}) as service:
-            fully_indexed(service)
+            service.wait_dense(warm=True)
             stop = time.monotonic() + seconds
 
             def client(number: int) -> None:

@@ -25,17 +25,12 @@ from pathlib import Path
 import httpx
 
 from backend.infrastructure.eval_files import read_queries
-from scripts.measure.common import drawn_questions, machine, percentile
+from scripts.measure.bench.parts import run_alone
+from scripts.measure.common import drawn_questions, machine, percentile, rss_mb
 from scripts.measure.service import REPO, ServiceProcess
 
 DATA = Path("data/bench-vaults")  # kept between runs: the indexes are built once
 SEED = 46
-
-
-def _rss_mb(service: ServiceProcess) -> float:
-    with open(f"/proc/{service.process.pid}/status", encoding="utf-8") as fh:
-        kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
-    return kb / 1024
 
 
 def _p50(client: httpx.Client, questions: list[str], vaults: list[str] | None) -> float:
@@ -88,7 +83,7 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         for _ in range(args.vault_rounds):
             for label, key, vaults in asked:
                 p50s[label].append(_p50(clients[key], questions, vaults))
-        memory = {key: _rss_mb(service) for key, service in services.items()}
+        memory = {key: rss_mb(service.process.pid) for key, service in services.items()}
         for client in clients.values():
             client.close()
     finally:
@@ -131,13 +126,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpora", type=Path, default=Path("../shared/corpora"))
-    ap.add_argument("--compare-with", type=Path, help="a checkout of the code before")
-    add_arguments(ap)
-    args = ap.parse_args(argv)
-    print("\n".join(bench_vaults(args, args.corpora)))
-    return 0
+    return run_alone(bench_vaults, __doc__, argv, add_arguments)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from backend.application.dense_pass import DENSE_WINDOW
 from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxEmbedder, OnnxMiniLMEmbedder
-from scripts.measure.common import machine, percentile
+from scripts.measure.common import machine, percentile, replace_marked
 from scripts.measure.embedders.variants import (
     chunks_per_second,
     cosine_to,
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
     )
     print(section)
-    _write_section(args.output, section)
+    replace_marked(args.output, SECTION_START, SECTION_END, section)
     return 0
 
 
@@ -184,16 +184,6 @@ def _table(
             cells.append(f"{p50:.2f} / {p95:.2f}")
         lines.append(f"| {config.label} | {' | '.join(cells)} | {cosine[config]:.4f} |")
     return "\n".join(lines)
-
-
-def _write_section(path: Path, section: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if SECTION_START in text and SECTION_END in text:
-        before, rest = text.split(SECTION_START, 1)
-        text = before + section + rest.split(SECTION_END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

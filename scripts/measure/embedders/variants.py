@@ -42,7 +42,7 @@ from backend.domain.chunking import chunk_note
 from backend.infrastructure.embedders import onnx_minilm
 from backend.infrastructure.embedders.onnx_minilm import OnnxMiniLMEmbedder
 from backend.infrastructure.markdown.parser import parse_note
-from scripts.measure.common import machine, percentile
+from scripts.measure.common import machine, percentile, replace_marked
 
 K = TypeVar("K")  # what is measured round-robin: a variant, or a query path's label
 CORPORA = Path("../shared/corpora")
@@ -332,23 +332,10 @@ def main(argv: list[str] | None = None) -> int:
         p95 = statistics.median(percentile(run, 0.95) for run in lat[p])
         lines.append(f"| {p} | {p50[p]:.2f} | {p95:.2f} | {p50[first] / p50[p]:.2f} |")
     lines += ["", f"Plot: `{args.plot.as_posix()}`.", "", SECTION_END]
-    write_section(args.output, lines)
+    replace_marked(args.output, SECTION_START, SECTION_END, "\n".join(lines), new="# Benchmarks\n")
     plot(chosen, sci_med, zet_med, args.plot)
     print("\n".join(lines))
     return 0
-
-
-def write_section(output: Path, lines: list[str]) -> None:
-    """Replace this script's section of `output` (or append it), leaving the rest as it is."""
-    text = output.read_text(encoding="utf-8") if output.is_file() else "# Benchmarks\n"
-    block = "\n".join(lines)
-    if SECTION_START in text and SECTION_END in text:
-        before, rest = text.split(SECTION_START, 1)
-        after = rest.split(SECTION_END, 1)[1]
-        text = before + block + after
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    output.write_text(text, encoding="utf-8")
 
 
 def plot(chosen: list[Variant], sci: dict[Variant, float], zet: dict[Variant, float], target: Path) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from scripts.measure.common import machine, percentile
+from scripts.measure.common import link_models, machine, percentile
 from scripts.measure.service import ServiceProcess
 
 QUERIES = [
@@ -189,8 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(args.vault, vault, symlinks=True)
         data.mkdir()
         if args.provider == "onnx":
-            args.models_cache.mkdir(parents=True, exist_ok=True)
-            (data / "models").symlink_to(args.models_cache.resolve(), target_is_directory=True)
+            link_models(data, args.models_cache)
         env = {"EMBEDDING_PROVIDER": args.provider, "WATCH": "true", "LOG_LEVEL": "WARNING"}
         with ServiceProcess(vault, data, env=env, log_path=Path(tmp) / "service.log") as service:
             print("indexing the vault copy ...", file=sys.stderr)
