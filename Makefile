@@ -98,17 +98,18 @@ PERSONAL := ../shared/corpora/personal-dev
 REALDEV := ../shared/corpora/real-dev
 ## STAND_IN=e5 (or minilm): every set through the stand-in server (scripts/measure/evaluation/stand_in.py), the
 ## model served over Ollama's API as mxbai-embed-large: its instruction sent, its recall gate fitted on each vault.
-EVAL = $(if $(STAND_IN),$(BIN)/python -m scripts.measure.evaluation.stand_in --serve $(STAND_IN) --,$(BIN)/python -m backend)
+## Each evaluation is a `python -m backend eval` of its own (scripts/measure/evaluation/dev_sets.py): --person
+## SET=DAY, a person's vault asked on that day and templated too; --set, asked on today's date.
+EVAL = $(BIN)/python -m scripts.measure.evaluation.dev_sets $(if $(STAND_IN),--stand-in $(STAND_IN))
 eval: $(STAMP)
-	$(EVAL) eval --today 2025-11-15 --templated --set $(PERSONAL)
-	$(EVAL) eval --today 2025-09-20 --templated --set $(REALDEV)
-	$(EVAL) eval --set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
+	$(EVAL) --person $(PERSONAL)=2025-11-15 --person $(REALDEV)=2025-09-20 \
+		--set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
 
 ## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions
 ## over the German vault): each vault's model chosen by its languages (docs/languages.md).
 XQUAD := ../shared/corpora/xquad-dev
 eval-languages: $(STAMP)
-	$(EVAL) eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
+	$(EVAL) $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
 
 ## Several vaults, one service (issue 46): personal-dev beside LoCoMo dev, each set's questions asked of its
 ## vault alone and of both, through the routes' merge: nDCG@10, recall@10, recalled, answers from the other vault.
