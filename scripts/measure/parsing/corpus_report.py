@@ -6,6 +6,7 @@ A crash in the parser or chunker is reported per note and makes the exit status 
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -82,11 +83,15 @@ def report(vault: Path, max_tokens: int = 200, overlap_tokens: int = 30) -> bool
     return not crashes
 
 
-def main(argv: list[str]) -> int:
-    vaults = [Path(a) for a in argv] or DEFAULT_VAULTS
-    ok = [report(v) for v in vaults]
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("vaults", nargs="*", type=Path, metavar="VAULT", help="default: the 3 shared vaults")
+    args = parser.parse_args(argv)
+    ok = [report(v) for v in args.vaults or DEFAULT_VAULTS]
     return 0 if all(ok) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
