@@ -96,77 +96,80 @@ index: $(STAMP)
 ## on today's date.
 PERSONAL := ../shared/corpora/personal-dev
 REALDEV := ../shared/corpora/real-dev
-## STAND_IN=e5 (or minilm): every set through the stand-in server (scripts/eval_stand_in.py), the model served
-## over Ollama's API as mxbai-embed-large: its instruction sent, its recall gate fitted on each vault.
-EVAL = $(if $(STAND_IN),$(BIN)/python -m scripts.eval_stand_in --serve $(STAND_IN) --,$(BIN)/python -m backend)
+## STAND_IN=e5 (or minilm): every set through the stand-in server (scripts/measure/evaluation/stand_in.py), the
+## model served over Ollama's API as mxbai-embed-large: its instruction sent, its recall gate fitted on each vault.
+## Each evaluation is a `python -m backend eval` of its own (scripts/measure/evaluation/dev_sets.py): --person
+## SET=DAY, a person's vault asked on that day and templated too; --set, asked on today's date.
+EVAL = $(BIN)/python -m scripts.measure.evaluation.dev_sets $(if $(STAND_IN),--stand-in $(STAND_IN))
 eval: $(STAMP)
-	$(EVAL) eval --today 2025-11-15 --templated --set $(PERSONAL)
-	$(EVAL) eval --today 2025-09-20 --templated --set $(REALDEV)
-	$(EVAL) eval --set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
+	$(EVAL) --person $(PERSONAL)=2025-11-15 --person $(REALDEV)=2025-09-20 \
+		--set tests/data/example-vault --set $(SCIFACT) --set $(LOCOMO)
 
 ## Retrieval quality on the XQuAD dev sets (German, Spanish, Russian, Chinese, English, and English questions
 ## over the German vault): each vault's model chosen by its languages (docs/languages.md).
 XQUAD := ../shared/corpora/xquad-dev
 eval-languages: $(STAMP)
-	$(EVAL) eval $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
+	$(EVAL) $(foreach s,en de es ru zh en-over-de,--set $(XQUAD)/$(s))
 
 ## Several vaults, one service (issue 46): personal-dev beside LoCoMo dev, each set's questions asked of its
 ## vault alone and of both, through the routes' merge: nDCG@10, recall@10, recalled, answers from the other vault.
 eval-vaults: $(STAMP)
-	$(BIN)/python -m scripts.eval_vaults --today 2025-11-15 --set $(PERSONAL) --set $(LOCOMO)
+	$(BIN)/python -m scripts.measure.evaluation.vaults --today 2025-11-15 --set $(PERSONAL) --set $(LOCOMO)
 
 ## Indexing, quality, search latency, freshness and latency against vault size on ../shared/corpora, written to
 ## docs/benchmarks.md and docs/search_latency_vs_size.png: about 10 min (plus about 7 the first time, to embed
 ## SciFact into data/eval/vault), plus 20-40 min for the first index until dense of a vault of a real one's shape,
-## the Zettelkasten and real-dev (part real-vault, scripts/real_vault.py; BENCH_FLAGS="--compare-with DIR" times
-## the code at DIR beside it).
+## the Zettelkasten and real-dev (part real-vault, scripts/measure/bench/real_vault.py; BENCH_FLAGS="--compare-with
+## DIR" times the code at DIR beside it).
 ## BENCH_FLAGS=--quick: about 5 min; BENCH_FLAGS="--only index search" for parts.
 bench: $(STAMP)
-	$(BIN)/python -m scripts.bench $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
+	$(BIN)/python -m scripts.measure.bench.suite $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
 
 ## Where a search's time goes: each stage's p50/p95 on LoCoMo dev and the Zettelkasten, HTTP keyword/hybrid
 ## p50/p95 against the code before (BEFORE=path to a checkout, optional) in the same run, 8 concurrent clients
-## with the watcher applying edits (scripts/bench_speed.py; a part of `make bench`; ~6 min with BEFORE).
+## with the watcher applying edits (scripts/measure/bench/speed.py; a part of `make bench`; ~6 min with BEFORE).
 bench-speed: $(STAMP)
-	$(BIN)/python -m scripts.bench --only speed $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
+	$(BIN)/python -m scripts.measure.bench.suite --only speed $(BENCH_FLAGS) $(if $(BEFORE),--before $(BEFORE))
 
 ## Search latency of this checkout against another (BEFORE=path to a checkout of the code before a change) on the
-## Zettelkasten: both served at once, each question asked of both in turn (scripts/bench_compare_search.py);
-## each indexes the vault into its own data/bench-zk the first time (about 10 min each, fully dense).
+## Zettelkasten: both served at once, each question asked of both in turn
+## (scripts/measure/bench/compare_search.py); each indexes the vault into its own data/bench-zk the first time
+## (about 10 min each, fully dense).
 BEFORE ?=
 bench-compare: $(STAMP)
 	@test -n "$(BEFORE)" || { echo "usage: make bench-compare BEFORE=/path/to/a/checkout"; exit 2; }
-	$(BIN)/python -m scripts.bench_compare_search --vault $(ZETTEL)/vault \
+	$(BIN)/python -m scripts.measure.bench.compare_search --vault $(ZETTEL)/vault \
 		--before "$(BEFORE):$(BEFORE)/data/bench-zk" --after .:data/bench-zk -n 500
 
 ## Indexing throughput on SciFact alone (notes/s, chunks/s, the embedder's share); see docs/measurements.md.
 bench-index: $(STAMP)
-	$(BIN)/python -m scripts.bench_index --vault $(SCIFACT)/vault
+	$(BIN)/python -m scripts.measure.bench.index --vault $(SCIFACT)/vault
 
 ## 32 clients searching for 60 s while a writer edits notes (the service in its own process on loopback, a temp
 ## copy of the Obsidian help vault, the real embedder); exit 1 on any 5xx; report in docs/loadtest.md.
 loadtest: $(STAMP)
-	$(BIN)/python -m scripts.loadtest --vault $(HELP_VAULT) --seconds 60 --clients 32 $(LOADTEST_FLAGS)
+	$(BIN)/python -m scripts.measure.load.loadtest --vault $(HELP_VAULT) --seconds 60 --clients 32 \
+		$(LOADTEST_FLAGS)
 
 ## The in-process embedder's variants (graph, optimiser, int8, batching, threads) against today's path, on
 ## SciFact and Zettelkasten chunks plus query latency; its own section of docs/benchmarks.md (~15 min quiet).
 bench-embed: $(STAMP)
-	$(BIN)/python -m scripts.bench_embed --corpora ../shared/corpora
+	$(BIN)/python -m scripts.measure.embedders.variants --corpora ../shared/corpora
 
 ## The live index on the 13k-note Zettelkasten (a temp copy): time to keyword-searchable and to fully dense,
 ## freshness per kind of change, idle CPU with the watcher, embedding calls of a second rebuild (~40 min).
 bench-live: $(STAMP)
-	$(BIN)/python -m scripts.bench_live --vault $(ZETTEL)/vault
+	$(BIN)/python -m scripts.measure.bench.live --vault $(ZETTEL)/vault
 
 ## What the OpenClaw recall costs a turn: the plugin's hook timed from Node against the service (embedded default)
 ## on the example vault and the 13k-note Zettelkasten, once fully dense (~10 min the first time); docs/benchmarks.md.
 bench-recall: $(STAMP)
-	$(BIN)/python -m scripts.bench_recall
+	$(BIN)/python -m scripts.measure.bench.recall
 
 ## The look-inside page: opening it to the first results, in Chromium on the example vault (embedded default,
 ## fully dense), median of 20 fresh-context runs; its own section of docs/benchmarks.md (~1 min).
 bench-page: $(STAMP)
-	$(BIN)/python -m scripts.bench_page
+	$(BIN)/python -m scripts.measure.bench.page
 
 ## The README's two screenshots of the look-inside page, taken by its browser test into docs/images/.
 screenshots: $(STAMP) browser

@@ -1,15 +1,19 @@
 """The shape of the house: inner layers never import outer ones, the domain imports no framework or I/O, the
 entry points live together and nothing inside imports them, the adapters sit in folders by what they adapt,
-no import circle anywhere in backend/, and no module grows past 450 lines."""
+no import circle anywhere in backend/ or scripts/, no module grows past 450 lines, and every `make` target
+that measures runs one module of scripts/measure/."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 BACKEND = Path(__file__).resolve().parent.parent / "backend"
+SCRIPTS = BACKEND.parent / "scripts"
+MAKEFILE = BACKEND.parent / "Makefile"
 MAX_LINES = 450
 
 # the settings and the wiring at backend/'s root, and the entry points, are outer rings of their own
@@ -73,8 +77,8 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _sources() -> list[Path]:
-    return sorted(BACKEND.rglob("*.py"))
+def _sources(root: Path = BACKEND) -> list[Path]:
+    return sorted(root.rglob("*.py"))
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
@@ -201,8 +205,8 @@ def test_a_room_imports_only_the_rooms_it_may_use(layer: str) -> None:
     assert offences == []
 
 
-def _import_graph() -> dict[str, set[str]]:
-    modules = {_module_name(path): path for path in _sources()}
+def _import_graph(root: Path = BACKEND) -> dict[str, set[str]]:
+    modules = {_module_name(path): path for path in _sources(root)}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         edges = set()
@@ -257,6 +261,12 @@ def test_no_import_circle_in_backend() -> None:
     assert _cycles(_import_graph()) == []
 
 
+def test_no_import_circle_in_scripts() -> None:
+    """The same for the tools: the measurements' parts import what they share from common.py, service.py and
+    bench/parts.py, never the suite that runs them."""
+    assert _cycles(_import_graph(SCRIPTS)) == []
+
+
 def test_the_cycle_check_sees_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
@@ -264,8 +274,38 @@ def test_the_cycle_check_sees_a_circle() -> None:
 
 def test_no_module_over_450_lines() -> None:
     long = {
-        str(path.relative_to(BACKEND)): lines
-        for path in _sources()
+        str(path.relative_to(BACKEND.parent)): lines
+        for path in [*_sources(), *_sources(SCRIPTS)]
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def _recipes() -> dict[str, list[str]]:
+    """Each Makefile target's command lines, continuations joined and the Makefile's own variables expanded
+    once (`$(EVAL)`)."""
+    text = MAKEFILE.read_text(encoding="utf-8").replace("\\\n", " ")
+    variables = dict(re.findall(r"^([A-Z_]+) :?= (.*)$", text, flags=re.MULTILINE))
+    recipes: dict[str, list[str]] = {}
+    target = None
+    for line in text.splitlines():
+        if match := re.match(r"^([a-z][\w-]*):", line):
+            target = match.group(1)
+            recipes[target] = []
+        elif line.startswith("\t") and target is not None:
+            recipes[target].append(re.sub(r"\$\((EVAL)\)", lambda m: variables[m.group(1)], line.strip()))
+        elif line and not line.startswith("#"):
+            target = None  # a variable or a directive: the recipe has ended
+    return recipes
+
+
+def test_every_measuring_make_target_runs_one_module_of_scripts_measure() -> None:
+    """`make eval`, `eval-*`, `bench`, `bench-*` and `loadtest`: one command each (a usage check aside), which
+    runs one module of scripts/measure/ that exists."""
+    measuring = {t: lines for t, lines in _recipes().items() if re.match(r"(eval|bench|loadtest)\b", t)}
+    assert {"eval", "eval-languages", "eval-vaults", "bench", "loadtest"} <= measuring.keys()
+    for target, lines in measuring.items():
+        commands = [line for line in lines if not line.startswith("@")]  # bench-compare's usage check
+        modules = [m for line in commands for m in re.findall(r"-m (scripts\.measure\.[\w.]+)", line)]
+        assert len(commands) == len(modules) == 1, (target, lines)
+        assert (SCRIPTS.parent / (modules[0].replace(".", "/") + ".py")).is_file(), (target, modules[0])

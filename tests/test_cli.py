@@ -28,7 +28,7 @@ from backend.entrypoints.app import create_app
 from backend.entrypoints.cli import main as backend_cli_module
 from backend.entrypoints.cli.main import main
 from backend.entrypoints.cli.output import Progress, cli_advice, vectors_left
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
 from tests.fake_ollama import FakeOllama

@@ -16,7 +16,7 @@ import pytest
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from backend.entrypoints.cli.main import main
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests import live_server
 from tests.backend_cli import REPO
 from tests.test_cli import Ran

@@ -9,7 +9,7 @@ import pytest
 
 from backend.infrastructure.embedders.cache import CachedEmbedder, cache_key
 from backend.infrastructure.embedders.onnx_minilm import DEFAULT_VARIANT, OnnxMiniLMEmbedder
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests.application.fakes import FakeEmbedder
 
 

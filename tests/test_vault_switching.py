@@ -27,7 +27,7 @@ from backend.config import EXAMPLE_VAULT
 from backend.domain import errors as domain_errors
 from backend.domain.errors import KnowledgeBridgeError, MigrationTargetNotEmptyError
 from backend.entrypoints.cli.output import CLI_ADVICE, NOTE_ADVICE
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests.ports import refused_port
 from tests.vault_files import write_notes
 

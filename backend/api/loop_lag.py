@@ -2,7 +2,8 @@
 on it instead of in the thread pool (or anything else that blocks it) delays every other request by as much.
 
 A probe task sleeps PROBE_SECONDS over and over; how much later than asked it wakes is the loop's lag. /health
-says the lag of the last WINDOW probes (the last minute), so a benchmark reads it after a load (bench_speed).
+says the lag of the last WINDOW probes (the last minute), so a benchmark reads it after a load
+(scripts/measure/bench/speed.py).
 """
 
 from __future__ import annotations

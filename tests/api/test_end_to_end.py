@@ -90,8 +90,8 @@ def test_the_readme_question_recalls_the_ledger(client: TestClient) -> None:
 
 
 def test_most_questions_recall_their_note(client: TestClient) -> None:
-    # measured 10 of 16 at the default floor (scripts/calibrate_recall.py); the rest recall nothing, or
-    # another note, rather than noise for every turn
+    # measured 10 of 16 at the default floor (scripts/measure/calibration/recall.py); the rest recall nothing,
+    # or another note, rather than noise for every turn
     missed = [q["query"] for q in QUERIES if q["expected_note"] not in _recalled_notes(client, q["query"])]
     assert len(missed) <= len(QUERIES) // 2, missed
 

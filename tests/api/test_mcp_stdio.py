@@ -24,7 +24,7 @@ from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.entrypoints.app import create_app
 from backend.entrypoints.mcp_stdio import relay
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests import live_server
 
 KEY = "stdio-test-key"

@@ -1,7 +1,7 @@
 """The service over a model served by HTTP, end to end: EMBEDDING_PROVIDER=ollama and =openai against the
-stand-in server (scripts/standin_embedder.py), which serves REAL all-MiniLM-L6-v2 vectors under the name
-nomic-embed-text: a model whose documentation gives both a query and a document instruction, so both must
-reach it. Indexing, search and recall through it, the instructions on the wire, a changed document
+stand-in server (scripts/measure/evaluation/stand_in_server.py), which serves REAL all-MiniLM-L6-v2 vectors
+under the name nomic-embed-text: a model whose documentation gives both a query and a document instruction, so
+both must reach it. Indexing, search and recall through it, the instructions on the wire, a changed document
 instruction rebuilt while searches keep answering, and the server going down and coming back."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from backend.application.ports import Embedder
 from backend.bootstrap import build_services
 from backend.config import Settings, load_settings
 from backend.entrypoints.app import create_app
-from scripts.standin_embedder import StandInServer, in_process
+from scripts.measure.evaluation.stand_in_server import StandInServer, in_process
 from tests.api.conftest import fitted_gate, recall_block, wait_for_job
 from tests.vault_files import tiny_vault
 

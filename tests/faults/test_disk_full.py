@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests.backend_cli import run_backend
 from tests.vault_files import write, write_notes
 

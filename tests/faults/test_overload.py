@@ -4,7 +4,7 @@ search is still answered while 50 clients flood the service with ~1 MB filter li
 
 Over a real socket: a slow client is one that sends its headers and then only part of its body, which
 holds its slot for as long as the body-read timeout allows. The latency under the 200-client flood is
-measured by `python -m scripts.flood` (docs/robustness.md), not asserted here.
+measured by `python -m scripts.measure.load.flood` (docs/robustness.md), not asserted here.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import pytest
 
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.entrypoints.app import create_app
-from scripts.flood import _one_client, flood_body
-from scripts.service_process import ServiceProcess
+from scripts.measure.load.flood import _one_client, flood_body
+from scripts.measure.service import ServiceProcess
 from tests.live_server import indexed, serving, wait_until
 
 PROBE = {"query": "how much do I owe Sreenivas", "top_k": 3}

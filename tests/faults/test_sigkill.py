@@ -14,7 +14,7 @@ import pytest
 
 from backend.infrastructure.embedders.cache import COMMIT_EVERY
 from backend.infrastructure.index_catalog import EdgeIndexCatalog
-from scripts.service_process import ServiceProcess
+from scripts.measure.service import ServiceProcess
 from tests.fake_ollama import FakeOllama
 from tests.vault_files import write
 

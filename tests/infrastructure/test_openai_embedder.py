@@ -1,6 +1,7 @@
 """The OpenAI-compatible embedder and the instructions, against the stand-in server (a real HTTP server,
-scripts/standin_embedder.py) serving the fast bag-of-words model: what a user of llama.cpp, LM Studio, vLLM or
-text-embeddings-inference would meet. respx only for a server without /models, which the stand-in has."""
+scripts/measure/evaluation/stand_in_server.py) serving the fast bag-of-words model: what a user of llama.cpp,
+LM Studio, vLLM or text-embeddings-inference would meet. respx only for a server without /models, which the
+stand-in has."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from backend.domain.index.embedding_instructions import known_instructions
 from backend.infrastructure.embedders.instructed import InstructedEmbedder
 from backend.infrastructure.embedders.ollama import OllamaEmbedder
 from backend.infrastructure.embedders.openai_compatible import OpenAICompatibleEmbedder
-from scripts.standin_embedder import StandInServer
+from scripts.measure.evaluation.stand_in_server import StandInServer
 from tests.application.fakes import FakeEmbedder
 
 MODEL = "nomic-embed-text"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from backend.config import REPO_ROOT
-from scripts.eval_stand_in import main
+from scripts.measure.evaluation.stand_in import main
 
 EXAMPLE = REPO_ROOT / "tests" / "data" / "example-vault"
 

@@ -1,5 +1,5 @@
-"""scripts/eval_vaults.py: each set's questions asked of its vault alone and of one service over every
-set's vault, through the routes' own merge; what it reports is what the agent would have received."""
+"""scripts/measure/evaluation/vaults.py: each set's questions asked of its vault alone and of one service over
+every set's vault, through the routes' own merge; what it reports is what the agent would have received."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.eval_vaults import main
+from scripts.measure.evaluation.vaults import main
 from tests.vault_files import write_notes
 
 GARDEN = {

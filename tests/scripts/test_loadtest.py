@@ -15,8 +15,9 @@ REPO = Path(__file__).resolve().parents[2]
 def test_a_short_load_test_reports_latency_and_no_server_error(tmp_path: Path) -> None:
     report = tmp_path / "loadtest.md"
     result = subprocess.run(
-        [sys.executable, "-m", "scripts.loadtest", "--vault", str(EXAMPLE_VAULT), "--seconds", "3",
-         "--clients", "4", "--edit-every", "0.3", "--provider", "none", "--output", str(report)],
+        [sys.executable, "-m", "scripts.measure.load.loadtest", "--vault", str(EXAMPLE_VAULT),
+         "--seconds", "3", "--clients", "4", "--edit-every", "0.3", "--provider", "none",
+         "--output", str(report)],
         cwd=REPO, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr

@@ -66,8 +66,8 @@ def packed_entries(
     `vault_of` (a block of several vaults): id(candidate) -> its vault. A quoted block whose entries are
     all of one vault names it once, in the quote's head; only a block of several names each entry's. A name
     costs the budget its length wherever it stands: measured on personal-dev beside LoCoMo dev
-    (scripts/eval_vaults.py), naming each entry (" (vault locomo-dev)") left the last, cut entry no room
-    in 13 of LoCoMo's 759 blocks, where it held the answer; once in the head, in 4."""
+    (scripts/measure/evaluation/vaults.py), naming each entry (" (vault locomo-dev)") left the last, cut entry
+    no room in 13 of LoCoMo's 759 blocks, where it held the answer; once in the head, in 4."""
     if not quoted:
         return PackedEntries(pack(_passages(candidates, vault_of), max_chars), "", "")
     nonce = secrets.token_hex(8)

@@ -33,7 +33,8 @@ class Question:
     own_terms: Mapping[str, float]  # its own words' terms, stop words left out: what a hit is judged by
     foreign: bool  # in a language none of the vault's is: fusion weighs the keyword side little
     span: TimeSpan | None = None  # the period it names (None: none, or the time rule is off)
-    tag_terms: Mapping[str, float] = field(default_factory=dict)  # the vault's tag terms it names, joining `terms`
+    # the vault's tag terms it names, joining `terms` on the keyword side
+    tag_terms: Mapping[str, float] = field(default_factory=dict)
     # the vault's tags its own words name, by tag term index, each with the own terms' indices it stands for
     judged_tags: Mapping[int, frozenset[int]] = field(default_factory=dict)
     saved: bool = False  # asks about something read or saved: a clipping answers as well as one's own words

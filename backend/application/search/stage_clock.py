@@ -1,5 +1,5 @@
 """Where one search's time went, stage by stage: what `explain` answers, the Server-Timing header says and
-`make bench` tabulates (scripts/bench_speed.py).
+`make bench` tabulates (scripts/measure/bench/speed.py).
 
 A clock is one running mark: each `lap` gives the time since the previous mark to a named stage and moves the
 mark, so the stages of a search add up to its whole time and recording one costs two float operations and a

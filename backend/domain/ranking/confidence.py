@@ -23,14 +23,15 @@ The share of the question's terms covered, the question's length and the hit's s
 list were features once: the first two made a one-word greeting that one chunk repeats ("thanks", "ok")
 look fully answered, and the last let a strong neighbour push a relevant hit below the floor.
 
-A logistic model over these is fitted by `scripts/calibrate_recall.py` on every dev set at once (personal-dev,
-LoCoMo dev, the example vault's questions, XQuAD English; each set weighing the same) against turns the vault
-cannot answer (their own unanswerable questions, chit-chat in 11 languages, other sets' questions), once for
-each in-process model and once by keyword alone (the weights for no embedder and for a model not calibrated
-here); its bias puts the recall floor (0.4) where the set doing worst gets the most answerable questions a
-relevant entry, while no chit-chat turn, and at most 10% of any set's unanswerable turns, get anything.
-multilingual-e5-small, which the service picks for vaults mostly not in English, is fitted with XQuAD German
-added and LoCoMo (English chat transcripts) held out. Figures: docs/measurements.md, "A person's own vault".
+A logistic model over these is fitted by `scripts/measure/calibration/recall.py` on every dev set at once
+(personal-dev, LoCoMo dev, the example vault's questions, XQuAD English; each set weighing the same) against
+turns the vault cannot answer (their own unanswerable questions, chit-chat in 11 languages, other sets'
+questions), once for each in-process model and once by keyword alone (the weights for no embedder and for a
+model not calibrated here); its bias puts the recall floor (0.4) where the set doing worst gets the most
+answerable questions a relevant entry, while no chit-chat turn, and at most 10% of any set's unanswerable
+turns, get anything. multilingual-e5-small, which the service picks for vaults mostly not in English, is
+fitted with XQuAD German added and LoCoMo (English chat transcripts) held out. Figures: docs/measurements.md,
+"A person's own vault".
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def features(evidence: Evidence, chunks: int, calibration: Calibration) -> list[
     return values
 
 
-# Fitted by scripts/calibrate_recall.py (see the module docstring); dense weights hold for one model family.
+# Fitted by scripts/measure/calibration/recall.py (see the module docstring); dense weights hold for one model
+# family.
 KEYWORD_ONLY = Calibration(
     name="keyword",
     weights=(1.226, 3.376, 2.412),

@@ -4,9 +4,9 @@ The default (`adaptive`) spreads each list onto 0..1 and weighs the dense side b
 stands out; `top_scaled` (each list over its top score, fixed weights) was the default before issue 27.
 
 Pure functions over (id, score) lists, best first, so the search use case and the tuning script
-(`scripts/fusion_grid.py`) run the very same rules. Qdrant computes RRF and DBSF inside one query; these
-are the same formulas (checked against the engine by the contract tests), plus what the engine cannot do:
-weights chosen per query from the two lists themselves.
+(`scripts/measure/calibration/fusion_grid.py`) run the very same rules. Qdrant computes RRF and DBSF inside
+one query; these are the same formulas (checked against the engine by the contract tests), plus what the
+engine cannot do: weights chosen per query from the two lists themselves.
 """
 
 from __future__ import annotations

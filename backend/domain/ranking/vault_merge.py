@@ -7,12 +7,12 @@ leads to the note it describes, the period asked, the newest entry for "the last
 undoes that order within every vault. Why the weight: a confidence is calibrated on questions asked of the
 vault that answers them; beside another vault, an entry is only as likely as its vault is to hold the
 answer, which its surest entry says (against the surest entry of any vault: the vault surest of an answer
-keeps its confidences as they are). Measured with scripts/eval_vaults.py, personal-dev beside LoCoMo dev,
-nDCG@10 of the merged list against each vault alone (0.823 and 0.835): one sort by confidence 0.766 and
-0.824, merged in each vault's order 0.755 and 0.834, weighed by the vault 0.778 and 0.835 (recall@10
+keeps its confidences as they are). Measured with scripts/measure/evaluation/vaults.py, personal-dev beside
+LoCoMo dev, nDCG@10 of the merged list against each vault alone (0.823 and 0.835): one sort by confidence
+0.766 and 0.824, merged in each vault's order 0.755 and 0.834, weighed by the vault 0.778 and 0.835 (recall@10
 0.802 against 0.847, and 0.930 as alone). personal-dev's loss is its period and tag questions ("what was
-stressing me out in may 2025", "mental health"), where LoCoMo's chats on the topic are surer than the
-person's own dated or tagged notes; the recall block recalls 55 of 64 as alone.
+stressing me out in may 2025", "mental health"), where LoCoMo's chats on the topic are surer than the person's
+own dated or tagged notes; the recall block recalls 55 of 64 as alone.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ about 0.2 and a relevant chunk 0.5-0.7; multilingual-e5-small gives 0.80 and 0.8
 the two scales line up once a cosine is read as how far it stands above what the same model gives, in the
 same vault, to turns the vault cannot answer (`calibration_probes`): a relevant chunk stands 2-4 of that
 spread above it with either model. So the shipped confidence has one set of weights over cosines read that
-way (`GENERIC`, fitted on both in-process models: scripts/calibrate_gate.py), and a model of
+way (`GENERIC`, fitted on both in-process models: scripts/measure/calibration/gate.py), and a model of
 unknown scale needs only its scale in this vault, and the floor put where that model and vault need it:
 
 * its scale: the mean and spread of the closest chunk's cosine over the probe turns;
@@ -51,7 +51,7 @@ class GenericWeights:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-# Fitted by scripts/calibrate_gate.py on personal-dev, LoCoMo dev, the example vault and XQuAD
+# Fitted by scripts/measure/calibration/gate.py on personal-dev, LoCoMo dev, the example vault and XQuAD
 # English, with all-MiniLM-L6-v2 and multilingual-e5-small (and XQuAD German with e5), each set and model
 # weighing the same. The bias is replaced by the floor's placement.
 GENERIC = GenericWeights(weights=(0.603, -0.013, 0.663, 1.99, 1.999), bias=-3.49)

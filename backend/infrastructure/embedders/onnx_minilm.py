@@ -279,7 +279,8 @@ class OnnxEmbedder:
             return self._runtime
 
     def _ensure_query_session(self) -> ort.InferenceSession:
-        # apart from the runtime: a process that only indexes (bench_index, prepare-model) never opens it
+        # apart from the runtime: a process that only indexes (scripts/measure/bench/index.py, prepare-model)
+        # never opens it
         session = self._query_session
         if session is not None:
             return session

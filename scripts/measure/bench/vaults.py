@@ -1,0 +1,133 @@
+"""Several vaults, one service: what a search over two vaults costs (issue 46, point 8), a part of
+`make bench` (`--only vaults`).
+
+    python -m scripts.measure.bench.suite --only vaults [--compare-with /tmp/before]
+    python -m scripts.measure.bench.vaults [--compare-with /tmp/before] [-n 100] [--rounds 3]
+
+The 13,410-note Zettelkasten beside LoCoMo dev (embedded defaults: qdrant-edge, MiniLM on onnxruntime), each
+in `python -m backend serve` as people run it: one service per vault alone, and one service with both
+(VAULTS). The questions: as many drawn from the Zettelkasten's own words as LoCoMo dev's first questions,
+sent one at a time to every service in turn, `rounds` times over (the machine's speed drifts: each round
+asks every service, so a drift weighs on all alike). Each figure is the median of the rounds' p50s.
+Memory: each service's resident set once its searches are warm (/proc/<pid>/status, VmRSS): two vaults'
+service against one vault's says what the second vault costs. `--compare-with`: the code before, its
+service over the Zettelkasten alone, in the same rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from pathlib import Path
+
+import httpx
+
+from backend.infrastructure.eval_files import read_queries
+from scripts.measure.bench.parts import run_alone
+from scripts.measure.common import drawn_questions, machine, percentile, rss_mb
+from scripts.measure.service import REPO, ServiceProcess
+
+DATA = Path("data/bench-vaults")  # kept between runs: the indexes are built once
+SEED = 46
+
+
+def _p50(client: httpx.Client, questions: list[str], vaults: list[str] | None) -> float:
+    took = []
+    for question in questions:
+        body: dict[str, object] = {"query": question, "top_k": 10}
+        if vaults is not None:
+            body["vaults"] = vaults
+        started = time.perf_counter()
+        client.post("/search", json=body).raise_for_status()
+        took.append((time.perf_counter() - started) * 1000)
+    return percentile(took, 0.5)
+
+
+def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
+    zk, locomo = (corpora / "zettelkasten" / "vault").resolve(), (corpora / "locomo-dev" / "vault").resolve()
+    count = args.vault_queries
+    questions = drawn_questions(sorted(zk.rglob("*.md")), count, random.Random(SEED))
+    questions += [q.text for q in read_queries(corpora / "locomo-dev" / "queries-dev.jsonl")[:count]]
+    env = {"EMBEDDING_PROVIDER": "onnx", "WATCH": "false"}
+    services: dict[str, ServiceProcess] = {}
+    asked = [  # (label, service, vaults asked)
+        ("Zettelkasten alone", "zk", None),
+        ("LoCoMo dev alone", "locomo", None),
+        ("both: the Zettelkasten asked", "both", ["zk"]),
+        ("both: LoCoMo dev asked", "both", ["locomo"]),
+        ("both: both asked", "both", None),
+    ]
+    started: list[ServiceProcess] = []
+    try:
+
+        def start(key: str, vault: Path | None, extra: dict[str, str], repo: Path = REPO) -> None:
+            service = ServiceProcess(vault, (DATA / key).resolve(), env={**env, **extra}, repo=repo)
+            started.append(service)
+            services[key] = service
+            # one after another: the shared embedding cache gives each later index what an earlier one
+            # embedded (started at once, all three embedded the Zettelkasten: 40 minutes under load)
+            service.wait_idle(timeout=3600)
+
+        start("zk", zk, {})
+        start("locomo", locomo, {})
+        start("both", None, {"VAULTS": f"zk={zk},locomo={locomo}"})
+        if args.compare_with is not None:
+            start("before", zk, {}, repo=args.compare_with.resolve())
+            asked.insert(0, ("Zettelkasten alone, the code before", "before", None))
+        clients = {key: httpx.Client(base_url=s.url, timeout=120) for key, s in services.items()}
+        for client in clients.values():  # warm: the model loaded, the store's pages read
+            _p50(client, questions[:20], None)
+        p50s: dict[str, list[float]] = {label: [] for label, _, _ in asked}
+        for _ in range(args.vault_rounds):
+            for label, key, vaults in asked:
+                p50s[label].append(_p50(clients[key], questions, vaults))
+        memory = {key: rss_mb(service.process.pid) for key, service in services.items()}
+        for client in clients.values():
+            client.close()
+    finally:
+        for service in started:
+            service.stop()
+    one = statistics.median(p50s["Zettelkasten alone"])
+    rows = [
+        "## Several vaults, one service",
+        "",
+        f"- machine: {machine()}",
+        f"- data: the Zettelkasten ({zk}) beside LoCoMo dev, {len(questions)} questions ({count} drawn from "
+        f"the Zettelkasten's words, LoCoMo dev's first {count}), hybrid, top_k 10, one at a time; "
+        f"{args.vault_rounds} rounds, each asking every service in turn",
+        "",
+        "| service, vaults asked | p50 (median of the rounds) | against the Zettelkasten alone |",
+        "|---|---|---|",
+    ]
+    for label, _, _ in asked:
+        median = statistics.median(p50s[label])
+        rows.append(
+            f"| {label} | {median:.1f} ms ({min(p50s[label]):.1f}-{max(p50s[label]):.1f}) | "
+            f"×{median / one:.2f} |"
+        )
+    rows += [
+        "",
+        "| service | resident memory |",
+        "|---|---|",
+        *(f"| {key} | {mb:,.0f} MB |" for key, mb in memory.items()),
+        "",
+        f"The second vault in one service: {memory['both'] - memory['zk']:+,.0f} MB beside the Zettelkasten "
+        f"alone (LoCoMo dev alone in a service of its own: {memory['locomo']:,.0f} MB, its model included).",
+        "",
+    ]
+    return rows
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--vault-queries", type=int, default=100, help="vaults: questions of each vault")
+    ap.add_argument("--vault-rounds", type=int, default=3, help="vaults: rounds over every service")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_alone(bench_vaults, __doc__, argv, add_arguments)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""scripts/measure/evaluation/dev_sets.py, `make eval`'s one entry: the evaluations the Makefile's lines ran,
+each its own `python -m backend eval` (or through the stand-in server), stopping at the first that fails."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripts.measure.evaluation import dev_sets
+
+BACKEND_EVAL = [sys.executable, "-m", "backend", "eval"]
+
+
+def test_a_person_s_vault_is_asked_on_its_day_and_templated_and_the_other_sets_together() -> None:
+    people = [(Path("corpora/personal-dev"), "2025-11-15"), (Path("corpora/real-dev"), "2025-09-20")]
+    sets = [Path("tests/data/example-vault"), Path("corpora/scifact")]
+    assert dev_sets.commands(people, sets, None) == [
+        [*BACKEND_EVAL, "--today", "2025-11-15", "--templated", "--set", "corpora/personal-dev"],
+        [*BACKEND_EVAL, "--today", "2025-09-20", "--templated", "--set", "corpora/real-dev"],
+        [*BACKEND_EVAL, "--set", "tests/data/example-vault", "--set", "corpora/scifact"],
+    ]
+    through = [sys.executable, "-m", "scripts.measure.evaluation.stand_in", "--serve", "e5", "--", "eval"]
+    assert dev_sets.commands([], sets[:1], "e5") == [[*through, "--set", "tests/data/example-vault"]]
+
+
+def test_the_first_evaluation_that_fails_ends_the_run_with_its_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran: list[list[str]] = []
+
+    def run(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+        ran.append(command)
+        return subprocess.CompletedProcess(command, 3 if len(ran) == 1 else 0)
+
+    monkeypatch.setattr(dev_sets.subprocess, "run", run)
+    assert dev_sets.main(["--person", "a/b=c=2025-01-02", "--set", "s"]) == 3
+    assert ran == [[*BACKEND_EVAL, "--today", "2025-01-02", "--templated", "--set", "a/b=c"]]
+    assert capsys.readouterr().out.splitlines()[0].endswith("eval --today 2025-01-02 --templated --set a/b=c")
