@@ -30,11 +30,14 @@ $(OPENCLAW): tools/openclaw/package-lock.json | $(STAMP)
 run: $(STAMP)
 	$(BIN)/python -m backend serve $(if $(VAULT),--vault "$(VAULT)")
 
-## Lint and run the whole test suite.
+## Lint and run the whole test suite: in two workers (pytest-xdist, a file to a worker: a module's services are
+## started once), the API fuzzing apart in one process (schemathesis's per-operation subtests stopped after the
+## first operation in a worker).
 test: $(STAMP) $(OPENCLAW) browser docker
 	$(BIN)/ruff check backend tests scripts
 	$(BIN)/ruff format --check backend tests scripts
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile --ignore=tests/api/test_fuzz.py
+	$(BIN)/pytest -q -p no:xdist tests/api/test_fuzz.py
 
 ## Headless Chromium for the browser test of /docs and /redoc (tests/api/test_docs_in_browser.py), from
 ## Debian's packages when missing and run as root; otherwise that test skips and says why.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 import pytest  # noqa: E402 - after the environment above, which the app reads when imported
 
 from tests.application.fakes import FakeEmbedder  # noqa: E402
+from tests.docker.preparation import HANDOFF, Preparation, summary  # noqa: E402
 from tests.harness import Harness  # noqa: E402
 
 # Whole-service tests: each starts the app (TestClient or a loopback server), a child process or the CLI, and
@@ -50,6 +53,46 @@ def _whole_service(path: Path) -> bool:
 
 def _quick_loop(config: pytest.Config) -> bool:
     return " ".join(str(config.getoption("markexpr") or "").split()) == QUICK_LOOP
+
+
+CONTROLLER_PREPARATION = pytest.StashKey[Preparation]()
+
+
+def _parallel_controller(config: pytest.Config) -> bool:
+    """The controller of a pytest-xdist run (`make test`): it runs no test, its workers do."""
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def _runs_docker_tests(config: pytest.Config) -> bool:
+    """Whether tests/docker/ is among what was asked for (the controller collects nothing to tell by)."""
+    if _quick_loop(config):
+        return False
+    asked = [Path(arg.split("::")[0]).resolve() for arg in config.args] or [TESTS]
+    docker = TESTS / "docker"
+    return any(path == docker or path in docker.parents or docker in path.parents for path in asked)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """A parallel run prepares the Docker engine and image once, in its controller, from the start; its
+    workers (started after this, inheriting HANDOFF) wait for it (tests/docker/preparation.py)."""
+    if _parallel_controller(config) and _runs_docker_tests(config):
+        folder = Path(tempfile.mkdtemp(prefix="kb-docker-handoff-"))
+        os.environ[HANDOFF] = str(folder)
+        config.stash[CONTROLLER_PREPARATION] = Preparation(folder)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    preparation = config.stash.get(CONTROLLER_PREPARATION, None)
+    if preparation is not None:
+        preparation.finish()
+        shutil.rmtree(os.environ.pop(HANDOFF), ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    preparation = config.stash.get(CONTROLLER_PREPARATION, None)
+    if preparation is not None:
+        summary(terminalreporter, preparation, waits_here=False)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -10,10 +10,10 @@ import pytest
 
 from tests.docker.engine import Engine, EngineUnavailable
 from tests.docker.images import BuiltImage
-from tests.docker.preparation import Preparation
+from tests.docker.preparation import HandedOver, Preparation, handed_over, summary
 
 HERE = Path(__file__).resolve().parent
-PREPARATION = pytest.StashKey[Preparation]()
+PREPARATION = pytest.StashKey[Preparation | HandedOver]()
 NEEDS_THE_ENGINE = {"docker_engine", "image"}
 
 
@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     ours = [item for item in session.items if _ours(item)]
     if any(NEEDS_THE_ENGINE & set(getattr(item, "fixturenames", ())) for item in ours):
-        session.config.stash[PREPARATION] = Preparation()
+        session.config.stash[PREPARATION] = handed_over() or Preparation()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -38,9 +38,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         preparation.finish()
 
 
-def _preparation(config: pytest.Config) -> Preparation:
+def _preparation(config: pytest.Config) -> Preparation | HandedOver:
     if PREPARATION not in config.stash:  # collected some other way: prepare now
-        config.stash[PREPARATION] = Preparation()
+        config.stash[PREPARATION] = handed_over() or Preparation()
     return config.stash[PREPARATION]
 
 
@@ -65,17 +65,8 @@ def image(docker_engine: Engine, request: pytest.FixtureRequest) -> BuiltImage:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     preparation = config.stash.get(PREPARATION, None)
-    built = preparation.built if preparation is not None else None
-    if built is None:
-        return
-    terminalreporter.write_sep("-", "Docker image")
-    base = f"built in {built.base_seconds:.0f} s" if built.base_seconds else "found (cached)"
-    engine = "started by the tests" if preparation.started_engine else "already running"
-    terminalreporter.write_line(
-        f"image {built.size_bytes / 1e6:.0f} MB; base image {base}; image built in "
-        f"{built.build_seconds:.0f} s in the background, {preparation.waited_seconds:.0f} s of it waited "
-        f"for; engine {engine}"
-    )
+    if isinstance(preparation, Preparation):  # a worker's summary is not shown: the controller's is
+        summary(terminalreporter, preparation)
 
 
 def vault_snapshot(vault: Path) -> dict[str, tuple[bytes, int]]:

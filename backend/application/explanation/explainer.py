@@ -177,7 +177,7 @@ class SearchExplainer:
             exists = bool(live.store.scroll(point_filter=note_filter(path, None), limit=1)[0])
             return NoteChunks(None, None, admitted=not exists, stored=False)
         sides = read_sides(live, vectors.dense, _sparse(vectors), NOTE_SCAN, scoped)
-        mine = self._lists(sides, vectors, 0, query=None)
+        mine = self._lists(sides, vectors, 0, question=None)
         return NoteChunks(
             mine.dense if lists.dense is not None else None,
             mine.keyword if lists.keyword is not None else None,
