@@ -34,7 +34,7 @@ import pytest
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.entrypoints.app import create_app
 from tests import live_server, model_stub
-from tests.model_stub import ModelStub, last_user_text, system_text, tool_names
+from tests.model_stub import ModelStub, last_user_text, model, system_text, tool_names
 from tests.openclaw_cli import (
     GATEWAY_TOKEN,
     OPENCLAW_PAGE,
@@ -43,6 +43,7 @@ from tests.openclaw_cli import (
     Gateway,
     OpenClaw,
     free_port,
+    gateway,
     gateway_config,
     note,
     readme_steps,
@@ -50,6 +51,8 @@ from tests.openclaw_cli import (
     require_openclaw,
     run_readme_setup,
 )
+
+__all__ = ["gateway", "model"]  # the shared fixtures: the Gateway and the model stub
 
 pytestmark = pytest.mark.slow
 
@@ -98,12 +101,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="module")
-def model() -> Iterator[ModelStub]:
-    with model_stub.serving() as stub:
-        yield stub
-
-
-@pytest.fixture(scope="module")
 def openclaw(tmp_path_factory: pytest.TempPathFactory, service: Service, model: ModelStub) -> OpenClaw:
     """A fresh OpenClaw state set up by README's commands, run as written and in order; then what a user has
     already (a model: the stub; a memory file) and, for the test, a free port and the log in its folder."""
@@ -119,22 +116,11 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: Service, model: 
     assert entry["hooks"] == {"allowConversationAccess": True}
     assert openclaw.config()["gateway"] == {"mode": "local"}
     settings = gateway_config(openclaw, free_port())
-    settings["models"] = {"providers": {"stub": model.provider()}}
-    settings["agents"] = {"defaults": {"model": {"primary": f"stub/{model_stub.MODEL}"}}}
+    model.configure(settings)
     openclaw.write_config(settings)
     (openclaw.state / "workspace").mkdir(exist_ok=True)
     (openclaw.state / "workspace" / "MEMORY.md").write_text(OWN_MEMORY, encoding="utf-8")
     return openclaw
-
-
-@pytest.fixture(scope="module")
-def gateway(openclaw: OpenClaw) -> Iterator[Gateway]:
-    started = Gateway(openclaw, openclaw.config()["gateway"]["port"])  # KB_API_KEY from the environment
-    try:
-        started.wait()
-        yield started
-    finally:
-        started.stop()
 
 
 def turn(openclaw: OpenClaw, gateway: Gateway, session: str, message: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests import model_stub, two_vaults
-from tests.model_stub import ModelStub, last_user_text, system_text
+from tests.model_stub import ModelStub, last_user_text, model, system_text
 from tests.openclaw_cli import (
     GATEWAY_TOKEN,
     PLUGIN_DIR,
@@ -27,9 +27,12 @@ from tests.openclaw_cli import (
     Gateway,
     OpenClaw,
     free_port,
+    gateway,
     gateway_config,
     require_openclaw,
 )
+
+__all__ = ["gateway", "model"]  # the shared fixtures: the Gateway and the model stub
 
 pytestmark = pytest.mark.slow
 
@@ -47,12 +50,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def model() -> Iterator[ModelStub]:
-    with model_stub.serving() as stub:
-        yield stub
-
-
-@pytest.fixture(scope="module")
 def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str, model: ModelStub) -> OpenClaw:
     openclaw = OpenClaw(tmp_path_factory.mktemp("openclaw-vaults"), variables={"KB_API_KEY": KEY})
     openclaw.run("plugins", "install", str(PLUGIN_DIR), "--force", "--accept-capabilities")
@@ -61,23 +58,10 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str, model: Mode
     openclaw.run("config", "set", "gateway.mode", "local")
     settings = gateway_config(openclaw, free_port())
     settings["plugins"]["entries"]["knowledge-bridge"]["config"]["agentVaults"] = {"work": ["work"]}
-    settings["models"] = {"providers": {"stub": model.provider()}}
-    settings["agents"] = {
-        "defaults": {"model": {"primary": f"stub/{model_stub.MODEL}"}},
-        "entries": {"main": {}, "work": {}},
-    }
+    model.configure(settings)
+    settings["agents"]["entries"] = {"main": {}, "work": {}}
     openclaw.write_config(settings)
     return openclaw
-
-
-@pytest.fixture(scope="module")
-def gateway(openclaw: OpenClaw) -> Iterator[Gateway]:
-    started = Gateway(openclaw, openclaw.config()["gateway"]["port"])
-    try:
-        started.wait()
-        yield started
-    finally:
-        started.stop()
 
 
 def invoke(gateway: Gateway, agent: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
