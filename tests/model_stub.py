@@ -160,6 +160,6 @@ def serving() -> Iterator[ModelStub]:
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[ModelStub]:
-    """The stub, for the agent turns of a test module (imported as a fixture by the OpenClaw tests)."""
+    """The stub, for the agent turns of a test module (a fixture of every test: tests/conftest.py)."""
     with serving() as stub:
         yield stub

@@ -286,7 +286,7 @@ class Gateway:
 @pytest.fixture(scope="module")
 def gateway(openclaw: OpenClaw) -> Iterator[Gateway]:
     """The Gateway of the test module's `openclaw` fixture, on the port its config names, listening (the
-    plugin's key comes from KB_API_KEY in the environment); imported as a fixture by the OpenClaw tests."""
+    plugin's key comes from KB_API_KEY in the environment); a fixture of every test (tests/conftest.py)."""
     started = Gateway(openclaw, openclaw.config()["gateway"]["port"])
     try:
         started.wait()

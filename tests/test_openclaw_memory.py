@@ -34,7 +34,7 @@ import pytest
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.entrypoints.app import create_app
 from tests import live_server, model_stub
-from tests.model_stub import ModelStub, last_user_text, model, system_text, tool_names
+from tests.model_stub import ModelStub, last_user_text, system_text, tool_names
 from tests.openclaw_cli import (
     GATEWAY_TOKEN,
     OPENCLAW_PAGE,
@@ -43,7 +43,6 @@ from tests.openclaw_cli import (
     Gateway,
     OpenClaw,
     free_port,
-    gateway,
     gateway_config,
     note,
     readme_steps,
@@ -51,8 +50,6 @@ from tests.openclaw_cli import (
     require_openclaw,
     run_readme_setup,
 )
-
-__all__ = ["gateway", "model"]  # the shared fixtures: the Gateway and the model stub
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests import model_stub, two_vaults
-from tests.model_stub import ModelStub, last_user_text, model, system_text
+from tests.model_stub import ModelStub, last_user_text, system_text
 from tests.openclaw_cli import (
     GATEWAY_TOKEN,
     PLUGIN_DIR,
@@ -27,12 +27,9 @@ from tests.openclaw_cli import (
     Gateway,
     OpenClaw,
     free_port,
-    gateway,
     gateway_config,
     require_openclaw,
 )
-
-__all__ = ["gateway", "model"]  # the shared fixtures: the Gateway and the model stub
 
 pytestmark = pytest.mark.slow
 
