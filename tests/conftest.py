@@ -20,6 +20,10 @@ from tests.application.fakes import FakeEmbedder  # noqa: E402
 from tests.docker.preparation import HANDOFF, Preparation, summary  # noqa: E402
 from tests.harness import Harness  # noqa: E402
 
+# the OpenClaw tests' shared fixtures: `model` (the model provider stub) and `gateway` (the Gateway of a test
+# module's `openclaw` fixture)
+pytest_plugins = ("tests.model_stub", "tests.openclaw_cli")
+
 # Whole-service tests: each starts the app (TestClient or a loopback server), a child process or the CLI, and
 # takes seconds. They are `slow`, so `make test-fast` (everything else: the rules, on fakes and the embedded
 # store) stays a quick loop; `make test`, which CI runs, runs them all.

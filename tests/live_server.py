@@ -55,3 +55,18 @@ def indexed(base: str, headers: dict[str, str] | None = None) -> bool:
     """The first indexing job has finished."""
     job = httpx.get(f"{base}/index/status", headers=headers or {}, timeout=5).json().get("job")
     return job is not None and job["finished_at"] is not None
+
+
+def vaults_indexed(base: str, headers: dict[str, str] | None = None) -> bool:
+    """Every vault of a service of several (VAULTS) is open and its first indexing job has finished."""
+    states = httpx.get(f"{base}/index/status", headers=headers or {}, timeout=5).json().get("vaults") or []
+    jobs = [(state.get("status") or {}).get("job") for state in states if state["available"]]
+    return bool(states) and len(jobs) == len(states) and all(job and job["finished_at"] for job in jobs)
+
+
+@contextmanager
+def serving_vaults(app: ASGIApp, headers: dict[str, str] | None = None) -> Iterator[str]:
+    """`serving` a service of several vaults, yielding once every one of them has indexed."""
+    with serving(app) as base:
+        wait_until(lambda: vaults_indexed(base, headers), "every vault to be indexed")
+        yield base

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
+
 REPLY = "Stub reply."
 MODEL = "echo"
 
@@ -43,6 +45,11 @@ class ModelStub:
                 }
             ],
         }
+
+    def configure(self, settings: dict[str, Any]) -> None:
+        """Into openclaw.json's `settings`: the stub as a provider, its model every agent's default."""
+        settings["models"] = {"providers": {"stub": self.provider()}}
+        settings["agents"] = {"defaults": {"model": {"primary": f"stub/{MODEL}"}}}
 
     def record(self, body: dict[str, Any]) -> None:
         with self.lock:
@@ -149,3 +156,10 @@ def serving() -> Iterator[ModelStub]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ModelStub]:
+    """The stub, for the agent turns of a test module (a fixture of every test: tests/conftest.py)."""
+    with serving() as stub:
+        yield stub

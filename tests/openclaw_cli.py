@@ -13,6 +13,7 @@ import shlex
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -280,6 +281,18 @@ class Gateway:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def gateway(openclaw: OpenClaw) -> Iterator[Gateway]:
+    """The Gateway of the test module's `openclaw` fixture, on the port its config names, listening (the
+    plugin's key comes from KB_API_KEY in the environment); a fixture of every test (tests/conftest.py)."""
+    started = Gateway(openclaw, openclaw.config()["gateway"]["port"])
+    try:
+        started.wait()
+        yield started
+    finally:
+        started.stop()
 
 
 PLUGIN_ENTRY = "plugins.entries.knowledge-bridge"

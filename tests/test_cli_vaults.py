@@ -10,7 +10,6 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from backend.config import load_settings
@@ -130,14 +129,7 @@ def service(vaults: str, tmp_path: Path) -> Iterator[str]:
     settings = load_settings(
         vaults=vaults, data_dir=tmp_path / "data", embedding_provider="none", watch=False
     )
-    with live_server.serving(create_app(settings)) as base:
-
-        def both_indexed() -> bool:
-            states = httpx.get(f"{base}/index/status", timeout=5).json().get("vaults") or []
-            jobs = [(s.get("status") or {}).get("job") or {} for s in states]
-            return len(jobs) == 2 and all(job.get("finished_at") for job in jobs)
-
-        live_server.wait_until(both_indexed, "both vaults to index")
+    with live_server.serving_vaults(create_app(settings)) as base:
         yield base
 
 

@@ -98,12 +98,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="module")
-def model() -> Iterator[ModelStub]:
-    with model_stub.serving() as stub:
-        yield stub
-
-
-@pytest.fixture(scope="module")
 def openclaw(tmp_path_factory: pytest.TempPathFactory, service: Service, model: ModelStub) -> OpenClaw:
     """A fresh OpenClaw state set up by README's commands, run as written and in order; then what a user has
     already (a model: the stub; a memory file) and, for the test, a free port and the log in its folder."""
@@ -119,22 +113,11 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: Service, model: 
     assert entry["hooks"] == {"allowConversationAccess": True}
     assert openclaw.config()["gateway"] == {"mode": "local"}
     settings = gateway_config(openclaw, free_port())
-    settings["models"] = {"providers": {"stub": model.provider()}}
-    settings["agents"] = {"defaults": {"model": {"primary": f"stub/{model_stub.MODEL}"}}}
+    model.configure(settings)
     openclaw.write_config(settings)
     (openclaw.state / "workspace").mkdir(exist_ok=True)
     (openclaw.state / "workspace" / "MEMORY.md").write_text(OWN_MEMORY, encoding="utf-8")
     return openclaw
-
-
-@pytest.fixture(scope="module")
-def gateway(openclaw: OpenClaw) -> Iterator[Gateway]:
-    started = Gateway(openclaw, openclaw.config()["gateway"]["port"])  # KB_API_KEY from the environment
-    try:
-        started.wait()
-        yield started
-    finally:
-        started.stop()
 
 
 def turn(openclaw: OpenClaw, gateway: Gateway, session: str, message: str) -> dict[str, Any]:

@@ -47,12 +47,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def model() -> Iterator[ModelStub]:
-    with model_stub.serving() as stub:
-        yield stub
-
-
-@pytest.fixture(scope="module")
 def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str, model: ModelStub) -> OpenClaw:
     openclaw = OpenClaw(tmp_path_factory.mktemp("openclaw-vaults"), variables={"KB_API_KEY": KEY})
     openclaw.run("plugins", "install", str(PLUGIN_DIR), "--force", "--accept-capabilities")
@@ -61,23 +55,10 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str, model: Mode
     openclaw.run("config", "set", "gateway.mode", "local")
     settings = gateway_config(openclaw, free_port())
     settings["plugins"]["entries"]["knowledge-bridge"]["config"]["agentVaults"] = {"work": ["work"]}
-    settings["models"] = {"providers": {"stub": model.provider()}}
-    settings["agents"] = {
-        "defaults": {"model": {"primary": f"stub/{model_stub.MODEL}"}},
-        "entries": {"main": {}, "work": {}},
-    }
+    model.configure(settings)
+    settings["agents"]["entries"] = {"main": {}, "work": {}}
     openclaw.write_config(settings)
     return openclaw
-
-
-@pytest.fixture(scope="module")
-def gateway(openclaw: OpenClaw) -> Iterator[Gateway]:
-    started = Gateway(openclaw, openclaw.config()["gateway"]["port"])
-    try:
-        started.wait()
-        yield started
-    finally:
-        started.stop()
 
 
 def invoke(gateway: Gateway, agent: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,14 +1,13 @@
 """A service of two small vaults of their own (VAULTS=work=…,personal=…, keyword search, no model), served
-on a loopback port: what the OpenClaw plugin's tests of several vaults run against. Both vaults hold
-`Inbox.md`, with other text, so a note read by path alone could come from either."""
+on a loopback port: what the OpenClaw plugin's tests of several vaults run against, and the page's (with
+notes of its own). Both vaults hold `Inbox.md`, with other text, so a note read by path alone could come from
+either."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-
-import httpx
 
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
@@ -26,19 +25,15 @@ PERSONAL = {
 }
 
 
-def _ready(base: str, headers: dict[str, str]) -> bool:
-    status = httpx.get(f"{base}/index/status", headers=headers, timeout=5).json()
-    for state in status.get("vaults") or []:
-        job = (state.get("status") or {}).get("job")
-        if not state["available"] or job is None or job["finished_at"] is None:
-            return False
-    return bool(status.get("vaults"))
-
-
 @contextmanager
-def serving(root: Path, api_key: str | None = None) -> Iterator[str]:
-    """The two vaults under `root`, served until the block ends; yields the base URL once both are indexed."""
-    work, personal = write_notes(root / "Work", WORK), write_notes(root / "Personal", PERSONAL)
+def serving(
+    root: Path,
+    api_key: str | None = None,
+    notes: tuple[Mapping[str, str], Mapping[str, str]] = (WORK, PERSONAL),
+) -> Iterator[str]:
+    """The two vaults under `root` (`root`/Work and `root`/Personal, with these `notes`: WORK's and
+    PERSONAL's unless told), served until the block ends; yields the base URL once both are indexed."""
+    work, personal = write_notes(root / "Work", notes[0]), write_notes(root / "Personal", notes[1])
     settings = load_settings(
         vaults=f"work={work},personal={personal}",
         data_dir=root / "data",
@@ -47,6 +42,5 @@ def serving(root: Path, api_key: str | None = None) -> Iterator[str]:
         **({"api_key": api_key} if api_key else {}),
     )
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    with live_server.serving(create_app(settings)) as base:
-        live_server.wait_until(lambda: _ready(base, headers), "both vaults to be indexed")
+    with live_server.serving_vaults(create_app(settings), headers) as base:
         yield base

@@ -63,6 +63,18 @@ def make_client(tmp_path: Path) -> Iterator[AppFactory]:
         client.__exit__(None, None, None)
 
 
+@pytest.fixture
+def indexed_client(make_client: AppFactory) -> AppFactory:
+    """`make_client`, giving the client once the index's first job (started with the app) has finished."""
+
+    def factory(**overrides: object) -> TestClient:
+        client = make_client(**overrides)
+        wait_for_job(client)
+        return client
+
+    return factory
+
+
 def recall_block(client: TestClient, question: str, **extra: object) -> dict:
     """/context as the OpenClaw plugin asks it by its defaults."""
     body = {

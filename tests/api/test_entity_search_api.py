@@ -15,6 +15,7 @@ from backend.application.serving.note_graph import entity_key
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault
 from tests.api.conftest import AppFactory, wait_for_job
+from tests.vault_files import write_notes
 
 HELP_VAULT = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "obsidian-help" / "vault"
 
@@ -67,14 +68,8 @@ NOTES = {
 
 
 @pytest.fixture
-def small_client(make_client: AppFactory, tmp_path: Path) -> TestClient:
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
-    client = make_client(vault_path=vault)
-    wait_for_job(client)
-    return client
+def small_client(indexed_client: AppFactory, tmp_path: Path) -> TestClient:
+    return indexed_client(vault_path=write_notes(tmp_path / "vault", NOTES))
 
 
 @pytest.mark.parametrize("query", ["Sreenivas", "  sreenivas? ", "[[Sreenivas]]", "SREENIVAS"])

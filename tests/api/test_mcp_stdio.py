@@ -62,6 +62,12 @@ def spawn(vault: Path, data: Path, port: int, work: Any) -> Any:
         "API_KEY": KEY,
         "WATCH": "false",
     }
+    return in_stdio_session(environment, work)
+
+
+def in_stdio_session(environment: dict[str, str], work: Any) -> Any:
+    """`work(session)` in a session with `python -m backend mcp` spawned with this environment (the whole of
+    it), as OpenClaw spawns a stdio server."""
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "backend", "mcp"], env=environment, cwd=str(REPO_ROOT)
     )

@@ -6,24 +6,20 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from backend.bootstrap import build_services
-from backend.config import REPO_ROOT, load_settings
+from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from backend.vault_set import vault_settings
 from tests import live_server
 from tests.api.test_mcp import ERROR_KEYS, in_session, payload
-from tests.api.test_mcp_stdio import closed_port
+from tests.api.test_mcp_stdio import closed_port, in_stdio_session
 from tests.test_cli_vaults import PERSONAL, WORK
 from tests.vault_files import write_notes
 
@@ -44,14 +40,7 @@ def _settings(env: dict[str, str]) -> Any:
 @pytest.fixture(scope="module")
 def served(two_vaults: dict[str, str]) -> Iterator[str]:
     """The service of both vaults under uvicorn, once both have indexed."""
-    with live_server.serving(create_app(_settings(two_vaults))) as base:
-
-        def both_indexed() -> bool:
-            states = httpx.get(f"{base}/index/status", timeout=5).json().get("vaults") or []
-            jobs = [(s.get("status") or {}).get("job") or {} for s in states]
-            return len(jobs) == 2 and all(job.get("finished_at") for job in jobs)
-
-        live_server.wait_until(both_indexed, "both vaults to index")
+    with live_server.serving_vaults(create_app(_settings(two_vaults))) as base:
         yield base
 
 
@@ -124,16 +113,7 @@ def _spawn(env: dict[str, str], port: int) -> dict[str, Any]:
         "WATCH": "false",
     }
     environment.pop("API_KEY", None)
-    server = StdioServerParameters(
-        command=sys.executable, args=["-m", "backend", "mcp"], env=environment, cwd=str(REPO_ROOT)
-    )
-
-    async def main() -> Any:
-        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await _tour(session)
-
-    return anyio.run(main)  # type: ignore[no-any-return]
+    return in_stdio_session(environment, _tour)  # type: ignore[no-any-return]
 
 
 def test_mcp_over_stdio_relays_every_vault_to_the_service(served: str, two_vaults: dict[str, str]) -> None:

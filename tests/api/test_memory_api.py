@@ -30,10 +30,8 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def client(make_client: AppFactory, vault: Path) -> TestClient:
-    c = make_client(vault_path=vault)
-    wait_for_job(c)
-    return c
+def client(indexed_client: AppFactory, vault: Path) -> TestClient:
+    return indexed_client(vault_path=vault)
 
 
 def vault_digest(root: Path) -> dict[str, str]:

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from backend.config import EXAMPLE_VAULT
-from tests.api.conftest import AppFactory, wait_for_job
+from tests.api.conftest import AppFactory
 from tests.vault_files import write
 
 LEDGER = "Finance/Money with Sreenivas.md"
@@ -33,10 +33,8 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def client(make_client: AppFactory, vault: Path) -> TestClient:
-    c = make_client(vault_path=vault)
-    wait_for_job(c)
-    return c
+def client(indexed_client: AppFactory, vault: Path) -> TestClient:
+    return indexed_client(vault_path=vault)
 
 
 def suggestion(client: TestClient, query: str, route: str = "/search") -> dict | None:

@@ -22,10 +22,8 @@ LEDGER = "Finance/Money with Sreenivas.md"
 
 
 @pytest.fixture
-def client(make_client: AppFactory) -> TestClient:
-    c = make_client()
-    wait_for_job(c)
-    return c
+def client(indexed_client: AppFactory) -> TestClient:
+    return indexed_client()
 
 
 def note(client: TestClient, path: str, **params: int) -> dict:

@@ -8,18 +8,13 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from backend.config import load_settings
-from backend.entrypoints.app import create_app
-from tests import live_server
+from tests import two_vaults
 from tests.api.test_page_in_browser import CHROMIUM, browser, expect, opened, search
-from tests.vault_files import write_notes
 
 __all__ = ["browser"]  # the module's Chromium, shared with these tests
 
@@ -39,30 +34,9 @@ PERSONAL = {
 }
 
 
-def _ready(base: str, vault: str) -> bool:
-    status = httpx.get(f"{base}/index/status", params={"vault": vault}, timeout=5).json()
-    job = status.get("job")
-    return bool(status.get("indexed_notes")) and job is not None and job["finished_at"] is not None
-
-
-@contextmanager
-def _two_vaults(root: Path) -> Iterator[tuple[str, Path, Path]]:
-    work, personal = write_notes(root / "Work", WORK), write_notes(root / "Personal", PERSONAL)
-    settings = load_settings(
-        vaults=f"work={work},personal={personal}",
-        data_dir=root / "data",
-        embedding_provider="none",
-        watch=False,
-    )
-    with live_server.serving(create_app(settings)) as base:
-        for name in ("work", "personal"):
-            live_server.wait_until(lambda name=name: _ready(base, name), f"{name} indexed", timeout=120)
-        yield base, work, personal
-
-
 @pytest.fixture(scope="module")
 def two(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with _two_vaults(tmp_path_factory.mktemp("two-vaults")) as (base, _, _):
+    with two_vaults.serving(tmp_path_factory.mktemp("two-vaults"), notes=(WORK, PERSONAL)) as base:
         yield base
 
 
@@ -173,8 +147,8 @@ def test_the_index_panel_lists_each_vault_with_its_own_actions(page: Any) -> Non
 
 
 def test_a_vault_removed_is_named_over_the_results(browser: Any, tmp_path: Path) -> None:
-    with _two_vaults(tmp_path) as (base, _, personal):
-        shutil.rmtree(personal)
+    with two_vaults.serving(tmp_path, notes=(WORK, PERSONAL)) as base:
+        shutil.rmtree(tmp_path / "Personal")
         with opened(browser, base) as seen:
             page = seen.page
             search(page, "zorblat", mode="keyword")

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.api.conftest import AppFactory, wait_for_job
+from tests.api.conftest import AppFactory
 from tests.application.use_cases.test_pointer_rules import MAP, NOTES, QUESTION
+from tests.vault_files import write_notes
 
 
 def test_a_note_found_through_a_map_line_names_the_map_chunk_in_pointed_from(
-    make_client: AppFactory, tmp_path: Path
+    indexed_client: AppFactory, tmp_path: Path
 ) -> None:
-    vault = tmp_path / "vault"
-    for name, text in NOTES.items():
-        (vault / name).parent.mkdir(parents=True, exist_ok=True)
-        (vault / name).write_text(text, encoding="utf-8")
-    client = make_client(vault_path=vault)
-    wait_for_job(client)
+    client = indexed_client(vault_path=write_notes(tmp_path / "vault", NOTES))
     answer = client.post("/search", json={"query": QUESTION, "mode": "keyword", "top_k": 5})
     assert answer.status_code == 200, answer.text
     first = answer.json()["results"][0]

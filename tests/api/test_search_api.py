@@ -17,10 +17,8 @@ ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
 
 @pytest.fixture
-def client(make_client: AppFactory) -> TestClient:
-    c = make_client()
-    wait_for_job(c)
-    return c
+def client(indexed_client: AppFactory) -> TestClient:
+    return indexed_client()
 
 
 def test_health(client: TestClient) -> None:

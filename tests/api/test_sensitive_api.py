@@ -13,10 +13,8 @@ from tests.api.conftest import AppFactory, wait_for_job
 
 
 @pytest.fixture
-def client(make_client: AppFactory) -> TestClient:
-    c = make_client()
-    wait_for_job(c)
-    return c
+def client(indexed_client: AppFactory) -> TestClient:
+    return indexed_client()
 
 
 def categories_by_path(body: dict) -> dict[str, set[str]]:

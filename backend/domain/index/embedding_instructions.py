@@ -30,6 +30,9 @@ NONE = Instructions()
 # the retrieval instruction BGE's English models were trained with, which mxbai and Snowflake's v1 reuse
 _REPRESENT = Instructions(query="Represent this sentence for searching relevant passages: ")
 _E5 = Instructions(query="query: ", document="passage: ")
+_QUERY = Instructions(query="query: ")  # Snowflake's v2 models: e5's query prefix, none before documents
+# BGE's Chinese models' own retrieval instruction
+_BGE_ZH = Instructions(query="为这个句子生成表示以用于检索相关文章：")
 # the instruction-tuned LLM embedders: a task on the query side only, the documents as they are
 _WEB_SEARCH_TASK = "Given a web search query, retrieve relevant passages that answer the query"
 _INSTRUCT = Instructions(query=f"Instruct: {_WEB_SEARCH_TASK}\nQuery: ")
@@ -47,9 +50,9 @@ KNOWN_INSTRUCTIONS: dict[str, Instructions] = {
     "snowflake-arctic-embed": _REPRESENT,
     # huggingface.co/Snowflake/snowflake-arctic-embed-l-v2.0 and -m-v2.0 (Ollama: snowflake-arctic-embed2):
     # prompt_name="query" prepends "query: ", documents get no prompt
-    "snowflake-arctic-embed2": Instructions(query="query: "),
-    "snowflake-arctic-embed-l-v2": Instructions(query="query: "),
-    "snowflake-arctic-embed-m-v2": Instructions(query="query: "),
+    "snowflake-arctic-embed2": _QUERY,
+    "snowflake-arctic-embed-l-v2": _QUERY,
+    "snowflake-arctic-embed-m-v2": _QUERY,
     # huggingface.co/BAAI/bge-m3: "no need to add instruction to queries"
     "bge-m3": NONE,
     # huggingface.co/BAAI/bge-large-en-v1.5 (Ollama's bge-large): the instruction before short queries for
@@ -58,9 +61,9 @@ KNOWN_INSTRUCTIONS: dict[str, Instructions] = {
     "bge-base-en": _REPRESENT,
     "bge-small-en": _REPRESENT,
     # huggingface.co/BAAI/bge-large-zh-v1.5: the Chinese models' own query instruction
-    "bge-large-zh": Instructions(query="为这个句子生成表示以用于检索相关文章："),
-    "bge-base-zh": Instructions(query="为这个句子生成表示以用于检索相关文章："),
-    "bge-small-zh": Instructions(query="为这个句子生成表示以用于检索相关文章："),
+    "bge-large-zh": _BGE_ZH,
+    "bge-base-zh": _BGE_ZH,
+    "bge-small-zh": _BGE_ZH,
     # huggingface.co/sentence-transformers/all-MiniLM-L6-v2 (Ollama's all-minilm), all-mpnet-base-v2:
     # symmetric sentence models, none
     "all-minilm": NONE,

@@ -77,6 +77,11 @@ def _vault(args: argparse.Namespace) -> dict[str, str]:
     return {"vault": args.vault_name} if getattr(args, "vault_name", None) else {}
 
 
+def _read_vault(settings: Settings, args: argparse.Namespace, path: str, local: Local) -> Any:
+    """The answer to `GET path` for the vault `--vault NAME` names, from the service or computed here."""
+    return answer(settings, args, "GET", path, local, params=_vault(args))
+
+
 def _labelled(settings: Settings, args: argparse.Namespace) -> bool:
     """Several vaults in play: what is printed names its vault."""
     return several(settings) or getattr(args, "vault_name", None) is not None
@@ -122,13 +127,8 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 
     from backend.api.vault_answers import status_vaults
 
-    status = answer(
-        settings,
-        args,
-        "GET",
-        "/index/status",
-        lambda library: anyio.run(status_vaults, library, args.vault_name),
-        params=_vault(args),
+    status = _read_vault(
+        settings, args, "/index/status", lambda library: anyio.run(status_vaults, library, args.vault_name)
     )
     print_json(status) if args.json else show_status(status)
     return 0
@@ -137,13 +137,8 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.status_answer import verify_answer
 
-    report = answer(
-        settings,
-        args,
-        "GET",
-        "/index/verify",
-        lambda library: verify_answer(library.get(args.vault_name)[1]),
-        params=_vault(args),
+    report = _read_vault(
+        settings, args, "/index/verify", lambda library: verify_answer(library.get(args.vault_name)[1])
     )
     print_json(report) if args.json else show_verify(report)
     return 0 if report["consistent"] else DRIFT_EXIT
@@ -181,9 +176,7 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
         found.vault = name
         return found
 
-    links = answer(
-        settings, args, "GET", f"/note/{quote(args.path, safe='/')}/links", local, params=_vault(args)
-    )
+    links = _read_vault(settings, args, f"/note/{quote(args.path, safe='/')}/links", local)
     print_json(links) if args.json else show_links(links, name_vault=_labelled(settings, args))
     return 0
 
