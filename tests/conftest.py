@@ -76,10 +76,20 @@ def _runs_docker_tests(config: pytest.Config) -> bool:
     return any(path == docker or path in docker.parents or docker in path.parents for path in asked)
 
 
+def _parallel_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """A parallel run prepares the Docker engine and image once, in its controller, from the start; its
     workers (started after this, inheriting HANDOFF) wait for it (tests/docker/preparation.py)."""
+    if _parallel_worker(config):
+        # two workers on two cores: an embedder's one thread per core (its default) would put four threads on
+        # two cores, each idle one spinning between operators where the other worker's could run; child
+        # processes (the services a test starts) inherit it
+        os.environ.setdefault("ONNX_THREADS", "1")
+        os.environ.setdefault("ONNX_QUERY_THREADS", "1")
     if _parallel_controller(config) and _runs_docker_tests(config):
         folder = Path(tempfile.mkdtemp(prefix="kb-docker-handoff-"))
         os.environ[HANDOFF] = str(folder)
