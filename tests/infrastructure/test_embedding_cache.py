@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.infrastructure.embedders.cache import QUERIES_IN_FLIGHT, CachedEmbedder, cache_key
+from backend.infrastructure.embedders.cache import CachedEmbedder
 from tests.application.fakes import FakeEmbedder
 from tests.harness import NOTES, Harness
 
@@ -153,63 +153,3 @@ def test_a_new_cache_file_is_readable_by_its_user_only(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.sqlite3"
     CachedEmbedder(FakeEmbedder(), path).embed_documents(["a private note"])
     assert path.stat().st_mode & 0o777 == 0o600
-
-
-class HeldQueries(FakeEmbedder):
-    """A model whose query embedding holds until released, counting the questions that reach it."""
-
-    def __init__(self, *, fail: bool = False) -> None:
-        super().__init__()
-        self.asked = 0
-        self.entered = threading.Event()
-        self.release = threading.Event()
-        self._fail = fail
-
-    def embed_query(self, text: str) -> list[float]:
-        self.asked += 1
-        self.entered.set()
-        assert self.release.wait(timeout=30)
-        if self._fail:
-            raise ConnectionError("the model went down")
-        return super().embed_query(text)
-
-
-def _both_at_once(tmp_path: Path, first: HeldQueries, second: HeldQueries, question: str) -> list[object]:
-    """Two vaults' embedders of one model asked `question` at the same moment; what each got (a vector or
-    the error it raised)."""
-    caches = [CachedEmbedder(first, tmp_path / "a.sqlite3"), CachedEmbedder(second, tmp_path / "b.sqlite3")]
-    got: list[object] = [None, None]
-
-    def ask(i: int) -> None:
-        try:
-            got[i] = caches[i].embed_query(question)
-        except ConnectionError as exc:
-            got[i] = exc
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in (0, 1)]
-    threads[0].start()
-    assert first.entered.wait(timeout=30)  # the first vault's call is being made
-    threads[1].start()
-    assert QUERIES_IN_FLIGHT.wait_for_sharers(cache_key(first.model_name, question), 1, timeout=30)
-    first.release.set()
-    second.release.set()
-    for thread in threads:
-        thread.join(timeout=30)
-    return got
-
-
-def test_a_question_asked_of_two_vaults_of_one_model_at_once_is_embedded_once(tmp_path: Path) -> None:
-    first, second = HeldQueries(), HeldQueries()
-    got = _both_at_once(tmp_path, first, second, "what did I decide about the boat?")
-    assert (first.asked, second.asked) == (1, 0)
-    assert got[0] == got[1] == FakeEmbedder().embed_query("what did I decide about the boat?")
-
-
-def test_a_failed_call_fails_every_vault_that_shared_it_and_nothing_is_kept(tmp_path: Path) -> None:
-    first, second = HeldQueries(fail=True), HeldQueries()
-    got = _both_at_once(tmp_path, first, second, "is the model up?")
-    assert all(isinstance(answer, ConnectionError) for answer in got)
-    # the next time the question is asked, it reaches the model again: a failure is never kept
-    second.release.set()
-    assert CachedEmbedder(second, tmp_path / "b.sqlite3").embed_query("is the model up?") is not None
-    assert second.asked == 1

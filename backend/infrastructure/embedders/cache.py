@@ -26,8 +26,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -49,49 +48,6 @@ _DAY = 86_400
 
 def cache_key(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
-
-
-class QueriesInFlight:
-    """Query embeddings being made in this process, each made once at a time: a caller asking for one being
-    made waits for that call and shares its vector, or its failure. Nothing is kept once the call ends, so
-    every later question reaches the model (whose answer tells each vault's embedder health it is up)."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._calls: dict[str, tuple[Future[list[float]], list[int]]] = {}  # key -> (call, [sharers])
-
-    def embed(self, key: str, make: Callable[[], list[float]]) -> list[float]:
-        with self._changed:
-            found = self._calls.get(key)
-            if found is not None:
-                found[1][0] += 1
-                self._changed.notify_all()
-            else:
-                self._calls[key] = (Future(), [0])
-        if found is not None:
-            return list(found[0].result())
-        call = self._calls[key][0]
-        try:
-            vector = make()
-        except BaseException as exc:
-            call.set_exception(exc)
-            raise
-        else:
-            call.set_result(vector)
-            return vector
-        finally:
-            with self._changed:
-                del self._calls[key]
-
-    def wait_for_sharers(self, key: str, count: int, timeout: float) -> bool:
-        """Whether `count` callers came to share the call for `key` being made, within `timeout` seconds."""
-        with self._changed:
-            return self._changed.wait_for(
-                lambda: key in self._calls and self._calls[key][1][0] >= count, timeout=timeout
-            )
-
-
-QUERIES_IN_FLIGHT = QueriesInFlight()
 
 
 class CachedEmbedder:
@@ -177,11 +133,7 @@ class CachedEmbedder:
         self._trim()
 
     def embed_query(self, text: str) -> list[float]:
-        # queries rarely repeat, so none is kept; but a search over several vaults of one model asks each
-        # vault's embedder the same question at the same moment: one call answers them all
-        return QUERIES_IN_FLIGHT.embed(
-            cache_key(self.model_name, text), lambda: self._inner.embed_query(text)
-        )
+        return self._inner.embed_query(text)  # queries rarely repeat; the cache is for documents
 
     def health(self) -> bool:
         return self._inner.health()
