@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from backend.api.context_schemas import (
     ConsideredOut,
@@ -79,7 +79,13 @@ def _utc(seconds: float) -> datetime:
 # -- search and context ------------------------------------------------------------------------------
 
 
-def search_answer(services: Services, body: SearchRequest) -> tuple[SearchResponse, str]:
+class SearchAnswered(NamedTuple):
+    answer: SearchResponse
+    timing: str  # its Server-Timing header
+    narrowed: bool  # the vault holds what the question narrows to (SearchOutcome.narrowed)
+
+
+def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
     """The search as /search, the MCP `search` tool and the CLI answer it, and its Server-Timing header."""
     check_filter_caps(body, services.settings)
     by_note = body.group_by == "note"
@@ -133,7 +139,7 @@ def search_answer(services: Services, body: SearchRequest) -> tuple[SearchRespon
         f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={found.total_ms:.2f}"
     )
     timing += f", {clock.server_timing()}"
-    return answer, timing
+    return SearchAnswered(answer, timing, outcome.narrowed)
 
 
 _VIEW_FIELDS = tuple(f.name for f in fields(ResultView))

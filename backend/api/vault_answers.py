@@ -84,12 +84,13 @@ async def search_vaults(library: Library, body: SearchRequest) -> tuple[SearchRe
     names = library.asked(body.vaults)
     answered, missing = await fan_out(library, names, lambda services: search_answer(services, body))
     if len(answered) == 1 and not missing:
-        name, (answer, timing) = answered[0]
+        name, (answer, timing, _) = answered[0]
         _name_vault(answer, name)
         return answer, timing
-    for name, (answer, _) in answered:
+    for name, (answer, _, _) in answered:
         _name_vault(answer, name)
-    merged = _merged([(name, answer) for name, (answer, _) in answered], body)
+    narrowed = [found.narrowed for _, found in answered]
+    merged = _merged([(name, found.answer) for name, found in answered], body, narrowed)
     merged.missing_vaults = missing
     if missing:
         merged.status = "degraded"
@@ -115,18 +116,21 @@ def _group_confidence(group: NoteGroupOut) -> float:
     return max((chunk.confidence for chunk in group.chunks), default=0.0)
 
 
-def _merged(named: list[tuple[str, SearchResponse]], body: SearchRequest) -> SearchResponse:
+def _merged(
+    named: list[tuple[str, SearchResponse]], body: SearchRequest, narrowed: Sequence[bool]
+) -> SearchResponse:
     """The answers of several vaults as one: results merged by confidence, each vault's in its own order
     (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; related
     notes of the vaults whose results are kept; facts by score."""
     answers = [answer for _, answer in named]
     groups = None
     if body.group_by == "note":
-        every = merged_by_confidence([answer.groups or [] for answer in answers], _group_confidence)
+        every = merged_by_confidence([answer.groups or [] for answer in answers], _group_confidence, narrowed)
         groups = every[: body.top_k]
         results = [chunk for group in groups for chunk in group.chunks]
     else:
-        results = merged_by_confidence([a.results for a in answers], lambda r: r.confidence)[: body.top_k]
+        ranked = [a.results for a in answers]
+        results = merged_by_confidence(ranked, lambda r: r.confidence, narrowed)[: body.top_k]
     kept_vaults = {r.vault for r in results}
     related = [n for a in answers for n in a.related_notes if n.vault in kept_vaults]
     related.sort(key=lambda n: -n.link_count)

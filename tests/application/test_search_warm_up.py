@@ -92,7 +92,7 @@ SHOWN = {
 
 
 def _shown(services: Services) -> list[dict]:
-    answer, _ = search_answer(services, SearchRequest(query="allotment owe therapist", top_k=10))
+    answer, _, _ = search_answer(services, SearchRequest(query="allotment owe therapist", top_k=10))
     return [r.model_dump() for r in answer.results]
 
 

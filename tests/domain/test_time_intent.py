@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from backend.domain.periods.question_time import find_time_span
-from backend.domain.periods.time_intent import TimeSpan, name_span, parse_day
+from backend.domain.periods.time_intent import TimeSpan, name_span, names_its_year, parse_day
 
 TODAY = dt.date(2026, 4, 15)  # a Wednesday
 
@@ -174,6 +174,26 @@ def test_periods_read_from_today(question: str, text: str, start: str, end: str)
     named = _named(question)
     assert named is not None
     assert named[:3] == (text, start, end)
+
+
+@pytest.mark.parametrize(
+    ("question", "dated"),
+    [
+        ("what did we decide in April 2024", True),
+        ("books I finished in 2024", True),
+        ("the kickoff on 2026-03-12", True),
+        ("spring 2025", True),
+        ("what have I been up to recently", False),
+        ("the camping trip last year", False),
+        ("when did she go camping in June", False),
+        ("the chemistry budget this year", False),
+    ],
+)
+def test_a_period_that_writes_its_year_means_the_same_whenever_it_is_read(question: str, dated: bool) -> None:
+    # beside a vault written in another era, only such a period can tell the vaults apart (vault_merge.py)
+    span = find_time_span(question, TODAY)
+    assert span is not None
+    assert names_its_year(span) is dated
 
 
 @pytest.mark.parametrize("question", ["the last day of term", "my last run", "the past tense of go"])

@@ -35,3 +35,24 @@ def test_a_vault_sure_of_nothing_comes_after_the_vault_that_holds_the_answer() -
 def test_empty_lists_and_no_confidence_at_all() -> None:
     assert merged([], [("x", 0.0)], []) == ["x"]
     assert merged([("a", 0.0)], [("b", 0.0)]) == ["a", "b"]
+
+
+def test_a_vault_holding_what_the_question_narrows_to_answers_before_one_holding_none_of_it() -> None:
+    # "what stressed me out in May 2025": the personal vault's May notes, not the surer chats on stress
+    chats = [("c1", 0.95), ("c2", 0.9)]
+    journal = [("j1", 0.6), ("j2", 0.5)]
+    assert merged_by_confidence([chats, journal], lambda e: e[1], [False, True]) == [
+        journal[0],
+        journal[1],
+        chats[0],
+        chats[1],
+    ]
+
+
+def test_narrowing_decides_nothing_when_every_vault_or_none_holds_it() -> None:
+    work = [("w1", 0.95), ("w2", 0.3)]
+    personal = [("p1", 0.9), ("p2", 0.5)]
+    plain = merged(work, personal)
+    for narrowed in ([True, True], [False, False]):
+        order = merged_by_confidence([work, personal], lambda e: e[1], narrowed)
+        assert [name for name, _ in order] == plain

@@ -247,7 +247,11 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
             vault_of[id(item)] = part.vault
         facts += part.gathered.facts
     # each vault's entries in its own order (its gate's), merged by confidence (vault_merge.py)
-    views = merged_by_confidence([part.gathered.views for part in parts], lambda v: v.confidence)
+    views = merged_by_confidence(
+        [part.gathered.views for part in parts],
+        lambda v: v.confidence,
+        [part.gathered.outcome.narrowed for part in parts],
+    )
     # by vault and chunk id: the same path in two vaults may give two chunks one id
     left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
     several = len(parts) > 1

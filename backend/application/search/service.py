@@ -1,6 +1,5 @@
 """Search use case: one query -> dense and/or keyword vectors -> one fused store query -> hits, in named
-stages (see `SearchService`): the mode and its warnings are decided in modes.py, the ranking rules are in
-ranking.py."""
+stages (`SearchService`): the mode and its warnings are in modes.py, its ranking rules in ranking.py."""
 
 from __future__ import annotations
 
@@ -34,7 +33,7 @@ from backend.application.serving.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.notes.vault_paths import safe_filter
-from backend.domain.periods.time_intent import TimeSpan
+from backend.domain.periods.time_intent import TimeSpan, names_its_year
 from backend.domain.ranking import fusion
 from backend.domain.ranking.confidence import Evidence
 from backend.domain.ranking.filter_check import unmatched_filters
@@ -82,6 +81,14 @@ class SearchOutcome:
     def judged_by(self) -> Question:
         """The question the hits were judged by: the conversation's latest message, else the question."""
         return self.judged or self.asked
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether the vault holds tags the question means, or notes that speak to it of the period with
+        its year it names (`of_period`): beside vaults holding neither, it answers first (vault_merge)."""
+        span = self.judged_by.span
+        dated = span is not None and names_its_year(span) and any(e.of_period > 0 for e in self.evidence)
+        return bool(self.judged_by.tag_terms) or dated
 
 
 class SearchService:

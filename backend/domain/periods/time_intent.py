@@ -114,6 +114,16 @@ class TimeSpan:
         return best
 
 
+def names_its_year(span: TimeSpan) -> bool:
+    """Whether the words that named `span` write its year ("in 2024", "May 2025", "2024-03-12"): a period
+    that means the same whenever it is read, unlike "recently", "last summer" or "in June", which today
+    resolves."""
+    return _YEAR_WRITTEN.search(span.text) is not None
+
+
+_YEAR_WRITTEN = re.compile(r"(?<!\d)(?:1[89]|2\d)\d\d(?!\d)")
+
+
 def _period_bounds(period: str) -> tuple[dt.date, dt.date] | None:
     first, _, last = period.partition("/")
     try:

@@ -183,3 +183,19 @@ def test_the_last_couple_of_weeks_are_the_days_up_to_today() -> None:
     span = handles.search.search(question).time_intent
     assert span is not None
     assert (span.start, span.end) == (dt.date(2025, 11, 2), TODAY)
+
+
+@pytest.mark.parametrize(
+    ("question", "narrowed"),
+    [
+        ("climbing at the crag in autumn 2024", True),  # notes of the period that speak to it
+        ("climbing at the crag in autumn 2019", False),  # no note of that period
+        ("climbing at the crag last autumn", False),  # autumn 2024 too, but read against today
+        ("climbing at the crag", False),  # no period
+    ],
+)
+def test_a_vault_narrows_to_a_period_only_with_notes_of_it_that_speak_to_the_question(
+    handles: FakeHandles, question: str, narrowed: bool
+) -> None:
+    # beside another vault, one that narrows answers first (vault_merge.merged_by_confidence)
+    assert handles.search.search(question, top_k=10).narrowed is narrowed

@@ -1,0 +1,100 @@
+"""Several vaults, one question naming a period or a tag (issue 46): the vault holding notes of that period,
+or so tagged, answers before a vault that holds none, however sure the other is of the topic; a period
+that does not write its year ("recently", "in May") and a question naming neither leave the merge to
+confidence. Two small vaults of their own, keyword search (no model)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from backend.config import load_settings
+from backend.entrypoints.app import create_app
+from tests.vault_files import write_notes
+
+# one chat on the topic among others: its words are rare in its vault, so it is surer of them than the
+# journal, whose money notes say "budget" and "review" every week
+TOPICS = ("football", "gardening", "a film", "the weather", "a recipe", "a holiday", "music", "a new job")
+CHATS = {
+    "Chats/Session 1.md": "# Session\n\nThe budget review: stress, sleepless nights, worry about the "
+    "budget review all week.\n",
+    **{
+        f"Chats/Session {i}.md": f"# Session\n\nWe talked about {topic}.\n"
+        for i, topic in enumerate(TOPICS, 2)
+    },
+}
+JOURNAL = {
+    "Journal/2024-05-14.md": "---\ndate: 2024-05-14\n---\nThe budget review with Sam went badly.\n",
+    "Health/Sleep.md": "---\ntags: [mental-health]\n---\n# Sleep\n\nFour hours a night.\n",
+    **{
+        f"Money/Week {i}.md": f"# Week {i}\n\nWeekly budget: groceries. Review of the budget on Sunday.\n"
+        for i in range(1, 25)
+    },
+}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    chats, journal = write_notes(tmp_path / "Chats", CHATS), write_notes(tmp_path / "Journal", JOURNAL)
+    settings = load_settings(
+        vaults=f"chats={chats},journal={journal}",
+        data_dir=tmp_path / "data",
+        embedding_provider="none",
+        watch=False,
+        today="2025-11-15",
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        for vault in ("chats", "journal"):
+            _ready(client, vault)
+        yield client
+
+
+def _ready(client: TestClient, vault: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        status = client.get("/index/status", params={"vault": vault}).json()
+        job = status.get("job")
+        if status.get("indexed_notes") and (job is None or job["finished_at"] is not None):
+            return
+        assert time.monotonic() < deadline, status
+        time.sleep(0.05)
+
+
+def _first(client: TestClient, query: str) -> tuple[str, str]:
+    response = client.post("/search", json={"query": query, "top_k": 5})
+    assert response.status_code == 200, response.text
+    first = response.json()["results"][0]
+    return first["vault"], first["note_path"]
+
+
+def _quoted_first(client: TestClient, query: str) -> tuple[str, str]:
+    response = client.post("/context", json={"query": query, "max_chunks": 3})
+    assert response.status_code == 200, response.text
+    first = response.json()["sources"][0]
+    return first["vault"], first["note_path"]
+
+
+def test_without_a_period_or_tag_the_surer_vault_answers_first(client: TestClient) -> None:
+    assert _first(client, "budget review stress") == ("chats", "Chats/Session 1.md")
+    assert _quoted_first(client, "budget review stress") == ("chats", "Chats/Session 1.md")
+
+
+def test_a_period_with_its_year_puts_the_vault_holding_notes_of_it_first(client: TestClient) -> None:
+    asked = "the budget review in May 2024"
+    assert _first(client, asked) == ("journal", "Journal/2024-05-14.md")
+    assert _quoted_first(client, asked) == ("journal", "Journal/2024-05-14.md")
+
+
+def test_a_period_without_its_year_decides_nothing_between_vaults(client: TestClient) -> None:
+    # "in May" is read against today, which a vault of old chats does not share
+    assert _first(client, "the budget review in May") == ("chats", "Chats/Session 1.md")
+
+
+def test_a_tag_the_question_names_puts_the_vault_so_tagged_first(client: TestClient) -> None:
+    asked = "budget review stress and mental health"
+    assert _first(client, asked) == ("journal", "Health/Sleep.md")
+    assert _quoted_first(client, asked) == ("journal", "Health/Sleep.md")
