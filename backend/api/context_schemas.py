@@ -100,7 +100,8 @@ class ContextRequest(SearchFilters):
         default_factory=list,
         max_length=200,
         description="Attributions (`path:start-end`, as in `sources`) the caller already has, e.g. "
-        "injected in earlier turns: chunks overlapping one are left out, and others fill their place.",
+        "injected in earlier turns: chunks overlapping one are left out, and others fill their place. "
+        "`vault:<name>/path:start-end` leaves out that vault's only (another vault may hold the same path).",
     )
     quoted: JsonBool = Field(
         False,

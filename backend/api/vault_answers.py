@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 from starlette.concurrency import run_in_threadpool
@@ -27,10 +28,11 @@ from backend.api.schemas import MissingVaultOut, NoteGroupOut, SearchRequest, Se
 from backend.api.status_answer import status_answer
 from backend.api.status_schemas import IndexStatus, VaultStateOut
 from backend.application.operations import gather_context
-from backend.application.recall.context import VaultCandidates, assemble
+from backend.application.recall.context import ContextQuery, VaultCandidates, assemble
 from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
 from backend.domain.ranking.vault_merge import merged_by_confidence
+from backend.domain.recall.context_packing import labels_of_vault
 from backend.vault_set import Library, VaultFailure
 
 log = logging.getLogger(__name__)
@@ -165,7 +167,8 @@ def _merged(
 async def context_vaults(library: Library, body: ContextRequest) -> ContextResponse:
     names = library.asked(body.vaults)
     if len(names) == 1:
-        (name, answer), *_ = (await fan_out(library, names, lambda s: context_answer(s, body)))[0]
+        own = body.model_copy(update={"exclude": labels_of_vault(body.exclude, names[0])})
+        (name, answer), *_ = (await fan_out(library, names, lambda s: context_answer(s, own)))[0]
         for source in answer.sources:
             source.vault = name
         for considered in answer.explain.considered if answer.explain else ():
@@ -175,7 +178,14 @@ async def context_vaults(library: Library, body: ContextRequest) -> ContextRespo
     if settings is not None:
         check_filter_caps(body, settings.settings)
     query = context_query(body)
-    answered, missing = await fan_out(library, names, lambda services: gather_context(services, query))
+
+    def of_vault(services: Services) -> ContextQuery:
+        # what the caller already has of this vault, not of another holding the same path
+        return replace(query, exclude=labels_of_vault(query.exclude, services.settings.vault_name))
+
+    answered, missing = await fan_out(
+        library, names, lambda services: gather_context(services, of_vault(services))
+    )
     parts = [VaultCandidates(name, gathered, library.services[name].memory) for name, gathered in answered]
     answer = context_response(body, assemble(query, parts))
     answer.missing_vaults = missing

@@ -6,7 +6,7 @@
 // deadline, and OpenClaw's rules: memory never blocks a reply, and an outage is logged once, not every turn.
 import { ServiceHealth } from "./health.js";
 import { request, settings } from "./service.js";
-import { allowedVaults } from "./vaults.js";
+import { allowedVaults, qualify } from "./vaults.js";
 
 const MAX_SESSIONS = 256; // sessions whose recent injections are remembered (oldest forgotten first)
 const HISTORY = 2; // earlier user and assistant messages sent besides the current one: they help rank, not gate
@@ -113,6 +113,13 @@ async function askable(health, config, agentId) {
 // The turn's tool surface decides whether the vault may enter it: recall gives what these tools would.
 const VAULT_TOOLS = ["memory_search", "kb_context", "kb_search"];
 
+/** What a block gave, as the next turn's `exclude` names it: each entry's attribution, of its vault
+ * (`vault:<name>/<path>:<lines>`) when the service names one, so that the same path of another vault is
+ * still offered. */
+export function givenLabels(answer) {
+  return (answer.sources ?? []).map((source) => qualify(source.vault, source.attribution, true));
+}
+
 export function recallHook(api, health, recent = new RecentInjections(), outages = new OutageLog(api.logger)) {
   return async (event, ctx) => {
     const config = settings(api.pluginConfig);
@@ -152,8 +159,7 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
     health?.saw(true);
     outages.answered();
     ctx?.hookInvocation?.assertActive?.();
-    const labels = (answer.sources ?? []).map((source) => source.attribution);
-    recent.record(state, labels, recall.repeatTurns);
+    recent.record(state, givenLabels(answer), recall.repeatTurns);
     const result = answer.context ? { prependContext: answer.context } : undefined;
     state.last = id ? { id, result } : null;
     return result;

@@ -226,3 +226,23 @@ def test_a_vault_missing_at_start_leaves_the_other_serving(tmp_path: Path, vault
         assert {r["vault"] for r in answer["results"]} == {"work"}
         assert answer["missing_vaults"][0]["vault"] == "personal"
         assert client.get("/note/Inbox.md").json()["vault"] == "work"  # only work can hold it now
+
+
+def test_context_leaves_out_what_the_caller_has_of_one_vault_not_the_same_path_of_another(
+    client: TestClient,
+) -> None:
+    asked = {"query": "inbox budget seeds", "max_chunks": 10}
+    every = client.post("/context", json=asked).json()["sources"]
+    inboxes = {s["vault"]: s["attribution"] for s in every if s["note_path"] == "Inbox.md"}
+    assert set(inboxes) == {"work", "personal"}
+    # the OpenClaw plugin names what it was given as `vault:<name>/<path>:<lines>`
+    given = [f"vault:work/{inboxes['work']}"]
+    sources = client.post("/context", json={**asked, "exclude": given}).json()["sources"]
+    assert [s["vault"] for s in sources if s["note_path"] == "Inbox.md"] == ["personal"]
+    # a plain attribution is of whichever vault holds it: both are left out
+    sources = client.post("/context", json={**asked, "exclude": [inboxes["work"]]}).json()["sources"]
+    assert not [s for s in sources if s["note_path"] == "Inbox.md"]
+    # asked of one vault, another vault's label leaves it as it was
+    only = {**asked, "vaults": ["personal"], "exclude": [f"vault:work/{inboxes['personal']}"]}
+    sources = client.post("/context", json=only).json()["sources"]
+    assert [s["note_path"] for s in sources].count("Inbox.md") == 1

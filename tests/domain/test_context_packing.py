@@ -15,6 +15,7 @@ from backend.domain.recall.context_packing import (
     cut_at_word,
     fence,
     label_span,
+    labels_of_vault,
     latest_asked,
     neutralize,
     overlaps_any,
@@ -222,3 +223,10 @@ def test_what_is_asked_now_is_the_latest_user_message() -> None:
     ]
     assert latest_asked(messages) == "thanks"
     assert latest_asked([("assistant", "hello")]) is None
+
+
+def test_the_labels_a_vault_takes_are_the_plain_ones_and_its_own() -> None:
+    labels = ["Inbox.md:1-3", "vault:work/Inbox.md:1-3", "vault:home/Notes/a b.md:4-9", "memory:k"]
+    assert labels_of_vault(labels, "work") == ["Inbox.md:1-3", "Inbox.md:1-3", "memory:k"]
+    assert labels_of_vault(labels, "home") == ["Inbox.md:1-3", "Notes/a b.md:4-9", "memory:k"]
+    assert labels_of_vault(labels, "other") == ["Inbox.md:1-3", "memory:k"]

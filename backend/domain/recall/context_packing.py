@@ -235,6 +235,23 @@ def quote(block: str, nonce: str, *, vault: str = "") -> str:
     return f"{opening}\n{header}\n\n{block}\n{closing}"
 
 
+VAULT_PREFIX = (
+    "vault:"  # `vault:<name>/<path>`: a note of one vault of several, as the OpenClaw plugin names it
+)
+
+
+def labels_of_vault(labels: Sequence[str], vault: str) -> list[str]:
+    """The attributions of `labels` that may name a chunk of `vault`: a plain `path:start-end` (of any
+    vault: the same lines of the same path are left out of each), and `vault:<vault>/path:start-end` of
+    this one, as plain. Another vault's are not this one's, though it may hold the same path."""
+    own = f"{VAULT_PREFIX}{vault}/"
+    return [
+        label.removeprefix(own)
+        for label in labels
+        if label.startswith(own) or not label.startswith(VAULT_PREFIX)  # no note's path holds a ":"
+    ]
+
+
 def label_span(label: str) -> tuple[str, int, int] | None:
     """`path:14-18` (an entry's attribution) -> ("path", 14, 18); None for anything else (`memory:key`)."""
     path, _, lines = label.rpartition(":")

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 
-import { conversation, OutageLog, RecentInjections, recallHook, spoken } from "../recall.js";
+import { conversation, givenLabels, OutageLog, RecentInjections, recallHook, spoken } from "../recall.js";
 import { parseLookup, ServiceHealth, vaultCorpus, vaultPromptLines } from "../vault-memory.js";
 
 const URL_ = process.env.KB_TEST_URL;
@@ -69,6 +69,18 @@ describe("citations and line windows of memory_get", () => {
 });
 
 describe("what a session was given lately", () => {
+  test("what a block gave is named by its vault, so the same path of another vault is still offered", () => {
+    const answer = {
+      sources: [
+        { attribution: "Inbox.md:1-3", vault: "work" },
+        { attribution: "Inbox.md:1-3", vault: "personal" },
+        { attribution: "memory:seeds", vault: "" },
+      ],
+    };
+    assert.deepEqual(givenLabels(answer), ["vault:work/Inbox.md:1-3", "vault:personal/Inbox.md:1-3", "memory:seeds"]);
+    assert.deepEqual(givenLabels({}), []);
+  });
+
   test("a chunk is excluded for `turns` turns, then offered again", () => {
     const recent = new RecentInjections();
     const state = recent.session("a");
