@@ -399,7 +399,7 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
 
     @property
     def store_dir(self) -> Path:
-        return store_dir(self.data_dir, self.vault_name)
+        return store_dir(self.data_dir, self.vault_name, self.vault_path)
 
     @property
     def obsidian_vault(self) -> str:

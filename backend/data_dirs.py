@@ -41,12 +41,18 @@ def recorded_vault(store: Path) -> str | None:
     return owner if isinstance(owner, str) else None
 
 
-def store_dir(data_dir: Path, vault_name: str) -> Path:
+def store_dir(data_dir: Path, vault_name: str, vault: Path | None = None) -> Path:
     """The embedded store: `DATA_DIR/qdrant` for the default vault name (as before names existed),
-    `DATA_DIR/qdrant-<VAULT_NAME>` for any other."""
-    if vault_name == DEFAULT_VAULT_NAME:
-        return data_dir / "qdrant"
-    return data_dir / f"qdrant-{vault_name}"
+    `DATA_DIR/qdrant-<VAULT_NAME>` for any other. When none is there yet, a store of the data dir recorded
+    as `vault`'s under the other name is this vault's: a vault named in VAULTS beside a second one keeps the
+    index it had alone (its data dir is the same, its name is not), and back again; only an index recorded
+    as this very vault's is taken, never another vault's."""
+    named = data_dir / ("qdrant" if vault_name == DEFAULT_VAULT_NAME else f"qdrant-{vault_name}")
+    if vault is None or named.exists() or not data_dir.is_dir():
+        return named
+    owner = str(vault.expanduser().resolve())  # as the index records it
+    kept = sorted(p for p in data_dir.glob("qdrant*") if p.is_dir() and recorded_vault(p) == owner)
+    return kept[0] if kept else named
 
 
 def models_dir(data_dir: Path) -> Path:

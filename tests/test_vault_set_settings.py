@@ -8,6 +8,8 @@ import pytest
 
 from backend.config import SettingsError, load_settings
 from backend.data_dirs import vault_data_dir
+from backend.entrypoints.cli.commands import run_job
+from backend.entrypoints.cli.target import open_local
 from backend.vault_set import vault_settings
 
 
@@ -70,3 +72,32 @@ def test_a_named_data_dir_holds_a_folder_per_vault(two: tuple[Path, Path], tmp_p
     each = vault_settings(load_settings(vaults=f"work={work},personal={personal}", data_dir=tmp_path / "d"))
     assert each["work"].data_dir == tmp_path / "d" / "work"
     assert each["personal"].data_dir == tmp_path / "d" / "personal"
+
+
+def test_a_vault_keeps_the_index_it_had_alone_when_a_second_vault_joins_it_and_back(
+    two: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work, personal = two
+    (work / "Plan.md").write_text("# Plan\n\nThe launch plan.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the derived data dirs live under ./data
+    alone = load_settings(vault_path=work, embedding_provider="none", watch=False)
+    services = open_local(alone)
+    try:
+        run_job(services, "index")
+    finally:
+        services.close()
+    assert alone.store_dir.is_dir()
+
+    each = vault_settings(load_settings(vaults=f"work={work},personal={personal}", embedding_provider="none"))
+    assert each["work"].store_dir == alone.store_dir  # not a new, empty qdrant-work to index again
+    assert each["personal"].store_dir.name == "qdrant-personal"  # nothing of work's for it
+    # and back: a vault indexed beside another keeps that index when it is served alone again
+    (personal / "Seeds.md").write_text("# Seeds\n\nBuy seeds.\n", encoding="utf-8")
+    services = open_local(each["personal"])
+    try:
+        run_job(services, "index")
+    finally:
+        services.close()
+    again = load_settings(vault_path=personal, embedding_provider="none", watch=False)
+    assert again.store_dir == each["personal"].store_dir
+    assert not (again.data_dir / "qdrant").exists()
