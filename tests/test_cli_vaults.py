@@ -118,10 +118,34 @@ def test_an_unknown_vault_names_the_vaults_there_are(vaults: str, cli: Callable[
     assert "work, personal" in searched.stderr
     both = cli("search", "budget", "--vault", "work", "--vaults", "work")
     assert both.returncode == 2
-    unnamed = cli("verify")  # one vault's check: which?
-    assert unnamed.returncode == 1
-    assert "error (UNKNOWN_VAULT)" in unnamed.stderr
-    assert "work, personal" in unnamed.stderr
+
+
+def test_verify_and_memory_without_a_vault_cover_every_vault(vaults: str, cli: Callable[..., Ran]) -> None:
+    assert cli("index").returncode == 0
+    checked = cli("verify")  # as `index` without --vault indexes every vault, each checked in turn
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.count("consistent") == 2
+    assert checked.stdout.index("vault work:") < checked.stdout.index("vault personal:")
+
+    assert (
+        cli("memory", "remember", "day", "budget on Monday", "--source", "Projects/Apollo.md").returncode == 0
+    )
+    assert cli("memory", "remember", "day", "water on Sunday", "--source", "Garden.md").returncode == 0
+    assert cli("memory", "remember", "seeds", "basil", "--source", "Garden.md").returncode == 0
+    listed = cli("memory", "list").stdout
+    assert "day: budget on Monday  (from [work] Projects/Apollo.md)" in listed
+    assert "day: water on Sunday  (from [personal] Garden.md)" in listed
+
+    assert cli("memory", "forget", "seeds").stdout.strip() == "forgot seeds"  # one vault holds it
+    twice = cli("memory", "forget", "day")  # two facts: which is meant must be said
+    assert twice.returncode == 1
+    assert "error (NOTE_AMBIGUOUS)" in twice.stderr
+    assert "--vault work" in twice.stderr
+    assert cli("memory", "forget", "day", "--vault", "work").returncode == 0
+    assert "day: water on Sunday" in cli("memory", "list").stdout
+    gone = cli("memory", "forget", "seeds")
+    assert gone.returncode == 1
+    assert "error (MEMORY_NOT_FOUND)" in gone.stderr
 
 
 @pytest.fixture

@@ -212,7 +212,7 @@ class VaultUnavailableError(KnowledgeBridgeError):
 
 
 class NoteAmbiguousError(KnowledgeBridgeError):
-    """A note path held by several vaults, asked without naming one."""
+    """A note path (or a remembered fact's key) held by several vaults, asked without naming one."""
 
     code = "NOTE_AMBIGUOUS"
     recoverable = True

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from backend.bootstrap import Services
 from backend.config import Settings
-from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.errors import KnowledgeBridgeError, MemoryNotFoundError, NoteAmbiguousError
 from backend.entrypoints.cli.output import (
     LIST_LIMIT,
     PROGRAM,
@@ -134,14 +134,33 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _each_vault(settings: Settings, args: argparse.Namespace) -> list[argparse.Namespace]:
+    """The arguments once per vault a read of every vault covers: the one `--vault` names, else with VAULTS
+    each vault in turn (as a job runs over every vault: `job_vaults`), else the one vault as given."""
+    return [argparse.Namespace(**{**vars(args), "vault_name": name}) for name in job_vaults(settings, args)]
+
+
 def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
+    """With VAULTS and no `--vault`: every vault's report, each headed by its vault (JSON: a list)."""
     from backend.api.status_answer import verify_answer
 
-    report = _read_vault(
-        settings, args, "/index/verify", lambda library: verify_answer(library.get(args.vault_name)[1])
-    )
-    print_json(report) if args.json else show_verify(report)
-    return 0 if report["consistent"] else DRIFT_EXIT
+    per_vault = args.vault_name is None and bool(settings.vaults)
+    reports = []
+    for each in _each_vault(settings, args):
+        report = _read_vault(
+            settings,
+            each,
+            "/index/verify",
+            lambda library, e=each: verify_answer(library.get(e.vault_name)[1]),
+        )
+        reports.append({"vault": each.vault_name, **report} if per_vault else report)
+    if args.json:
+        print_json(reports if per_vault else reports[0])
+    for report in () if args.json else reports:
+        if per_vault:
+            print(f"vault {report['vault']}:")
+        show_verify(report)
+    return 0 if all(report["consistent"] for report in reports) else DRIFT_EXIT
 
 
 def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
@@ -182,7 +201,7 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import forget_answer, memories_answer, remember_answer
+    from backend.api.answers import remember_answer
     from backend.api.input_types import request_from
     from backend.api.memory_schemas import MemoryIn
 
@@ -203,26 +222,61 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
         )
         return 0
     if args.action == "forget":
-        gone = answer(
-            settings,
-            args,
-            "DELETE",
-            f"/memory/{quote(args.key, safe='')}",
-            lambda library: forget_answer(library.get(args.vault_name)[1], args.key),
-            params=_vault(args),
-        )
-        print_json(gone) if args.json else print(f"forgot {gone['key']}")
-        return 0
-
-    def listed(library: Library) -> Any:
-        name, services = library.get(args.vault_name)
-        page = memories_answer(services, MEMORY_PAGE, 0)
-        for fact in page.facts:
-            fact.vault = name
-        return page
-
-    facts = answer(settings, args, "GET", "/memory", listed, params={"limit": MEMORY_PAGE, **_vault(args)})
+        return _forget(settings, args)
+    pages = _fact_pages(settings, args)
+    # one vault: its page as the service answers it; several: every vault's facts, each naming its vault
+    facts = pages[0] if len(pages) == 1 else {"facts": [f for p in pages for f in p["facts"]]}
     print_json(facts) if args.json else show_memories(facts["facts"], name_vault=_labelled(settings, args))
+    return 0
+
+
+def _fact_pages(settings: Settings, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The remembered facts of each vault a read covers (`_each_vault`), each fact naming its vault."""
+    from backend.api.answers import memories_answer
+
+    pages = []
+    for each in _each_vault(settings, args):
+
+        def listed(library: Library, e: argparse.Namespace = each) -> Any:
+            name, services = library.get(e.vault_name)
+            page = memories_answer(services, MEMORY_PAGE, 0)
+            for fact in page.facts:
+                fact.vault = name
+            return page
+
+        params = {"limit": MEMORY_PAGE, **_vault(each)}
+        pages.append(answer(settings, each, "GET", "/memory", listed, params=params))
+    return pages
+
+
+def _forget(settings: Settings, args: argparse.Namespace) -> int:
+    """Forget the fact of `args.key`: of the vault `--vault` names; with VAULTS and none named, of the one
+    vault that holds it (two holding it are two facts: which is meant must be said)."""
+    from backend.api.answers import forget_answer
+
+    vault = args.vault_name
+    if vault is None and settings.vaults:
+        pages = _fact_pages(settings, args)
+        holders = [f["vault"] for page in pages for f in page["facts"] if f["key"] == args.key]
+        if len(holders) > 1:
+            raise NoteAmbiguousError(
+                f"the vaults {', '.join(holders)} each remember {args.key!r}",
+                suggestion=f"Name the one to forget it in: `{PROGRAM} memory forget {args.key} --vault "
+                f"{holders[0]}`.",
+            )
+        if not holders:
+            raise MemoryNotFoundError(f"no vault remembers {args.key!r}")
+        vault = holders[0]
+    each = argparse.Namespace(**{**vars(args), "vault_name": vault})
+    gone = answer(
+        settings,
+        each,
+        "DELETE",
+        f"/memory/{quote(args.key, safe='')}",
+        lambda library: forget_answer(library.get(vault)[1], args.key),
+        params=_vault(each),
+    )
+    print_json(gone) if args.json else print(f"forgot {gone['key']}")
     return 0
 
 
