@@ -77,6 +77,7 @@ class HitWhyOut(BaseModel):
 
 class WhyNotOut(BaseModel):
     asked: str = Field(description="The note as asked (`why_not`).")
+    vault: str | None = Field(None, description="The vault of the note it names (with several vaults).")
     note_path: str | None = Field(description="The indexed note it names; null: none.")
     note_title: str | None = None
     indexed: bool

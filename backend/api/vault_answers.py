@@ -23,8 +23,9 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.answers import context_answer, context_query, context_response, search_answer
 from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.errors import status_of
+from backend.api.explain_schemas import SearchExplainOut
 from backend.api.request_caps import check_filter_caps
-from backend.api.schemas import MissingVaultOut, NoteGroupOut, SearchRequest, SearchResponse
+from backend.api.schemas import MissingVaultOut, NoteGroupOut, SearchRequest, SearchResponse, SearchResult
 from backend.api.status_answer import status_answer
 from backend.api.status_schemas import IndexStatus, VaultStateOut
 from backend.application.operations import gather_context
@@ -112,6 +113,8 @@ def _name_vault(answer: SearchResponse, name: str) -> None:
         note.vault = name
     for fact in answer.memories:
         fact.vault = name
+    if answer.explain is not None and answer.explain.why_not is not None:
+        answer.explain.why_not.vault = name
 
 
 def _group_confidence(group: NoteGroupOut) -> float:
@@ -156,9 +159,26 @@ def _merged(
         time_intent=next((a.time_intent for a in answers if a.time_intent is not None), None),
         groups=groups,
         memory_suggestion=lead.memory_suggestion,
-        explain=lead.explain,
+        explain=_explained(lead, answers, results),
         stages=lead.stages,
     )
+
+
+def _explained(
+    lead: SearchResponse, answers: Sequence[SearchResponse], results: Sequence[SearchResult]
+) -> SearchExplainOut | None:
+    """The explanation of the vault of the surest result; its "why not" from the vault holding the note
+    asked about (the first that does), its final rank the note's place in the merged results."""
+    explain = lead.explain
+    if explain is None or explain.why_not is None:
+        return explain
+    asked = [a.explain.why_not for a in answers if a.explain is not None and a.explain.why_not is not None]
+    why = next((w for w in asked if w.indexed), explain.why_not)
+    place = next(
+        (i for i, r in enumerate(results, 1) if (r.vault, r.note_path) == (why.vault, why.note_path)), None
+    )
+    why = why.model_copy(update={"final_rank": place})
+    return explain.model_copy(update={"why_not": why})
 
 
 # -- /context -----------------------------------------------------------------------------------------

@@ -111,6 +111,20 @@ def test_the_same_path_opens_from_each_vault_with_its_own_text_and_links(page: A
     expect(page.locator("#note-rendered")).to_contain_text("basil")
 
 
+def test_why_not_a_note_of_the_other_vault_explains_and_opens_it_from_its_vault(page: Any) -> None:
+    search(page, "zorblat budget review finance team", mode="keyword")  # work's Inbox is surest
+    page.fill("#why-not", "Garden")
+    with page.expect_response(lambda r: r.url.endswith("/search")) as answer:
+        page.press("#why-not", "Enter")
+    why = answer.value.json()["explain"]["why_not"]
+    assert (why["vault"], why["note_path"], why["indexed"]) == ("personal", "Garden.md", True)
+    box = page.locator("#why-not-answer")
+    expect(box.locator(".verdict")).to_have_text(why["reason"])
+    box.locator("h3 button").click()
+    expect(page).to_have_url(re.compile(r"#/note/Garden\.md\?vault=personal"))
+    expect(page.locator("#note-rendered")).to_contain_text("basil")
+
+
 def test_the_recall_preview_asks_the_vaults_picked_and_marks_each_entry(page: Any) -> None:
     page.click("#tab-recall")
     page.get_by_label("work", exact=True).uncheck()

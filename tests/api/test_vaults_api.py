@@ -246,3 +246,15 @@ def test_context_leaves_out_what_the_caller_has_of_one_vault_not_the_same_path_o
     only = {**asked, "vaults": ["personal"], "exclude": [f"vault:work/{inboxes['personal']}"]}
     sources = client.post("/context", json=only).json()["sources"]
     assert [s["note_path"] for s in sources].count("Inbox.md") == 1
+
+
+def test_why_not_answers_from_the_vault_holding_the_note(client: TestClient) -> None:
+    # the surest results are work's, the note asked about is personal's only
+    answer = _search(client, query="quarterly budget review", top_k=3, why_not="Garden")
+    assert answer["results"][0]["vault"] == "work"
+    why = answer["explain"]["why_not"]
+    assert (why["vault"], why["note_path"], why["indexed"]) == ("personal", "Garden.md", True)
+    shown = [(r["vault"], r["note_path"]) for r in answer["results"]]
+    assert why["final_rank"] == (
+        shown.index(("personal", "Garden.md")) + 1 if ("personal", "Garden.md") in shown else None
+    )

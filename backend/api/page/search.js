@@ -432,7 +432,7 @@ export async function whyNot() {
     let title = found.asked ?? found.note_path;
     if (found.indexed && found.note_path) {
       title = el("button", { type: "button", class: "link" }, found.note_title || found.note_path);
-      title.addEventListener("click", () => showNote(found.note_path));
+      title.addEventListener("click", () => showNote(found.note_path, null, found.vault ?? null));
     }
     const closest = !found.indexed && Array.isArray(found.closest) ? found.closest.filter((name) => typeof name === "string") : [];
     append(box, [
