@@ -5,9 +5,12 @@ either."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+
+from fastapi.testclient import TestClient
 
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
@@ -44,3 +47,16 @@ def serving(
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     with live_server.serving_vaults(create_app(settings), headers) as base:
         yield base
+
+
+def wait_indexed(client: TestClient, vault: str, timeout: float = 60.0) -> None:
+    """Until the vault's first index has notes and its job has ended (its status polled: no event to await
+    through a test client)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = client.get("/index/status", params={"vault": vault}).json()
+        job = status.get("job")
+        if status.get("indexed_notes") and (job is None or job["finished_at"] is not None):
+            return
+        assert time.monotonic() < deadline, status
+        time.sleep(0.05)

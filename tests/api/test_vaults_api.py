@@ -5,7 +5,6 @@ vault gone, status per vault."""
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
+from tests.two_vaults import wait_indexed
 from tests.vault_files import write_notes
 
 WORK = {
@@ -28,17 +28,6 @@ PERSONAL = {
     "Inbox.md": "# Inbox\n\nBuy seeds for the garden and water the tomatoes.\n",
     "Garden.md": "# Garden\n\nTomatoes, basil and a small budget for seeds. Back to [[Inbox]].\n",
 }
-
-
-def _ready(client: TestClient, vault: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        status = client.get("/index/status", params={"vault": vault}).json()
-        job = status.get("job")
-        if status.get("indexed_notes") and (job is None or job["finished_at"] is not None):
-            return
-        assert time.monotonic() < deadline, status
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -59,8 +48,8 @@ def _client(tmp_path: Path, work: Path, personal: Path) -> TestClient:
 @pytest.fixture
 def client(tmp_path: Path, vaults: tuple[Path, Path]) -> Iterator[TestClient]:
     with _client(tmp_path, *vaults) as client:
-        _ready(client, "work")
-        _ready(client, "personal")
+        wait_indexed(client, "work")
+        wait_indexed(client, "personal")
         yield client
 
 
@@ -221,7 +210,7 @@ def test_a_vault_missing_at_start_leaves_the_other_serving(tmp_path: Path, vault
     work, personal = vaults
     shutil.rmtree(personal)
     with _client(tmp_path, work, personal) as client:
-        _ready(client, "work")
+        wait_indexed(client, "work")
         answer = _search(client, query="budget", top_k=3)
         assert {r["vault"] for r in answer["results"]} == {"work"}
         assert answer["missing_vaults"][0]["vault"] == "personal"

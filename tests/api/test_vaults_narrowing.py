@@ -5,7 +5,6 @@ confidence. Two small vaults of their own, keyword search (no model)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
+from tests.two_vaults import wait_indexed
 from tests.vault_files import write_notes
 
 # one chat on the topic among others: its words are rare in its vault, so it is surer of them than the
@@ -49,19 +49,8 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     )
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         for vault in ("chats", "journal"):
-            _ready(client, vault)
+            wait_indexed(client, vault)
         yield client
-
-
-def _ready(client: TestClient, vault: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        status = client.get("/index/status", params={"vault": vault}).json()
-        job = status.get("job")
-        if status.get("indexed_notes") and (job is None or job["finished_at"] is not None):
-            return
-        assert time.monotonic() < deadline, status
-        time.sleep(0.05)
 
 
 def _first(client: TestClient, query: str) -> tuple[str, str]:
