@@ -125,6 +125,25 @@ def test_why_not_a_note_of_the_other_vault_explains_and_opens_it_from_its_vault(
     expect(page.locator("#note-rendered")).to_contain_text("basil")
 
 
+def test_a_note_opened_before_the_vaults_are_listed_is_read_from_its_vault(browser: Any, two: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    held: list[Any] = []  # /index/status kept unanswered: the page does not know yet there are two vaults
+    page.route(re.compile(r"/index/status"), lambda route: held.append(route))
+    try:
+        page.goto(f"{two}/")
+        search(page, "zorblat", mode="keyword")
+        hit = page.locator("#results .result").filter(has_text="tomatoes")
+        hit.filter(has=page.locator(".path", has_text="Inbox.md")).locator("h3 button").click()
+        expect(page).to_have_url(re.compile(r"#/note/Inbox\.md\?vault=personal"))
+        expect(page.locator("#note-rendered")).to_contain_text("tomatoes")
+        assert held  # the page did ask
+    finally:
+        for route in held:
+            route.continue_()
+        context.close()
+
+
 def test_the_recall_preview_asks_the_vaults_picked_and_marks_each_entry(page: Any) -> None:
     page.click("#tab-recall")
     page.get_by_label("work", exact=True).uncheck()

@@ -7,7 +7,7 @@ import { $, append, clear, el, highlighted, obsidianLink, when } from "./dom.js"
 import { drawGraph } from "./graph.js";
 import { renderMarkdown } from "./markdown.js";
 import { go, noteHash } from "./route.js";
-import { several, vaultMark, whenVaultsKnown } from "./vaults.js";
+import { several, vaultMark, vaultsListed, whenVaultsKnown } from "./vaults.js";
 
 let opener = null; // the element that opened the panel: focus goes back there on close
 let current = null; // the note shown: its vault and path
@@ -22,7 +22,10 @@ whenVaultsKnown(() => {
  * the vault it is of, named in the address only when the service serves several (one vault: as before). */
 export function showNote(path, hit = null, vault = null) {
   pending = hit ? { path, ...hit } : null;
-  go(noteHash(path, hit ? { start: hit.start, end: hit.end } : null, several() ? vault : null));
+  // before /index/status has said how many vaults there are, the vault given is kept: the same path may be
+  // in another vault too, and a note opened without it could be the other's (or NOTE_AMBIGUOUS)
+  const named = several() || !vaultsListed() ? vault : null;
+  go(noteHash(path, hit ? { start: hit.start, end: hit.end } : null, named));
 }
 
 /** The note an address names (`lines`: the hit's, from the address; `vault`: null when it names none). */

@@ -4,16 +4,19 @@
 import { $, clear, el } from "./dom.js";
 
 let known = []; // the service's vault names, once /index/status listed more than one
+let listed = false; // /index/status has answered: `known` is what the service serves (before: unknown)
 let picked = null; // the names asked, or null: all of them
 let onPick = () => {};
 const onKnown = [];
 
 export const several = () => known.length > 1;
+export const vaultsListed = () => listed;
 export const knownVaults = () => [...known];
 
 /** The vaults of /index/status (null with one vault): the picker and the vault selects follow them. */
 export function serveVaults(states) {
   const names = (states ?? []).map((state) => state.vault);
+  listed = true;
   if (names.join("\n") === known.join("\n")) return;
   known = names;
   renderPicker();
