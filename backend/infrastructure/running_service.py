@@ -114,11 +114,24 @@ def read_record(path: Path) -> ServiceRecord | None:
         return None
 
 
+_clients: dict[bool, httpx.Client] = {}
+
+
+def _client(base: str) -> httpx.Client:
+    """One client per process for the probes, by whether `base` is https: each `httpx.get` built a client and
+    its TLS context anew, 70 ms of CPU a probe here, even for the plain-HTTP loopback address a service
+    records, where no TLS is spoken at all (so there is nothing to verify)."""
+    tls = base.startswith("https:")
+    if tls not in _clients:
+        _clients[tls] = httpx.Client(verify=tls)
+    return _clients[tls]
+
+
 def health_instance(base: str) -> str | None:
     """The `instance` a Knowledge Bridge service answering at `base` gives on /health ("" for a service
     too old to give one); None when none answers there."""
     try:
-        response = httpx.get(f"{base}/health", timeout=HEALTH_TIMEOUT_SECONDS)
+        response = _client(base).get(f"{base}/health", timeout=HEALTH_TIMEOUT_SECONDS)
         answer = response.json()
         if response.status_code == 200 and answer.get("status") == "ok":
             return str(answer.get("instance") or "")
@@ -136,7 +149,9 @@ def served_vault(base: str, api_key: str | None) -> str | None:
     another API key, or answers something else)."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        response = httpx.get(f"{base}/index/status", headers=headers, timeout=HEALTH_TIMEOUT_SECONDS * 5)
+        response = _client(base).get(
+            f"{base}/index/status", headers=headers, timeout=HEALTH_TIMEOUT_SECONDS * 5
+        )
         vault = response.json().get("vault_path") if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError, AttributeError):
         return None
