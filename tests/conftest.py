@@ -168,8 +168,10 @@ def prepared_model(
     """Whole-service tests start the real embedder on a fresh DATA_DIR, which builds the in-process model
     (about 8 s) each time. They share one model prepared once, as the Docker image prepares it
     (ONNX_MODEL_DIR; child processes inherit it), by the first worker of a parallel run to need it, for all
-    (the workers' temp folders share a parent). A test of the first-start build unsets it itself."""
-    wanted = any(item.get_closest_marker("slow") for item in request.session.items)
+    (the workers' temp folders share a parent). A test of the first-start build unsets it itself. Not
+    prepared for a run of `no_model` tests alone (the API fuzzing, on a fake embedder)."""
+    items = request.session.items
+    wanted = any(it.get_closest_marker("slow") and not it.get_closest_marker("no_model") for it in items)
     if not wanted or "ONNX_MODEL_DIR" in os.environ:
         yield
         return
