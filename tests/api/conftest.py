@@ -15,13 +15,8 @@ AppFactory = Callable[..., TestClient]
 
 
 def wait_for_job(client: TestClient, timeout: float = 120.0) -> dict:
-    """/index/status once the current job has finished: the app runs in this process, so its jobs' threads
-    are joined first (an event, where polling the route every 50 ms cost CPU beside the job), then the
-    route is read until it says so (a job not started yet when this was called)."""
+    """Poll /index/status until the current job has finished (an event we can see, not a fixed sleep)."""
     deadline = time.monotonic() + timeout
-    library = getattr(client.app.state, "library", None)  # type: ignore[attr-defined]
-    for _, services in library.each() if library is not None else ():
-        services.jobs.wait(max(deadline - time.monotonic(), 0.0))
     while True:
         status = client.get("/index/status").json()
         job = status.get("job")
