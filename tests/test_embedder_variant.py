@@ -36,7 +36,6 @@ def test_the_cache_key_includes_the_variant(tmp_path: Path) -> None:
 
 
 PREVIOUS_DEFAULT = "int8-opt-ffn2fp32"  # the default variant before issue 18's last change
-NOTES = 40
 
 
 def _notes(root: Path, count: int) -> Path:
@@ -56,9 +55,7 @@ def test_an_upgrade_to_a_new_default_variant_stays_hybrid_while_it_re_embeds_and
     tmp_path: Path,
 ) -> None:
     (tmp_path / "vault").mkdir()
-    # 40 notes (120 texts), each embedded twice: the re-embedding still spans dozens of status polls and
-    # searches, as 150 did, at a quarter of the model's work
-    vault = _notes(tmp_path / "vault", NOTES)
+    vault = _notes(tmp_path / "vault", 150)
     data = tmp_path / "data"
     old, new = f"all-MiniLM-L6-v2-{PREVIOUS_DEFAULT}", f"all-MiniLM-L6-v2-{DEFAULT_VARIANT}"
     with ServiceProcess(vault, data, env={"WATCH": "false", "ONNX_VARIANT": PREVIOUS_DEFAULT}) as before:
@@ -93,4 +90,4 @@ def test_an_upgrade_to_a_new_default_variant_stays_hybrid_while_it_re_embeds_and
     assert all(answer == (200, "hybrid", []) for answer in answers), answers
     re_embedding = [line for line in seen if line.startswith(f"serving {old}; re-embedding for {new}: ")]
     assert re_embedding, seen  # "serving X; re-embedding for Y: n of N" while it ran
-    assert re_embedding[-1].endswith(f" of {NOTES}") or re_embedding[-1].endswith(" of 0")
+    assert re_embedding[-1].endswith(" of 150") or re_embedding[-1].endswith(" of 0")
