@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -166,15 +167,23 @@ def prepared_model(
 ) -> Iterator[None]:
     """Whole-service tests start the real embedder on a fresh DATA_DIR, which builds the in-process model
     (about 8 s) each time. They share one model prepared once, as the Docker image prepares it
-    (ONNX_MODEL_DIR; child processes inherit it). A test of the first-start build unsets it itself."""
-    wanted = any(item.get_closest_marker("slow") for item in request.session.items)
+    (ONNX_MODEL_DIR; child processes inherit it), by the first worker of a parallel run to need it, for all
+    (the workers' temp folders share a parent). A test of the first-start build unsets it itself. Not
+    prepared for a run of `no_model` tests alone (the API fuzzing, on a fake embedder)."""
+    items = request.session.items
+    wanted = any(it.get_closest_marker("slow") and not it.get_closest_marker("no_model") for it in items)
     if not wanted or "ONNX_MODEL_DIR" in os.environ:
         yield
         return
     from backend.infrastructure.embedders.onnx_minilm import prepare_model
 
-    folder = tmp_path_factory.mktemp("onnx-model")
-    prepare_model(folder)
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared.parent if _parallel_worker(request.config) else shared
+    folder = shared / "onnx-model"
+    with open(shared / "onnx-model.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the one preparing it
+        if not (folder / "prepared.json").is_file():  # written once the graph loads and embeds
+            prepare_model(folder)
     os.environ["ONNX_MODEL_DIR"] = str(folder)
     try:
         yield

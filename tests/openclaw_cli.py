@@ -247,7 +247,7 @@ class Gateway:
     def _answers(self) -> bool:
         assert self.process.poll() is None, "the OpenClaw gateway exited"
         try:
-            httpx.get(self.url, timeout=2)
+            live_server.LOOPBACK.get(self.url, timeout=2)
         except httpx.TransportError:
             return False
         return True

@@ -87,7 +87,9 @@ def test_an_upgrade_to_a_new_default_variant_stays_hybrid_while_it_re_embeds_and
         assert job["phase"] == "done"
     # every answer, before, during and after the switch, was a hybrid one with nothing degraded
     assert answers
-    assert all(answer == (200, "hybrid", []) for answer in answers), answers
+    assert all(answer == (200, "hybrid", []) for answer in answers), [
+        (i, answer) for i, answer in enumerate(answers) if answer != (200, "hybrid", [])
+    ] + [f"of {len(answers)}"]
     re_embedding = [line for line in seen if line.startswith(f"serving {old}; re-embedding for {new}: ")]
     assert re_embedding, seen  # "serving X; re-embedding for Y: n of N" while it ran
     assert re_embedding[-1].endswith(" of 150") or re_embedding[-1].endswith(" of 0")

@@ -112,8 +112,10 @@ def plugin_config(openclaw: OpenClaw, **config: Any) -> None:
 @pytest.fixture(scope="module")
 def gateway(openclaw: OpenClaw, installed: Result, service: str) -> Iterator[Gateway]:
     port = free_port()
-    openclaw.run("config", "set", "gateway.mode", "local")  # as README says: no Gateway starts without it
     settings = gateway_config(openclaw, port)
+    # README's `openclaw config set gateway.mode local` (no Gateway starts without it) writes this key only;
+    # tests/test_openclaw_memory.py runs it as written, here it is written directly (~9 s of CPU a command)
+    settings["gateway"]["mode"] = "local"
     settings["tools"] = {"alsoAllow": ["kb_index_admin"]}  # the admin tool is optional: allowlisted by hand
     openclaw.write_config(settings)
     configure_plugin(openclaw, service)

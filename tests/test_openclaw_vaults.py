@@ -23,7 +23,6 @@ from tests.model_stub import ModelStub, last_user_text, system_text
 from tests.openclaw_cli import (
     GATEWAY_TOKEN,
     PLUGIN_DIR,
-    PLUGIN_ENTRY,
     Gateway,
     OpenClaw,
     free_port,
@@ -50,11 +49,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str, model: ModelStub) -> OpenClaw:
     openclaw = OpenClaw(tmp_path_factory.mktemp("openclaw-vaults"), variables={"KB_API_KEY": KEY})
     openclaw.run("plugins", "install", str(PLUGIN_DIR), "--force", "--accept-capabilities")
-    openclaw.run("config", "set", f"{PLUGIN_ENTRY}.config.baseUrl", service)
-    openclaw.run("config", "set", f"{PLUGIN_ENTRY}.hooks.allowConversationAccess", "true")
-    openclaw.run("config", "set", "gateway.mode", "local")
+    # README's three `openclaw config set` (run as written in tests/test_openclaw_memory.py) write these keys
+    # and nothing else: written here directly, as each such command costs ~9 s of CPU
     settings = gateway_config(openclaw, free_port())
-    settings["plugins"]["entries"]["knowledge-bridge"]["config"]["agentVaults"] = {"work": ["work"]}
+    settings["gateway"]["mode"] = "local"
+    entry = settings["plugins"]["entries"]["knowledge-bridge"]
+    entry["config"] = {"baseUrl": service, "agentVaults": {"work": ["work"]}}
+    entry["hooks"] = {"allowConversationAccess": True}
     model.configure(settings)
     settings["agents"]["entries"] = {"main": {}, "work": {}}
     openclaw.write_config(settings)

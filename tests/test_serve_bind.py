@@ -17,6 +17,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from tests.live_server import LOOPBACK
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -28,7 +30,7 @@ def free_port() -> int:
 
 def answers(host: str, port: int) -> bool:
     try:
-        return httpx.get(f"http://{host}:{port}/health", timeout=2).status_code == 200
+        return LOOPBACK.get(f"http://{host}:{port}/health", timeout=2).status_code == 200
     except httpx.TransportError:
         return False
 

@@ -11,6 +11,7 @@ service, never at 8000, where a developer's own service may run on this machine.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import re
@@ -18,14 +19,17 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack, chdir, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from backend.config import EXAMPLE_VAULT
 from backend.domain import errors as domain_errors
 from backend.domain.errors import KnowledgeBridgeError, MigrationTargetNotEmptyError
+from backend.entrypoints.cli.main import main as cli_main
 from backend.entrypoints.cli.output import CLI_ADVICE, NOTE_ADVICE
 from scripts.measure.service import ServiceProcess
 from tests.ports import refused_port
@@ -183,7 +187,19 @@ def _without(args: tuple[str, ...], option: str) -> list[str]:
 
 
 def _notes(checkout: Checkout, data: Path) -> int:
-    return int(status_of(checkout.cli("status", "--json", "--data-dir", str(data)))["indexed_notes"])
+    """The notes of the index in `data`, as `status --json --data-dir DATA` reads them with no service up:
+    the CLI's own main, in this process, in the checkout with the commands' environment (a CLI process costs
+    ~3 s of CPU, and the walk reads both data dirs after every command it runs)."""
+    out, err = io.StringIO(), io.StringIO()
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_ENV} | ENV | {"PORT": str(refused_port())}
+    with ExitStack() as stack:
+        stack.enter_context(mock.patch.dict(os.environ, env, clear=True))
+        stack.enter_context(chdir(checkout.home))
+        stack.enter_context(redirect_stdout(out))
+        stack.enter_context(redirect_stderr(err))
+        code = cli_main(["status", "--json", "--data-dir", str(data)])
+    assert code == 0, err.getvalue()
+    return int(json.loads(out.getvalue())["indexed_notes"])
 
 
 def test_no_suggestion_replaces_the_index_of_another_vault() -> None:

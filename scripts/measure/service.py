@@ -56,6 +56,9 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
         # absolute: the service may run from another folder than ours (`cwd`, `repo`)
         command += ["--vault", str(Path(vault).resolve())] if vault is not None else []
         command += ["--data-dir", str(Path(data_dir).resolve())] if data_dir is not None else []
+        # one client for all the requests to this service: httpx.get builds a client, and with it a TLS
+        # context (~55 ms of CPU here), for every request, so polling every 50 ms kept a core busy
+        self._http = httpx.Client()
         self.started = time.monotonic()
         self.process = subprocess.Popen(
             command, cwd=cwd or repo, env=environment, stdout=self._log_file, stderr=subprocess.STDOUT
@@ -74,10 +77,10 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
         return self._log_file.read().decode("utf-8", "replace")
 
     def get(self, path: str, timeout: float = 30.0) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=timeout)
+        return self._http.get(self.url + path, timeout=timeout)
 
     def post(self, path: str, json: object = None, timeout: float = 60.0) -> httpx.Response:
-        return httpx.post(self.url + path, json=json, timeout=timeout)
+        return self._http.post(self.url + path, json=json, timeout=timeout)
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         """Until /health answers (the process has opened the index and is serving)."""
@@ -152,4 +155,5 @@ class ServiceProcess(AbstractContextManager["ServiceProcess"]):
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=30)
+        self._http.close()
         self._log_file.close()

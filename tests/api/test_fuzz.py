@@ -41,8 +41,11 @@ from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.application.fakes import FakeEmbedder
 
+# its services embed with FakeEmbedder: `make test` runs this file alone, which then prepares no real model
+pytestmark = pytest.mark.no_model
+
 KEY = "fuzz-key-0123456789"
-MAX_EXAMPLES = 25
+MAX_EXAMPLES = 10  # fuzz cases an operation, after its examples and boundary coverage (most of its cases)
 FUZZ = settings(
     max_examples=MAX_EXAMPLES,
     derandomize=True,  # the same cases on every run: CI is reproducible, a failure replays
