@@ -90,3 +90,19 @@ def test_stop_drops_the_queued_job() -> None:
     assert (runner.current.kind, runner.current.phase) == ("index", "cancelled")
     assert ran == []
     assert not runner.queued
+
+
+def test_a_wait_as_a_job_starts_never_joins_a_thread_not_started_yet(monkeypatch: pytest.MonkeyPatch) -> None:
+    # another thread (a request, the watcher) may wait at the very moment a job's thread is being started
+    runner = JobRunner()
+    seen: list[bool] = []
+
+    class Starting(threading.Thread):
+        def start(self) -> None:
+            seen.append(runner.wait(5))  # what a waiter running right now finds
+            super().start()
+
+    monkeypatch.setattr(threading, "Thread", Starting)
+    runner.start("index", lambda progress: None)
+    assert runner.wait(5)
+    assert seen == [True]

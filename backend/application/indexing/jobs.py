@@ -123,10 +123,11 @@ class JobRunner:
         job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
         self._current = job
         self._cancel.clear()
-        self._thread = threading.Thread(
-            target=self._run, args=(job.id, body), name=f"job-{kind}", daemon=True
-        )
-        self._thread.start()
+        thread = threading.Thread(target=self._run, args=(job.id, body), name=f"job-{kind}", daemon=True)
+        thread.start()
+        # known only once started: `wait` (another thread, no lock) joins whatever it finds here, and a
+        # thread not started yet cannot be joined (RuntimeError)
+        self._thread = thread
         return job
 
     def run_inline(self, kind: str, body: JobBody) -> JobSnapshot:
