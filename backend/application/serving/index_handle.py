@@ -386,11 +386,11 @@ class IndexHandle(ServingReads):
         live = sibling.current()
         self._catalog.activate(live.generation)
         old, self._live = self._live, live
+        self._mismatch = None  # now: cleared after the old model closed, searches answered keyword-only
         sibling.hand_over()
         serving, self._serving_health = self._serving_health, None
         if serving is not None and serving is not self._health:
             serving.close()  # the outdated generation's own model: a query still running keeps its session
-        self._mismatch = None
         self._corrupted = None
         self._ready = True
         self.passed(sibling.run_failures, full=True, changed=True)
