@@ -235,9 +235,8 @@ def quote(block: str, nonce: str, *, vault: str = "") -> str:
     return f"{opening}\n{header}\n\n{block}\n{closing}"
 
 
-VAULT_PREFIX = (
-    "vault:"  # `vault:<name>/<path>`: a note of one vault of several, as the OpenClaw plugin names it
-)
+# `vault:<name>/<path>`: a note of one vault of several, as the OpenClaw plugin names it
+VAULT_PREFIX = "vault:"
 
 
 def labels_of_vault(labels: Sequence[str], vault: str) -> list[str]:

@@ -230,23 +230,25 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def _fact_pages(settings: Settings, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The remembered facts of each vault a read covers (`_each_vault`), each fact naming its vault."""
+def _fact_pages(settings: Settings, args: argparse.Namespace) -> list[Any]:
+    """The first page of remembered facts of each vault a read covers (`_each_vault`), each fact naming its
+    vault."""
+    return [_fact_page(settings, each, 0) for each in _each_vault(settings, args)]
+
+
+def _fact_page(settings: Settings, each: argparse.Namespace, offset: int) -> Any:
+    """One page of the vault `each` names, from `offset`, each fact naming its vault."""
     from backend.api.answers import memories_answer
 
-    pages = []
-    for each in _each_vault(settings, args):
+    def listed(library: Library) -> Any:
+        name, services = library.get(each.vault_name)
+        page = memories_answer(services, MEMORY_PAGE, offset)
+        for fact in page.facts:
+            fact.vault = name
+        return page
 
-        def listed(library: Library, e: argparse.Namespace = each) -> Any:
-            name, services = library.get(e.vault_name)
-            page = memories_answer(services, MEMORY_PAGE, 0)
-            for fact in page.facts:
-                fact.vault = name
-            return page
-
-        params = {"limit": MEMORY_PAGE, **_vault(each)}
-        pages.append(answer(settings, each, "GET", "/memory", listed, params=params))
-    return pages
+    params = {"limit": MEMORY_PAGE, "offset": offset, **_vault(each)}
+    return answer(settings, each, "GET", "/memory", listed, params=params)
 
 
 def _forget(settings: Settings, args: argparse.Namespace) -> int:
@@ -256,8 +258,13 @@ def _forget(settings: Settings, args: argparse.Namespace) -> int:
 
     vault = args.vault_name
     if vault is None and settings.vaults:
-        pages = _fact_pages(settings, args)
-        holders = [f["vault"] for page in pages for f in page["facts"] if f["key"] == args.key]
+        holders = []
+        for each in _each_vault(settings, args):
+            offset: int | None = 0
+            while offset is not None:  # every page: a vault may remember more than a page of facts
+                page = _fact_page(settings, each, offset)
+                holders += [f["vault"] for f in page["facts"] if f["key"] == args.key]
+                offset = page.get("next_offset")
         if len(holders) > 1:
             raise NoteAmbiguousError(
                 f"the vaults {', '.join(holders)} each remember {args.key!r}",
