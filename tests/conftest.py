@@ -81,6 +81,35 @@ def _parallel_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+# The tests' temp folders (vaults, data dirs, indexes: ~2 GB a run) in memory when the machine has a tmpfs
+# with room for them: on this 2-core VM's disk the kernel read back what the tests had just written (265,000
+# major page faults for the SIGKILL and corruption tests), and they took 144-173 s instead of 115 s.
+MEMORY_TEMP = Path("/dev/shm")
+MEMORY_TEMP_FREE = 6 << 30  # bytes free it needs: three times what a run writes
+
+
+def _memory_temp_root() -> Path | None:
+    """/dev/shm when it is a tmpfs with MEMORY_TEMP_FREE free, else None (the system's temp folder)."""
+    try:
+        mounts = Path("/proc/mounts").read_text(encoding="utf-8").splitlines()
+        on_tmpfs = any(line.split()[1:3] == [str(MEMORY_TEMP), "tmpfs"] for line in mounts)
+        roomy = shutil.disk_usage(MEMORY_TEMP).free >= MEMORY_TEMP_FREE
+    except (OSError, IndexError):
+        return None
+    return MEMORY_TEMP if on_tmpfs and roomy and os.access(MEMORY_TEMP, os.W_OK) else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Before the temp folders are made: their root in memory (`_memory_temp_root`) unless the run names one
+    itself (--basetemp, PYTEST_DEBUG_TEMPROOT). Workers are handed their folder inside the controller's."""
+    if config.option.basetemp or "PYTEST_DEBUG_TEMPROOT" in os.environ or hasattr(config, "workerinput"):
+        return
+    root = _memory_temp_root()
+    if root is not None:
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """A parallel run prepares the Docker engine and image once, in its controller, from the start; its
