@@ -20,6 +20,7 @@ from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.index.embedding_instructions import Instructions, resolve
 from backend.domain.models import IndexIdentity
 from backend.embedding_server_settings import REMOTE_PROVIDERS
+from backend.infrastructure.embedders.shared import MODELS_IN_PROCESS
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -151,18 +152,23 @@ def _remote(settings: Settings, model: str, dimension: int | None, instructions:
 
     openai = settings.embedding_provider == "openai"
     key = settings.embedding_api_key
-    server = (OpenAICompatibleEmbedder if openai else OllamaEmbedder)(
-        base_url=settings.openai_base_url if openai else settings.ollama_url,
-        model=model,
-        batch_size=settings.ollama_batch_size,
-        concurrency=settings.ollama_concurrency,
-        timeout=httpx.Timeout(
-            settings.ollama_timeout_seconds, connect=settings.ollama_connect_timeout_seconds
-        ),
-        max_retries=settings.ollama_max_retries,
-        dimension=dimension,
-        api_key=key.get_secret_value() if key is not None else None,
-    )
+    options = {
+        "base_url": settings.openai_base_url if openai else settings.ollama_url,
+        "model": model,
+        "batch_size": settings.ollama_batch_size,
+        "concurrency": settings.ollama_concurrency,
+        "max_retries": settings.ollama_max_retries,
+        "dimension": dimension,
+        "api_key": key.get_secret_value() if key is not None else None,
+    }
+    timeouts = (settings.ollama_timeout_seconds, settings.ollama_connect_timeout_seconds)
+
+    def build() -> Embedder:
+        kind = OpenAICompatibleEmbedder if openai else OllamaEmbedder
+        return kind(**options, timeout=httpx.Timeout(timeouts[0], connect=timeouts[1]))
+
+    # vaults asking one server for one model share its client and its pacing (the limits are the server's)
+    server = MODELS_IN_PROCESS.lease(("remote", openai, timeouts, *sorted(options.items())), build)
     return InstructedEmbedder(_cached(settings, server), instructions)
 
 
@@ -170,12 +176,18 @@ def _onnx(settings: Settings, model: str, variant: str) -> Embedder:
     from backend.infrastructure.embedders.onnx_minilm import OnnxE5Embedder, OnnxMiniLMEmbedder
 
     kind = OnnxE5Embedder if model == MULTILINGUAL_MODEL else OnnxMiniLMEmbedder
-    return kind(
-        cache_dir=settings.model_cache,
-        prebuilt_dir=settings.onnx_model_dir,
-        fallback_dir=settings.models_dir,
-        variant=variant,
-        **settings.prefixed("onnx_", ("threads", "query_threads", "query_spinning")),
+    threads = settings.prefixed("onnx_", ("threads", "query_threads", "query_spinning"))
+    # the vaults of a service naming the same model and variant share one loaded (the folders it may be read
+    # from are each vault's, but what is read is the same graph: its file is named by weights and variant)
+    return MODELS_IN_PROCESS.lease(
+        ("onnx", kind.__name__, variant, *sorted(threads.items())),
+        lambda: kind(
+            cache_dir=settings.model_cache,
+            prebuilt_dir=settings.onnx_model_dir,
+            fallback_dir=settings.models_dir,
+            variant=variant,
+            **threads,
+        ),
     )
 
 

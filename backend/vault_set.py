@@ -2,8 +2,8 @@
 
 Each vault is wired exactly as the one vault of a service without VAULTS is (bootstrap.build_services): its
 own index, watcher, jobs, generations, memory and data dir, so adding or removing a vault touches no other's
-index. The embedder is each vault's own too: build_services picks the model from the vault's index and
-languages, and closes it with the vault; sharing one would tie the vaults' models together.
+index. build_services picks each vault's model from its index and languages; vaults of the same model lease
+one loaded instance of it (infrastructure/embedders/shared.py), given back as each vault closes.
 """
 
 from __future__ import annotations
