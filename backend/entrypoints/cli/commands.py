@@ -137,7 +137,12 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 def _each_vault(settings: Settings, args: argparse.Namespace) -> list[argparse.Namespace]:
     """The arguments once per vault a read of every vault covers: the one `--vault` names, else with VAULTS
     each vault in turn (as a job runs over every vault: `job_vaults`), else the one vault as given."""
-    return [argparse.Namespace(**{**vars(args), "vault_name": name}) for name in job_vaults(settings, args)]
+    return [_of_vault(args, name) for name in job_vaults(settings, args)]
+
+
+def _of_vault(args: argparse.Namespace, name: str | None) -> argparse.Namespace:
+    """The arguments with `--vault name`."""
+    return argparse.Namespace(**{**vars(args), "vault_name": name})
 
 
 def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
@@ -274,7 +279,7 @@ def _forget(settings: Settings, args: argparse.Namespace) -> int:
         if not holders:
             raise MemoryNotFoundError(f"no vault remembers {args.key!r}")
         vault = holders[0]
-    each = argparse.Namespace(**{**vars(args), "vault_name": vault})
+    each = _of_vault(args, vault)
     gone = answer(
         settings,
         each,

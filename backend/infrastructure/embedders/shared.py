@@ -6,7 +6,7 @@ no longer loads its own.
 A question asked of several vaults is embedded once: while one vault's search embeds a text, another asking
 the same text waits for that vector instead of computing it again, and the last `RECENT` texts' vectors are
 kept (the same text, the same model: the same vector). The embedding cache stays each vault's own, in front
-of the lease (bootstrap wires it so): only the model is shared.
+of the lease (backend/adapters.py wires it so): only the model is shared.
 
 A lease's `close()` gives it back; the model is closed when its last lease is.
 """
