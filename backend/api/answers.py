@@ -57,6 +57,7 @@ from backend.application.operations import (
     search_notes,
 )
 from backend.application.recall.context import ContextQuery, ContextResult, ContextSourceView
+from backend.application.search.narrowing import Narrowing
 from backend.application.search.presenting import ResultView
 from backend.application.search.stage_clock import SERIALISATION
 from backend.application.serving.note_graph import LinkedNote
@@ -82,7 +83,7 @@ def _utc(seconds: float) -> datetime:
 class SearchAnswered(NamedTuple):
     answer: SearchResponse
     timing: str  # its Server-Timing header
-    narrowed: bool  # the vault holds what the question narrows to (SearchOutcome.narrowed)
+    narrowed: Narrowing  # what the vault holds of what the question narrows to (SearchOutcome.narrowed)
 
 
 def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:

@@ -30,6 +30,7 @@ from backend.api.status_answer import status_answer
 from backend.api.status_schemas import IndexStatus, VaultStateOut
 from backend.application.operations import gather_context
 from backend.application.recall.context import ContextQuery, VaultCandidates, assemble
+from backend.application.search.narrowing import Narrowing
 from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
 from backend.domain.ranking.vault_merge import merged_by_confidence
@@ -122,7 +123,7 @@ def _group_confidence(group: NoteGroupOut) -> float:
 
 
 def _merged(
-    named: list[tuple[str, SearchResponse]], body: SearchRequest, narrowed: Sequence[bool]
+    named: list[tuple[str, SearchResponse]], body: SearchRequest, narrowed: Sequence[Narrowing]
 ) -> SearchResponse:
     """The answers of several vaults as one: results merged by confidence, each vault's in its own order
     (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; related

@@ -1,7 +1,8 @@
-"""Several vaults, one question naming a period or a tag (issue 46): the vault holding notes of that period,
-or so tagged, answers before a vault that holds none, however sure the other is of the topic; a period
-that does not write its year ("recently", "in May") and a question naming neither leave the merge to
-confidence. Two small vaults of their own, keyword search (no model)."""
+"""Several vaults, one question naming someone, a period or a tag (issue 46): the vault whose notes name
+them, hold notes of that period or are so tagged answers before a vault that holds none, however sure the
+other is of the topic, and its entries alone are quoted; a period that does not write its year
+("recently", "in May") and a question naming none of these leave the merge to confidence. Two small
+vaults of their own, keyword search (no model)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ CHATS = {
 JOURNAL = {
     "Journal/2024-05-14.md": "---\ndate: 2024-05-14\n---\nThe budget review with Sam went badly.\n",
     "Health/Sleep.md": "---\ntags: [mental-health]\n---\n# Sleep\n\nFour hours a night.\n",
+    "Office/Desk.md": "---\ntags: [work]\n---\n# Desk\n\nThe new desk came on Monday.\n",
     **{
         f"Money/Week {i}.md": f"# Week {i}\n\nWeekly budget: groceries. Review of the budget on Sunday.\n"
         for i in range(1, 25)
@@ -87,3 +89,26 @@ def test_a_tag_the_question_names_puts_the_vault_so_tagged_first(client: TestCli
     asked = "budget review stress and mental health"
     assert _first(client, asked) == ("journal", "Health/Sleep.md")
     assert _quoted_first(client, asked) == ("journal", "Health/Sleep.md")
+
+
+def _quoted_vaults(client: TestClient, query: str) -> set[str]:
+    response = client.post("/context", json={"query": query, "max_chunks": 5, "min_confidence": 0.0})
+    assert response.status_code == 200, response.text
+    return {source["vault"] for source in response.json()["sources"]}
+
+
+def test_a_name_only_one_vault_writes_puts_it_first_and_alone_in_the_block(client: TestClient) -> None:
+    asked = "what did Sam say at the budget review"  # Sam is in the journal only
+    assert _first(client, asked) == ("journal", "Journal/2024-05-14.md")
+    assert _quoted_vaults(client, asked) == {"journal"}
+    # a name neither writes decides nothing
+    assert _first(client, "what did Alex say at the budget review stress") == ("chats", "Chats/Session 1.md")
+    assert _quoted_vaults(client, "budget review stress") == {"chats", "journal"}
+
+
+def test_a_tag_one_word_of_the_question_names_puts_the_vault_so_tagged_first(client: TestClient) -> None:
+    # "work" is one word of the question and a tag of the journal (#work): its words alone are no keyword
+    # terms of the tag, but they tell which vault keeps notes so tagged
+    asked = "budget review stress at work"
+    assert _first(client, asked)[0] == "journal"
+    assert _quoted_vaults(client, asked) == {"journal"}

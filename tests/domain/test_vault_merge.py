@@ -41,7 +41,7 @@ def test_a_vault_holding_what_the_question_narrows_to_answers_before_one_holding
     # "what stressed me out in May 2025": the personal vault's May notes, not the surer chats on stress
     chats = [("c1", 0.95), ("c2", 0.9)]
     journal = [("j1", 0.6), ("j2", 0.5)]
-    assert merged_by_confidence([chats, journal], lambda e: e[1], [False, True]) == [
+    assert merged_by_confidence([chats, journal], lambda e: e[1], [(0, 0), (0, 1)]) == [
         journal[0],
         journal[1],
         chats[0],
@@ -53,6 +53,16 @@ def test_narrowing_decides_nothing_when_every_vault_or_none_holds_it() -> None:
     work = [("w1", 0.95), ("w2", 0.3)]
     personal = [("p1", 0.9), ("p2", 0.5)]
     plain = merged(work, personal)
-    for narrowed in ([True, True], [False, False]):
+    for narrowed in ([(0, 1), (0, 1)], [(0, 0), (0, 0)]):
         order = merged_by_confidence([work, personal], lambda e: e[1], narrowed)
         assert [name for name, _ in order] == plain
+
+
+def test_a_vault_holding_more_of_it_answers_first_and_names_count_before_tags_and_periods() -> None:
+    # "books Caroline read in 2024": the chats that name Caroline (1, 0), then the journal of 2024 tagged
+    # #book (0, 2), then a vault holding none of it (0, 0), each in its own order
+    chats = [("c1", 0.3), ("c2", 0.2)]
+    journal = [("j1", 0.9)]
+    other = [("o1", 0.95)]
+    order = merged_by_confidence([other, journal, chats], lambda e: e[1], [(0, 0), (0, 2), (1, 0)])
+    assert [name for name, _ in order] == ["c1", "c2", "j1", "o1"]

@@ -51,6 +51,8 @@ REPLACED = "its note says another replaced it"  # note_status.says_replaced
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
 EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
+# several vaults: another holds the period, tag or name the question narrows to (search/narrowing.py)
+NOT_NARROWED = "of a vault without what the question names: another vault holds it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,15 +249,21 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
             vault_of[id(item)] = part.vault
         facts += part.gathered.facts
     # each vault's entries in its own order (its gate's), merged by confidence (vault_merge.py)
-    views = merged_by_confidence(
-        [part.gathered.views for part in parts],
-        lambda v: v.confidence,
-        [part.gathered.outcome.narrowed for part in parts],
-    )
+    narrowed = [part.gathered.outcome.narrowed for part in parts]
+    views = merged_by_confidence([part.gathered.views for part in parts], lambda v: v.confidence, narrowed)
     # by vault and chunk id: the same path in two vaults may give two chunks one id
     left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
     several = len(parts) > 1
     if several:
+        # a vault holding less of what the question names (its people, tags, period) than another is not
+        # quoted beside it: ranked after it in a search, it has nothing to say in the agent's turn
+        if len(set(narrowed)) > 1:
+            most = max(narrowed)
+            aside = {part.vault for part, holds in zip(parts, narrowed, strict=True) if holds < most}
+            left_out.update(
+                ((vault_of[id(v)], v.chunk_id), NOT_NARROWED) for v in views if vault_of[id(v)] in aside
+            )
+            views = [v for v in views if vault_of[id(v)] not in aside]
         if views and all(part.gathered.by_odds for part in parts):
             best = max(v.confidence for v in views)
             left_out.update(

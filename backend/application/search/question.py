@@ -19,6 +19,7 @@ from backend.domain.notes.note_origin import asks_about_saved
 from backend.domain.periods.question_time import find_time_span
 from backend.domain.periods.recency import asks_for_latest
 from backend.domain.periods.time_intent import TimeSpan
+from backend.domain.text.named_words import named_words
 from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
 from backend.domain.text.text_analysis import TextAnalyzer
 
@@ -40,6 +41,10 @@ class Question:
     saved: bool = False  # asks about something read or saved: a clipping answers as well as one's own words
     latest: bool = False  # asks for the last time of something (recency.py)
     words: frozenset[str] = frozenset()  # folded words without stop words: what a remembered fact must share
+    # the vault's tags one word of it names (#kids for "the kids"): joining no keyword terms, they narrow
+    # several vaults (narrowing.py), as `names` do
+    word_tags: frozenset[str] = frozenset()
+    names: tuple[str, ...] = ()  # folded words it writes with a capital inside a sentence (named_words.py)
 
     @property
     def keyword_terms(self) -> dict[str, float]:
@@ -75,16 +80,18 @@ class QuestionReader:
         terms = analyzer.query_terms(text, languages)
         own = terms if self._judge is analyzer else self._judge.query_terms(text, languages)
         tag_terms: Mapping[str, float] = _NONE
+        word_tags: frozenset[str] = frozenset()
         judged_tags: Mapping[int, frozenset[int]] = _NONE
         if vocabulary is not None:
             tag_terms = self._tags.terms(text, terms, vocabulary)
+            word_tags = self._tags.named_by_a_word(text, vocabulary)
             judged_tags = {
                 term_index(tag): frozenset(term_index(term) for term in self._judge.query_terms(stands_for))
                 for tag, stands_for in self._tags.found(text, own, vocabulary).items()
             }
-        span = None
-        if options.time_boost:  # the period rule off: no period is read (nor boosted, nor judged of)
-            span = find_time_span(text, options.today(), southern=options.southern)
+        period = find_time_span(text, options.today(), southern=options.southern)
+        # the period rule off: no period is boosted nor judged of (its words are still no one's name)
+        span = period if options.time_boost else None
         return Question(
             text=text,
             languages=languages,
@@ -97,4 +104,6 @@ class QuestionReader:
             saved=asks_about_saved(text),
             latest=asks_for_latest(text),
             words=frozenset(tokenize(text)),
+            word_tags=word_tags,
+            names=named_words(text, period.text if period else ""),
         )

@@ -44,9 +44,7 @@ class QuestionTags:
     def found(self, query: str, words: Mapping[str, float], vocabulary: TagVocabulary) -> dict[str, str]:
         """The tag terms `query` means that a note of the vault holds, each with the words of the question
         it stands for (what a hit holding the tag term holds of the question)."""
-        worked = self._worked
-        if worked is None or worked.vocabulary is not vocabulary:
-            worked = self._worked = self._work_out(vocabulary)
+        worked = self._worked_for(vocabulary)
         if not worked.tag_terms:
             return {}
         spans = span_terms(self._analyzer, query, self._languages, worked.heads)
@@ -58,6 +56,21 @@ class QuestionTags:
             if plain & words.keys():
                 found.update({term: written for term in terms if term not in words})
         return found
+
+    def named_by_a_word(self, query: str, vocabulary: TagVocabulary) -> frozenset[str]:
+        """The vault's tags one word of `query` names (#kids for "the kids"). Not keyword terms (the word is
+        one already); beside other vaults, they tell which one keeps notes so tagged (search/narrowing.py)."""
+        worked = self._worked_for(vocabulary)
+        if not worked.tag_terms:
+            return frozenset()
+        spans = span_terms(self._analyzer, query, self._languages, worked.heads, sizes=(1,))
+        return frozenset(term for term in spans if term in worked.tag_terms)
+
+    def _worked_for(self, vocabulary: TagVocabulary) -> _Worked:
+        worked = self._worked
+        if worked is None or worked.vocabulary is not vocabulary:
+            worked = self._worked = self._work_out(vocabulary)
+        return worked
 
     def _work_out(self, vocabulary: TagVocabulary) -> _Worked:
         analyzer, languages = self._analyzer, self._languages

@@ -21,6 +21,7 @@ from backend.application.search.hit_confidence import (
 )
 from backend.application.search.modes import NO_EMBEDDER, ModePlan, index_plan, pending_plan
 from backend.application.search.named_notes import named_hits
+from backend.application.search.narrowing import Narrowing, narrowing
 from backend.application.search.options import SearchOptions
 from backend.application.search.pointers import TargetAsk, follow_pointers
 from backend.application.search.question import Question, QuestionReader
@@ -33,7 +34,7 @@ from backend.application.serving.note_graph import RELATED_LIMIT, RelatedNote
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.notes.vault_paths import safe_filter
-from backend.domain.periods.time_intent import TimeSpan, names_its_year
+from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking import fusion
 from backend.domain.ranking.confidence import Evidence
 from backend.domain.ranking.filter_check import unmatched_filters
@@ -83,12 +84,10 @@ class SearchOutcome:
         return self.judged or self.asked
 
     @property
-    def narrowed(self) -> bool:
-        """Whether the vault holds tags the question means, or notes that speak to it of the period with
-        its year it names (`of_period`): beside vaults holding neither, it answers first (vault_merge)."""
-        span = self.judged_by.span
-        dated = span is not None and names_its_year(span) and any(e.of_period > 0 for e in self.evidence)
-        return bool(self.judged_by.tag_terms) or dated
+    def narrowed(self) -> Narrowing:
+        """How much of what the question narrows to the vault holds (narrowing.py): beside vaults holding
+        less, it answers first (vault_merge)."""
+        return narrowing(self.judged_by, self.hits, self.evidence)
 
 
 class SearchService:

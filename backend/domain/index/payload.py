@@ -72,6 +72,23 @@ def chunk_payload(
     }
 
 
+def written_words(payload: dict[str, Any]) -> str:
+    """What a chunk writes where a reader sees it: its note's path, title and aliases, headings, text."""
+    aliases = " ".join(payload.get("aliases") or ())
+    return (
+        " ".join(
+            (
+                payload[NOTE_PATH],
+                payload.get("note_title") or "",
+                aliases,
+                payload.get("heading_context") or "",
+            )
+        )
+        + "\n"
+        + str(payload.get("content") or "")
+    )
+
+
 def _periods(note: ParsedNote, chunk: Chunk) -> dict[str, Any]:
     periods, stated = chunk_periods(
         chunk.text, chunk.heading_path, note.periods, note_states=bool(note.stated_periods)

@@ -74,15 +74,19 @@ def tag_word_text(tag: str) -> str:
 
 
 def span_terms(
-    analyzer: TextAnalyzer, text: str, languages: Sequence[str], heads: Container[str] | None = None
+    analyzer: TextAnalyzer,
+    text: str,
+    languages: Sequence[str],
+    heads: Container[str] | None = None,
+    sizes: Sequence[int] = SPAN_WORDS,
 ) -> dict[str, str]:
     """The tag terms a question may mean, each with the words of the question it stands for: its adjacent
     words joined (`SPAN_WORDS`), and the tags it writes with a `#`. Most are no tag of the vault; the caller
     keeps those that are. `heads`: the `head`s of the vault's tag segments; a span with another head is no
-    tag of the vault and is not stemmed at all."""
+    tag of the vault and is not stemmed at all. `sizes`: the spans' lengths in words."""
     tokens = words(text)[:MAX_SPAN_WORDS]
     found: dict[str, str] = {}
-    for size in SPAN_WORDS:
+    for size in sizes:
         for start in range(len(tokens) - size + 1):
             span = tokens[start : start + size]
             if heads is not None and head(span) not in heads:

@@ -1,0 +1,60 @@
+"""The words a question writes with a capital inside a sentence: the names of the people, places and things
+it asks about ("how much does Lyd owe me", "what did Boatyard Pete quote", "When did Melanie go to the
+park?").
+
+A person writes a name with its capital wherever it falls, and most other words without one; a sentence's
+first word, "I" ("I'd"), a title or an initial ("Dr.", "C. S."), and the words of the period the question
+names ("in May 2024", "im März") are capitalised for other reasons and are not names. A question that
+capitalises most of its words (Title Case, shouting) says nothing by its capitals: it names nothing here.
+
+Beside another vault, the vault whose hits hold every name the question writes answers first
+(SearchOutcome.narrowed, domain/ranking/vault_merge.py): a vault that never mentions Melanie cannot say
+when she went to the park, however sure it is of parks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from backend.domain.text.sparse import tokenize
+
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+# what ends a sentence, or opens a quotation: the next word's capital is the sentence's, not a name's
+_OPENERS = (".", "?", "!", ":", ";", '"', "“", "„", "«", "¿", "¡", "(", "\n")
+_FIRST_PERSON = re.compile(r"I(?:['’](?:m|d|ve|ll))?")  # capitalised in English wherever it falls
+# a title or an initial stands before a name and is none ("Dr. Seuss", "C. S. Lewis")
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "st", "sr", "jr"})
+# more capitals than this share of a question's words: it capitalises by habit, not names
+_MOST = 0.5
+
+
+def named_words(text: str, period: str = "") -> tuple[str, ...]:
+    """The folded words (sparse.tokenize) of the names `text` writes, each once, in order; `period`: the
+    text of the period it names (its month or day names are capitalised as such, not as names)."""
+    inside = [match.group(0) for match in _WORD.finditer(text) if not _opens_sentence(text, match.start())]
+    capitalised = [word for word in inside if word[0].isupper() and not _FIRST_PERSON.fullmatch(word)]
+    if not capitalised or len(capitalised) > _MOST * len(inside):
+        return ()
+    skipped = set(tokenize(period)) | _TITLES
+    named = (word for word in _folded(capitalised) if word not in skipped and len(word) > 1)
+    return tuple(dict.fromkeys(named))
+
+
+def names_held(texts: Iterable[str], names: tuple[str, ...]) -> int:
+    """How many of `names` the `texts` together hold as words (sparse.tokenize's)."""
+    missing = set(names)
+    for text in texts:
+        if not missing:
+            break
+        missing.difference_update(tokenize(text))
+    return len(names) - len(missing)
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \t")
+    return not before or before.endswith(_OPENERS)
+
+
+def _folded(words: list[str]) -> Iterable[str]:
+    for word in words:
+        yield from tokenize(word)
