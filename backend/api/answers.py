@@ -59,6 +59,7 @@ from backend.application.operations import (
 from backend.application.recall.context import ContextQuery, ContextResult, ContextSourceView
 from backend.application.search.narrowing import Narrowing
 from backend.application.search.presenting import ResultView
+from backend.application.search.service import SearchOutcome
 from backend.application.search.stage_clock import SERIALISATION
 from backend.application.serving.note_graph import LinkedNote
 from backend.bootstrap import Services
@@ -83,7 +84,13 @@ def _utc(seconds: float) -> datetime:
 class SearchAnswered(NamedTuple):
     answer: SearchResponse
     timing: str  # its Server-Timing header
-    narrowed: Narrowing  # what the vault holds of what the question narrows to (SearchOutcome.narrowed)
+    outcome: SearchOutcome
+
+    @property
+    def narrowed(self) -> Narrowing:
+        """What the vault holds of what the question narrows to: read only where vaults merge (it reads
+        the hits' words again)."""
+        return self.outcome.narrowed
 
 
 def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
@@ -140,7 +147,7 @@ def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
         f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={found.total_ms:.2f}"
     )
     timing += f", {clock.server_timing()}"
-    return SearchAnswered(answer, timing, outcome.narrowed)
+    return SearchAnswered(answer, timing, outcome)
 
 
 _VIEW_FIELDS = tuple(f.name for f in fields(ResultView))

@@ -51,3 +51,8 @@ def test_names_held_counts_each_name_the_texts_write_together() -> None:
     assert names_held(texts, ("lyd", "melanie")) == 1
     assert names_held(texts, ("melanie",)) == 0
     assert names_held(["Lydia came too."], ("lyd",)) == 0  # a word, not a part of one
+
+
+def test_a_name_is_found_as_the_keyword_side_splits_words() -> None:
+    assert names_held(["notes_of_Lyd.md", "Zoë's boat"], ("lyd", "zoe")) == 2  # "_" and "'" split words
+    assert names_held(["ALL ABOUT RORY"], ("rory",)) == 1

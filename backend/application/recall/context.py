@@ -249,15 +249,15 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
             vault_of[id(item)] = part.vault
         facts += part.gathered.facts
     # each vault's entries in its own order (its gate's), merged by confidence (vault_merge.py)
-    narrowed = [part.gathered.outcome.narrowed for part in parts]
+    several = len(parts) > 1
+    narrowed = [part.gathered.outcome.narrowed for part in parts] if several else None
     views = merged_by_confidence([part.gathered.views for part in parts], lambda v: v.confidence, narrowed)
     # by vault and chunk id: the same path in two vaults may give two chunks one id
     left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
-    several = len(parts) > 1
     if several:
         # a vault holding less of what the question names (its people, tags, period) than another is not
         # quoted beside it: ranked after it in a search, it has nothing to say in the agent's turn
-        if len(set(narrowed)) > 1:
+        if narrowed and len(set(narrowed)) > 1:
             most = max(narrowed)
             aside = {part.vault for part, holds in zip(parts, narrowed, strict=True) if holds < most}
             left_out.update(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from backend.domain.text.sparse import tokenize
+from backend.domain.text.sparse import fold, tokenize
 
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 # what ends a sentence, or opens a quotation: the next word's capital is the sentence's, not a name's
@@ -41,12 +41,16 @@ def named_words(text: str, period: str = "") -> tuple[str, ...]:
 
 
 def names_held(texts: Iterable[str], names: tuple[str, ...]) -> int:
-    """How many of `names` the `texts` together hold as words (sparse.tokenize's)."""
+    """How many of `names` the `texts` together hold as whole words, folded as sparse.tokenize folds."""
+    if not names:
+        return 0
+    # one pass of one pattern over each text, not its tokens: a vault's hits are long, the names few
+    pattern = re.compile(r"(?<![^\W_])(" + "|".join(map(re.escape, names)) + r")(?![^\W_])")
     missing = set(names)
     for text in texts:
+        missing.difference_update(pattern.findall(fold(text)))
         if not missing:
             break
-        missing.difference_update(tokenize(text))
     return len(names) - len(missing)
 
 
