@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from backend.application.recall.context import NOT_NARROWED
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from tests.two_vaults import wait_indexed
@@ -101,6 +102,11 @@ def test_a_name_only_one_vault_writes_puts_it_first_and_alone_in_the_block(clien
     asked = "what did Sam say at the budget review"  # Sam is in the journal only
     assert _first(client, asked) == ("journal", "Journal/2024-05-14.md")
     assert _quoted_vaults(client, asked) == {"journal"}
+    # and the block's explanation says why the chats, surer of the budget review, are not quoted
+    body = {"query": asked, "max_chunks": 3, "min_confidence": 0.0, "explain": True}
+    considered = client.post("/context", json=body).json()["explain"]["considered"]
+    fates = {(entry["vault"], entry["note_path"]): entry["reason"] for entry in considered}
+    assert fates[("chats", "Chats/Session 1.md")] == NOT_NARROWED
     # a name neither writes decides nothing
     assert _first(client, "what did Alex say at the budget review stress") == ("chats", "Chats/Session 1.md")
     assert _quoted_vaults(client, "budget review stress") == {"chats", "journal"}
