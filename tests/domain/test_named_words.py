@@ -39,6 +39,12 @@ def test_a_question_written_without_names_or_with_capitals_by_habit_names_nothin
     assert named_words(question) == ()
 
 
+def test_a_question_in_a_language_capitalising_every_noun_names_nothing_by_its_capitals() -> None:
+    question = "Wie viele Punkte gab die Verteidigung der Panthers ab?"
+    assert named_words(question, language="de") == ()
+    assert named_words("Cuántos puntos concedió la defensa de los Panthers?", language="es") == ("panthers",)
+
+
 def test_the_words_of_the_period_it_names_are_no_names() -> None:
     question = "what did Lyd and I do in May 2024"
     assert named_words(question) == ("lyd", "may")  # read alone, "May" could be a name

@@ -105,5 +105,5 @@ class QuestionReader:
             latest=asks_for_latest(text),
             words=frozenset(tokenize(text)),
             word_tags=word_tags,
-            names=named_words(text, period.text if period else ""),
+            names=named_words(text, period.text if period else "", own_language),
         )
