@@ -27,13 +27,10 @@ class Narrowing(NamedTuple):
     kinds: int  # 0-2: the tags it means (tags of the vault), notes of its period that speak to it
 
 
-NOTHING = Narrowing(0, 0)
-
-
 def narrowing(asked: Question, hits: Sequence[ScoredPoint], evidence: Sequence[Evidence]) -> Narrowing:
     """`hits` and `evidence`: the vault's answer to `asked`, whose tags are the vault's (QuestionReader)."""
     span = asked.span
     dated = span is not None and names_its_year(span) and any(e.of_period > 0 for e in evidence)
     tagged = bool(asked.tag_terms or asked.word_tags)
-    names = names_held((written_words(hit.payload) for hit in hits), asked.names) if asked.names else 0
+    names = names_held((written_words(hit.payload) for hit in hits), asked.names)
     return Narrowing(names, int(tagged) + int(dated))

@@ -74,19 +74,8 @@ def chunk_payload(
 
 def written_words(payload: dict[str, Any]) -> str:
     """What a chunk writes where a reader sees it: its note's path, title and aliases, headings, text."""
-    aliases = " ".join(payload.get("aliases") or ())
-    return (
-        " ".join(
-            (
-                payload[NOTE_PATH],
-                payload.get("note_title") or "",
-                aliases,
-                payload.get("heading_context") or "",
-            )
-        )
-        + "\n"
-        + str(payload.get("content") or "")
-    )
+    names = (payload[NOTE_PATH], payload.get("note_title") or "", *(payload.get("aliases") or ()))
+    return f"{' '.join(names)} {payload.get('heading_context') or ''}\n{payload.get('content') or ''}"
 
 
 def _periods(note: ParsedNote, chunk: Chunk) -> dict[str, Any]:
