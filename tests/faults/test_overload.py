@@ -160,6 +160,9 @@ def test_serve_closes_a_connection_whose_request_head_never_ends(tmp_path: Path)
                         break
                 except TimeoutError:
                     pass
+                except OSError:  # closed with bytes of ours unread: the kernel answers with a reset
+                    closed = True
+                    break
             assert closed, "the connection was kept open"
             assert time.monotonic() - started < 10
         assert process.get("/health").status_code == 200
