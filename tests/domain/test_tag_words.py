@@ -41,3 +41,19 @@ def test_an_acronym_is_defined_either_way_round_by_the_initials_of_its_words() -
         "CBT": "cognitive behavioural therapy",
         "ADHD": "Attention Deficit Hyperactivity Disorder",
     }
+
+
+def test_an_expansion_is_read_from_its_own_line_outside_other_brackets_and_near_its_acronym() -> None:
+    far = "word " * 40  # 200 characters: an expansion that far before its brackets is not one
+    text = (
+        "Seasonal affective disorder\n  (SAD) came back in November.\n"  # brackets on the next line
+        "Rapid eye movement (REM) and non rapid eye movement (NREM) sleep, both in one line.\n"
+        "Pulmonary embolism (ruled out) (PE) was said twice.\n"  # other brackets between: no expansion
+        f"Obstructive sleep apnoea {far}(OSA)\n"
+        "Obstructive sleep apnoea\n\n" + far + "(OSA)\n"  # another line: none either
+    )
+    assert dict(acronym_definitions(text)) == {
+        "SAD": "Seasonal affective disorder",
+        "REM": "Rapid eye movement",
+        "NREM": "non rapid eye movement",
+    }

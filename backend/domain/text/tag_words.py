@@ -28,7 +28,9 @@ MAX_SPAN_WORDS = 48  # question words looked at for spans (a long conversation h
 _HASHTAG = re.compile(r"(?<![^\s(])#([^\W\d][\w/-]*)")  # a tag written in a question, as in a note
 _ACRONYM = r"[A-Z][A-Z0-9]{1,7}"
 _AFTER = re.compile(rf"\b({_ACRONYM})\s*\(([^()\n]{{3,120}})\)")  # GAD (generalised anxiety disorder)
-_BEFORE = re.compile(rf"([^()\n]{{3,160}}?)\s*\(({_ACRONYM})\)")  # generalised anxiety disorder (GAD)
+_BRACKETED = re.compile(rf"\(({_ACRONYM})\)")  # generalised anxiety disorder (GAD)
+_BEFORE_CHARS = 160  # of the line before the brackets, at most, read for the expansion
+_NOT_BEFORE = "()\n"  # the expansion is text of its own line, outside other brackets
 
 
 def camel_parts(token: str) -> list[str]:
@@ -119,11 +121,31 @@ def acronym_definitions(text: str) -> tuple[tuple[str, str], ...]:
         expansion = _leading_expansion(match.group(1), words(match.group(2)))
         if expansion and match.group(1) not in found:
             found[match.group(1)] = expansion
-    for match in _BEFORE.finditer(text):
-        expansion = _trailing_expansion(match.group(2), words(match.group(1)))
-        if expansion and match.group(2) not in found:
-            found[match.group(2)] = expansion
+    for acronym, before in _bracketed(text):
+        expansion = _trailing_expansion(acronym, words(before))
+        if expansion and acronym not in found:
+            found[acronym] = expansion
     return tuple(list(found.items())[:MAX_DEFINITIONS])
+
+
+def _bracketed(text: str) -> list[tuple[str, str]]:
+    """Each acronym written alone in brackets, with the text before it on its line (outside other brackets,
+    at most _BEFORE_CHARS, after the previous one's brackets). Read back from each bracket: a pattern
+    scanning forward for the text, then the brackets, tried 160 lengths at every character of a note, and
+    took half of the keyword indexing of a vault of long web clippings (docs/measurements.md)."""
+    found: list[tuple[str, str]] = []
+    floor = 0  # where the previous definition's brackets closed
+    for match in _BRACKETED.finditer(text):
+        stop = match.start()
+        while stop > floor and text[stop - 1].isspace():
+            stop -= 1
+        start, limit = stop, max(floor, stop - _BEFORE_CHARS)
+        while start > limit and text[start - 1] not in _NOT_BEFORE:
+            start -= 1
+        if stop - start >= 3:
+            found.append((match.group(1), text[start:stop]))
+            floor = match.end()
+    return found
 
 
 def _spells(acronym: str, phrase: list[str]) -> bool:
