@@ -130,21 +130,19 @@ def acronym_definitions(text: str) -> tuple[tuple[str, str], ...]:
 
 def _bracketed(text: str) -> list[tuple[str, str]]:
     """Each acronym written alone in brackets, with the text before it on its line (outside other brackets,
-    at most _BEFORE_CHARS, after the previous one's brackets). Read back from each bracket: a pattern
+    so never before the previous acronym's; at most _BEFORE_CHARS). Read back from each bracket: a pattern
     scanning forward for the text, then the brackets, tried 160 lengths at every character of a note, and
     took half of the keyword indexing of a vault of long web clippings (docs/measurements.md)."""
     found: list[tuple[str, str]] = []
-    floor = 0  # where the previous definition's brackets closed
     for match in _BRACKETED.finditer(text):
         stop = match.start()
-        while stop > floor and text[stop - 1].isspace():
+        while stop > 0 and text[stop - 1].isspace():
             stop -= 1
-        start, limit = stop, max(floor, stop - _BEFORE_CHARS)
+        start, limit = stop, max(0, stop - _BEFORE_CHARS)
         while start > limit and text[start - 1] not in _NOT_BEFORE:
             start -= 1
         if stop - start >= 3:
             found.append((match.group(1), text[start:stop]))
-            floor = match.end()
     return found
 
 
