@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 from backend.domain.links import LinkEnds, LinkRecord, NoteRecord
 from backend.domain.models import (
     ChunkEntry,
+    DenseVectors,
     FileProblem,
     IndexIdentity,
     NoteFile,
@@ -69,6 +70,12 @@ class ChunkStore(Protocol):
         ...
 
     def upsert(self, points: Sequence[PointRecord]) -> None: ...
+
+    def add_dense(self, vectors: Sequence[DenseVectors]) -> None:
+        """Give points already written their dense vectors (all of them in one write), leaving each
+        payload and keyword vector as it is. A point that does not exist raises `StoreError`, and the points
+        before it may have been given theirs: add vectors only to points known to be written."""
+        ...
 
     def delete_by_note(self, note_path: str) -> None:
         """Remove every point whose payload `note_path` equals `note_path`."""
@@ -220,6 +227,10 @@ class GraphStore(Protocol):
 
     def put_note(self, note: NoteRecord, links: Sequence[LinkRecord]) -> None:
         """Store the note record and make `links` exactly its outgoing links (old ones removed)."""
+        ...
+
+    def mark_dense_ready(self, paths: Sequence[str]) -> None:
+        """The notes' records say their chunks have dense vectors now (paths not recorded are skipped)."""
         ...
 
     def delete_note(self, path: str) -> None:

@@ -97,6 +97,15 @@ class PointRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class DenseVectors:
+    """A written point's dense vectors, added once they are embedded (its payload and keyword vector stay)."""
+
+    id: str  # UUID string of a point that exists
+    dense: tuple[float, ...]
+    windows: tuple[tuple[float, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ScoredPoint:
     id: str
     score: float

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,84 @@ def test_the_watcher_leaves_a_large_note_to_a_background_pass(
     harness.indexer.sync()  # what the supervisor starts for it
     assert harness.index.dense_pending == 0
     harness.close()
+
+
+def _rounded(vector: Sequence[float] | None) -> list[float] | None:
+    """Stored vectors come back as float32: equal to 6 places whichever write stored them."""
+    return None if vector is None else [round(x, 6) for x in vector]
+
+
+def _stored(harness: Harness) -> tuple[list[tuple[object, ...]], list[object], list[object]]:
+    """Everything the index holds: each point (id, payload, keyword vector, dense vector, windows), the
+    note records and the links."""
+    points, offset = [], None
+    while True:
+        page, offset = harness.store.export(offset=offset)
+        points += [
+            (p.id, p.payload, p.sparse, _rounded(p.dense), [_rounded(w) for w in p.windows]) for p in page
+        ]
+        if offset is None:
+            break
+    graph = harness.graph_store
+    return sorted(points, key=lambda p: str(p[0])), graph.all_notes(), graph.all_links()
+
+
+def test_a_note_given_its_vectors_after_the_keyword_pass_is_stored_as_if_embedded_at_once(
+    tmp_path: Path,
+) -> None:
+    # The dense pass adds vectors to the points the keyword pass wrote; nothing else of the note may differ
+    # from an index that embedded it while writing it: text, keyword vector, windows, record, links.
+    root = tmp_path / "vault"
+    root.mkdir()
+    chat = "\n\n".join(f"Message {i}: the harbour tide was {i} metres at dawn today." for i in range(40))
+    (root / "Chat.md").write_text(f"---\ntags: [sea]\n---\n# Chat\n\n{chat}\n[[Log]]\n", encoding="utf-8")
+    (root / "Log.md").write_text("# Log\n\n## Monday\nTide tables, see [[Chat#Chat]].\n", encoding="utf-8")
+    at_once = Harness(root, tmp_path / "at-once", FakeEmbedder(), dense_windows=12)
+    embedder = FakeEmbedder()
+    later = Harness(root, tmp_path / "later", embedder, dense_windows=12)
+    try:
+        at_once.index.open()
+        at_once.indexer.sync()
+        later.index.open()
+        embedder.available = False
+        later.indexer.sync()
+        assert later.index.dense_pending == 2
+        embedder.available = True
+        later.indexer.sync()
+        assert later.index.dense_pending == 0
+        expected, made_later = _stored(at_once), _stored(later)
+        assert any(windows for *_, windows in expected[0])  # the chat's chunks have windows to compare
+        assert made_later == expected
+    finally:
+        at_once.close()
+        later.close()
+    again = Harness(root, tmp_path / "later", embedder, dense_windows=12)
+    again.index.open()
+    assert again.index.dense_pending == 0  # the records say so: a restart embeds nothing again
+    assert again.top_note("harbour tide metres", mode=SearchMode.DENSE) == "Chat.md"
+    again.close()
+
+
+def test_a_note_recorded_before_chunks_were_counted_is_written_whole_with_its_vectors(tmp_path: Path) -> None:
+    # An index from before records counted their chunks: the vectors cannot be matched to the points
+    # written, so the note is written again as a whole, and still gets them.
+    root = _vault(tmp_path, 3)
+    embedder = FakeEmbedder()
+    harness = Harness(root, tmp_path / "data", embedder)
+    harness.index.open()
+    embedder.available = False
+    harness.indexer.sync()
+    graph = harness.graph_store
+    old = graph.get_notes(["note 0001.md"])["note 0001.md"]
+    graph.put_note(replace(old, chunk_count=None), graph.outlinks("note 0001.md"))
+    harness.close()
+    embedder.available = True
+
+    again = Harness(root, tmp_path / "data", embedder)
+    again.index.open()
+    assert again.index.dense_pending == 3
+    again.indexer.sync()
+    assert again.index.dense_pending == 0
+    assert again.top_note("harbour tide number1", mode=SearchMode.DENSE) == "note 0001.md"
+    assert again.graph_store.get_notes(["note 0001.md"])["note 0001.md"].chunk_count == 1
+    again.close()

@@ -14,6 +14,7 @@ from backend.domain.errors import IndexNotReadyError, IndexUnavailableError, Sto
 from backend.domain.index.payload import chunk_payload
 from backend.domain.models import (
     Chunk,
+    DenseVectors,
     IndexIdentity,
     ParsedNote,
     PointFilter,
@@ -234,6 +235,36 @@ def test_note_vectors_of_a_keyword_only_collection_are_none(backend: Backend) ->
     store.create(KEYWORD_ONLY)
     store.upsert([make_point("moved.md", dense=None)])
     assert store.note_vectors("moved.md") == []
+
+
+def test_added_dense_vectors_make_a_keyword_point_found_by_meaning_and_keep_the_rest(
+    store: ChunkStore,
+) -> None:
+    # The dense pass: the keyword pass wrote the point, its vector comes minutes later.
+    written = make_point("late.md", dense=None, terms={ZEBRA: 1.0}, text="a note")
+    store.upsert([written, make_point("other.md", dense=(0.0, 1.0, 0.0, 0.0))])
+
+    store.add_dense([DenseVectors(written.id, (1.0, 0.0, 0.0, 0.0))])
+
+    semantic = store.query(dense=(1.0, 0.0, 0.0, 0.0), sparse=None, limit=5, prefetch_limit=5)
+    assert notes(semantic)[0] == "late.md"
+    keyword = store.query(dense=None, sparse=sparse({ZEBRA: 1.0}), limit=5, prefetch_limit=5)
+    assert notes(keyword) == ["late.md"]  # its keyword vector is still there
+    exported = {p.id: p for p in store.export()[0]}
+    assert exported[written.id].payload == written.payload
+    assert exported[written.id].sparse == written.sparse
+    assert store.count() == 2
+    assert all(entry.has_dense for entry in store.inventory())
+
+
+def test_dense_vectors_for_a_point_never_written_are_refused_and_create_nothing(store: ChunkStore) -> None:
+    store.upsert([make_point("a.md", dense=None)])
+    with pytest.raises(StoreError):
+        store.add_dense([DenseVectors(str(uuid.uuid4()), (1.0, 0.0, 0.0, 0.0))])
+    assert store.count() == 1
+    with pytest.raises(StoreError, match="dimensions"):  # checked before anything is written
+        store.add_dense([DenseVectors(make_point("a.md").id, (1.0, 0.0))])
+    assert [entry.has_dense for entry in store.inventory()] == [False]
 
 
 # -- searching -------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from backend.application.ports import ChunkStore
-from backend.domain.models import IndexIdentity, PointRecord
+from backend.domain.models import DenseVectors, IndexIdentity, PointRecord
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from tests.contract.conftest import Backend
 from tests.contract.test_chunk_store_contract import COMMON, make_point, notes, sparse
@@ -72,3 +72,16 @@ def test_export_keeps_the_windows_and_note_vectors_give_the_chunk_vector(store: 
     assert exported.dense == pytest.approx(point.dense)
     assert [list(w) for w in exported.windows] == [pytest.approx(list(w)) for w in point.windows]
     assert [vector for _, vector in store.note_vectors("chat.md")] == [pytest.approx([0.0, 1.0, 0.0, 0.0])]
+
+
+def test_windows_added_after_the_keyword_write_score_as_if_written_with_it(store: ChunkStore) -> None:
+    chat = make_point("chat.md", dense=None, text="a chat")
+    store.upsert([chat, windowed("prose.md", (0.8, 0.6, 0.0, 0.0))])
+
+    store.add_dense([DenseVectors(chat.id, (0.0, 1.0, 0.0, 0.0), ((0.0, 0.0, 1.0, 0.0), QUERY))])
+
+    hits = store.query(dense=QUERY, sparse=None, limit=2, prefetch_limit=10)
+    assert notes(hits) == ["chat.md", "prose.md"]
+    assert hits[0].score == pytest.approx(1.0)
+    [exported] = [p for p in store.export()[0] if p.id == chat.id]
+    assert len(exported.windows) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +214,24 @@ def test_put_note_replaces_the_record(graph: GraphStore) -> None:
     graph.put_note(note("a.md", title="Old", tags=("x",)), [])
     graph.put_note(note("a.md", title="New"), [])
     assert graph.all_notes() == [note("a.md", title="New")]
+
+
+def test_mark_dense_ready_changes_that_flag_of_those_notes_alone(backend: GraphBackend) -> None:
+    # The dense pass adds vectors to a note the keyword pass wrote: its record says so, the rest stays.
+    graph = backend.reopenable()
+    graph.ensure()
+    pending = note("pending.md", tags=("t",), dense_ready=False, chunk_count=3, content_hash="h1")
+    graph.put_note(pending, wikilinks("pending.md", "b", "c"))
+    graph.put_note(note("other.md", dense_ready=False), [])
+
+    graph.mark_dense_ready(["pending.md", "never-written.md"])
+    graph.close()
+
+    again = backend.reopenable()
+    assert again.get_notes(["pending.md"])["pending.md"] == replace(pending, dense_ready=True)
+    assert not again.get_notes(["other.md"])["other.md"].dense_ready
+    assert sorted(n.path for n in again.all_notes()) == ["other.md", "pending.md"]  # none created
+    assert pairs(again.outlinks("pending.md")) == [("pending.md", "b.md"), ("pending.md", "c.md")]
 
 
 def test_get_notes_of_nothing_is_empty(graph: GraphStore) -> None:

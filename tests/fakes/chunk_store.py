@@ -9,13 +9,20 @@ from __future__ import annotations
 import copy
 import datetime as dt
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from backend.application.ports import ChunkStore
 from backend.domain.errors import IndexNotReadyError, StoreError
 from backend.domain.index.payload import CHUNK_INDEX, CONTENT_HASH, DATE, NOTE_PATH, TAGS
-from backend.domain.models import ChunkEntry, PointFilter, PointRecord, ScoredPoint, SparseVector
+from backend.domain.models import (
+    ChunkEntry,
+    DenseVectors,
+    PointFilter,
+    PointRecord,
+    ScoredPoint,
+    SparseVector,
+)
 from tests.fakes._engine import Collection, Shelf, check_dense, dense_side, fused, port_arguments, sparse_side
 
 
@@ -68,6 +75,19 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
                 if point.dense is not None:
                     check_dense(self.shelf.identity, len(point.dense))
             self.shelf.points.update((p.id, copy.deepcopy(p)) for p in points)
+
+    def add_dense(self, vectors: Sequence[DenseVectors]) -> None:
+        if not vectors:
+            return
+        with self._lock:
+            self._ready("add_dense")
+            for point in vectors:
+                check_dense(self.shelf.identity, len(point.dense))
+            for point in vectors:  # in order, up to a missing point: as both engines do
+                stored = self.shelf.points.get(point.id)
+                if stored is None:
+                    raise StoreError(f"could not add dense vectors: no point with id {point.id}")
+                self.shelf.points[point.id] = replace(stored, dense=point.dense, windows=point.windows)
 
     def delete_by_note(self, note_path: str) -> None:
         self._delete("delete_by_note", lambda p: p[NOTE_PATH] == note_path)

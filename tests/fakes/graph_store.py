@@ -47,6 +47,14 @@ class InMemoryGraphStore(Switchable):
             self._writable("put_many")
             self._store(notes, links)
 
+    def mark_dense_ready(self, paths: Sequence[str]) -> None:
+        with self._lock:
+            self._writable("mark_dense_ready")
+            for path in paths:
+                stored = self.shelf.notes.get(path)
+                if stored is not None:  # a note no longer stored is skipped, never created
+                    self.shelf.notes[path] = replace(stored, dense_ready=True)
+
     def delete_note(self, path: str) -> None:
         with self._lock:
             self._writable("delete_note")

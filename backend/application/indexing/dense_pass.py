@@ -235,12 +235,8 @@ class DensePass:
         if batch is None:
             self._ended = True
             return
-        live = self._live
-        with self._writer:
-            for item in batch:
-                # the index still holds this note keyword-only with the content that was read and embedded
-                if live.is_pending(item.file.rel_path, item.file_hash):
-                    self._notes.write_note(live, item)
+        with self._writer:  # each note only while the index still holds what was read and embedded
+            self._notes.write_dense(self._live, batch)
         for item in batch:
             self.estimate.done(item.file.rel_path, item.text_count(), item.dense_work())
         self.embedded += len(batch)

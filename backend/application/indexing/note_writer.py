@@ -33,7 +33,15 @@ from backend.domain.index.index_texts import (
 )
 from backend.domain.index.payload import chunk_payload
 from backend.domain.links import NoteRecord
-from backend.domain.models import Chunk, FileProblem, IndexIdentity, NoteFile, ParsedNote, PointRecord
+from backend.domain.models import (
+    Chunk,
+    DenseVectors,
+    FileProblem,
+    IndexIdentity,
+    NoteFile,
+    ParsedNote,
+    PointRecord,
+)
 from backend.domain.notes.chunking import chunk_note
 from backend.domain.text.sparse import SparseEncoder
 from backend.domain.text.tag_words import acronym_definitions
@@ -342,6 +350,42 @@ class NoteWriter:
                 len(item.chunks),
             ),
         )
+
+    def write_dense(self, live: LiveIndex, batch: Sequence[PendingNote]) -> None:
+        """The dense pass's write: embedded notes the index still holds keyword-only with the content that
+        was embedded get their vectors added to the points the keyword pass wrote (the same text chunks the
+        same way), and their records marked dense. Payloads, keyword vectors and links are not written
+        again: on a vault of long web clippings that rewrite was a third of the dense pass's work. A note
+        whose record counts other chunks (an index from before chunks were counted) is written whole."""
+        added: list[PendingNote] = []
+        for item in batch:
+            path = item.file.rel_path
+            if item.dense_missing() or not live.is_pending(path, item.file_hash):
+                continue  # not embedded (it stays keyword-only), or changed since it was read
+            known = live.known(path)
+            if known is not None and known.chunk_count == len(item.chunks) and path == item.note.path:
+                added.append(item)
+            else:
+                self.write_note(live, item)
+        if not added:
+            return
+        live.store.add_dense(
+            [
+                DenseVectors(
+                    chunk_point_id(item.note.path, chunk.chunk_index),
+                    tuple(vector),
+                    tuple(tuple(window) for window in windows if window is not None),
+                )
+                for item in added
+                for chunk, vector, windows in zip(item.chunks, item.vectors, item.window_vectors, strict=True)
+                if vector is not None
+            ]
+        )
+        # after the vectors: a crash in between leaves the notes pending, embedded again on the next start
+        paths = [item.note.path for item in added]
+        live.graph.mark_dense_ready(paths)
+        for path in paths:
+            live.dense_added(path)
 
     @staticmethod
     def remove(live: LiveIndex, rel_path: str) -> None:

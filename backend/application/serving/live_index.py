@@ -102,6 +102,15 @@ class LiveIndex:
                 self._with_problems.add(path)
             self.version += 1
 
+    def dense_added(self, path: str) -> None:
+        """The note, held keyword-only, has its dense vectors now (its content is as it was)."""
+        with self._state:
+            known = self._notes.get(path)
+            if known is not None and not known.dense_ready:
+                self._notes[path] = replace(known, dense_ready=True)
+                self._pending -= 1
+                self.version += 1
+
     def touched(self, path: str, mtime: float, size: int) -> None:
         """Touched, not changed: the new mtime is remembered so the next pass skips the note unread."""
         with self._state:

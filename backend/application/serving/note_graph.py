@@ -141,6 +141,15 @@ class NoteGraph:
             self._drop_names(record.path)
             self._add_names(record)
 
+    def mark_dense_ready(self, paths: Sequence[str]) -> None:
+        """The notes' chunks got their dense vectors (nothing else of them changed: names and tags stay)."""
+        self._store.mark_dense_ready(paths)
+        with self._lock:
+            for path in paths:
+                record = self._records.get(path)
+                if record is not None:
+                    self._records[path] = replace(record, dense_ready=True)
+
     def remove(self, path: str) -> None:
         self._store.delete_note(path)
         with self._lock:

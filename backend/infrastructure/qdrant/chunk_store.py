@@ -25,6 +25,7 @@ from backend.domain.index.payload import (
 )
 from backend.domain.models import (
     ChunkEntry,
+    DenseVectors,
     IndexIdentity,
     PointFilter,
     PointRecord,
@@ -110,6 +111,17 @@ class QdrantChunkStore(CollectionStore):
                 self._engine.upsert(self._col, stored)
             finally:
                 self._kept.forget(str(p.id) for p in points)
+
+    def add_dense(self, vectors: Sequence[DenseVectors]) -> None:
+        if not vectors:
+            return
+        with self._engine.writing("add dense vectors"):
+            layout = self._engine.layout(self._col)
+            for point in vectors:
+                check_dense(layout, len(point.dense))
+            multivector = self._col.multivector(layout)
+            # the payloads are not touched, so what the cache keeps of them stays right
+            self._engine.update_vectors(self._col, [(p.id, stored_dense(p, multivector)) for p in vectors])
 
     def delete_by_note(self, note_path: str) -> None:
         with self._engine.writing("delete points"):

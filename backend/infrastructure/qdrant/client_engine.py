@@ -206,6 +206,16 @@ class ClientEngine:
             batch = [_point_struct(p) for p in points[start : start + collection.batch]]
             self._client.upsert(collection.name, points=batch, wait=True)
 
+    def update_vectors(
+        self, collection: Collection, vectors: Sequence[tuple[str, list[float] | list[list[float]]]]
+    ) -> None:
+        for start in range(0, len(vectors), collection.batch):
+            points = [
+                qm.PointVectors(id=point_id, vector={DENSE: value})
+                for point_id, value in vectors[start : start + collection.batch]
+            ]
+            self._client.update_vectors(collection.name, points=points, wait=True)
+
     def delete_ids(self, collection: Collection, ids: Sequence[str]) -> None:
         selector = qm.PointIdsList(points=list(ids))
         self._client.delete(collection.name, points_selector=selector, wait=True)

@@ -200,6 +200,12 @@ class EdgeEngine:
         shard = self._shard(collection)
         shard.update(qe.UpdateOperation.upsert_points([_edge_point(p) for p in points]))
 
+    def update_vectors(
+        self, collection: Collection, vectors: Sequence[tuple[str, list[float] | list[list[float]]]]
+    ) -> None:
+        points = [qe.PointVectors(uuid.UUID(point_id), {DENSE: value}) for point_id, value in vectors]
+        self._shard(collection).update(qe.UpdateOperation.update_vectors(points))
+
     def delete_ids(self, collection: Collection, ids: Sequence[str]) -> None:
         self._shard(collection).update(qe.UpdateOperation.delete_points(list(ids)))
 

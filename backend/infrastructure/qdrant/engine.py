@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from backend.domain.errors import StoreError
-from backend.domain.models import IndexIdentity, PointRecord, ScoredPoint, SparseVector
+from backend.domain.models import DenseVectors, IndexIdentity, PointRecord, ScoredPoint, SparseVector
 from backend.infrastructure.qdrant.vector_query import VectorQuery
 
 DENSE = "dense"
@@ -158,6 +158,12 @@ class QdrantEngine(Protocol):
         """The identity as last known, to phrase vectors and check them (cheap: cached)."""
 
     def upsert(self, collection: Collection, points: Sequence[StoredPoint]) -> None: ...
+    def update_vectors(
+        self, collection: Collection, vectors: Sequence[tuple[str, list[float] | list[list[float]]]]
+    ) -> None:
+        """Each point's dense value (id, value laid out for the collection) in one update; other vectors and
+        the payload stay. A missing point raises."""
+
     def delete_ids(self, collection: Collection, ids: Sequence[str]) -> None: ...
     def delete_where(self, collection: Collection, flt: PayloadFilter) -> None: ...
     def set_payload(
@@ -295,7 +301,7 @@ def describe_error(exc: BaseException) -> str:
 # -- the dense side's layout ------------------------------------------------------------------------
 
 
-def stored_dense(point: PointRecord, multivector: bool) -> list[float] | list[list[float]]:
+def stored_dense(point: PointRecord | DenseVectors, multivector: bool) -> list[float] | list[list[float]]:
     """The value of a point's dense vector as the collection lays it out."""
     assert point.dense is not None
     if multivector:

@@ -44,6 +44,9 @@ LINK_RESOLVED_PATH = "resolved_path"
 LINK_RESOLVED = "resolved"
 LINK_IS_ATTACHMENT = "is_attachment"
 
+# Payload key of a note point that a write sets alone (the rest of a note's payload: `note_payload`).
+NOTE_DENSE_READY = "dense_ready"
+
 LINK_KEYWORD_FIELDS = (LINK_SOURCE, LINK_RESOLVED_PATH, LINK_TARGET_KEY, LINK_KIND)
 LINK_INTEGER_FIELDS = (LINK_RESOLVED, LINK_POSITION)
 _LINK_ENDS = [LINK_SOURCE, LINK_RESOLVED_PATH, LINK_IS_ATTACHMENT]  # what related notes read of a link
@@ -104,6 +107,15 @@ class QdrantGraphStore:
             # After the upsert, so a reader never sees the note with fewer links than either version has.
             self._engine.delete_where(self._links, links_beyond(note.path, len(links)))
             self._engine.upsert(self._notes, [_note_point(note)])
+
+    def mark_dense_ready(self, paths: Sequence[str]) -> None:
+        if not paths:
+            return
+        with self._engine.writing("mark notes dense"):
+            # by id filter: a note deleted meanwhile is skipped; its links are not touched
+            self._engine.set_payload(
+                self._notes, [({NOTE_DENSE_READY: 1}, [note_point_id(p) for p in paths])]
+            )
 
     def delete_note(self, path: str) -> None:
         with self._engine.writing("delete a note"), self._links_written():
@@ -282,7 +294,7 @@ def note_payload(note: NoteRecord) -> dict[str, Any]:
         "size": note.size,
         "content_hash": note.content_hash,
         "problems": list(note.problems),
-        "dense_ready": int(note.dense_ready),  # an int: qdrant-edge does not match booleans
+        NOTE_DENSE_READY: int(note.dense_ready),  # an int: qdrant-edge does not match booleans
         "link_count": note.link_count,
         "chunk_count": note.chunk_count,
         "acronyms": [list(pair) for pair in note.acronyms],
@@ -300,7 +312,7 @@ def note_from_payload(payload: dict[str, Any]) -> NoteRecord:
         size=int(payload.get("size") or 0),
         content_hash=str(payload.get("content_hash") or ""),
         problems=tuple(payload.get("problems") or ()),
-        dense_ready=bool(payload.get("dense_ready", 1)),
+        dense_ready=bool(payload.get(NOTE_DENSE_READY, 1)),
         link_count=_count(payload.get("link_count")),
         chunk_count=_count(payload.get("chunk_count")),
         acronyms=_pairs(payload.get("acronyms")),
