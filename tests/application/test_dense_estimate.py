@@ -5,18 +5,11 @@ not promise the long prose behind them at their pace."""
 from __future__ import annotations
 
 from backend.application.indexing.dense_estimate import DenseEstimate, text_work
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fakes.clock import ManualClock
 
 
 def test_the_time_left_weighs_long_texts_as_the_model_does() -> None:
-    clock = Clock()
+    clock = ManualClock()
     estimate = DenseEstimate(clock)
     short, prose = ["a short note"] * 10, ["word " * 240] * 10  # ten texts each: prose costs far more
     estimate.plan("short.md", len(short), text_work(short))
@@ -34,7 +27,7 @@ def test_the_time_left_weighs_long_texts_as_the_model_does() -> None:
 
 
 def test_notes_from_an_earlier_pass_count_at_the_mean_of_those_done() -> None:
-    clock = Clock()
+    clock = ManualClock()
     estimate = DenseEstimate(clock)
     estimate.plan_unread(3)
     estimate.start()
@@ -46,7 +39,7 @@ def test_notes_from_an_earlier_pass_count_at_the_mean_of_those_done() -> None:
 
 
 def test_a_large_note_counts_down_piece_by_piece() -> None:
-    clock = Clock()
+    clock = ManualClock()
     estimate = DenseEstimate(clock)
     texts = ["paragraph of the big log"] * 100
     estimate.plan("big.md", len(texts), text_work(texts))

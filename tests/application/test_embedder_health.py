@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from backend.application.serving.embedder_health import EmbedderHealth
 from backend.domain.errors import EmbeddingModelMismatchError, ModelNotFoundError
 from tests.application.fakes import FakeEmbedder
+from tests.fakes.clock import ManualClock
 
 
 class CountingEmbedder(FakeEmbedder):
@@ -31,16 +32,8 @@ class CountingEmbedder(FakeEmbedder):
         return super().health()
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_while_down_the_probe_decides_and_a_no_holds_for_the_interval() -> None:
-    embedder, clock = CountingEmbedder(), Clock()
+    embedder, clock = CountingEmbedder(), ManualClock(100.0)
     health = EmbedderHealth(embedder, dimension=8, probe_interval=5.0, clock=clock)
     assert health.worth_trying()
     assert embedder.probes == 0  # nothing failed: no probe at all

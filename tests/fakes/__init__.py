@@ -9,10 +9,12 @@ stores so they cannot drift from the real ones. Engine behaviour itself stays te
 - `FakeVault`: notes as a dict of path -> text.
 - `FakeServingIndex`: the read side of the index over those, filled as the indexer writes notes.
 - `wire(...)`: every use case wired on fakes, as the `Handles` of application/operations.py.
+- `ManualClock`: a clock a test sets by hand, for the code that takes a `clock` callable.
 """
 
 from tests.application.fakes import FakeEmbedder
 from tests.fakes.chunk_store import ChunkShelf, InMemoryChunkStore, matches
+from tests.fakes.clock import ManualClock
 from tests.fakes.graph_store import GraphShelf, InMemoryGraphStore
 from tests.fakes.memory_store import FactShelf, InMemoryMemoryStore
 from tests.fakes.serving_index import FakeHandles, FakeServingIndex, identity_of, wire
@@ -29,6 +31,7 @@ __all__ = [
     "InMemoryChunkStore",
     "InMemoryGraphStore",
     "InMemoryMemoryStore",
+    "ManualClock",
     "identity_of",
     "matches",
     "wire",
