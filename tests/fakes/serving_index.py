@@ -32,6 +32,7 @@ from backend.domain.text.content_policy import ContentPolicy
 from backend.domain.text.sparse import SparseEncoder
 from backend.infrastructure.markdown.parser import parse_note
 from tests.fakes.chunk_store import InMemoryChunkStore
+from tests.fakes.clock import ManualClock
 from tests.fakes.graph_store import InMemoryGraphStore
 from tests.fakes.memory_store import InMemoryMemoryStore
 from tests.fakes.vault import FakeVault
@@ -57,11 +58,11 @@ class FakeServingIndex:
         self.graph = NoteGraph(store=self.graph_store, vault=vault)
         self.graph.open(reset=True)
         self.live = LiveIndex("fake", self.store, self.graph_store, self.graph)
-        self.now = 0.0  # the embedder health's clock: a test moves it past the probe interval, never sleeps
+        self.clock = ManualClock()  # the embedder health's: a test moves it past the probe interval
         self.embedder_health = (
             None
             if embedder is None
-            else EmbedderHealth(embedder, dimension=embedder.dimension, clock=lambda: self.now)
+            else EmbedderHealth(embedder, dimension=embedder.dimension, clock=self.clock)
         )
         self.complete = True
         self.keyword_fallback: str | None = None

@@ -118,7 +118,7 @@ def test_with_the_embedder_down_facts_are_kept_and_found_by_words_then_embedded(
     assert [h.key for h in found.hits] == ["milk"]
     assert found.warnings[0].startswith("remembered facts matched by words only: the embedder is unavailable")
     embedder.available = True
-    handles.index.now += PROBE_INTERVAL_SECONDS  # the failed probe is believed until then
+    handles.index.clock.now += PROBE_INTERVAL_SECONDS  # the failed probe is believed until then
     assert handles.memory.search("oat milk").warnings == []
     assert stored_dense(handles, "milk") is not None  # healed by the first search that could embed
     assert handles.memory_store.shelf.facts["milk"][0].dense_ready is True
