@@ -107,6 +107,27 @@ def test_deeply_nested_yaml_is_a_problem_not_a_crash() -> None:
     assert note.body == "Body"
 
 
+def test_a_tab_after_a_value_keeps_the_frontmatter() -> None:
+    # Typed by hand in a real vault (real-dev's "Ethernet" note): the pure-Python YAML scanner refused the
+    # trailing tab and the note lost its title, date and tags; libyaml, as YAML allows, reads past it.
+    note = parse_note(
+        "Ethernet.md", "---\ntitle: Ethernet\t\ndate: 2020-10-12 13:51:12\t\ntags:\n- 'networking'\n---\nBody"
+    )
+
+    assert note.problems == ()
+    assert (note.title, note.date, note.tags) == ("Ethernet", "2020-10-12", ("networking",))
+
+
+def test_frontmatter_with_more_brackets_than_libyaml_is_trusted_with_is_read_the_same() -> None:
+    # Many flow collections go to the pure-Python loader (the C one could overflow its stack): same values.
+    lists = "\n".join(f"k{i}: [{i}, [{i}]]" for i in range(12))
+    note = parse_note("Brackets.md", f"---\na: {'[' * 18}x{']' * 18}\ntags: [one, two]\n{lists}\n---\nBody")
+
+    assert note.problems == ()
+    assert note.tags == ("one", "two")
+    assert note.metadata["k11"] == [11, [11]]
+
+
 def test_frontmatter_over_the_size_limit_is_ignored() -> None:
     big = "x" * (FRONTMATTER_MAX_BYTES + 1)
     note = parse_note("Big.md", f"---\ntitle: Big title\nblob: {big}\n---\nBody")
