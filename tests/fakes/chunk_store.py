@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -71,9 +71,7 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             return
         with self._lock:
             self._ready("upsert")
-            for point in points:
-                if point.dense is not None:
-                    check_dense(self.shelf.identity, len(point.dense))
+            self._check_dense(p.dense for p in points)
             self.shelf.points.update((p.id, copy.deepcopy(p)) for p in points)
 
     def add_dense(self, vectors: Sequence[DenseVectors]) -> None:
@@ -81,13 +79,17 @@ class InMemoryChunkStore(Collection[ChunkShelf]):
             return
         with self._lock:
             self._ready("add_dense")
-            for point in vectors:
-                check_dense(self.shelf.identity, len(point.dense))
+            self._check_dense(p.dense for p in vectors)
             for point in vectors:  # in order, up to a missing point: as both engines do
                 stored = self.shelf.points.get(point.id)
                 if stored is None:
                     raise StoreError(f"could not add dense vectors: no point with id {point.id}")
                 self.shelf.points[point.id] = replace(stored, dense=point.dense, windows=point.windows)
+
+    def _check_dense(self, vectors: Iterable[Sequence[float] | None]) -> None:
+        for vector in vectors:  # all before anything is written, as the engines' store does
+            if vector is not None:
+                check_dense(self.shelf.identity, len(vector))
 
     def delete_by_note(self, note_path: str) -> None:
         self._delete("delete_by_note", lambda p: p[NOTE_PATH] == note_path)

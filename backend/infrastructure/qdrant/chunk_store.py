@@ -96,11 +96,7 @@ class QdrantChunkStore(CollectionStore):
         if not points:
             return
         with self._engine.writing("write points"):
-            layout = self._engine.layout(self._col)
-            for point in points:
-                if point.dense is not None:
-                    check_dense(layout, len(point.dense))
-            multivector = self._col.multivector(layout)
+            multivector = self._dense_layout(p.dense for p in points)
             stored = [
                 StoredPoint(
                     p.id, p.payload, p.sparse, stored_dense(p, multivector) if p.dense is not None else None
@@ -116,12 +112,18 @@ class QdrantChunkStore(CollectionStore):
         if not vectors:
             return
         with self._engine.writing("add dense vectors"):
-            layout = self._engine.layout(self._col)
-            for point in vectors:
-                check_dense(layout, len(point.dense))
-            multivector = self._col.multivector(layout)
+            multivector = self._dense_layout(p.dense for p in vectors)
             # the payloads are not touched, so what the cache keeps of them stays right
             self._engine.update_vectors(self._col, [(p.id, stored_dense(p, multivector)) for p in vectors])
+
+    def _dense_layout(self, vectors: Iterable[Sequence[float] | None]) -> bool:
+        """Whether the collection lays dense values out as multivectors, once every vector to be written
+        was checked against its dimension (before anything is written)."""
+        layout = self._engine.layout(self._col)
+        for vector in vectors:
+            if vector is not None:
+                check_dense(layout, len(vector))
+        return self._col.multivector(layout)
 
     def delete_by_note(self, note_path: str) -> None:
         with self._engine.writing("delete points"):
