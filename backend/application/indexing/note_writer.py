@@ -355,8 +355,9 @@ class NoteWriter:
         """The dense pass's write: embedded notes the index still holds keyword-only with the content that
         was embedded get their vectors added to the points the keyword pass wrote (the same text chunks the
         same way), and their records marked dense. Payloads, keyword vectors and links are not written
-        again: on a vault of long web clippings that rewrite was a third of the dense pass's work. A note
-        whose record counts other chunks (an index from before chunks were counted) is written whole."""
+        again: on a real-shaped vault (7,761 notes, half long web clippings) that rewrite cost 61 of a first
+        index's 1,339 CPU-seconds (docs/measurements.md). A note whose record counts other chunks (an index
+        from before chunks were counted) is written whole."""
         added: list[PendingNote] = []
         for item in batch:
             path = item.file.rel_path
