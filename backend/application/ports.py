@@ -72,9 +72,9 @@ class ChunkStore(Protocol):
     def upsert(self, points: Sequence[PointRecord]) -> None: ...
 
     def add_dense(self, vectors: Sequence[DenseVectors]) -> None:
-        """Give points already written their dense vectors (all of them in one write), leaving each
-        payload and keyword vector as it is. A point that does not exist raises `StoreError`, and the points
-        before it may have been given theirs: add vectors only to points known to be written."""
+        """Give points already written their dense vectors, leaving each payload and keyword vector as it
+        is. A point that does not exist raises `StoreError`, and the points before it may have been given
+        theirs: add vectors only to points known to be written."""
         ...
 
     def delete_by_note(self, note_path: str) -> None:

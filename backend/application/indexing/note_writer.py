@@ -364,7 +364,7 @@ class NoteWriter:
             if item.dense_missing() or not live.is_pending(path, item.file_hash):
                 continue  # not embedded (it stays keyword-only), or changed since it was read
             known = live.known(path)
-            if known is not None and known.chunk_count == len(item.chunks) and path == item.note.path:
+            if known is not None and known.chunk_count == len(item.chunks):
                 added.append(item)
             else:
                 self.write_note(live, item)

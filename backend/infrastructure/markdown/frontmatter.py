@@ -68,7 +68,6 @@ class _LibyamlFrontmatterLoader(yaml.CSafeLoader):
 # libyaml composes a level of nesting per C frame: these bounds keep it far from the stack's end
 _LIBYAML_MAX_INDENT = 64  # columns of the deepest block line
 _LIBYAML_MAX_BRACKETS = 32  # open [ and { of flow collections, counted as if all nested
-_BRACKET = re.compile(r"[\[{]")
 
 
 class _TooComplexError(Exception):
@@ -124,7 +123,7 @@ def _load(source: str) -> Any:
 
 def _shallow(source: str) -> bool:
     """Whether the YAML cannot nest deeper than the bounds libyaml is used within."""
-    if len(_BRACKET.findall(source)) > _LIBYAML_MAX_BRACKETS:
+    if source.count("[") + source.count("{") > _LIBYAML_MAX_BRACKETS:
         return False
     return all(len(line) - len(line.lstrip()) <= _LIBYAML_MAX_INDENT for line in source.split("\n"))
 

@@ -161,8 +161,8 @@ class QdrantEngine(Protocol):
     def update_vectors(
         self, collection: Collection, vectors: Sequence[tuple[str, list[float] | list[list[float]]]]
     ) -> None:
-        """Each point's dense value (id, value laid out for the collection) in one update; other vectors and
-        the payload stay. A missing point raises."""
+        """Each point's dense value (id, value laid out for the collection), in the collection's batches;
+        other vectors and the payload stay. A missing point raises, the points before it written."""
 
     def delete_ids(self, collection: Collection, ids: Sequence[str]) -> None: ...
     def delete_where(self, collection: Collection, flt: PayloadFilter) -> None: ...
