@@ -359,7 +359,11 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
         "the vault (AUTO_REEMBED).",
     )
     onnx_threads: int | None = Field(
-        None, ge=1, le=256, description="Threads onnxruntime uses per embedding call; unset = one per core."
+        None,
+        ge=1,
+        le=256,
+        description="Texts the in-process model embeds at once while indexing, each on a thread of its own; "
+        "unset = one per core.",
     )
     onnx_query_threads: int | None = Field(
         None, ge=1, le=256, description="Threads embedding a search query (own session); unset: one per core."

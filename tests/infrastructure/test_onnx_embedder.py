@@ -205,6 +205,27 @@ def test_the_embedder_leaves_the_cores_alone_once_a_call_is_answered(cache_dir: 
 
 
 @pytest.mark.parametrize("variant", [DEFAULT_VARIANT, "fp32"])
+def test_texts_embedded_side_by_side_come_back_in_their_places_as_one_at_a_time(
+    cache_dir: Path, variant: str
+) -> None:
+    # several runs at once (one thread each) finish out of order: each vector must still land on its own text
+    texts = [
+        f"note {i}: " + "retrieval and note taking " * (i * 11 % 23) + f"ends with {i}" for i in range(41)
+    ]
+    texts += [LONG_TEXT, "x", "Ünïcödé 東京 🚀"]
+    serial = OnnxMiniLMEmbedder(cache_dir=cache_dir, variant=variant, threads=1)
+    side_by_side = OnnxMiniLMEmbedder(cache_dir=cache_dir, variant=variant, threads=3)
+    try:
+        one_at_a_time = np.array(serial.embed_documents(texts))
+        at_once = np.array(side_by_side.embed_documents(texts))
+    finally:
+        serial.close()
+        side_by_side.close()
+    cosines = np.sum(one_at_a_time * at_once, axis=1)
+    assert cosines.min() >= 0.99999, (int(cosines.argmin()), cosines.min())
+
+
+@pytest.mark.parametrize("variant", [DEFAULT_VARIANT, "fp32"])
 def test_a_texts_vector_does_not_depend_on_the_batch_it_is_embedded_in(cache_dir: Path, variant: str) -> None:
     # int8 quantises a call's activations with one scale for the whole batch: a text's vector moved with its
     # neighbours (cosine to itself down to 0.988), so two builds of one vault gave different figures and the

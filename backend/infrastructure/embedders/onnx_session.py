@@ -6,6 +6,9 @@ pool's second thread waits between them decides much of the latency. Its pool is
 `query_spinning`), and a search made while the indexer embeds does not queue inside the indexer's pool. It
 costs one more copy of the weights (~40 MB), opened by the first query.
 
+The document session has no pool: each run is one thread, and the embedder runs several side by side
+(`onnx_minilm`), which did more work a second than one run spread over a pool.
+
 Spinning: onnxruntime's idle pool threads spin-wait for work, by default for ~40 ms after every run, which
 burnt a core after each search and each document batch, taken from the rest of the request, the next query
 (a query right after a document batch ran 1.15-1.7x slower), the indexer's other stages and other programs.
