@@ -18,6 +18,7 @@ from backend.adapters import (
     instructions_in_force,
     serving_embedder,
     stored_identity,
+    warms_ahead,
 )
 from backend.application.explanation.explainer import SearchExplainer
 from backend.application.indexing.gate_upkeep import GateUpkeep
@@ -223,6 +224,7 @@ def build_services(
             settings.chunk_max_tokens, settings.chunk_overlap_tokens, tuple(settings.saved_folders)
         ),
         serving_embedder=serving_embedder(settings),
+        warm_ahead=warms_ahead(settings),
     )
     search = SearchService(
         embedder=embedder,
