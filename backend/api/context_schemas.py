@@ -161,7 +161,8 @@ class ConsideredOut(BaseModel):
         description='"quoted", "quoted, cut to fit", or why not: "below the floor" (min_confidence), '
         '"repeated" (overlaps an `exclude` entry), "excluded category", "a list of links whose note is '
         'quoted instead", "a list of links: the notes it points to answer, not it", "far less likely than '
-        'the first entry" (min_confidence), "beyond max entries" (max_chunks), "duplicate", '
+        'the first entry" (min_confidence), "states no sum of money, and the question asks for one" '
+        '(min_confidence), "beyond max entries" (max_chunks), "duplicate", '
         '"over the budget" (max_chars), "no text left (redacted or blank)", "of a vault without what the '
         'question names: another vault holds it" (several vaults: another holds more of the people, tags or '
         "period the question names)."

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.recall.context import EARLIER_TIME, FAR_LESS_LIKELY, QUOTED, REPLACED
+from backend.application.recall.context import EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM, QUOTED, REPLACED
 from backend.config import load_settings
 from backend.domain.ranking.confidence import RECALL_FLOOR
 from backend.entrypoints.app import create_app
@@ -42,6 +42,9 @@ VAULT = {
     "Journal/2024-09-21.md": "---\ndate: 2024-09-21\n---\nDinner at Mum's, then the allotment.\n",
     "Projects/Electrics.md": "# Electrics\n\nReplaces [[Electrics - first draft]].\n\n## What it cost\n\n"
     "The lithium battery and the 2kW inverter: £2,150 fitted, in January.\n",
+    # the topic of a question about a price, holding figures but no sum of money
+    "Projects/Boat solar ideas.md": "# Boat solar ideas\n\nSolar panels on the boat roof: about 3 panels at "
+    "400W, an MPPT controller 100/50. Not buying the panels until 2026.\n",
 }
 TODAY = dt.date(2025, 11, 15)
 
@@ -144,3 +147,16 @@ def test_a_note_that_says_it_was_replaced_ranks_below_its_replacement_and_is_nev
     assert quoted == ["Projects/Electrics.md"]
     assert fates["Projects/Electrics - first draft.md"] == REPLACED
     assert fates["Projects/Electrics.md"] == QUOTED
+
+
+def test_a_note_stating_no_sum_is_not_quoted_for_what_something_cost(client: TestClient) -> None:
+    question = "how much did the solar panels on the boat cost"
+    quoted, fates = recall(client, question)
+
+    # the panels' note clears the floor (its words are the question's) but holds wattages, not a price
+    assert quoted == []
+    assert fates["Projects/Boat solar ideas.md"] == NO_SUM
+    assert preview(client, question)["Projects/Boat solar ideas.md"] == NO_SUM
+    # asked about the panels without asking a price, the note is the answer
+    quoted, _ = recall(client, "what solar panels did I plan for the boat")
+    assert quoted == ["Projects/Boat solar ideas.md"]

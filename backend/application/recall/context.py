@@ -36,6 +36,7 @@ from backend.domain.recall.context_packing import (
 )
 from backend.domain.recall.memory_suggestion import MemorySuggestion
 from backend.domain.recall.recall_budget import PLUGIN_RECALL, RecallBudget
+from backend.domain.recall.sums import gives_sum
 from backend.domain.text.content_policy import ContentPolicy
 
 MEMORY_CANDIDATES = 5
@@ -51,6 +52,7 @@ REPLACED = "its note says another replaced it"  # note_status.says_replaced
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
 EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
+NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
 # several vaults: another holds the period, tag or name the question narrows to (search/narrowing.py)
 NOT_NARROWED = "of a vault without what the question names: another vault holds it"
 
@@ -61,7 +63,8 @@ class Gate:
     about nothing read or saved) a note saved from elsewhere is quoted only when none of the person's own
     is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
     far_less_likely); with `latest_on` (today: the question asks for the last time of something) the newest
-    dated entry comes first and older dated ones stay out (recency.py).
+    dated entry comes first and older dated ones stay out (recency.py); with `sum_asked` (the question asks
+    what something cost, what is owed ...) an entry stating no sum is left out (sums.py).
 
     `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
     note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
@@ -72,6 +75,7 @@ class Gate:
     by_odds: bool = True
     latest_on: dt.date | None = None
     own_first: bool = True
+    sum_asked: bool = False
 
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
         if self.own_first and any(v.saved_from is None for v in kept):
@@ -82,6 +86,9 @@ class Gate:
             left_out.update(
                 (v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best)
             )
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.sum_asked:  # after the odds: it only leaves out, never lets a less likely entry in
+            left_out.update((v.chunk_id, NO_SUM) for v in kept if not gives_sum(v.content))
             kept = [v for v in kept if v.chunk_id not in left_out]
         if self.latest_on is not None:
             today = self.latest_on
@@ -149,6 +156,7 @@ class ContextService:
             by_odds=self._search.judged_by_meaning(outcome),
             latest_on=self._search.options.today() if latest else None,
             own_first=not question.saved,
+            sum_asked=question.sum,
         )
 
     def build(self, request: ContextQuery) -> ContextResult:

@@ -1,0 +1,45 @@
+"""A question that asks for a sum of money, and a passage that can give one.
+
+Asked what something cost, what was paid, spent, charged or owed, or what a price, fee or budget is, a person
+wants a sum; a note on the topic that holds none cannot give it, however close its words are (the plans for
+solar panels on a boat, with their wattages and no price, for "how much did the solar panels cost?": quoted
+at confidence 0.96 on personal-dev, a question the vault cannot answer). People write sums with a currency
+sign, code or word beside the figures, or once at the head of a column of them (`| date | £ |`), so a
+passage can give one when it holds a figure and a currency mark anywhere. English questions only: a
+question in another language is never narrowed by this.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONEY_VERBS = "|".join(
+    ("cost", "costs", "costing", "pay", "pays", "paid", "paying", "spend", "spends", "spent", "spending")
+    + ("charge", "charges", "charged", "owe", "owes", "owed")
+)
+_MONEY_NOUNS = "|".join(
+    ("price", "prices", "fee", "fees", "budget", "rent", "salary", "wage", "wages", "money", "bill")
+)
+# "how much ... cost/paid/owe/budget/money", "what did ... cost", "what's the price/fee of", "total spent"
+_ASKS_SUM = re.compile(
+    rf"\bhow\s+much\b[^?.!;]*\b(?:{_MONEY_VERBS}|{_MONEY_NOUNS})\b"
+    rf"|\bwhat\b[^?.!;]*\b(?:{_MONEY_VERBS}|price|prices|fee|fees)\b"
+    rf"|\btotal\s+(?:spent|paid|cost|costs|owed)\b",
+    re.IGNORECASE,
+)
+_CURRENCY = re.compile(
+    r"[£$€¥₹₩₽]|\b(?:quid|pounds?|dollars?|euros?|bucks|pence|cents?|yen|francs?|rupees?)\b"
+    r"|\b(?:gbp|usd|eur|chf|jpy|cad|aud)\b|\d\s?p\b",
+    re.IGNORECASE,
+)
+_FIGURE = re.compile(r"\d")
+
+
+def asks_for_sum(question: str) -> bool:
+    """Whether the question asks for a sum of money (what a thing cost, what is owed, a budget ...)."""
+    return _ASKS_SUM.search(question) is not None
+
+
+def gives_sum(text: str) -> bool:
+    """Whether a passage can give a sum: a figure and a currency mark (sign, code or word) in it."""
+    return _FIGURE.search(text) is not None and _CURRENCY.search(text) is not None

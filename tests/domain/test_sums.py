@@ -1,0 +1,67 @@
+"""A question asking for a sum of money, and a passage that can give one (the recall's sum rule)."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.recall.sums import asks_for_sum, gives_sum
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much did the solar panels on the boat cost",
+        "what did the hygienist cost in 2025",
+        "how much does Lyd owe me right now",
+        "How much is the chemistry budget this year?",
+        "total spent on the boat in 2025",
+        "how much a month do the kids' clubs cost us",
+        "how much do I charge for a 12oz jar of honey",
+        "what's the price of the mooring",
+        "How much money was to go to DuMont under the merger plan?",
+    ],
+)
+def test_questions_asking_what_something_cost_ask_for_a_sum(question: str) -> None:
+    assert asks_for_sum(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did I decide about the budget meeting",
+        "How much time was left in the game when Denver scored?",
+        "how much heavier is oxygen 18 than oxygen 16",
+        "what solar panels did I plan for the boat",
+        "wie viel hat das Boot gekostet",  # another language: never narrowed
+        "the last time I went climbing with Lyd",
+    ],
+)
+def test_other_questions_do_not(question: str) -> None:
+    assert not asks_for_sum(question)
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [
+        "The lithium battery and the 2kW inverter: £2,150 fitted.",
+        "| date | £ |\n|---|---|\n| 19 Nov 24 | 60 |\n| **total** | **252** |",  # the currency heads a column
+        "Lyd owes me 40 quid for the hut.",
+        "Pitch fee EUR 15 a day",
+        "jars at 50p off",
+        "$7.5 million to DuMont",
+    ],
+)
+def test_figures_with_a_currency_mark_give_a_sum(passage: str) -> None:
+    assert gives_sum(passage)
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [
+        "about 3 panels at 400W, an MPPT controller 100/50",  # figures, no money
+        "The budget meeting moved to Tuesday; bring the pound cake.",  # money words, no figure
+        "Room 12 at 3pm",
+    ],
+)
+def test_a_passage_without_a_figure_and_a_currency_gives_none(passage: str) -> None:
+    assert not gives_sum(passage)
