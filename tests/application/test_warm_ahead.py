@@ -3,10 +3,13 @@ embedding cache and sends no text to the model twice; notes saved from elsewhere
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from backend.application.indexing.indexer import build_index
 from backend.domain.models import IndexIdentity
@@ -93,6 +96,41 @@ def test_own_notes_are_embedded_during_the_keyword_pass_and_no_text_twice(tmp_pa
         assert all("ownword" in text for text in warmed)  # saved notes wait for the dense pass
         assert Counter(model.sent) == Counter(set(model.sent))  # a warmed text is not embedded again
         assert len(model.sent) == SAVED + OWN
+    finally:
+        index.close()
+        catalog.close()
+
+
+class BrokenCache(RecordingEmbedder):
+    """Warms by raising, as a cache on a failing disk would: `three_sent` says it was asked."""
+
+    def warm(self, texts: Sequence[str], stop: object) -> int:
+        self.three_sent.set()
+        raise OSError("disk I/O error")
+
+
+def test_embedding_ahead_that_breaks_leaves_the_work_to_the_dense_pass(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    model = BrokenCache()
+    encoder = SparseEncoder()
+    catalog = EdgeIndexCatalog(tmp_path / "data")
+    index, indexer = build_index(
+        catalog=catalog,
+        embedder=model,
+        vault=HoldingVault(_vault(tmp_path / "vault"), model),  # held until warming was tried
+        parser=parse_note,
+        encoder=encoder,
+        identity=IndexIdentity(model.model_name, model.dimension, encoder.fingerprint, 0),
+        warm_ahead=True,
+    )
+    try:
+        index.open()
+        with caplog.at_level(logging.WARNING):
+            indexer.sync()
+        assert index.dense_pending == 0
+        assert len(model.sent) == len(set(model.sent)) == SAVED + OWN  # every text once, by the dense pass
+        assert "embedding ahead stopped: disk I/O error" in caplog.text
     finally:
         index.close()
         catalog.close()

@@ -12,12 +12,15 @@ dense pass starts.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import Sequence
 
 from backend.application.indexing.note_writer import NoteWriter, PendingNote
 from backend.application.indexing.pipeline_channels import POLL_SECONDS
+
+log = logging.getLogger(__name__)
 
 WAITING = 32  # notes waiting to be warmed: a few seconds of work, so what is warmed is what was just written
 
@@ -54,7 +57,11 @@ class WarmAhead:
                 item = self._waiting.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 continue
-            made = self._notes.warm(item, self._stop.is_set)
+            try:
+                made = self._notes.warm(item, self._stop.is_set)
+            except Exception as exc:  # e.g. the cache's disk: only ahead of need, the dense pass meets it
+                log.warning("embedding ahead stopped: %s", exc)
+                return
             if made is None:  # the embedder cannot warm (no cache) or failed: the dense pass does it all
                 return
             self.warmed += made
