@@ -98,14 +98,6 @@ def build_embedder(
     return _build_model(settings, catalog, choice)
 
 
-def warms_ahead(settings: Settings) -> bool:
-    """Whether the indexer embeds own notes on a spare core while its keyword pass runs (WarmAhead): with the
-    in-process model (whose one-text calls run on one thread), more than one core, and ONNX_THREADS not 1."""
-    from backend.infrastructure.embedders.onnx_minilm import cores
-
-    return settings.embedding_provider == "onnx" and cores() > 1 and settings.onnx_threads != 1
-
-
 def _cached(settings: Settings, inner: Embedder) -> Embedder:
     from backend.infrastructure.embedders.cache import CachedEmbedder
 

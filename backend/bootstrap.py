@@ -18,7 +18,6 @@ from backend.adapters import (
     instructions_in_force,
     serving_embedder,
     stored_identity,
-    warms_ahead,
 )
 from backend.application.explanation.explainer import SearchExplainer
 from backend.application.indexing.gate_upkeep import GateUpkeep
@@ -224,7 +223,6 @@ def build_services(
             settings.chunk_max_tokens, settings.chunk_overlap_tokens, tuple(settings.saved_folders)
         ),
         serving_embedder=serving_embedder(settings),
-        warm_ahead=warms_ahead(settings),
     )
     search = SearchService(
         embedder=embedder,

@@ -53,15 +53,6 @@ class CountsEmbeddings(Protocol):
         ...
 
 
-@runtime_checkable
-class WarmsAhead(Protocol):
-    """An embedder that makes vectors ahead of need and keeps them (the embedding cache), a text at a time."""
-
-    def warm(self, texts: Sequence[str], stop: Callable[[], bool]) -> int:
-        """Embed and keep the texts not kept yet, one a call, until `stop()`; how many it embedded."""
-        ...
-
-
 class ChunkStore(Protocol):
     """One Qdrant collection of chunk points with named vectors `dense` (cosine) and `sparse` (IDF).
 

@@ -4,11 +4,9 @@ health probe (not a full embedding call with retries) decides whether to try it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from backend.application.serving.embedder_health import EmbedderHealth
 from backend.domain.errors import EmbeddingModelMismatchError, ModelNotFoundError
-from backend.infrastructure.embedders.cache import CachedEmbedder
 from tests.application.fakes import FakeEmbedder
 from tests.fakes.clock import ManualClock
 
@@ -73,16 +71,3 @@ def test_vectors_of_another_size_than_the_index_are_never_handed_out() -> None:
     assert health.query("a") is None
     assert isinstance(health.problem, EmbeddingModelMismatchError)
     assert "8-dimensional" in health.problem.detail
-
-
-def test_warming_ahead_needs_a_cache_and_a_failure_there_is_left_to_the_pass_that_needs_the_vectors(
-    tmp_path: Path,
-) -> None:
-    assert EmbedderHealth(CountingEmbedder(), dimension=8).warm(["a note"], stop=lambda: False) is None
-    model = CountingEmbedder()
-    health = EmbedderHealth(CachedEmbedder(model, tmp_path / "cache.sqlite3"), dimension=8)
-    assert health.warm(["a note", "another note"], stop=lambda: False) == 2
-    model.fail_with = ModelNotFoundError("no such model")
-    assert health.warm(["a third note"], stop=lambda: False) is None
-    assert health.problem is None  # not said while nothing but warming met it
-    assert health.documents(["a note"]) is not None  # warmed: answered without the failing model

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.domain.errors import EmbedderUnavailableError
 from backend.infrastructure.embedders.cache import CachedEmbedder
-from tests.application.fakes import DyingEmbedder, FakeEmbedder
+from tests.application.fakes import FakeEmbedder
 from tests.harness import NOTES, Harness
 
 
@@ -154,31 +153,3 @@ def test_a_new_cache_file_is_readable_by_its_user_only(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.sqlite3"
     CachedEmbedder(FakeEmbedder(), path).embed_documents(["a private note"])
     assert path.stat().st_mode & 0o777 == 0o600
-
-
-def test_warming_embeds_what_is_missing_a_text_a_call_and_keeps_it_for_later(tmp_path: Path) -> None:
-    fake = FakeEmbedder()
-    cache = CachedEmbedder(fake, tmp_path / "cache.sqlite3")
-    cache.embed_documents(["kept already"])
-    made = cache.warm(["kept already", "harbour tide", "boat engine", "harbour tide"], stop=lambda: False)
-    assert made == 2  # the kept text and the repeated one are not embedded again
-    assert (fake.calls, fake.texts_embedded) == (3, 3)  # one call for the first, then one call a text
-    later = cache.embed_documents(["boat engine", "harbour tide"])
-    assert fake.texts_embedded == 3  # the warmed vectors answer: no model call
-    assert later == [
-        pytest.approx(v, abs=1e-6) for v in FakeEmbedder().embed_documents(["boat engine", "harbour tide"])
-    ]
-
-
-def test_warming_stops_when_asked_and_keeps_what_it_made_before_a_failure(tmp_path: Path) -> None:
-    fake = DyingEmbedder(calls_left=3)
-    cache = CachedEmbedder(fake, tmp_path / "cache.sqlite3")
-    asked = iter([False, False, True])
-    assert cache.warm(["one", "two", "three", "four"], stop=lambda: next(asked)) == 2
-    with pytest.raises(EmbedderUnavailableError):
-        cache.warm(["three", "four"], stop=lambda: False)  # the model dies at "four"
-    fake.available = True
-    cache.embed_documents(["one", "two", "three"])
-    assert fake.texts_embedded == 3  # "three", made before the failure, was kept
-    cache.embed_documents(["four"])
-    assert fake.texts_embedded == 4

@@ -14,7 +14,6 @@ from backend.application.indexing.dense_estimate import DenseEstimate
 from backend.application.indexing.jobs import JobProgress
 from backend.application.indexing.note_writer import IndexReport, NoteWriter, PendingNote
 from backend.application.indexing.pipeline_channels import PathFeed
-from backend.application.indexing.warm_ahead import WarmAhead
 from backend.application.serving.live_index import LiveIndex
 from backend.domain.index.dense_order import dense_rank
 from backend.domain.models import NoteFile
@@ -46,13 +45,12 @@ class DensePass:
 
     The keyword pass comes first: the reader starts once the feed is closed (the keyword pass is done), so
     the notes are embedded in the feed's order (the person's own notes before those saved from elsewhere,
-    recent before old: on a real vault half clippings, what the person wrote is searchable by meaning first),
-    the model does not take the keyword pass's core (13k notes: 27 s alone, 60-90 s beside the embedder on 2
-    cores) and every note is searchable by keyword before any is by meaning. Only the core the keyword pass
-    leaves idle embeds own notes ahead, into the embedding cache, where the reader's batches find their
-    vectors (`warm_ahead`: WarmAhead). Large notes (more texts than `DENSE_WINDOW`) are embedded after all
-    the others, in pieces; with `defer_large` (a watcher's refresh, which must not hold the next change back
-    for minutes) they are left keyword-only instead and counted in `deferred`, for a background pass.
+    recent before old: on a real vault half clippings, what the person wrote is searchable by meaning first)
+    and the keyword pass has the cores to itself (13k notes: 27 s alone, 60-90 s beside the embedder on 2
+    cores) and every note is searchable by keyword before any embedding starts. Large notes (more texts
+    than `DENSE_WINDOW`) are embedded after all the others, in pieces; with `defer_large` (a watcher's
+    refresh, which must not hold the next change back for minutes) they are left keyword-only instead and
+    counted in `deferred`, for a background pass.
 
     The reader works without the writer lock, so a note only gets its vectors while its indexed content is
     still the text that was embedded (a change applied meanwhile wins; the note stays pending for the next
@@ -68,9 +66,7 @@ class DensePass:
         *,
         progress: JobProgress | None = None,
         defer_large: bool = False,
-        warm_ahead: bool = False,
     ) -> None:
-        """`warm_ahead`: embed own notes ahead while the keyword pass runs (WarmAhead), on a spare core."""
         self.feed = feed
         self._notes = notes
         self._live = live
@@ -93,7 +89,6 @@ class DensePass:
         ]
         for thread in self._threads:
             thread.start()
-        self._ahead = WarmAhead(notes, max_texts=DENSE_WINDOW) if warm_ahead else None
 
     def add(self, items: Sequence[PendingNote]) -> None:
         """Notes the keyword pass wrote without dense vectors: queued at their rank, their texts counted."""
@@ -102,8 +97,6 @@ class DensePass:
         )
         for item in items:
             self.estimate.plan(item.file.rel_path, item.text_count(), item.dense_work())
-        if self._ahead is not None:
-            self._ahead.offer(items)
 
     def add_unread(self, paths: Iterable[str]) -> None:
         """Notes waiting for dense vectors that this pass did not read (an earlier pass wrote them): queued by
@@ -184,7 +177,6 @@ class DensePass:
     def finish(self) -> None:
         """Close the feed (the keyword pass is done: the reader starts now), and write what is embedded as it
         comes, until every note of the feed is done or the embedder fails."""
-        self._stop_ahead()  # the model's cores are the dense pass's now
         self.feed.close()
         total = self.feed.added
         progress = self._progress
@@ -233,19 +225,11 @@ class DensePass:
 
     def stop(self) -> None:
         """Stop every stage (idempotent); called however the pass ends."""
-        self._stop_ahead()
         self._abort.set()  # after the end marker, only threads that are done see it
         self._reader_halt.set()
         self.feed.close()
         for thread in self._threads:
             thread.join()
-
-    def _stop_ahead(self) -> None:
-        if self._ahead is not None:
-            self._ahead.stop()
-            if self._ahead.warmed:
-                log.info("embedded %d texts ahead while the keyword pass ran", self._ahead.warmed)
-            self._ahead = None
 
     def _write(self, batch: list[PendingNote] | None) -> None:
         if batch is None:

@@ -58,16 +58,13 @@ class Indexer:
         encoder: SparseEncoder,
         chunking: ChunkingOptions | None = None,
         keyword_first_min: int = KEYWORD_FIRST_MIN,
-        warm_ahead: bool = False,
     ) -> None:
-        """`warm_ahead`: a core is spare beside the keyword pass; own notes are embedded on it (WarmAhead)."""
         self._handle = handle
         self._vault = handle.vault
         self._parser = parser
         self._encoder = encoder
         self._chunking = chunking
         self._keyword_first_min = keyword_first_min
-        self._warm_ahead = warm_ahead
         self._writer: tuple[IndexIdentity, EmbedderHealth | None, NoteWriter] | None = None
         # the report of the sync that ended last; None while a pass runs, after one failed and after a
         # rebuild (which replaces a whole generation): `IndexSupervisor.after_job` judges the heap by it
@@ -110,7 +107,6 @@ class Indexer:
             encoder=self._encoder,
             chunking=self._chunking,
             keyword_first_min=self._keyword_first_min,
-            warm_ahead=self._warm_ahead,
         )
         switched = False
         self._handle.building = sibling
@@ -294,7 +290,6 @@ class Indexer:
             self._handle.writer,
             progress=progress,
             defer_large=defer_large,
-            warm_ahead=self._warm_ahead,
         )
         dense.add_unread(paths)
         return dense
@@ -386,7 +381,6 @@ def build_index(
     chunking: ChunkingOptions | None = None,
     keyword_first_min: int = KEYWORD_FIRST_MIN,
     serving_embedder: ServingEmbedder | None = None,
-    warm_ahead: bool = False,
 ) -> tuple[IndexHandle, Indexer]:
     """The serving index and its indexer over one catalog, sharing one record of the embedder's health.
     `serving_embedder`: loads the model an outdated index was built with (see IndexHandle)."""
@@ -396,12 +390,7 @@ def build_index(
         catalog=catalog, vault=vault, identity=identity, embedder_health=health, serving_embedder=loads
     )
     indexer = Indexer(
-        handle,
-        parser=parser,
-        encoder=encoder,
-        chunking=chunking,
-        keyword_first_min=keyword_first_min,
-        warm_ahead=warm_ahead,
+        handle, parser=parser, encoder=encoder, chunking=chunking, keyword_first_min=keyword_first_min
     )
     return handle, indexer
 

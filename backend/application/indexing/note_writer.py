@@ -283,13 +283,6 @@ class NoteWriter:
             if on_piece is not None:
                 on_piece(batch[0], start + len(part), len(missing))
 
-    def warm(self, item: PendingNote, stop: Callable[[], bool]) -> int | None:
-        """Have the embedder make the note's vectors ahead and keep them for the dense pass (WarmAhead): how
-        many it made, or None when it cannot (keyword only, no cache, failing)."""
-        if self._health is None:
-            return None
-        return self._health.warm([*item.texts, *(text for ws in item.window_texts for text in ws)], stop)
-
     def _failed(self, batch: Sequence[PendingNote]) -> None:
         assert self._health is not None
         for item in batch:  # vectors reused from a moved note's points wait with the rest of the note

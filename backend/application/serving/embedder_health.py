@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from backend.application.ports import CountsEmbeddings, Embedder, WarmsAhead
+from backend.application.ports import CountsEmbeddings, Embedder
 from backend.domain.errors import (
     EmbedderUnavailableError,
     EmbeddingModelMismatchError,
@@ -94,18 +94,6 @@ class EmbedderHealth:
     def documents(self, texts: Sequence[str]) -> list[list[float]] | None:
         """One vector per text, or None (the failure is kept) when the embedder cannot give them all."""
         return self._embed(lambda: self._embedder.embed_documents(texts))
-
-    def warm(self, texts: Sequence[str], stop: Callable[[], bool]) -> int | None:
-        """Have the embedder make the texts' vectors ahead and keep them, a text at a time, until `stop()`
-        (`WarmsAhead`); how many it made, or None when it cannot warm (no cache) or failed. A failure here
-        is not kept: the pass that needs the vectors meets it and says so."""
-        embedder = self._embedder
-        if not isinstance(embedder, WarmsAhead) or self._problem is not None:
-            return None
-        try:
-            return embedder.warm(texts, stop)
-        except EMBEDDER_FAILURES:
-            return None
 
     def query(self, text: str) -> list[float] | None:
         vectors = self._embed(lambda: [self._embedder.embed_query(text)])

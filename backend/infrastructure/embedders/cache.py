@@ -26,7 +26,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -116,33 +116,6 @@ class CachedEmbedder:
             self.hits += len(texts) - len(pending)
             self.misses += len(pending)
         return [found[key] for key in keys]
-
-    def warm(self, texts: Sequence[str], stop: Callable[[], bool]) -> int:
-        """Embed the texts the cache lacks and keep their vectors, one text a call, until `stop()`; returns
-        how many it embedded. A call of one text runs on one thread of the in-process model (onnx_minilm), so
-        this uses one core while a keyword pass keeps another busy, and stops within one text."""
-        keys = [cache_key(self.model_name, text) for text in texts]
-        found = self._lookup(set(keys))
-        embedded = 0
-        fresh: list[tuple[str, bytes]] = []
-        try:
-            for key, text in dict(zip(keys, texts, strict=True)).items():
-                if key in found:
-                    continue
-                if stop():
-                    break
-                (vector,) = self._inner.embed_documents([text])
-                fresh.append((key, np.asarray(vector, dtype=np.float32).tobytes()))
-                embedded += 1
-                if len(fresh) == COMMIT_EVERY:
-                    self._store(fresh)
-                    fresh = []
-        finally:  # what was made before a failure is kept
-            if fresh:
-                self._store(fresh)
-            with self._lock:
-                self.misses += embedded
-        return embedded
 
     def _store(self, rows: list[tuple[str, bytes]]) -> None:
         today = int(time.time()) // _DAY

@@ -80,7 +80,6 @@ __all__ = [
     "OnnxE5Embedder",
     "OnnxEmbedder",
     "OnnxMiniLMEmbedder",
-    "cores",
     "locate_model_dir",
     "prepare_model",
 ]
@@ -178,7 +177,7 @@ class OnnxEmbedder:
             source.check()  # says what to install when the weights are missing
         self.loaded_from: Path | None = None  # the graph file the running session came from
         self._batch_size = batch_size
-        self._threads = threads or cores()
+        self._threads = threads or _cores()
         self._query_threads = query_threads
         self._query_spinning = query_spinning
         self._variant = variant
@@ -403,7 +402,7 @@ class OnnxEmbedder:
         return session
 
 
-def cores() -> int:
+def _cores() -> int:
     """The cores this process may run on (its affinity, as taskset and cpusets set it)."""
     try:
         return len(os.sched_getaffinity(0))
