@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -223,6 +224,29 @@ def test_texts_embedded_side_by_side_come_back_in_their_places_as_one_at_a_time(
         side_by_side.close()
     cosines = np.sum(one_at_a_time * at_once, axis=1)
     assert cosines.min() >= 0.99999, (int(cosines.argmin()), cosines.min())
+
+
+def test_callers_at_once_share_the_embedders_threads(cache_dir: Path) -> None:
+    # the dense pass, a watcher's batch and another vault leasing the model may embed at the same moment:
+    # together they run no more texts at a time than `threads`, not `threads` each
+    embedder = OnnxMiniLMEmbedder(cache_dir=cache_dir, threads=2)
+    texts = [LONG_TEXT[: 300 + 7 * i] for i in range(60)]
+    embedder.embed_documents(["loaded before the calls"])
+    others = set(threading.enumerate())  # other embedders' pools, alive in this module
+    most = 0
+    try:
+        with ThreadPoolExecutor(2) as callers:
+            calls = [callers.submit(embedder.embed_documents, texts) for _ in range(2)]
+            while wait(calls, timeout=0.005).not_done:
+                running = sum(
+                    t.name.startswith("onnx-documents") for t in set(threading.enumerate()) - others
+                )
+                most = max(most, running)
+            first, second = (call.result() for call in calls)
+    finally:
+        embedder.close()
+    assert 0 < most <= 2
+    np.testing.assert_allclose(first, second, atol=1e-6)
 
 
 @pytest.mark.parametrize("variant", [DEFAULT_VARIANT, "fp32"])

@@ -26,11 +26,12 @@ Threading: loading is lazy and guarded by a lock, so the first call from any thr
 After that no lock is held while embedding: `InferenceSession.run` is documented thread-safe by onnxruntime,
 and the tokenizer is only read (its padding/truncation are configured once, before it is published).
 
-Documents run `threads` texts (batches) at once, each on one thread of its own in one single-threaded
-session, rather than one text at a time split across a pool of `threads`: a text of the dense pass (one
-call of ~60 small operators) leaves a pool's threads waiting on each other between operators. On 2 cores,
-2,000 real-shaped chunks and paragraphs: 1.13-1.30x the texts a second (median 1.16) for 13-15% less CPU
-than one run on two threads, the same weights in memory (docs/measurements.md, 2026-11-30).
+Documents run `threads` texts (batches) at once, every caller together, each on one thread of its own in
+one single-threaded session, rather than one text at a time split across a pool of `threads`: a text of the
+dense pass (one call of ~60 small operators) leaves a pool's threads waiting on each other between
+operators. On 2 cores, 2,000 real-shaped chunks and paragraphs: 1.13-1.30x the texts a second (median 1.16)
+for 13-15% less CPU than one run on two threads, the same weights in memory (docs/measurements.md,
+2026-11-30).
 """
 
 from __future__ import annotations
@@ -184,6 +185,7 @@ class OnnxEmbedder:
         self._lock = threading.Lock()
         self._runtime: _Runtime | None = None
         self._query_session: ort.InferenceSession | None = None  # opened by the first query (or load())
+        self._pool: ThreadPoolExecutor | None = None  # runs documents side by side (`_executor`)
 
     @property
     def model_name(self) -> str:
@@ -233,18 +235,12 @@ class OnnxEmbedder:
         def run(batch: list[int]) -> np.ndarray:
             return self._run(runtime, [token_ids[i] for i in batch])
 
-        workers = min(self._threads, len(batches))
-        if workers == 1:
-            for batch in batches:
-                vectors[batch] = run(batch)
-            return vectors.tolist()
-        # each worker takes the next batch when it is done, so they end together whatever the lengths
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="onnx-documents")
-        try:
-            for batch, output in zip(batches, pool.map(run, batches), strict=True):
-                vectors[batch] = output
-        finally:
-            pool.shutdown(cancel_futures=True)  # a failed run: the batches not started are not run
+        # On the embedder's pool each worker takes the next batch when it is done, so they end together
+        # whatever the lengths; a failed run makes `map` cancel the batches not started.
+        side_by_side = self._threads > 1 and len(batches) > 1
+        outputs = self._executor().map(run, batches) if side_by_side else map(run, batches)
+        for batch, output in zip(batches, outputs, strict=True):
+            vectors[batch] = output
         return vectors.tolist()
 
     def embed_query(self, text: str) -> list[float]:
@@ -270,6 +266,9 @@ class OnnxEmbedder:
         with self._lock:
             self._runtime = None
             self._query_session = None
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)  # calls running on it finish there; its threads end after them
 
     # --- internals ---------------------------------------------------------------------------------------
 
@@ -286,6 +285,14 @@ class OnnxEmbedder:
         except Exception as exc:  # onnxruntime's errors share no base class besides Exception
             raise EmbedderUnavailableError(f"{self._source.name} inference failed: {exc}") from exc
         return output
+
+    def _executor(self) -> ThreadPoolExecutor:
+        # One pool of `threads` workers for every caller at once (the dense pass, a watcher's batch, another
+        # vault leasing this model): together they never run more texts at a time than it allows.
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="onnx-documents")
+            return self._pool
 
     def _ensure_runtime(self) -> _Runtime:
         runtime = self._runtime
