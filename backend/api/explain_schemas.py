@@ -32,9 +32,8 @@ class RecallVerdictOut(BaseModel):
         'quoted), "its note says another replaced it" (never quoted), "far less likely than the first '
         'entry" (its odds of being relevant under a tenth of the surest entry\'s), "states no sum of money, '
         'and the question asks for one" (asked what something cost: no figure with a currency), "of an '
-        "earlier time than "
-        'the latest asked for" (a question asking for the last time of something gets the newest dated '
-        "entry)."
+        'earlier time than the latest asked for" (a question asking for the last time of something gets the '
+        "newest dated entry)."
     )
 
 

@@ -17,13 +17,12 @@ _MONEY_VERBS = "|".join(
     ("cost", "costs", "costing", "pay", "pays", "paid", "paying", "spend", "spends", "spent", "spending")
     + ("charge", "charges", "charged", "owe", "owes", "owed")
 )
-_MONEY_NOUNS = "|".join(
-    ("price", "prices", "fee", "fees", "budget", "rent", "salary", "wage", "wages", "money", "bill")
-)
+_PRICES = "|".join(("price", "prices", "fee", "fees"))
+_MONEY_NOUNS = _PRICES + "|" + "|".join(("budget", "rent", "salary", "wage", "wages", "money", "bill"))
 # "how much ... cost/paid/owe/budget/money", "what did ... cost", "what's the price/fee of", "total spent"
 _ASKS_SUM = re.compile(
     rf"\bhow\s+much\b[^?.!;]*\b(?:{_MONEY_VERBS}|{_MONEY_NOUNS})\b"
-    rf"|\bwhat\b[^?.!;]*\b(?:{_MONEY_VERBS}|price|prices|fee|fees)\b"
+    rf"|\bwhat\b[^?.!;]*\b(?:{_MONEY_VERBS}|{_PRICES})\b"
     rf"|\btotal\s+(?:spent|paid|cost|costs|owed)\b",
     re.IGNORECASE,
 )
