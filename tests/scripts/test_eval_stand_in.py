@@ -19,6 +19,8 @@ def test_the_makefiles_command_evaluates_through_the_server_with_a_fitted_gate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RECALL_GATE_FIT", "true")  # as a user's service: the suite turns it off
+    users_cache = tmp_path / "users-cache"  # where the user's own services keep their vectors
+    monkeypatch.setenv("EMBEDDING_CACHE_DIR", str(users_cache))
     code = main(
         [
             "--serve",
@@ -41,3 +43,7 @@ def test_the_makefiles_command_evaluates_through_the_server_with_a_fitted_gate(
     assert "texts" in out.splitlines()[-1]
     gate = json.loads((tmp_path / "example-vault" / "recall_gate.json").read_text())
     assert gate["embedder"] == "mxbai-embed-large"  # the questions were asked of the fitted gate
+    # MiniLM's vectors under the name mxbai-embed-large stay with the evaluation: in the user's cache a real
+    # mxbai-embed-large service would be given them, and a later `STAND_IN=e5` run MiniLM's
+    assert not users_cache.exists() or not any(users_cache.iterdir())
+    assert any((tmp_path / "embedding-cache-minilm").iterdir())

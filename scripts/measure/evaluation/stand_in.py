@@ -9,7 +9,8 @@ in-process (make eval STAND_IN=e5).
         [--provider ollama|openai] -- --set ../shared/corpora/personal-dev --today 2025-11-15
 
 Each set's index is kept under data/eval-stand-in-<serve>/ (or the --data-dir given after --), apart from the
-in-process ones.
+in-process ones, and so is the cache of the served model's vectors (embedding-cache-<serve>/), never the
+user's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from unittest.mock import patch
 
 from backend.config import REPO_ROOT
@@ -44,19 +46,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(ours)
     if theirs[:1] == ["eval"]:  # `make eval STAND_IN=…` hands over the backend's command as it runs it
         theirs = theirs[1:]
+    if "--data-dir" not in theirs:
+        theirs += ["--data-dir", str(REPO_ROOT / "data" / f"eval-stand-in-{args.serve}")]
+    root = Path(theirs[theirs.index("--data-dir") + 1])
     model = in_process(args.serve)
     try:
         with (
             StandInServer(model, model_name=args.model_name) as server,
             patch.dict(
-                # the served model's own size, not the name's (mxbai-embed-large is 1024 wide, e5-small 384);
                 # the settings for this evaluation only, not for what the calling process does next
                 os.environ,
-                server.env(args.provider) | {"EMBEDDING_DIMENSION": str(model.dimension)},
+                server.env(args.provider)
+                | {
+                    # the served model's own size, not the name's (mxbai-embed-large: 1024, e5-small: 384)
+                    "EMBEDDING_DIMENSION": str(model.dimension),
+                    # the cache keys vectors by the model's name: one shared with the user's services, or with
+                    # another model served under the same name, would hand a real mxbai-embed-large service
+                    # these vectors, and this evaluation another model's
+                    "EMBEDDING_CACHE_DIR": str(root / f"embedding-cache-{args.serve}"),
+                },
             ),
         ):
-            if "--data-dir" not in theirs:
-                theirs += ["--data-dir", str(REPO_ROOT / "data" / f"eval-stand-in-{args.serve}")]
             print(
                 f"# {SERVED[args.serve]} served as {args.model_name} over {args.provider}'s API "
                 f"(instructions {server.instructions})",
