@@ -286,7 +286,7 @@ def _source_out(source: ContextSourceView) -> ContextSource:
         score=score,
         confidence=confidence,
         chars=len(passage.entry()),
-        truncated=source.passage.cut,
+        truncated=source.passage.cut or source.passage.excerpted,
         sensitive_categories=categories,
     )
 

@@ -145,7 +145,11 @@ class ContextSource(BaseModel):
         description="How likely the chunk is relevant at all, 0-1 (as in /search; 0 for a fact)."
     )
     chars: int = Field(description="Characters of the entry in `context` (header included).")
-    truncated: bool = Field(description="The text was cut at a word boundary to fit (ends with ' …').")
+    truncated: bool = Field(
+        description="The text is part of the chunk, the lines the attribution names: cut at a word boundary "
+        "to fit, or (a block asked with min_confidence whose entries do not fit whole) its lines that match "
+        "the question; ' …' marks lines left out."
+    )
     sensitive_categories: list[str]
 
 
@@ -158,7 +162,9 @@ class ConsideredOut(BaseModel):
     confidence: float
     quoted: bool = Field(description="In `context`.")
     reason: str = Field(
-        description='"quoted", "quoted, cut to fit", or why not: "below the floor" (min_confidence), '
+        description='"quoted", "quoted, cut to fit", "quoted: its lines that match the question" (its share '
+        'of max_chars, when the entries let through do not fit whole), or why not: "below the floor" '
+        "(min_confidence), "
         '"repeated" (overlaps an `exclude` entry), "excluded category", "a list of links whose note is '
         'quoted instead", "a list of links: the notes it points to answer, not it", "far less likely than '
         'the first entry" (min_confidence), "states no sum of money, and the question asks for one" '

@@ -26,7 +26,9 @@ class KeywordPlaceOut(SidePlaceOut):
 class RecallVerdictOut(BaseModel):
     quoted: bool = Field(description="OpenClaw's per-turn recall (the plugin's defaults) would quote it.")
     reason: str = Field(
-        description='"quoted", or why not: "below the floor" (confidence under minConfidence), "beyond max '
+        description='"quoted" (or "quoted, cut to fit", or "quoted: its lines that match the question": its '
+        'share of maxChars when the entries let through do not fit whole), or why not: "below the floor" '
+        '(confidence under minConfidence), "beyond max '
         'entries", "over the budget" (maxChars), "duplicate", "a list of links whose note is quoted '
         'instead", "a list of links: the notes it points to answer, not it" (a map of content: never '
         'quoted), "its note says another replaced it" (never quoted), "far less likely than the first '

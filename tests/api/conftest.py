@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,25 @@ def recall_block(client: TestClient, question: str, **extra: object) -> dict:
     response = client.post("/context", json=body)
     assert response.status_code == 200, response.text
     return dict(response.json())
+
+
+# a service by keyword alone (the weights every uncalibrated model uses) and with the default model (slow)
+BY_KEYWORD_AND_MODEL = ["keyword", pytest.param("minilm", marks=pytest.mark.slow)]
+
+
+@contextmanager
+def served_vault(
+    root: Path, files: Mapping[str, str], model: str, **settings: object
+) -> Iterator[TestClient]:
+    """A service over a vault of real `files` (path -> text) under `root`, by keyword alone (`model`
+    "keyword") or with the default model, once its first index is done."""
+    for path, text in files.items():
+        (root / "vault" / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / "vault" / path).write_text(text, encoding="utf-8")
+    provider = {"embedding_provider": "none"} if model == "keyword" else {}
+    config = load_settings(
+        vault_path=root / "vault", data_dir=root / "data", watch=False, **provider, **settings
+    )
+    with TestClient(create_app(config), raise_server_exceptions=False) as client:
+        assert wait_for_job(client, timeout=600)["job"]["phase"] == "done"
+        yield client

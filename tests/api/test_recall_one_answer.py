@@ -14,11 +14,10 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.recall.context import EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM, QUOTED, REPLACED
-from backend.config import load_settings
+from backend.application.recall.context import EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM, REPLACED
+from backend.application.recall.entries import QUOTED
 from backend.domain.ranking.confidence import RECALL_FLOOR
-from backend.entrypoints.app import create_app
-from tests.api.conftest import wait_for_job
+from tests.api.conftest import BY_KEYWORD_AND_MODEL, served_vault
 
 VAULT = {
     "Projects/Honey prices.md": "# Honey prices\n\nWhat I charge for a jar of honey: £6 for a 12oz jar at "
@@ -49,18 +48,9 @@ VAULT = {
 TODAY = dt.date(2025, 11, 15)
 
 
-@pytest.fixture(scope="module", params=["keyword", pytest.param("minilm", marks=pytest.mark.slow)])
+@pytest.fixture(scope="module", params=BY_KEYWORD_AND_MODEL)
 def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    root = tmp_path_factory.mktemp(request.param)
-    for path, text in VAULT.items():
-        (root / "vault" / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / "vault" / path).write_text(text, encoding="utf-8")
-    provider = {"embedding_provider": "none"} if request.param == "keyword" else {}
-    settings = load_settings(
-        vault_path=root / "vault", data_dir=root / "data", watch=False, today=TODAY, **provider
-    )
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        assert wait_for_job(client, timeout=600)["job"]["phase"] == "done"
+    with served_vault(tmp_path_factory.mktemp(request.param), VAULT, request.param, today=TODAY) as client:
         yield client
 
 

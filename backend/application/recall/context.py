@@ -4,18 +4,18 @@ block within a character budget, ready to put in an agent's prompt."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from backend.application.notes.memory import MemoryHit, MemoryService
 from backend.application.recall.entries import (
-    QUOTED,
-    QUOTED_CUT,
     Considered,
+    QuestionReading,
     considered_of,
     packed_entries,
     payload_line,
     payload_path,
+    quoted_reason,
 )
 from backend.application.recall.suggesting import suggestion_for
 from backend.application.search.presenting import ResultView, present_hits
@@ -29,6 +29,7 @@ from backend.domain.ranking.vault_merge import merged_by_confidence
 from backend.domain.recall.context_packing import (
     OVER_BUDGET,
     PackedPassage,
+    Reading,
     label_span,
     latest_asked,
     overlaps_any,
@@ -64,7 +65,9 @@ class Gate:
     is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
     far_less_likely); with `latest_on` (today: the question asks for the last time of something) the newest
     dated entry comes first and older dated ones stay out (recency.py); with `sum_asked` (the question asks
-    what something cost, what is owed ...) an entry stating no sum is left out (sums.py).
+    what something cost, what is owed ...) an entry stating no sum is left out (sums.py). `reads` reads an
+    entry's text for the question: when the entries let through do not fit whole, a long one quotes its lines
+    that match it (excerpts.py).
 
     `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
     note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
@@ -76,6 +79,7 @@ class Gate:
     latest_on: dt.date | None = None
     own_first: bool = True
     sum_asked: bool = False
+    reads: Callable[[str], Reading] | None = None
 
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
         if self.own_first and any(v.saved_from is None for v in kept):
@@ -157,6 +161,7 @@ class ContextService:
             latest_on=self._search.options.today() if latest else None,
             own_first=not question.saved,
             sum_asked=question.sum,
+            reads=QuestionReading(self._search.analyzer, question),
         )
 
     def build(self, request: ContextQuery) -> ContextResult:
@@ -215,7 +220,10 @@ class ContextService:
             warnings += found.warnings
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]
         by_odds = gate is not None and gate.by_odds
-        return Gathered(query, outcome, outcome.hits[:wanted], views, left_out, facts, warnings, by_odds)
+        reads = gate.reads if gate is not None else None
+        return Gathered(
+            query, outcome, outcome.hits[:wanted], views, left_out, facts, warnings, by_odds, reads
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +239,7 @@ class Gathered:
     facts: list[MemoryHit]
     warnings: list[str]
     by_odds: bool  # the floor's gate weighed odds (confidences comparable across entries)
+    reads: Callable[[str], Reading] | None = None  # asked with a floor: how an entry is read for the question
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,8 +295,13 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         facts = facts[:MEMORY_CANDIDATES]
     # remembered facts first: they are what the user chose to keep, and short
     candidates: list[ResultView | MemoryHit] = [*facts, *views]
+    reads = {id(v): part.gathered.reads for part in parts if part.gathered.reads for v in part.gathered.views}
     entries = packed_entries(
-        candidates, request.max_chars, quoted=request.quoted, vault_of=vault_of if several else None
+        candidates,
+        request.max_chars,
+        quoted=request.quoted,
+        vault_of=vault_of if several else None,
+        reads=reads if request.min_confidence is not None else None,
     )
     packed = entries.packed
     sources = [
@@ -340,8 +354,9 @@ def recall_verdicts(
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
     candidates = [v for v in views if v.chunk_id not in left_out]
     kept = _kept_views(candidates, set(), budget.max_entries, left_out, gate)
-    packed = packed_entries(kept, budget.max_chars, quoted=True).packed
-    fate = {kept[p.index].chunk_id: (QUOTED_CUT if p.cut else QUOTED) for p in packed.included}
+    reads = {id(v): gate.reads for v in kept} if gate.reads else None
+    packed = packed_entries(kept, budget.max_chars, quoted=True, reads=reads).packed
+    fate = {kept[p.index].chunk_id: quoted_reason(p) for p in packed.included}
     fate.update((kept[index].chunk_id, why) for index, why in packed.left_out.items())
     return [
         Considered(

@@ -4,24 +4,30 @@ by the block of one vault and of several (context.py)."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from backend.application.notes.memory import MemoryHit
 from backend.application.search.presenting import ResultView
+from backend.application.search.question import Question
 from backend.domain.models import ScoredPoint
 from backend.domain.recall.context_packing import (
     OVER_BUDGET,
     PackedContext,
+    PackedPassage,
     Passage,
+    Reading,
     neutralize,
     pack,
     quote,
     quote_overhead,
 )
+from backend.domain.recall.excerpts import blocks_of
+from backend.domain.text.text_analysis import TextAnalyzer, words
 
 QUOTED = "quoted"
 QUOTED_CUT = "quoted, cut to fit"
+QUOTED_EXCERPT = "quoted: its lines that match the question"  # context_packing's shares
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,36 @@ class Considered:
 
     @property
     def quoted(self) -> bool:
-        return self.reason in (QUOTED, QUOTED_CUT)
+        return self.reason in (QUOTED, QUOTED_CUT, QUOTED_EXCERPT)
+
+
+def quoted_reason(included: PackedPassage) -> str:
+    return QUOTED_CUT if included.cut else QUOTED_EXCERPT if included.excerpted else QUOTED
+
+
+class QuestionReading:
+    """How one question reads the entries of its block (excerpts.py): each block with the question's own
+    words it holds, stemmed as the search stemmed them (as highlights find them); each distinct word once
+    for all entries (chat sessions repeat their names and words)."""
+
+    def __init__(self, analyzer: TextAnalyzer, question: Question) -> None:
+        self._analyzer = analyzer
+        self._languages = question.languages
+        self._weights = question.own_terms
+        self._seen: dict[str, frozenset[str]] = {}
+
+    def __call__(self, text: str) -> Reading:
+        return Reading(blocks_of(text, self._held), self._weights)
+
+    def _held(self, block: str) -> frozenset[str]:
+        held: set[str] = set()
+        for word in words(block):
+            terms = self._seen.get(word)
+            if terms is None:
+                found = self._analyzer.word_terms(word, self._languages)  # as highlights compare words
+                terms = self._seen[word] = frozenset(t for t in found if t in self._weights)
+            held |= terms
+        return frozenset(held)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +95,7 @@ def packed_entries(
     *,
     quoted: bool,
     vault_of: dict[int, str] | None = None,
+    reads: Mapping[int, Callable[[str], Reading]] | None = None,
 ) -> PackedEntries:
     """The candidates packed into `max_chars`, fenced room kept when `quoted`.
 
@@ -67,26 +103,39 @@ def packed_entries(
     all of one vault names it once, in the quote's head; only a block of several names each entry's. A name
     costs the budget its length wherever it stands: measured on personal-dev beside LoCoMo dev
     (scripts/measure/evaluation/vaults.py), naming each entry (" (vault locomo-dev)") left the last, cut entry
-    no room in 13 of LoCoMo's 759 blocks, where it held the answer; once in the head, in 4."""
+    no room in 13 of LoCoMo's 759 blocks, where it held the answer; once in the head, in 4.
+
+    `reads` (a block asked with a floor): id(candidate) -> how its text is read for the question; the
+    entries share the budget (context_packing's shares)."""
+    share = reads is not None
     if not quoted:
-        return PackedEntries(pack(_passages(candidates, vault_of), max_chars), "", "")
+        return PackedEntries(pack(_passages(candidates, vault_of, reads), max_chars, share=share), "", "")
     nonce = secrets.token_hex(8)
     if vault_of is not None:
         # room for the longest name in the head, then: one vault's entries only, or each entry named
         vaults = {vault_of.get(id(c), "") for c in candidates}
         room = max_chars - max((quote_overhead(nonce, vault=v) for v in vaults), default=0)
-        plain = pack(_passages(candidates, None, neutral=True), max(0, room))
+        plain = pack(_passages(candidates, None, reads, neutral=True), max(0, room), share=share)
         named = {vault_of.get(id(candidates[p.index]), "") for p in plain.included}
         if len(named) <= 1:
             return PackedEntries(plain, nonce, next(iter(named), ""))
     room = max_chars - quote_overhead(nonce)
-    return PackedEntries(pack(_passages(candidates, vault_of, neutral=True), max(0, room)), nonce, "")
+    return PackedEntries(
+        pack(_passages(candidates, vault_of, reads, neutral=True), max(0, room), share=share), nonce, ""
+    )
 
 
 def _passages(
-    candidates: Sequence[ResultView | MemoryHit], vault_of: dict[int, str] | None, *, neutral: bool = False
+    candidates: Sequence[ResultView | MemoryHit],
+    vault_of: dict[int, str] | None,
+    reads: Mapping[int, Callable[[str], Reading]] | None,
+    *,
+    neutral: bool = False,
 ) -> list[Passage]:
-    passages = [_passage(c, (vault_of or {}).get(id(c), "")) for c in candidates]
+    passages = [
+        replace(_passage(c, (vault_of or {}).get(id(c), "")), reads=(reads or {}).get(id(c)))
+        for c in candidates
+    ]
     if neutral:  # quoted: nothing in a note may pass for the fence's tags
         passages = [replace(p, text=neutralize(p.text), title=neutralize(p.title)) for p in passages]
     return passages
@@ -106,10 +155,7 @@ def considered_of(
     for position, why in packed.left_out.items():
         fate[_key(candidates[position], vault_of)] = (why, None)
     for included in packed.included:
-        fate[_key(candidates[included.index], vault_of)] = (
-            QUOTED_CUT if included.cut else QUOTED,
-            included.passage,
-        )
+        fate[_key(candidates[included.index], vault_of)] = (quoted_reason(included), included.passage)
     out: list[Considered] = []
     for candidate in candidates:
         if isinstance(candidate, MemoryHit):
@@ -120,8 +166,9 @@ def considered_of(
         p = hit.payload
         why, passage = fate.get((vault, hit.id), (left_out.get((vault, hit.id), OVER_BUDGET), None))
         start, end = (
-            payload_line(p, "start"),
-            passage.end_line if passage is not None else payload_line(p, "end"),
+            (passage.start_line, passage.end_line)
+            if passage is not None
+            else (payload_line(p, "start"), payload_line(p, "end"))
         )
         label = passage.label if passage is not None else f"{payload_path(p)}:{start}-{end}"
         out.append(Considered(label, payload_path(p), start, end, hit.confidence or 0.0, why, hit.id, vault))

@@ -13,6 +13,9 @@ Rules (`pack`):
 
 * **Budget**: `len(block) <= max_chars`, counting everything (headers, separators, the " …" of a cut
   passage); characters are Python string characters (code points).
+* **Shares** (`share`: the entries a recall gate let through, alternatives of like odds): when they do not
+  all fit whole, each gets an equal share of the budget (what a short one leaves goes to the others), and a
+  passage longer than its share quotes its lines that match the question (excerpts.py), where it has such.
 * **Order**: passages in the order given (best first); one that does not fit whole is cut (below) when at
   least `MIN_CUT_CHARS` of its text fit, and that ends the block; otherwise it is skipped and smaller ones
   after it may still fit.
@@ -27,13 +30,15 @@ Rules (`pack`):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from backend.domain.errors import InvalidRequestError
+from backend.domain.recall.excerpts import Block, excerpt
 
 SEPARATOR = "\n\n"
 ELLIPSIS = " …"
+LEADING_ELLIPSIS = "… "  # an excerpt's lines left out before it
 MIN_CUT_CHARS = 80  # a shorter cut passage is noise more than context
 _SPACE = re.compile(r"\s+")
 
@@ -49,6 +54,9 @@ class Passage:
     text: str
     memory_key: str | None = None
     vault: str = ""  # in a block of several vaults: the same path in two vaults is two notes
+    # reads a text of it for the question (its blocks and the question's words each holds): what a share of
+    # the block quotes of it; None: nothing to choose by (a remembered fact)
+    reads: Callable[[str], Reading] | None = None
 
     @property
     def label(self) -> str:
@@ -64,10 +72,19 @@ class Passage:
 
 
 @dataclass(frozen=True, slots=True)
+class Reading:
+    """A passage's blocks with the question's words each holds, and those words' weights."""
+
+    blocks: tuple[Block, ...]
+    weights: Mapping[str, float]
+
+
+@dataclass(frozen=True, slots=True)
 class PackedPassage:
     index: int  # position of the passage in the input
-    passage: Passage  # as included: text (and end_line) cut when `cut`
+    passage: Passage  # as included: text (and end_line) cut when `cut`, its matching lines when `excerpted`
     cut: bool
+    excerpted: bool = False
 
 
 DUPLICATE = "duplicate"  # overlaps, equals or is contained in an entry already in the block
@@ -137,7 +154,53 @@ def _cut(passage: Passage, room: int) -> Passage | None:
     return cut if len(cut.entry()) <= room else None
 
 
-def pack(passages: Sequence[Passage], max_chars: int) -> PackedContext:
+def _shared(passages: Sequence[Passage], max_chars: int) -> list[Passage]:
+    """The passages, each longer than its share of `max_chars` as its lines that match the question (where
+    it has such): shares are equal, but a passage shorter than its share leaves the rest to the others."""
+    sizes = [len(p.entry()) for p in passages]
+    room = max_chars - len(SEPARATOR) * (len(passages) - 1)
+    if sum(sizes) <= room:
+        return list(passages)
+    left, sharing = room, len(passages)
+    for size in sorted(sizes):
+        if size > left // sharing:
+            break
+        left, sharing = left - size, sharing - 1
+    share = left // max(sharing, 1)
+    return [
+        _excerpted(p, share) if size > share and p.reads is not None else p
+        for p, size in zip(passages, sizes, strict=True)
+    ]
+
+
+def _excerpted(passage: Passage, room: int) -> Passage:
+    assert passage.reads is not None
+    text = passage.text
+    reading = passage.reads(text)
+    # the marks of lines left out before and after cost the room their length
+    found = excerpt(
+        text, reading.blocks, reading.weights, room - len(passage.header()) - 1 - 2 * len(ELLIPSIS)
+    )
+    if found is None:
+        return passage
+    lead = LEADING_ELLIPSIS if found.start > 0 else ""
+    tail = ELLIPSIS if text[found.end :].strip() else ""
+    return replace(
+        passage,
+        text=f"{lead}{text[found.start : found.end]}{tail}",
+        start_line=passage.start_line + found.first_line,
+        end_line=min(passage.start_line + found.last_line, passage.end_line),
+        reads=None,
+    )
+
+
+def pack(passages: Sequence[Passage], max_chars: int, *, share: bool = False) -> PackedContext:
+    """`share`: the passages a recall gate let through, each given its share when not all fit (above)."""
+    given = _shared(passages, max_chars) if share and passages else list(passages)
+    excerpted = {
+        i for i, (before, after) in enumerate(zip(passages, given, strict=True)) if before is not after
+    }
+    passages = given
     kept: list[Passage] = []
     included: list[PackedPassage] = []
     left_out: dict[int, str] = {}
@@ -154,7 +217,7 @@ def pack(passages: Sequence[Passage], max_chars: int) -> PackedContext:
         entry = passage.entry()
         if len(entry) <= room:
             kept.append(passage)
-            included.append(PackedPassage(index, passage, cut=False))
+            included.append(PackedPassage(index, passage, cut=False, excerpted=index in excerpted))
             used += separator + len(entry)
             continue
         cut = _cut(passage, room)
