@@ -7,8 +7,9 @@
 The 13,410-note Zettelkasten beside LoCoMo dev (embedded defaults: qdrant-edge, MiniLM on onnxruntime), each
 in `python -m backend serve` as people run it: one service per vault alone, and one service with both
 (VAULTS). The questions: as many drawn from the Zettelkasten's own words as LoCoMo dev's first questions,
-sent one at a time to every service in turn, `rounds` times over (the machine's speed drifts: each round
-asks every service, so a drift weighs on all alike). Each figure is the median of the rounds' p50s.
+each asked of every service in turn, one at a time, `rounds` times over (the machine's speed drifts: a
+question is asked of every service within a second, so a drift weighs on all alike). Each figure is the
+median of the rounds' p50s; the cost of the second vault is also given as each round's own ratio.
 Memory: each service's resident set once its searches are warm (/proc/<pid>/status, VmRSS): two vaults'
 service against one vault's says what the second vault costs. `--compare-with`: the code before, its
 service over the Zettelkasten alone, in the same rounds.
@@ -33,16 +34,32 @@ DATA = Path("data/bench-vaults")  # kept between runs: the indexes are built onc
 SEED = 46
 
 
-def _p50(client: httpx.Client, questions: list[str], vaults: list[str] | None) -> float:
-    took = []
-    for question in questions:
-        body: dict[str, object] = {"query": question, "top_k": 10}
-        if vaults is not None:
-            body["vaults"] = vaults
-        started = time.perf_counter()
-        client.post("/search", json=body).raise_for_status()
-        took.append((time.perf_counter() - started) * 1000)
-    return percentile(took, 0.5)
+def _took(client: httpx.Client, question: str, vaults: list[str] | None) -> float:
+    body: dict[str, object] = {"query": question, "top_k": 10}
+    if vaults is not None:
+        body["vaults"] = vaults
+    started = time.perf_counter()
+    client.post("/search", json=body).raise_for_status()
+    return (time.perf_counter() - started) * 1000
+
+
+def _round(
+    clients: dict[str, httpx.Client], asked: list[tuple[str, str, list[str] | None]], questions: list[str]
+) -> dict[str, float]:
+    """Each label's p50 over one round, every label asking every question once: at each step every label
+    asks in turn (the first to ask moving on by one each step), so the machine's drift over a round
+    (seconds) weighs on all alike. Each label is a stride apart in the questions: a service asked under
+    several labels never meets one question twice within its last queries (a service keeps the vectors of
+    its last 16 query texts, which would spare the later labels the model)."""
+    took: dict[str, list[float]] = {label: [] for label, _, _ in asked}
+    stride = len(questions) // len(asked)
+    for step in range(len(questions)):
+        for shift in range(len(asked)):
+            at = (step + shift) % len(asked)
+            label, key, vaults = asked[at]
+            question = questions[(step + at * stride) % len(questions)]
+            took[label].append(_took(clients[key], question, vaults))
+    return {label: percentile(times, 0.5) for label, times in took.items()}
 
 
 def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
@@ -78,11 +95,12 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
             asked.insert(0, ("Zettelkasten alone, the code before", "before", None))
         clients = {key: httpx.Client(base_url=s.url, timeout=120) for key, s in services.items()}
         for client in clients.values():  # warm: the model loaded, the store's pages read
-            _p50(client, questions[:20], None)
+            for question in questions[:20]:
+                _took(client, question, None)
         p50s: dict[str, list[float]] = {label: [] for label, _, _ in asked}
         for _ in range(args.vault_rounds):
-            for label, key, vaults in asked:
-                p50s[label].append(_p50(clients[key], questions, vaults))
+            for label, p50 in _round(clients, asked, questions).items():
+                p50s[label].append(p50)
         memory = {key: rss_mb(service.process.pid) for key, service in services.items()}
         for client in clients.values():
             client.close()
@@ -90,13 +108,17 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         for service in started:
             service.stop()
     one = statistics.median(p50s["Zettelkasten alone"])
+    # each round's own ratio: the rounds' p50s move together with the machine's speed, their ratio less
+    ratios = [b / z for b, z in zip(p50s["both: both asked"], p50s["Zettelkasten alone"], strict=True)]
     rows = [
         "## Several vaults, one service",
         "",
         f"- machine: {machine()}",
         f"- data: the Zettelkasten ({zk}) beside LoCoMo dev, {len(questions)} questions ({count} drawn from "
         f"the Zettelkasten's words, LoCoMo dev's first {count}), hybrid, top_k 10, one at a time; "
-        f"{args.vault_rounds} rounds, each asking every service in turn",
+        f"{args.vault_rounds} rounds, each question asked of every service in turn",
+        f"- both vaults asked against the Zettelkasten alone, each round's own ratio: median "
+        f"×{statistics.median(ratios):.2f} (rounds: {', '.join(f'×{r:.2f}' for r in ratios)})",
         "",
         "| service, vaults asked | p50 (median of the rounds) | against the Zettelkasten alone |",
         "|---|---|---|",
