@@ -133,3 +133,11 @@ def test_a_fenced_code_block_is_quoted_whole_blank_lines_and_all() -> None:
     assert found is not None
     assert text[found.start : found.end] == "```bash\ntuned-adm list\n\ntuned-adm active\n```"
     assert (found.first_line, found.last_line) == (2, 6)
+
+
+def test_an_excerpt_fits_its_share_though_its_first_line_number_has_more_digits() -> None:
+    # a chunk from line 8: its excerpt starts at line 10 or later, a digit more in the header's attribution
+    first, second = chat("Session 01.md", 8), chat("Session 02.md", 8)
+    for budget in range(500, 900):
+        for packed in pack([first, second], budget, share=True).included:
+            assert not (packed.cut and packed.passage.text.startswith("… ")), budget  # an excerpt, cut again

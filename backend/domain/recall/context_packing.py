@@ -177,10 +177,10 @@ def _excerpted(passage: Passage, room: int) -> Passage:
     assert passage.reads is not None
     text = passage.text
     reading = passage.reads(text)
-    # the marks of lines left out before and after cost the room their length
-    found = excerpt(
-        text, reading.blocks, reading.weights, room - len(passage.header()) - 1 - 2 * len(ELLIPSIS)
-    )
+    # the marks of lines left out before and after cost the room their length, and so does the header, whose
+    # first line can only grow in digits (at most to the last line's)
+    header = len(replace(passage, start_line=passage.end_line).header())
+    found = excerpt(text, reading.blocks, reading.weights, room - header - 1 - 2 * len(ELLIPSIS))
     if found is None:
         return passage
     lead = LEADING_ELLIPSIS if found.start > 0 else ""
