@@ -35,7 +35,7 @@ def question(text: str) -> dict[str, float]:
 def test_the_message_holding_the_questions_words_is_chosen_and_the_speakers_name_weighs_nothing() -> None:
     asked = question("when did caroline go to the support group")
     blocks = blocks_of(CHAT, lambda block: words(block) & asked.keys())
-    found = excerpt(CHAT, blocks, asked, room=len(MESSAGES[2]) + 10)
+    found = excerpt(blocks, asked, room=len(MESSAGES[2]) + 10)
     assert found is not None
     assert CHAT[found.start : found.end] == MESSAGES[2]
     assert (found.first_line, found.last_line) == (6, 6)  # the heading, a blank line, two messages before
@@ -44,7 +44,7 @@ def test_the_message_holding_the_questions_words_is_chosen_and_the_speakers_name
 def test_the_run_around_the_match_fills_the_room_it_has() -> None:
     asked = question("support group")
     blocks = blocks_of(CHAT, lambda block: words(block) & asked.keys())
-    found = excerpt(CHAT, blocks, asked, room=len(MESSAGES[2]) * 3)
+    found = excerpt(blocks, asked, room=len(MESSAGES[2]) * 3)
     assert found is not None
     quoted = CHAT[found.start : found.end]
     assert MESSAGES[2] in quoted
@@ -56,7 +56,7 @@ def test_a_heading_alone_is_never_the_excerpt() -> None:
     # the note's subject names Pete; the price list under it, which answers, does not
     text = "# Call with Pete re blacking\n\n- dock 2 wks £420, jet wash £90 → **£1,450**\n\nPaid the deposit."
     asked = question("what did pete quote for the blacking")
-    assert excerpt(text, blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60) is None
+    assert excerpt(blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60) is None
 
 
 def test_nothing_to_choose_by_gives_no_excerpt() -> None:
@@ -65,9 +65,9 @@ def test_nothing_to_choose_by_gives_no_excerpt() -> None:
         f"Boat day {n}: {what}." for n, what in enumerate(["engine", "paint", "ropes", "locks"])
     )
     for asked in (question("the boat"), question("sunset over the lake")):
-        assert excerpt(log, blocks_of(log, lambda b, a=asked: words(b) & a.keys()), asked, room=40) is None
+        assert excerpt(blocks_of(log, lambda b, a=asked: words(b) & a.keys()), asked, room=40) is None
     one_block = "A single paragraph about the support group, and nothing else besides it."
-    assert excerpt(one_block, blocks_of(one_block, words), question("support"), 30) is None
+    assert excerpt(blocks_of(one_block, words), question("support"), 30) is None
 
 
 def chat(path: str, start: int) -> Passage:
@@ -129,7 +129,7 @@ def test_a_fenced_code_block_is_quoted_whole_blank_lines_and_all() -> None:
         "Disks are another story: see the iostat note."
     )
     asked = question("which tuned profile is active")
-    found = excerpt(text, blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60)
+    found = excerpt(blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60)
     assert found is not None
     assert text[found.start : found.end] == "```bash\ntuned-adm list\n\ntuned-adm active\n```"
     assert (found.first_line, found.last_line) == (2, 6)

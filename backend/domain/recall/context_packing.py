@@ -180,7 +180,7 @@ def _excerpted(passage: Passage, room: int) -> Passage:
     # the marks of lines left out before and after cost the room their length, and so does the header, whose
     # first line can only grow in digits (at most to the last line's)
     header = len(replace(passage, start_line=passage.end_line).header())
-    found = excerpt(text, reading.blocks, reading.weights, room - header - 1 - 2 * len(ELLIPSIS))
+    found = excerpt(reading.blocks, reading.weights, room - header - 1 - 2 * len(ELLIPSIS))
     if found is None:
         return passage
     lead = LEADING_ELLIPSIS if found.start > 0 else ""
@@ -197,6 +197,7 @@ def _excerpted(passage: Passage, room: int) -> Passage:
 def pack(passages: Sequence[Passage], max_chars: int, *, share: bool = False) -> PackedContext:
     """`share`: the passages a recall gate let through, each given its share when not all fit (above)."""
     given = _shared(passages, max_chars) if share and passages else list(passages)
+    # `_shared` gives back each passage it did not excerpt as it was given
     excerpted = {
         i for i, (before, after) in enumerate(zip(passages, given, strict=True)) if before is not after
     }

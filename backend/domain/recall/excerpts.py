@@ -34,6 +34,7 @@ class Block:
     start: int  # offsets into the chunk's text
     end: int
     first_line: int  # lines from the chunk's first line
+    last_line: int
     terms: frozenset[str]
 
 
@@ -48,29 +49,34 @@ class Excerpt:
 def blocks_of(text: str, terms_of: Callable[[str], frozenset[str]]) -> tuple[Block, ...]:
     """The chunk's blocks (runs of lines between blank lines; a fenced code block is one, blank lines and
     all), each with the question's words it holds (`terms_of` a block's text)."""
-    found: list[Block] = []
-    first: int | None = None  # the current block's first line
-    fenced = False
-    starts = [0]
     lines = text.split("\n")
+    starts = [0]  # each line's offset, and one past the last
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    for number, line in enumerate([*lines, ""]):
-        if line.lstrip().startswith(("```", "~~~")) and number < len(lines):
+    found: list[Block] = []
+
+    def add(first: int, last: int) -> None:
+        body = text[starts[first] : starts[last + 1] - 1].rstrip()  # an open fence's blank lines at the end
+        if not _HEADING.fullmatch(body.strip()):
+            start = starts[first]
+            found.append(Block(start, start + len(body), first, first + body.count("\n"), terms_of(body)))
+
+    first: int | None = None  # the open block's first line
+    fenced = False
+    for number, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        if line.strip() or (fenced and number < len(lines)):
+        if line.strip() or fenced:
             first = number if first is None else first
-            continue
-        if first is not None:
-            start, end = starts[first], starts[number] - 1
-            body = text[start:end]
-            if not _HEADING.fullmatch(body.strip()):
-                found.append(Block(start, start + len(body.rstrip()), first, terms_of(body)))
+        elif first is not None:
+            add(first, number - 1)
             first = None
+    if first is not None:
+        add(first, len(lines) - 1)
     return tuple(found)
 
 
-def excerpt(text: str, blocks: Sequence[Block], weights: Mapping[str, float], room: int) -> Excerpt | None:
+def excerpt(blocks: Sequence[Block], weights: Mapping[str, float], room: int) -> Excerpt | None:
     """The run of consecutive blocks of at most `room` characters holding the most of the question's words
     (each by `weights`, times how few blocks hold it), the longest such run, the first of those; None when
     the chunk has fewer than two blocks or no block holds a word the others lack."""
@@ -96,5 +102,4 @@ def excerpt(text: str, blocks: Sequence[Block], weights: Mapping[str, float], ro
     if best is None or chosen is None or best[0] <= 0.0:
         return None
     first, last = chosen
-    end = blocks[last].end
-    return Excerpt(blocks[first].start, end, blocks[first].first_line, text.count("\n", 0, end) if end else 0)
+    return Excerpt(blocks[first].start, blocks[last].end, blocks[first].first_line, blocks[last].last_line)
