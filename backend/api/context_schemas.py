@@ -168,7 +168,9 @@ class ConsideredOut(BaseModel):
         '"repeated" (overlaps an `exclude` entry), "excluded category", "a list of links whose note is '
         'quoted instead", "a list of links: the notes it points to answer, not it", "far less likely than '
         'the first entry" (min_confidence), "states no sum of money, and the question asks for one" '
-        '(min_confidence), "beyond max entries" (max_chunks), "duplicate", '
+        '(min_confidence), "the turn asks about the conversation itself, which no note holds" '
+        '(min_confidence: "summarize our conversation so far"), "beyond max entries" (max_chunks), '
+        '"duplicate", '
         '"over the budget" (max_chars), "no text left (redacted or blank)", "of a vault without what the '
         'question names: another vault holds it" (several vaults: another holds more of the people, tags or '
         "period the question names)."

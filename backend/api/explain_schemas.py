@@ -35,7 +35,8 @@ class RecallVerdictOut(BaseModel):
         'entry" (its odds of being relevant under a tenth of the surest entry\'s), "states no sum of money, '
         'and the question asks for one" (asked what something cost: no figure with a currency), "of an '
         'earlier time than the latest asked for" (a question asking for the last time of something gets the '
-        "newest dated entry)."
+        'newest dated entry), "the turn asks about the conversation itself, which no note holds" ("summarize '
+        'our conversation so far": the agent holds the chat, no note does).'
     )
 
 

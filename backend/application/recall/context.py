@@ -54,6 +54,7 @@ SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
 EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
 NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
+ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
 # several vaults: another holds the period, tag or name the question narrows to (search/narrowing.py)
 NOT_NARROWED = "of a vault without what the question names: another vault holds it"
 
@@ -65,9 +66,10 @@ class Gate:
     is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
     far_less_likely); with `latest_on` (today: the question asks for the last time of something) the newest
     dated entry comes first and older dated ones stay out (recency.py); with `sum_asked` (the question asks
-    what something cost, what is owed ...) an entry stating no sum is left out (sums.py). `reads` reads an
-    entry's text for the question: when the entries let through do not fit whole, a long one quotes its lines
-    that match it (excerpts.py).
+    what something cost, what is owed ...) an entry stating no sum is left out (sums.py); with `about_chat`
+    (the turn asks about the conversation itself: "summarize our conversation so far") none is quoted
+    (chat_turns.py). `reads` reads an entry's text for the question: when the entries let through do not
+    fit whole, a long one quotes its lines that match it (excerpts.py).
 
     `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
     note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
@@ -79,9 +81,13 @@ class Gate:
     latest_on: dt.date | None = None
     own_first: bool = True
     sum_asked: bool = False
+    about_chat: bool = False
     reads: Callable[[str], Reading] | None = None
 
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
+        if self.about_chat:
+            left_out.update((v.chunk_id, ABOUT_THE_CHAT) for v in kept)
+            return []
         if self.own_first and any(v.saved_from is None for v in kept):
             left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
             kept = [v for v in kept if v.chunk_id not in left_out]
@@ -161,6 +167,7 @@ class ContextService:
             latest_on=self._search.options.today() if latest else None,
             own_first=not question.saved,
             sum_asked=question.sum,
+            about_chat=question.chat,
             reads=QuestionReading(self._search.analyzer, question),
         )
 
@@ -215,7 +222,7 @@ class ContextService:
         views = _kept_views(views, excluded, request.max_chunks, left_out, gate)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
-        if request.include_memory and self._memory is not None:
+        if request.include_memory and self._memory is not None and not (gate and gate.about_chat):
             found = self._memory.search(query, limit=MEMORY_CANDIDATES)
             warnings += found.warnings
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]

@@ -19,6 +19,7 @@ from backend.domain.notes.note_origin import asks_about_saved
 from backend.domain.periods.question_time import find_time_span
 from backend.domain.periods.recency import asks_for_latest
 from backend.domain.periods.time_intent import TimeSpan
+from backend.domain.recall.chat_turns import asks_about_the_chat
 from backend.domain.recall.sums import asks_for_sum
 from backend.domain.text.named_words import named_words
 from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
@@ -42,6 +43,7 @@ class Question:
     saved: bool = False  # asks about something read or saved: a clipping answers as well as one's own words
     latest: bool = False  # asks for the last time of something (recency.py)
     sum: bool = False  # asks for a sum of money: only a passage with one answers it (sums.py)
+    chat: bool = False  # asks about the conversation itself: no note answers it (chat_turns.py)
     words: frozenset[str] = frozenset()  # folded words without stop words: what a remembered fact must share
     # the vault's tags one word of it names (#kids for "the kids"): joining no keyword terms, they narrow
     # several vaults (narrowing.py), as `names` do
@@ -106,6 +108,7 @@ class QuestionReader:
             saved=asks_about_saved(text),
             latest=asks_for_latest(text),
             sum=asks_for_sum(text),
+            chat=asks_about_the_chat(text),
             words=frozenset(tokenize(text)),
             word_tags=word_tags,
             names=named_words(text, period.text if period else "", own_language),
