@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.recall.context import SAVED
+from backend.application.recall.gate import SAVED
 from backend.config import load_settings
 from backend.domain.ranking.confidence import RECALL_FLOOR
 from backend.entrypoints.app import create_app

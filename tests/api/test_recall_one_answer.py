@@ -14,8 +14,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.application.recall.context import EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM, REPLACED
+from backend.application.recall.context import REPLACED
 from backend.application.recall.entries import QUOTED
+from backend.application.recall.gate import EARLIER_OF_SERIES, EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM
 from backend.domain.ranking.confidence import RECALL_FLOOR
 from tests.api.conftest import BY_KEYWORD_AND_MODEL, served_vault
 
@@ -44,6 +45,17 @@ VAULT = {
     # the topic of a question about a price, holding figures but no sum of money
     "Projects/Boat solar ideas.md": "# Boat solar ideas\n\nSolar panels on the boat roof: about 3 panels at "
     "400W, an MPPT controller 100/50. Not buying the panels until 2026.\n",
+    # a note a school year, copied and renamed each September
+    "Family/Club fees 2024-25.md": "# Club fees 2024-25\n\nRory's football club fees: £20 a month. Esme's "
+    "swimming club fees: £40 a month.\n",
+    "Family/Club fees 2025-26.md": "# Club fees 2025-26\n\nRory's football club fees: £24 a month. Esme's "
+    "swimming club fees: £46 a month.\n",
+    "Family/Kids clubs.md": "# Kids clubs\n\n| who | club | when |\n|---|---|---|\n| Rory | football | Sat "
+    "9:30 |\n| Esme | swimming | Tue 17:15 |\n",
+    # on the topic of a question it cannot answer: sizes, no pressure
+    "Car/Tire sizes.md": "# Tire sizes\n\n2009 Honda Element: 215/70 R 16\n\n2013 Toyota RAV4: 225/65 R 17\n",
+    "Journal/2025-07-05.md": "---\ndate: 2025-07-05\n---\nRory's football team had their end of season "
+    "party. Rory got a football medal and wore it to bed.\n",
 }
 TODAY = dt.date(2025, 11, 15)
 
@@ -150,3 +162,36 @@ def test_a_note_stating_no_sum_is_not_quoted_for_what_something_cost(client: Tes
     # asked about the panels without asking a price, the note is the answer
     quoted, _ = recall(client, "what solar panels did I plan for the boat")
     assert quoted == ["Projects/Boat solar ideas.md"]
+
+
+def test_asked_about_today_last_years_copy_of_a_series_is_not_quoted(client: TestClient) -> None:
+    """Two school years' notes both overlap this calendar year: the period cannot tell them apart."""
+    question = "how much are Rory's football club fees now"
+    quoted, fates = recall(client, question)
+
+    assert quoted[0] == "Family/Club fees 2025-26.md"
+    assert fates["Family/Club fees 2024-25.md"] == EARLIER_OF_SERIES
+    assert preview(client, question)["Family/Club fees 2024-25.md"] == EARLIER_OF_SERIES
+    # asked about that year by its number, it is the answer
+    quoted, _ = recall(client, "how much were Rory's football club fees in 2024-25")
+    assert "Family/Club fees 2024-25.md" in quoted
+
+
+def test_a_question_asking_for_a_time_of_day_is_given_a_note_that_states_one(client: TestClient) -> None:
+    quoted, fates = recall(client, "what time is Rory's football club")
+
+    # the fees notes hold more of the question's words; the table of the clubs states the time
+    assert quoted == ["Family/Kids clubs.md"]
+    assert fates["Family/Club fees 2025-26.md"] == "states no time of day, and the question asks for one"
+    # a question asking when in the year, not in the day, is not narrowed so
+    quoted, _ = recall(client, "when was Rory's football end of season party")
+    assert quoted[0] == "Journal/2025-07-05.md"
+
+
+def test_a_note_on_the_topic_without_the_figure_asked_for_is_not_an_answer(client: TestClient) -> None:
+    quoted, fates = recall(client, "what tire pressure should I run on the Honda Element")
+
+    assert quoted == []
+    assert fates["Car/Tire sizes.md"] == "states no pressure, and the question asks for one"
+    quoted, _ = recall(client, "what size tires does the Honda Element take")
+    assert quoted == ["Car/Tire sizes.md"]

@@ -3,7 +3,6 @@ block within a character budget, ready to put in an agent's prompt."""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,12 +16,15 @@ from backend.application.recall.entries import (
     payload_path,
     quoted_reason,
 )
+from backend.application.recall.gate import (
+    FAR_LESS_LIKELY,
+    Gate,
+)
 from backend.application.recall.suggesting import suggestion_for
 from backend.application.search.presenting import ResultView, present_hits
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
-from backend.domain.periods.recency import last_day, newest_first
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.ranking.result_rules import is_link_list
 from backend.domain.ranking.vault_merge import merged_by_confidence
@@ -37,7 +39,6 @@ from backend.domain.recall.context_packing import (
 )
 from backend.domain.recall.memory_suggestion import MemorySuggestion
 from backend.domain.recall.recall_budget import PLUGIN_RECALL, RecallBudget
-from backend.domain.recall.sums import gives_sum
 from backend.domain.text.content_policy import ContentPolicy
 
 MEMORY_CANDIDATES = 5
@@ -50,61 +51,8 @@ POINTER = "a list of links whose note is quoted instead"
 LINK_LIST = "a list of links: the notes it points to answer, not it"
 BEYOND_MAX = "beyond max entries"
 REPLACED = "its note says another replaced it"  # note_status.says_replaced
-SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
-FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
-EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
-NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
-ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
 # several vaults: another holds the period, tag or name the question narrows to (search/narrowing.py)
 NOT_NARROWED = "of a vault without what the question names: another vault holds it"
-
-
-@dataclass(frozen=True, slots=True)
-class Gate:
-    """How a block asked with a floor picks among the entries above it. With `own_first` (the question asks
-    about nothing read or saved) a note saved from elsewhere is quoted only when none of the person's own
-    is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
-    far_less_likely); with `latest_on` (today: the question asks for the last time of something) the newest
-    dated entry comes first and older dated ones stay out (recency.py); with `sum_asked` (the question asks
-    what something cost, what is owed ...) an entry stating no sum is left out (sums.py); with `about_chat`
-    (the turn asks about the conversation itself: "summarize our conversation so far") none is quoted
-    (chat_turns.py). `reads` reads an entry's text for the question: when the entries let through do not
-    fit whole, a long one quotes its lines that match it (excerpts.py).
-
-    `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
-    note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
-    that answers would look an order of magnitude less likely. Weighed with a calibrated model's dense side
-    (`SearchService.judged_by_meaning`: its cosine is bounded, and confidences above 0.99 count as 0.99) the
-    comparison holds; without one only the floor gates."""
-
-    by_odds: bool = True
-    latest_on: dt.date | None = None
-    own_first: bool = True
-    sum_asked: bool = False
-    about_chat: bool = False
-    reads: Callable[[str], Reading] | None = None
-
-    def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
-        if self.about_chat:
-            left_out.update((v.chunk_id, ABOUT_THE_CHAT) for v in kept)
-            return []
-        if self.own_first and any(v.saved_from is None for v in kept):
-            left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
-            kept = [v for v in kept if v.chunk_id not in left_out]
-        if self.by_odds and kept:
-            best = max(v.confidence for v in kept)
-            left_out.update(
-                (v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best)
-            )
-            kept = [v for v in kept if v.chunk_id not in left_out]
-        if self.sum_asked:  # after the odds: it only leaves out, never lets a less likely entry in
-            left_out.update((v.chunk_id, NO_SUM) for v in kept if not gives_sum(v.content))
-            kept = [v for v in kept if v.chunk_id not in left_out]
-        if self.latest_on is not None:
-            today = self.latest_on
-            kept, earlier = newest_first(kept, lambda v: last_day(v.periods, today))
-            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier)
-        return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +115,8 @@ class ContextService:
             latest_on=self._search.options.today() if latest else None,
             own_first=not question.saved,
             sum_asked=question.sum,
+            measure=question.measure,
+            present_on=self._search.options.today() if question.present else None,
             about_chat=question.chat,
             reads=QuestionReading(self._search.analyzer, question),
         )

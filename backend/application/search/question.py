@@ -18,8 +18,10 @@ from backend.application.serving.note_graph import TagVocabulary
 from backend.domain.notes.note_origin import asks_about_saved
 from backend.domain.periods.question_time import find_time_span
 from backend.domain.periods.recency import asks_for_latest
+from backend.domain.periods.series import asks_about_the_present
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.recall.chat_turns import asks_about_the_chat
+from backend.domain.recall.measures import Measure, measure_asked
 from backend.domain.recall.sums import asks_for_sum
 from backend.domain.text.named_words import named_words
 from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
@@ -44,6 +46,9 @@ class Question:
     latest: bool = False  # asks for the last time of something (recency.py)
     sum: bool = False  # asks for a sum of money: only a passage with one answers it (sums.py)
     chat: bool = False  # asks about the conversation itself: no note answers it (chat_turns.py)
+    # the measure it asks for (a time of day, a temperature ...): a passage with one answers (measures.py)
+    measure: Measure | None = None
+    present: bool = False  # asks about today: last year's note of a series tells of last year (series.py)
     words: frozenset[str] = frozenset()  # folded words without stop words: what a remembered fact must share
     # the vault's tags one word of it names (#kids for "the kids"): joining no keyword terms, they narrow
     # several vaults (narrowing.py), as `names` do
@@ -96,12 +101,13 @@ class QuestionReader:
         period = find_time_span(text, options.today(), southern=options.southern)
         # the period rule off: no period is boosted nor judged of (its words are still no one's name)
         span = period if options.time_boost else None
+        foreign = analyzer.foreign(text, own_language)
         return Question(
             text=text,
             languages=languages,
             terms=MappingProxyType(terms),
             own_terms=MappingProxyType(own),
-            foreign=analyzer.foreign(text, own_language),
+            foreign=foreign,
             span=span,
             tag_terms=tag_terms,
             judged_tags=judged_tags,
@@ -109,6 +115,9 @@ class QuestionReader:
             latest=asks_for_latest(text),
             sum=asks_for_sum(text),
             chat=asks_about_the_chat(text),
+            # an English question over notes in another language: their units are written in it
+            measure=None if foreign else measure_asked(text),
+            present=asks_about_the_present(text, span, options.today()),
             words=frozenset(tokenize(text)),
             word_tags=word_tags,
             names=named_words(text, period.text if period else "", own_language),

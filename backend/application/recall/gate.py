@@ -1,0 +1,91 @@
+"""How a recall block asked with a floor picks among the entries above it: the rules that leave an entry
+out because of what the question asks (a sum, a time of day, today, the last time of something, nothing of
+the notes at all) or because another entry answers it better (far likelier, the person's own words). Each
+reason is the text `explain.considered` and the page show."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from backend.application.search.presenting import ResultView
+from backend.domain.periods.recency import last_day, newest_first
+from backend.domain.periods.series import earlier_of_their_series
+from backend.domain.ranking.confidence import far_less_likely
+from backend.domain.recall.context_packing import Reading
+from backend.domain.recall.measures import Measure, gives
+from backend.domain.recall.sums import gives_sum
+
+SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
+FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
+EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
+NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
+ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
+EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today"  # series.py
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """How a block asked with a floor picks among the entries above it. With `own_first` (the question asks
+    about nothing read or saved) a note saved from elsewhere is quoted only when none of the person's own
+    is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
+    far_less_likely); with `sum_asked` (the question asks what something cost, what is owed ...) an entry
+    stating no sum is left out (sums.py), with `measure` one stating none of it (a time of day, a
+    temperature ...: measures.py);
+    with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
+    a later one already begun beside it stays out (series.py); with `latest_on` (today: the question asks
+    for the last time of something) the newest dated entry comes first and older dated ones stay out
+    (recency.py); with `about_chat` (the turn asks about the conversation itself: "summarize our
+    conversation so far") none is quoted (chat_turns.py). `reads` reads an entry's text for the question:
+    when the entries let through do not fit whole, a long one quotes its lines that match it (excerpts.py).
+
+    `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
+    note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
+    that answers would look an order of magnitude less likely. Weighed with a calibrated model's dense side
+    (`SearchService.judged_by_meaning`: its cosine is bounded, and confidences above 0.99 count as 0.99) the
+    comparison holds; without one only the floor gates."""
+
+    by_odds: bool = True
+    latest_on: dt.date | None = None
+    own_first: bool = True
+    sum_asked: bool = False
+    measure: Measure | None = None
+    present_on: dt.date | None = None
+    about_chat: bool = False
+    reads: Callable[[str], Reading] | None = None
+
+    def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
+        if self.about_chat:
+            left_out.update((v.chunk_id, ABOUT_THE_CHAT) for v in kept)
+            return []
+        if self.own_first and any(v.saved_from is None for v in kept):
+            left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.by_odds and kept:
+            best = max(v.confidence for v in kept)
+            left_out.update(
+                (v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best)
+            )
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.sum_asked:  # after the odds: it only leaves out, never lets a less likely entry in
+            left_out.update((v.chunk_id, NO_SUM) for v in kept if not gives_sum(v.content))
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.measure is not None:
+            lacking = no_measure(self.measure)
+            left_out.update((v.chunk_id, lacking) for v in kept if not gives(self.measure, v.content))
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.present_on is not None:
+            earlier = earlier_of_their_series(kept, lambda v: v.note_title, self.present_on)
+            left_out.update((kept[i].chunk_id, EARLIER_OF_SERIES) for i in earlier)
+            kept = [v for v in kept if v.chunk_id not in left_out]
+        if self.latest_on is not None:
+            today = self.latest_on
+            kept, earlier = newest_first(kept, lambda v: last_day(v.periods, today))
+            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier)
+        return kept
+
+
+def no_measure(measure: Measure) -> str:
+    """Why an entry stating none of the measure asked for is left out."""
+    return f"states no {measure.name}, and the question asks for one"

@@ -1,0 +1,80 @@
+"""A question that asks for a measure (a time of day, a temperature, a pressure, a score, a distance, a
+weight), and a passage that can give one.
+
+Asked "what time is Rory's football now", "what temperature do the flapjacks go in at" or "what tire pressure
+should I run on the Honda Element", a person wants the figure; a note on the topic that holds none cannot
+give it, however close its words are. Quoted, it reads as an answer: the journal day of Rory's sports day for
+the football's time (personal-dev), the tire sizes of every car for the Element's pressure and the notes of a
+pre-assessment for the score of the exam (real-dev: questions that vault cannot answer, each given an entry at
+0.87-0.95). As with sums of money (sums.py), people write a measure as a figure and its unit, or a form of
+its own ("9:30", "6pm", "180°C", "gas mark 4", "32 psi", "120/80", "210/300", "85%"), so a passage can give
+one when it holds such a figure anywhere. The rule only leaves out: a passage stating one is not made more
+likely by it. English questions only ("what time frame" and "what time period" ask for a span).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    name: str  # as the reason names it: "states no <name>, and the question asks for one"
+    asked: re.Pattern[str]
+    given: re.Pattern[str]
+
+
+def _measure(name: str, asked: str, given: str) -> Measure:
+    return Measure(name, re.compile(asked, re.IGNORECASE), re.compile(given, re.IGNORECASE))
+
+
+_FIGURE = r"\b\d[\d,.]*\s*"
+MEASURES = (
+    _measure(
+        "time of day",
+        r"\b(?:at\s+)?what\s+time\s+(?:is|are|was|were|do|does|did|will|would|should|shall|can|of\s+day)\b"
+        r"|\bwhat\s+time['’]s\b|\bwhat\s+hour\b",
+        r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])"  # 9:30, 17:15; not a split of 60:40
+        r"|\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])"
+        r"|\b(?:noon|midday|midnight|o['’]clock)\b|\b(?:half|quarter)\s+(?:past|to)\s+\w+",
+    ),
+    _measure(
+        "temperature",
+        r"\bwhat\s+temp(?:erature)?s?\b|\bhow\s+(?:hot|cold|warm)\b",
+        r"[°º℃℉]|\bdegrees?\b|\b\d+\s*[cf]\b|\bgas\s+mark\b",
+    ),
+    _measure(
+        "pressure",
+        r"\bwhat\s+(?:\w+\s+){0,3}pressures?\b|\bhow\s+much\s+pressure\b",
+        # a blood pressure is written bare ("135/85"), a tire size is not one ("215/70 R 16")
+        r"\b(?:psi|bar|kpa|mbar|mmhg|atm)\b|(?<![\d/])\d{2,3}\s*/\s*\d{2,3}(?![\d/])(?!\s*z?r\b)",
+    ),
+    _measure(
+        "score",
+        r"\bwhat\s+(?:\w+\s+)?(?:score|grade|mark)s?\b|\bhow\s+many\s+(?:points|marks)\b"
+        r"|\b(?:what|how\s+(?:well\s+)?)\s*did\s+\w+\s+score\b",
+        rf"{_FIGURE}(?:/|out\s+of)\s*\d|{_FIGURE}(?:%|points?\b|pts\b|marks?\b)|\bscored?\s+(?:a\s+)?\d"
+        r"|\bgrade\s+[a-f1-9]\b",
+    ),
+    _measure(
+        "distance",
+        # "how far along is the project", "how far did I get with the course" ask about progress
+        r"\bhow\s+far\b(?!\s+along)(?![^?.!]*\b(?:get|got|gotten)\b)|\bwhat\s+(?:is\s+|was\s+)?(?:the\s+)?distance\b",
+        rf"{_FIGURE}(?:km|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
+    ),
+    _measure(
+        "weight",
+        r"\bhow\s+heavy\b|\bhow\s+much\s+(?:\w+\s+){0,4}weigh(?:s|ed)?\b|\bwhat\s+(?:\w+\s+)?weight\b",
+        rf"{_FIGURE}(?:kg|kilos?|kilograms?|g|grams?|lbs?|pounds?|st|stone|oz|ounces?|tonnes?|tons?)\b",
+    ),
+)
+
+
+def measure_asked(question: str) -> Measure | None:
+    """The measure a question asks for (the first of MEASURES it asks), None when it asks for none."""
+    return next((measure for measure in MEASURES if measure.asked.search(question)), None)
+
+
+def gives(measure: Measure, text: str) -> bool:
+    return measure.given.search(text) is not None

@@ -1,0 +1,87 @@
+"""A question asking for a measure (a time of day, a temperature, a pressure, a score, a distance, a weight),
+and a passage that can give one (the recall's measure rule)."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.recall.measures import MEASURES, Measure, gives, measure_asked
+
+
+@pytest.mark.parametrize(
+    ("question", "measure"),
+    [
+        ("what time is Rory's football now", "time of day"),
+        ("What time does the pool open?", "time of day"),
+        ("at what time did Lyd arrive", "time of day"),
+        ("what temperature do the honey flapjacks go in at", "temperature"),
+        ("how hot should the oven be", "temperature"),
+        ("What tire pressure should I run on the Honda Element?", "pressure"),
+        ("what was my blood pressure at the GP", "pressure"),
+        ("What score did I get on the RHCSA exam?", "score"),
+        ("How many points did the Broncos score in the final three minutes?", "score"),
+        ("what grade did Esme get for her guitar exam", "score"),
+        ("How far is Jacksonville from Miami?", "distance"),
+        ("how heavy are the AGM batteries", "weight"),
+        ("how much honey did the hives weigh in August", "weight"),
+    ],
+)
+def test_questions_asking_for_a_figure_ask_for_its_measure(question: str, measure: str) -> None:
+    asked = measure_asked(question)
+    assert asked is not None
+    assert asked.name == measure
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What time framd does the Seven Years War cover?",  # XQuAD: a span, not a time of day
+        "what time period is the castle from",
+        "when is football",
+        "what did I decide about the battery setup",
+        "how much did the solar panels cost",  # a sum: sums.py
+        "Ambulatory blood pressure monitoring is inaccurate at diagnosing hypertension.",  # a claim
+        "how far along is the boat electrics project",  # progress, not a distance
+        "how far did I get with the Portuguese course",
+    ],
+)
+def test_other_questions_ask_for_none(question: str) -> None:
+    assert measure_asked(question) is None
+
+
+@pytest.mark.parametrize(
+    ("measure", "text"),
+    [
+        ("time of day", "| Rory | football U8s | Sat 9:30 |"),
+        ("time of day", "pick up at 6pm, or half past six"),
+        ("temperature", "Oven 180°C (fan 160), 25 minutes."),
+        ("temperature", "gas mark 4"),
+        ("pressure", "Front 32 psi, rear 30 psi."),
+        ("pressure", "BP 135/85 at the GP, fine."),
+        ("score", "Passed! 210/300, needed 210."),
+        ("score", "Got 85% on the practice exam"),
+        ("distance", "Jacksonville is 340 miles north of Miami."),
+        ("weight", "Each battery is 30kg."),
+    ],
+)
+def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, text: str) -> None:
+    assert gives(_named(measure), text)
+
+
+@pytest.mark.parametrize(
+    ("measure", "text"),
+    [
+        ("time of day", "Sports day Thursday, Rory came 4th in the sack race."),
+        ("time of day", "we split the rent 60:40"),
+        ("pressure", "2009 Honda Element: 215/70 R 16"),  # a tire size
+        ("score", "4. Failed mount in /etc/fstab. 5. Configure a repository file."),
+        ("temperature", "Flapjacks: oats, butter, honey, a pinch of salt."),
+        ("weight", "Two AGM batteries, heavy, in the engine bay."),
+    ],
+)
+def test_a_note_on_the_topic_without_the_figure_gives_none(measure: str, text: str) -> None:
+    assert not gives(_named(measure), text)
+
+
+def _named(name: str) -> Measure:
+    return next(measure for measure in MEASURES if measure.name == name)
