@@ -16,10 +16,7 @@ from backend.application.recall.entries import (
     payload_path,
     quoted_reason,
 )
-from backend.application.recall.gate import (
-    FAR_LESS_LIKELY,
-    Gate,
-)
+from backend.application.recall.gate import FAR_LESS_LIKELY, Gate
 from backend.application.recall.suggesting import suggestion_for
 from backend.application.search.presenting import ResultView, present_hits
 from backend.application.search.service import SearchOutcome, SearchService

@@ -1,5 +1,5 @@
 """How a recall block asked with a floor picks among the entries above it: the rules that leave an entry
-out because of what the question asks (a sum, a time of day, today, the last time of something, nothing of
+out because of what the question asks (a sum, a measure, today, the last time of something, nothing of
 the notes at all) or because another entry answers it better (far likelier, the person's own words). Each
 reason is the text `explain.considered` and the page show."""
 
