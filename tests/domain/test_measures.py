@@ -62,6 +62,14 @@ def test_other_questions_ask_for_none(question: str) -> None:
         ("score", "Got 85% on the practice exam"),
         ("distance", "Jacksonville is 340 miles north of Miami."),
         ("weight", "Each battery is 30kg."),
+        # bare, after a word that says what the figure is
+        ("time of day", "Got there at 6, pitched the tent in the rain."),
+        ("time of day", "Football is Saturday mornings now."),
+        ("temperature", "Bake at 180 for 25 minutes."),
+        ("pressure", "Pumped the tyres to 35 before the trip."),
+        ("score", "Got 72 on the mock, two marks off an A."),
+        ("distance", "Ran a 5k round the park."),
+        ("weight", "The swarm weighed about 2 kilos."),
     ],
 )
 def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, text: str) -> None:

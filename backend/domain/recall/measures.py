@@ -7,7 +7,8 @@ give it, however close its words are. Quoted, it reads as an answer: the journal
 the football's time (personal-dev), the tire sizes of every car for the Element's pressure and the notes of a
 pre-assessment for the score of the exam (real-dev: questions that vault cannot answer, each given an entry at
 0.87-0.95). As with sums of money (sums.py), people write a measure as a figure and its unit, or a form of
-its own ("9:30", "6pm", "180°C", "gas mark 4", "32 psi", "120/80", "210/300", "85%"), so a passage can give
+its own ("9:30", "6pm", "180°C", "gas mark 4", "32 psi", "120/80", "210/300", "85%"), or bare after a word
+that says what it is ("got there at 6", "bake at 180", "pumped them to 35", "got 72"), so a passage can give
 one when it holds such a figure anywhere. The rule only leaves out: a passage stating one is not made more
 likely by it. English questions only ("what time frame" and "what time period" ask for a span).
 """
@@ -30,6 +31,8 @@ def _measure(name: str, asked: str, given: str) -> Measure:
 
 
 _FIGURE = r"\b\d[\d,.]*\s*"
+# a figure after one of these is an hour, a setting or a reading ("at 6", "to 35", "around 180")
+_AT = r"\b(?:at|around|about|by|from|until|till|to)\s+"
 MEASURES = (
     _measure(
         "time of day",
@@ -37,36 +40,42 @@ MEASURES = (
         r"|\bwhat\s+time['’]s\b|\bwhat\s+hour\b",
         r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])"  # 9:30, 17:15; not a split of 60:40
         r"|\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])"
-        r"|\b(?:noon|midday|midnight|o['’]clock)\b|\b(?:half|quarter)\s+(?:past|to)\s+\w+",
+        r"|\b(?:noon|midday|midnight|o['’]clock)\b|\b(?:half|quarter)\s+(?:past|to)\s+\w+|\bhalf\s+\d"
+        # "got there at 6", "around 7ish", "from 9.30": an hour after its preposition; "Saturday mornings"
+        rf"|{_AT}(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?(?:ish)?\b(?!\s*(?:%|[£$€]|\d))|\b(?:morning|afternoon|evening)s?\b",
     ),
     _measure(
         "temperature",
         r"\bwhat\s+temp(?:erature)?s?\b|\bhow\s+(?:hot|cold|warm)\b",
-        r"[°º℃℉]|\bdegrees?\b|\b\d+\s*[cf]\b|\bgas\s+mark\b",
+        # "bake at 180", "fan 160": an oven is set by a bare figure
+        rf"[°º℃℉]|\bdegrees?\b|\b\d+\s*[cf]\b|\bgas\s+mark\b|(?:{_AT}|\bfan\s+)\d{{2,3}}\b",
     ),
     _measure(
         "pressure",
         r"\bwhat\s+(?:\w+\s+){0,3}pressures?\b|\bhow\s+much\s+pressure\b",
         # a blood pressure is written bare ("135/85"), a tire size is not one ("215/70 R 16")
-        r"\b(?:psi|bar|kpa|mbar|mmhg|atm)\b|(?<![\d/])\d{2,3}\s*/\s*\d{2,3}(?![\d/])(?!\s*z?r\b)",
+        r"\b(?:psi|bar|kpa|mbar|mmhg|atm)\b|(?<![\d/])\d{2,3}\s*/\s*\d{2,3}(?![\d/])(?!\s*z?r\b)"
+        rf"|{_AT}\d{{1,3}}(?:\.\d)?\b",  # "pumped them to 35"
     ),
     _measure(
         "score",
         r"\bwhat\s+(?:\w+\s+)?(?:score|grade|mark)s?\b|\bhow\s+many\s+(?:points|marks)\b"
         r"|\b(?:what|how\s+(?:well\s+)?)\s*did\s+\w+\s+score\b",
-        rf"{_FIGURE}(?:/|out\s+of)\s*\d|{_FIGURE}(?:%|points?\b|pts\b|marks?\b)|\bscored?\s+(?:a\s+)?\d"
+        rf"{_FIGURE}(?:/|out\s+of)\s*\d|{_FIGURE}(?:%|points?\b|pts\b|marks?\b)"
+        r"|\b(?:scored?|got|get|with)\s+(?:a\s+|an\s+)?\d"
         r"|\bgrade\s+[a-f1-9]\b",
     ),
     _measure(
         "distance",
         # "how far along is the project", "how far did I get with the course" ask about progress
         r"\bhow\s+far\b(?!\s+along)(?![^?.!]*\b(?:get|got|gotten)\b)|\bwhat\s+(?:is\s+|was\s+)?(?:the\s+)?distance\b",
-        rf"{_FIGURE}(?:km|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
+        rf"{_FIGURE}(?:k|km|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
     ),
     _measure(
         "weight",
         r"\bhow\s+heavy\b|\bhow\s+much\s+(?:\w+\s+){0,4}weigh(?:s|ed)?\b|\bwhat\s+(?:\w+\s+)?weight\b",
-        rf"{_FIGURE}(?:kg|kilos?|kilograms?|g|grams?|lbs?|pounds?|st|stone|oz|ounces?|tonnes?|tons?)\b",
+        rf"{_FIGURE}(?:kg|kilos?|kilograms?|g|grams?|lbs?|pounds?|st|stone|oz|ounces?|tonnes?|tons?)\b"
+        r"|\bweigh(?:s|ed)?\s+(?:in\s+at\s+)?(?:about\s+|around\s+)?\d",
     ),
 )
 
