@@ -250,6 +250,7 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
     keyword_weight_tags: float = Field(2.0, ge=0.0, le=20.0, description="Weight of tag terms.")
     keyword_weight_headings: float = Field(1.5, ge=0.0, le=20.0, description="Weight of heading-path terms.")
     keyword_weight_body: float = Field(1.0, ge=0.0, le=20.0, description="Weight of chunk-text terms.")
+    keyword_weight_properties: float = Field(1.0, ge=0.0, le=20.0, description="Weight of property terms.")
     keyword_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation (k1).")
     keyword_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation of chunk text (b).")
     keyword_avg_doc_len: float = Field(

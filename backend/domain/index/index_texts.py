@@ -9,6 +9,7 @@ from backend.domain.index.payload import HEADING_SEPARATOR
 from backend.domain.models import Chunk, ParsedNote
 from backend.domain.notes.dense_windows import chunk_windows
 from backend.domain.notes.not_text import is_placeholder_title, readable
+from backend.domain.notes.note_properties import property_texts
 from backend.domain.text.languages import language_code
 from backend.domain.text.sparse import DocumentFields
 from backend.domain.text.tag_words import tag_text
@@ -62,6 +63,7 @@ def keyword_fields(note: ParsedNote, chunk: Chunk, language: str | None = None) 
         aliases=note.aliases,
         tags=note.tags,
         headings=chunk.heading_path,
+        properties=property_texts(note.metadata),
         language=language,
     )
 

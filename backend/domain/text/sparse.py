@@ -74,6 +74,7 @@ class FieldWeights:
     tags: float = 2.0
     headings: float = 1.5
     body: float = 1.0
+    properties: float = 1.0  # a note's properties as written ("author Oliver Burkeman"): note_properties.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class DocumentFields:
     aliases: Sequence[str] = ()
     tags: Sequence[str] = ()
     headings: Sequence[str] = ()  # the chunk's heading path
+    properties: Sequence[str] = ()  # the note's properties as "name value" (note_properties.property_texts)
     language: str | None = None  # the note's (TextAnalyzer.note_language); None: told from `body`
 
 
@@ -105,6 +107,8 @@ class SparseEncoder:
         """Everything that shapes stored keyword vectors: a change means the index must be rebuilt."""
         w = self.weights
         names = f"{w.file_name:g}/{w.title:g}/{w.aliases:g}/{w.tags:g}/{w.headings:g}/{w.body:g}"
+        if w.properties:
+            names += f"/properties={w.properties:g}"
         return (
             f"bm25f-2 k1={self.k1:g} b={self.b:g} avgdl={self.avg_doc_len:g} w={names} tags=words+joined "
             f"{self.analyzer.fingerprint}"
@@ -126,6 +130,7 @@ class SparseEncoder:
             _add(tf, names, weight)
         _add(tf, self._tag_terms(fields.tags, language), w.tags)
         _add(tf, self._terms_of(fields.headings, language), w.headings)
+        _add(tf, self._terms_of(fields.properties, language), w.properties)
         return _to_vector({term: t * (self.k1 + 1) / (t + self.k1) for term, t in tf.items() if t > 0})
 
     def encode_query(self, text: str) -> SparseVector:

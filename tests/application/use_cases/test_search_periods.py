@@ -53,13 +53,14 @@ def test_a_season_puts_its_notes_first_and_the_undated_and_other_times_below(han
 
     ranked = notes(handles, question)
 
-    # a day of the season (its file name) and a week of it (a week note) first, the undated log next, and the
-    # note of another time below the trip of the season it matched twice as well as
+    # a day of the season (its file name), a week of it (a week note) and the trip its `dates:` property puts
+    # in it (written there, "2024" is a word the question shares) first, the undated log next, and the note
+    # of another time below the trip of the season it matched twice as well as
     assert ranked[:5] == [
         "Journal/2024/2024-10-12.md",
         "Journal/2024/2024-W45.md",
-        "Areas/Climbing log.md",
         "Trips/Font.md",
+        "Areas/Climbing log.md",
         "Journal/2025/2025-03-08.md",
     ]
     span = handles.search.search(question).time_intent
