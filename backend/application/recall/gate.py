@@ -57,33 +57,36 @@ class Gate:
 
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
         if self.about_chat:
-            left_out.update((v.chunk_id, ABOUT_THE_CHAT) for v in kept)
-            return []
+            return _without(kept, left_out, ABOUT_THE_CHAT, lambda v: True)
         if self.own_first and any(v.saved_from is None for v in kept):
-            left_out.update((v.chunk_id, SAVED) for v in kept if v.saved_from is not None)
-            kept = [v for v in kept if v.chunk_id not in left_out]
+            kept = _without(kept, left_out, SAVED, lambda v: v.saved_from is not None)
         if self.by_odds and kept:
             best = max(v.confidence for v in kept)
-            left_out.update(
-                (v.chunk_id, FAR_LESS_LIKELY) for v in kept if far_less_likely(v.confidence, best)
-            )
-            kept = [v for v in kept if v.chunk_id not in left_out]
+            kept = _without(kept, left_out, FAR_LESS_LIKELY, lambda v: far_less_likely(v.confidence, best))
         if self.sum_asked:  # after the odds: it only leaves out, never lets a less likely entry in
-            left_out.update((v.chunk_id, NO_SUM) for v in kept if not gives_sum(v.content))
-            kept = [v for v in kept if v.chunk_id not in left_out]
-        if self.measure is not None:
-            lacking = no_measure(self.measure)
-            left_out.update((v.chunk_id, lacking) for v in kept if not gives(self.measure, v.content))
-            kept = [v for v in kept if v.chunk_id not in left_out]
+            kept = _without(kept, left_out, NO_SUM, lambda v: not gives_sum(v.content))
+        if (measure := self.measure) is not None:
+            kept = _without(kept, left_out, no_measure(measure), lambda v: not gives(measure, v.content))
         if self.present_on is not None:
-            earlier = earlier_of_their_series(kept, lambda v: v.note_title, self.present_on)
-            left_out.update((kept[i].chunk_id, EARLIER_OF_SERIES) for i in earlier)
-            kept = [v for v in kept if v.chunk_id not in left_out]
+            earlier = {kept[i].chunk_id for i in earlier_of_their_series(kept, _title, self.present_on)}
+            kept = _without(kept, left_out, EARLIER_OF_SERIES, lambda v: v.chunk_id in earlier)
         if self.latest_on is not None:
             today = self.latest_on
-            kept, earlier = newest_first(kept, lambda v: last_day(v.periods, today))
-            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier)
+            kept, earlier_days = newest_first(kept, lambda v: last_day(v.periods, today))
+            left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier_days)
         return kept
+
+
+def _without(
+    kept: list[ResultView], left_out: dict[str, str], reason: str, out: Callable[[ResultView], bool]
+) -> list[ResultView]:
+    """`kept` without the entries `out` says, each recorded in `left_out` with `reason`."""
+    left_out.update((v.chunk_id, reason) for v in kept if out(v))
+    return [v for v in kept if v.chunk_id not in left_out]
+
+
+def _title(view: ResultView) -> str:
+    return view.note_title
 
 
 def no_measure(measure: Measure) -> str:

@@ -28,22 +28,20 @@ _HEADING = re.compile(r"#{1,6}[ \t][^\n]*")
 
 
 @dataclass(frozen=True, slots=True)
-class Block:
-    """A blank-line separated block of a chunk: where it stands and the question's words it holds."""
+class Excerpt:
+    """Where a run of a chunk's blocks stands in it."""
 
     start: int  # offsets into the chunk's text
     end: int
     first_line: int  # lines from the chunk's first line
     last_line: int
-    terms: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
-class Excerpt:
-    start: int  # offsets into the chunk's text
-    end: int
-    first_line: int  # lines from the chunk's first line
-    last_line: int
+class Block(Excerpt):
+    """A blank-line separated block of a chunk (the shortest excerpt) and the question's words it holds."""
+
+    terms: frozenset[str]
 
 
 def blocks_of(text: str, terms_of: Callable[[str], frozenset[str]]) -> tuple[Block, ...]:
