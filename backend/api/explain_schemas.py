@@ -36,10 +36,12 @@ class RecallVerdictOut(BaseModel):
         'and the question asks for one" (asked what something cost: no figure with a currency), "states no '
         'time of day, and the question asks for one" (asked what time something is; likewise a temperature, '
         'pressure, score, distance or weight), "an earlier one of its '
-        'series: the question asks about today" (last year\'s "Budget 2024" beside "Budget 2025"), "of an '
-        'earlier time than the latest asked for" (a question asking for the last time of something gets the '
-        'newest dated entry), "the turn asks about the conversation itself, which no note holds" ("summarize '
-        'our conversation so far": the agent holds the chat, no note does).'
+        'series: the question asks about today" (last year\'s "Budget 2024" beside "Budget 2025"), "of '
+        'another time than the period asked, beside entries of it" (dated wholly outside the period the '
+        'question names, while entries of it are quoted: not for a plan, nor "the week before" a day), "of '
+        'an earlier time than the latest asked for" (a question asking for the last time of something gets '
+        'the newest dated entry), "the turn asks about the conversation itself, which no note holds" '
+        '("summarize our conversation so far": the agent holds the chat, no note does).'
     )
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.periods.question_time import find_time_span
+from backend.domain.periods.question_time import days_telling, find_time_span
 from backend.domain.periods.time_intent import TimeSpan, name_span, names_its_year, parse_day
 
 TODAY = dt.date(2026, 4, 15)  # a Wednesday
@@ -262,3 +262,37 @@ def test_how_much_of_a_note_lies_in_the_span(periods: list[str], share: float) -
     span = find_time_span("spring 2024", TODAY)
     assert span is not None
     assert span.share_of(periods) == pytest.approx(share)
+
+
+@pytest.mark.parametrize(
+    ("periods", "outside"),
+    [
+        (["2024-06-01"], True),  # dated, after it
+        (["2023-12-31", "2024-06-01/2024-07-01"], True),  # every period of it elsewhere
+        (["2024-05-31/2024-06-08"], False),  # a trip begun in it
+        (["2024-01-01/2024-12-31"], False),  # a note of the whole year
+        ([], False),  # undated: of any time
+        (["not a day"], False),
+    ],
+)
+def test_a_note_wholly_of_another_time(periods: list[str], outside: bool) -> None:
+    span = find_time_span("spring 2024", TODAY)
+    assert span is not None
+    assert span.outside(periods) is outside
+
+
+def test_the_days_that_tell_of_a_period_asked() -> None:
+    def told(question: str) -> tuple[str, str] | None:
+        span = find_time_span(question, TODAY)
+        assert span is not None
+        days = days_telling(question, span)
+        return None if days is None else (days.start.isoformat(), days.end.isoformat())
+
+    assert told("shoulder recovery in the first half of 2024") == ("2024-01-01", "2024-06-30")
+    # a bound of the time asked, not that time: the days before or after it tell
+    assert told("what did John do the week before August 3, 2023 with his kids") is None
+    assert told("how many tournaments had Nate won by July 10, 2022") is None
+    assert told("what did I do after March 2024") is None
+    # a plan is written before the time it is for
+    assert told("what did I plan to do in the summer of 2024") == ("0001-01-01", "2024-08-31")
+    assert told("where was Tim going to be in September 2023") == ("0001-01-01", "2023-09-30")

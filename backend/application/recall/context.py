@@ -22,6 +22,7 @@ from backend.application.search.presenting import ResultView, present_hits
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
+from backend.domain.periods.question_time import days_telling
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.ranking.result_rules import is_link_list
 from backend.domain.ranking.vault_merge import merged_by_confidence
@@ -115,6 +116,7 @@ class ContextService:
             measure=question.measure,
             present_on=self._search.options.today() if question.present else None,
             about_chat=question.chat,
+            span=days_telling(question.text, question.span) if question.span else None,
             reads=QuestionReading(self._search.analyzer, question),
         )
 

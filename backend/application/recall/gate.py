@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from backend.application.search.presenting import ResultView
 from backend.domain.periods.recency import last_day, newest_first
 from backend.domain.periods.series import earlier_of_their_series
+from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.recall.context_packing import Reading
 from backend.domain.recall.measures import Measure, gives
@@ -23,6 +24,7 @@ EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_
 NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
 ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
 EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today"  # series.py
+OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +36,12 @@ class Gate:
     stating no sum is left out (sums.py), with `measure` one stating none of it (a time of day, a
     temperature ...: measures.py);
     with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
-    a later one already begun beside it stays out (series.py); with `latest_on` (today: the question asks
-    for the last time of something) the newest dated entry comes first and older dated ones stay out
-    (recency.py); with `about_chat` (the turn asks about the conversation itself: "summarize our
+    a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
+    the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
+    time is not quoted beside an entry of it at least as likely to answer (the physio visit of November
+    beside the spring's, for "my shoulder recovery in the first half of 2025"); with `latest_on` (today:
+    the question asks for the last time of something) the newest dated entry comes first and older dated
+    ones stay out (recency.py); with `about_chat` (the turn asks about the conversation itself: "summarize our
     conversation so far") none is quoted (chat_turns.py). `reads` reads an entry's text for the question:
     when the entries let through do not fit whole, a long one quotes its lines that match it (excerpts.py).
 
@@ -53,6 +58,7 @@ class Gate:
     measure: Measure | None = None
     present_on: dt.date | None = None
     about_chat: bool = False
+    span: TimeSpan | None = None
     reads: Callable[[str], Reading] | None = None
 
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
@@ -70,6 +76,15 @@ class Gate:
         if self.present_on is not None:
             earlier = {kept[i].chunk_id for i in earlier_of_their_series(kept, _title, self.present_on)}
             kept = _without(kept, left_out, EARLIER_OF_SERIES, lambda v: v.chunk_id in earlier)
+        if (span := self.span) is not None:
+            # a preference among entries that answer: one of the period at least as likely answers instead
+            of_it = max(
+                (v.confidence for v in kept if v.periods and not span.outside(v.periods)), default=None
+            )
+            if of_it is not None:
+                kept = _without(
+                    kept, left_out, OTHER_TIME, lambda v: v.confidence <= of_it and span.outside(v.periods)
+                )
         if self.latest_on is not None:
             today = self.latest_on
             kept, earlier_days = newest_first(kept, lambda v: last_day(v.periods, today))

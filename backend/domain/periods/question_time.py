@@ -11,6 +11,7 @@ the last two months, as far back as a person still calls a journal day recent.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 
@@ -50,6 +51,26 @@ _RECENTLY = re.compile(r"\b(recently|lately|of late)\b", re.I)
 RECENT_DAYS = 61
 # "since March", "since 2024", "since last summer": from the start of that time to today
 _SINCE = re.compile(r"\bsince\s+(.{1,40})", re.I)
+
+
+# "the week before August 3", "won by July 10", "after March 2024": the period bounds the time asked about
+_BOUND = re.compile(r"\b(?:before|after|by|until|till|prior\s+to|up\s+to|ahead\s+of)\s*$", re.I)
+# a plan is written before the time it is for
+_PLAN = re.compile(
+    r"\b(?:plan(?:s|ned|ning)?|intend(?:s|ed)?|going\s+to|meant\s+to|hop(?:e|es|ed|ing)\s+to)\b", re.I
+)
+
+
+def days_telling(query: str, span: TimeSpan) -> TimeSpan | None:
+    """The days whose notes can tell what `query` asks of `span`: None when it names the span as a bound of
+    the time it asks about, not as that time (what a person did "the week before August 3" is told in notes
+    of other days than the 3rd); from any earlier day when it asks about a plan for it; else the span."""
+    at = query.find(span.text)
+    if at >= 0 and _BOUND.search(query[:at].rstrip()) is not None:
+        return None
+    if _PLAN.search(query):
+        return dataclasses.replace(span, start=dt.date.min)
+    return span
 
 
 def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> TimeSpan | None:

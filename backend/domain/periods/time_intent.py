@@ -113,6 +113,12 @@ class TimeSpan:
                 best = max(best, inside / ((end - start).days + 1))
         return best
 
+    def outside(self, periods: Iterable[str]) -> bool:
+        """Whether a note of `periods` is dated and wholly of another time: none of its days in the span
+        (undated: False, it may be of any time)."""
+        dated = [period for period in periods if _period_bounds(period) is not None]
+        return bool(dated) and self.share_of(dated) == 0.0
+
 
 def names_its_year(span: TimeSpan) -> bool:
     """Whether the words that named `span` write its year ("in 2024", "May 2025", "2024-03-12"): a period
