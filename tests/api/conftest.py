@@ -91,8 +91,33 @@ def recall_block(client: TestClient, question: str, **extra: object) -> dict:
     return dict(response.json())
 
 
+def quoted_and_fates(client: TestClient, question: str, **extra: object) -> tuple[list[str], dict[str, str]]:
+    """The notes the block quotes and what became of every candidate (by note), asked as the plugin's recall
+    asks (a floor, three entries) with the explain data."""
+    body = {"query": question, "max_chars": 1500, "max_chunks": 3, "min_confidence": PLUGIN_RECALL.floor}
+    response = client.post("/context", json={**body, "explain": True, **extra})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    fates = {c["note_path"]: c["reason"] for c in answer["explain"]["considered"]}
+    return [source["note_path"] for source in answer["sources"]], fates
+
+
 # a service by keyword alone (the weights every uncalibrated model uses) and with the default model (slow)
 BY_KEYWORD_AND_MODEL = ["keyword", pytest.param("minilm", marks=pytest.mark.slow)]
+
+
+def vault_client(files: Mapping[str, str], **settings: object) -> Callable[..., Iterator[TestClient]]:
+    """A module's `client` fixture: a service over a vault of `files`, by keyword alone and with the default
+    model (`BY_KEYWORD_AND_MODEL`), one index per module and model."""
+
+    @pytest.fixture(scope="module", params=BY_KEYWORD_AND_MODEL)
+    def client(
+        request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    ) -> Iterator[TestClient]:
+        with served_vault(tmp_path_factory.mktemp(request.param), files, request.param, **settings) as client:
+            yield client
+
+    return client
 
 
 @contextmanager

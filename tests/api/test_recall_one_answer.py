@@ -9,16 +9,14 @@ same as /context does."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
 
 from backend.application.recall.context import REPLACED
 from backend.application.recall.entries import QUOTED
 from backend.application.recall.gate import EARLIER_OF_SERIES, EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM
-from backend.domain.ranking.confidence import RECALL_FLOOR
-from tests.api.conftest import BY_KEYWORD_AND_MODEL, served_vault
+from tests.api.conftest import quoted_and_fates as recall
+from tests.api.conftest import vault_client
 
 VAULT = {
     "Projects/Honey prices.md": "# Honey prices\n\nWhat I charge for a jar of honey: £6 for a 12oz jar at "
@@ -60,24 +58,11 @@ VAULT = {
 TODAY = dt.date(2025, 11, 15)
 
 
-@pytest.fixture(scope="module", params=BY_KEYWORD_AND_MODEL)
-def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    with served_vault(tmp_path_factory.mktemp(request.param), VAULT, request.param, today=TODAY) as client:
-        yield client
+client = vault_client(VAULT, today=TODAY)
 
 
 def by_meaning(client: TestClient) -> bool:
     return client.post("/search", json={"query": "honey", "top_k": 1}).json()["mode"] == "hybrid"
-
-
-def recall(client: TestClient, question: str, **extra: object) -> tuple[list[str], dict[str, str]]:
-    """The notes the block quotes, and what became of every candidate (by note), as the plugin asks."""
-    body = {"query": question, "max_chars": 1500, "max_chunks": 3, "min_confidence": RECALL_FLOOR}
-    response = client.post("/context", json={**body, "explain": True, **extra})
-    assert response.status_code == 200, response.text
-    answer = response.json()
-    fates = {c["note_path"]: c["reason"] for c in answer["explain"]["considered"]}
-    return [source["note_path"] for source in answer["sources"]], fates
 
 
 def preview(client: TestClient, question: str) -> dict[str, str]:

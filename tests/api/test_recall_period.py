@@ -6,14 +6,12 @@ vault of real files with today pinned, by keyword alone and with the default mod
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
 
 from backend.application.recall.gate import OTHER_TIME
-from backend.domain.ranking.confidence import RECALL_FLOOR
-from tests.api.conftest import BY_KEYWORD_AND_MODEL, served_vault
+from tests.api.conftest import quoted_and_fates as recall
+from tests.api.conftest import vault_client
 
 VAULT = {
     # the visit that set the plan: on the topic of any question about the shoulder's recovery
@@ -36,20 +34,7 @@ VAULT = {
 TODAY = dt.date(2025, 11, 15)
 
 
-@pytest.fixture(scope="module", params=BY_KEYWORD_AND_MODEL)
-def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    with served_vault(tmp_path_factory.mktemp(request.param), VAULT, request.param, today=TODAY) as client:
-        yield client
-
-
-def recall(client: TestClient, question: str) -> tuple[list[str], dict[str, str]]:
-    """The notes the block quotes, and what became of every candidate (by note), as the plugin asks."""
-    body = {"query": question, "max_chars": 1500, "max_chunks": 3, "min_confidence": RECALL_FLOOR}
-    response = client.post("/context", json={**body, "explain": True})
-    assert response.status_code == 200, response.text
-    answer = response.json()
-    fates = {c["note_path"]: c["reason"] for c in answer["explain"]["considered"]}
-    return [source["note_path"] for source in answer["sources"]], fates
+client = vault_client(VAULT, today=TODAY)
 
 
 def test_a_note_of_another_time_is_not_quoted_beside_the_period_asked(client: TestClient) -> None:

@@ -5,14 +5,11 @@ as before. Through the HTTP API on real files, by keyword alone and with the def
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from fastapi.testclient import TestClient
 
 from backend.application.recall.entries import QUOTED_EXCERPT
 from backend.domain.ranking.confidence import RECALL_FLOOR
-from tests.api.conftest import BY_KEYWORD_AND_MODEL, served_vault
+from tests.api.conftest import vault_client
 
 FILLER = [
     "How was the weekend? We finally cleared out the garage and found the old bikes.",
@@ -54,10 +51,7 @@ VAULT = {
 QUESTION = "what did Joanna glaze at the pottery workshop"
 
 
-@pytest.fixture(scope="module", params=BY_KEYWORD_AND_MODEL)
-def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    with served_vault(tmp_path_factory.mktemp(request.param), VAULT, request.param) as client:
-        yield client
+client = vault_client(VAULT)
 
 
 def test_two_long_sessions_that_answer_are_both_quoted_by_their_matching_messages(client: TestClient) -> None:
