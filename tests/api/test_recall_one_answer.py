@@ -14,7 +14,13 @@ from fastapi.testclient import TestClient
 
 from backend.application.recall.context import REPLACED
 from backend.application.recall.entries import QUOTED
-from backend.application.recall.gate import EARLIER_OF_SERIES, EARLIER_TIME, FAR_LESS_LIKELY, NO_SUM
+from backend.application.recall.gate import (
+    EARLIER_OF_SERIES,
+    EARLIER_TIME,
+    FAR_LESS_LIKELY,
+    NO_SUM,
+    NOT_ITS_SUM,
+)
 from tests.api.conftest import quoted_and_fates as recall
 from tests.api.conftest import vault_client
 
@@ -52,6 +58,11 @@ VAULT = {
     "9:30 |\n| Esme | swimming | Tue 17:15 |\n",
     # on the topic of a question it cannot answer: sizes, no pressure
     "Car/Tire sizes.md": "# Tire sizes\n\n2009 Honda Element: 215/70 R 16\n\n2013 Toyota RAV4: 225/65 R 17\n",
+    # a sum of money, and a health visit: not the sum of a question about the hygienist
+    "Health/Physio 2025-04-08.md": "---\ndate: 2025-04-08\ncost: 48\n---\n# Physio\n\nShoulder check, "
+    "cleared to climb. Paid £48 for the appointment.\n",
+    "Health/Dentist 2024-05-21.md": "---\ndate: 2024-05-21\n---\nRoutine check and the hygienist at "
+    "Broomhill Dental: hygienist £56, check-up £26.80.\n",
     "Journal/2025-07-05.md": "---\ndate: 2025-07-05\n---\nRory's football team had their end of season "
     "party. Rory got a football medal and wore it to bed.\n",
 }
@@ -147,6 +158,20 @@ def test_a_note_stating_no_sum_is_not_quoted_for_what_something_cost(client: Tes
     # asked about the panels without asking a price, the note is the answer
     quoted, _ = recall(client, "what solar panels did I plan for the boat")
     assert quoted == ["Projects/Boat solar ideas.md"]
+
+
+def test_a_sum_of_something_else_is_not_quoted_for_what_a_thing_cost(client: TestClient) -> None:
+    question = "what did the hygienist cost in 2025"
+    quoted, fates = recall(client, question)
+
+    # the physio visit of 2025 states a sum, and is not the hygienist's
+    assert "Health/Physio 2025-04-08.md" not in quoted
+    if by_meaning(client):  # by keyword alone it is below the floor already
+        assert fates["Health/Physio 2025-04-08.md"] == NOT_ITS_SUM
+        assert preview(client, question)["Health/Physio 2025-04-08.md"] == NOT_ITS_SUM
+    # asked what the physio cost, its sum is the answer
+    quoted, _ = recall(client, "what did the physio cost in 2025")
+    assert quoted[0] == "Health/Physio 2025-04-08.md"
 
 
 def test_asked_about_today_last_years_copy_of_a_series_is_not_quoted(client: TestClient) -> None:

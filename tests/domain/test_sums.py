@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.recall.sums import asks_for_sum, gives_sum
+from backend.domain.recall.sums import asks_for_sum, gives_sum, sum_subject
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,22 @@ def test_figures_with_a_currency_mark_give_a_sum(passage: str) -> None:
 )
 def test_a_passage_without_a_figure_and_a_currency_gives_none(passage: str) -> None:
     assert not gives_sum(passage)
+
+
+@pytest.mark.parametrize(
+    ("question", "period", "subject"),
+    [
+        ("what did the hygienist cost in 2025", "2025", {"did", "the", "hygienist", "in"}),
+        ("total spent on the boat in 2025", "2025", {"on", "the", "boat", "in"}),
+        ("how much do I owe Sreenivas?", "", {"do", "I", "Sreenivas"}),
+        (
+            "how much do I charge for a 12oz jar of honey",
+            "",
+            {"do", "I", "for", "a", "12oz", "jar", "of", "honey"},
+        ),
+        ("how much did I spend in March", "March", {"did", "I", "in"}),  # of nothing named: any sum
+        ("what is the rent", "", {"is", "the"}),
+    ],
+)
+def test_what_a_sum_asked_for_is_of(question: str, period: str, subject: set[str]) -> None:
+    assert set(sum_subject(question, period).replace("?", " ").split()) == subject

@@ -66,6 +66,10 @@ class QuestionReading:
     def __call__(self, text: str) -> Reading:
         return Reading(blocks_of(text, self._held), self._weights)
 
+    def holds(self, text: str) -> frozenset[str]:
+        """The question's own terms `text` holds, stemmed as the search stemmed them."""
+        return self._held(text)
+
     def _held(self, block: str) -> frozenset[str]:
         held: set[str] = set()
         for word in words(block):

@@ -9,12 +9,12 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from backend.application.recall.entries import QuestionReading
 from backend.application.search.presenting import ResultView
 from backend.domain.periods.recency import last_day, newest_first
 from backend.domain.periods.series import earlier_of_their_series
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
-from backend.domain.recall.context_packing import Reading
 from backend.domain.recall.measures import Measure, gives
 from backend.domain.recall.sums import gives_sum
 
@@ -22,6 +22,7 @@ SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
 EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_first
 NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
+NOT_ITS_SUM = "names nothing the question asks the sum of"  # sums.sum_subject
 ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
 EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today"  # series.py
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
@@ -33,8 +34,9 @@ class Gate:
     about nothing read or saved) a note saved from elsewhere is quoted only when none of the person's own
     is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
     far_less_likely); with `sum_asked` (the question asks what something cost, what is owed ...) an entry
-    stating no sum is left out (sums.py), with `measure` one stating none of it (a time of day, a
-    temperature ...: measures.py);
+    stating no sum is left out (sums.py), and with `sum_of` one naming nothing the sum is of, neither in its
+    text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"); with
+    `measure` one stating none of it (a time of day, a temperature ...: measures.py);
     with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
     a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
@@ -59,7 +61,10 @@ class Gate:
     present_on: dt.date | None = None
     about_chat: bool = False
     span: TimeSpan | None = None
-    reads: Callable[[str], Reading] | None = None
+    # asked for a sum: the question's terms naming what it is of ("hygienist"), one of which an entry, its
+    # heading or its note's title must hold
+    sum_of: frozenset[str] = frozenset()
+    reads: QuestionReading | None = None
 
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
         if self.about_chat:
@@ -71,6 +76,10 @@ class Gate:
             kept = _without(kept, left_out, FAR_LESS_LIKELY, lambda v: far_less_likely(v.confidence, best))
         if self.sum_asked:  # after the odds: it only leaves out, never lets a less likely entry in
             kept = _without(kept, left_out, NO_SUM, lambda v: not gives_sum(v.content))
+            if self.sum_of and (reads := self.reads) is not None:
+                kept = _without(
+                    kept, left_out, NOT_ITS_SUM, lambda v: not reads.holds(_told(v)) & self.sum_of
+                )
         if (measure := self.measure) is not None:
             kept = _without(kept, left_out, no_measure(measure), lambda v: not gives(measure, v.content))
         if self.present_on is not None:
@@ -98,6 +107,11 @@ def _without(
     """`kept` without the entries `out` says, each recorded in `left_out` with `reason`."""
     left_out.update((v.chunk_id, reason) for v in kept if out(v))
     return [v for v in kept if v.chunk_id not in left_out]
+
+
+def _told(view: ResultView) -> str:
+    """An entry's text with what names it: its note's title and its heading."""
+    return f"{view.note_title}\n{view.heading_context}\n{view.content}"
 
 
 def _title(view: ResultView) -> str:

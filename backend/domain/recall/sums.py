@@ -5,7 +5,9 @@ wants a sum; a note on the topic that holds none cannot give it, however close i
 solar panels on a boat, with their wattages and no price, for "how much did the solar panels cost?": quoted
 at confidence 0.96 on personal-dev, a question the vault cannot answer). People write sums with a currency
 sign, code or word beside the figures, or once at the head of a column of them (`| date | £ |`), so a
-passage can give one when it holds a figure and a currency mark anywhere. English questions only: a
+passage can give one when it holds a figure and a currency mark anywhere. And a sum is of something: asked
+what the hygienist cost, a physio invoice holds a sum but not the hygienist, so the words that name what the
+sum is for (`sum_subject`) must be in the passage, its heading or its note's title. English questions only: a
 question in another language is never narrowed by this.
 """
 
@@ -26,6 +28,8 @@ _ASKS_SUM = re.compile(
     rf"|\btotal\s+(?:spent|paid|cost|costs|owed)\b",
     re.IGNORECASE,
 )
+# the words that ask for a sum, not what it is for
+_ASKING = re.compile(rf"\b(?:how\s+much|what|total|{_MONEY_VERBS}|{_MONEY_NOUNS})\b", re.IGNORECASE)
 _CURRENCY = re.compile(
     r"[£$€¥₹₩₽]|\b(?:quid|pounds?|dollars?|euros?|bucks|pence|cents?|yen|francs?|rupees?)\b"
     r"|\b(?:gbp|usd|eur|chf|jpy|cad|aud)\b|\d\s?p\b",
@@ -42,3 +46,10 @@ def asks_for_sum(question: str) -> bool:
 def gives_sum(text: str) -> bool:
     """Whether a passage can give a sum: a figure and a currency mark (sign, code or word) in it."""
     return _FIGURE.search(text) is not None and _CURRENCY.search(text) is not None
+
+
+def sum_subject(question: str, period: str = "") -> str:
+    """The words of a question asking for a sum that name what it is for: the question without the words
+    asking for it and without the `period` it names ("the hygienist" of "what did the hygienist cost in
+    2025"; nothing of "how much did I spend in March")."""
+    return _ASKING.sub(" ", question.replace(period, " ") if period else question)
