@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from fastapi.testclient import TestClient
 
 from backend.application.recall.context import REPLACED
@@ -21,6 +22,7 @@ from backend.application.recall.gate import (
     NO_SUM,
     NOT_ITS_SUM,
 )
+from backend.domain.ranking.confidence import RECALL_FLOOR
 from tests.api.conftest import quoted_and_fates as recall
 from tests.api.conftest import vault_client
 
@@ -205,3 +207,40 @@ def test_a_note_on_the_topic_without_the_figure_asked_for_is_not_an_answer(clien
     assert fates["Car/Tire sizes.md"] == "states no pressure, and the question asks for one"
     quoted, _ = recall(client, "what size tires does the Honda Element take")
     assert quoted == ["Car/Tire sizes.md"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much do I charge for a jar of honey",
+        "went climbing with Lyd",
+        "last time I went climbing with Lyd",
+        "what did the battery and inverter setup cost",
+        "how much did the solar panels on the boat cost",
+        "how much are Rory's football club fees now",
+        "what time is Rory's football club",
+        "what did the hygienist cost in 2025",
+        "what did the physio cost in 2025",
+        "what tire pressure should I run on the Honda Element",
+    ],
+)
+def test_the_page_says_what_the_recall_does(client: TestClient, question: str) -> None:
+    """The recall preview of /search (the page's) names the entries /context quotes, and says of each hit
+    /context weighed what /context made of it."""
+    response = client.post("/search", json={"query": question, "top_k": 10, "explain": True})
+    results = response.json()["results"]
+    said = {f"{r['note_path']}:{r['start_line']}-{r['end_line']}": r["why"]["recall"] for r in results}
+    body = {
+        "query": question,
+        "max_chars": 1500,
+        "max_chunks": 3,
+        "min_confidence": RECALL_FLOOR,
+        "quoted": True,
+    }
+    block = client.post("/context", json={**body, "explain": True}).json()
+
+    assert [label for label, verdict in said.items() if verdict["quoted"]] == [
+        s["attribution"] for s in block["sources"]
+    ]
+    for entry in block["explain"]["considered"]:
+        assert said[entry["attribution"]]["reason"] == entry["reason"]

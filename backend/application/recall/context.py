@@ -315,8 +315,13 @@ def recall_verdicts(
 ) -> list[Considered]:
     """What OpenClaw's per-turn recall (the plugin's defaults, nothing given in earlier turns) would make of
     these hits were they its /context's candidates: the rules of `ContextService.build`, in its order
-    (`gate`: as `ContextService.gate` says for the question and its search)."""
+    (`gate`: as `ContextService.gate` says for the question and its search). Its candidates are the first
+    `max_entries` hits, as /context's are (`gather` searches for as many): a hit after them is never quoted,
+    nor does it make one of them look far less likely."""
     left_out = {v.chunk_id: BELOW_FLOOR for v in views if v.confidence < budget.floor}
+    left_out.update(
+        (v.chunk_id, BEYOND_MAX) for v in views[budget.max_entries :] if v.chunk_id not in left_out
+    )
     candidates = [v for v in views if v.chunk_id not in left_out]
     kept = _kept_views(candidates, set(), budget.max_entries, left_out, gate)
     reads = {id(v): gate.reads for v in kept} if gate.reads else None
