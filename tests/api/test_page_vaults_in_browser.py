@@ -174,6 +174,8 @@ def test_the_index_panel_lists_each_vault_with_its_own_actions(page: Any) -> Non
     expect(page.locator("#status-facts")).to_contain_text("Personal")  # the vault's folder
     page.click("#tab-notes")
     page.select_option("#notes-vault", "personal")
+    # the work vault's list holds two notes as well: wait for the personal one's own
+    expect(page.locator("#notes-list")).to_contain_text("Garden")
     expect(page.locator("#notes-list li")).to_have_count(2)
     page.locator("#notes-list button", has_text="Inbox").click()
     expect(page.locator("#note-rendered")).to_contain_text("tomatoes")
