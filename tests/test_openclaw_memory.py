@@ -79,6 +79,10 @@ class Service:
         self.url = self._stack.enter_context(live_server.serving(create_app(settings)))
         headers = {"Authorization": f"Bearer {KEY}"}
         live_server.wait_until(lambda: live_server.indexed(self.url, headers), "the first indexing to finish")
+        # a first question loads what searches share on first use: on a loaded CI machine it once took
+        # longer than the recall's 600 ms, and the first turn went on without its block
+        body = {"query": QUESTION, "max_chunks": 3, "min_confidence": 0.4}
+        httpx.post(f"{self.url}/context", json=body, headers=headers, timeout=60).raise_for_status()
 
     def stop(self) -> None:
         self._stack.close()
@@ -341,6 +345,7 @@ def _tools_once_reloaded(
 def test_with_the_service_down_memory_answers_and_turns_complete(
     openclaw: OpenClaw, gateway: Gateway, model: ModelStub, service: Service
 ) -> None:
+    logged_before = gateway.output().count("knowledge-bridge recall: no vault context")
     service.stop()
     started = time.monotonic()
     found = gateway.invoke("memory_search", {"query": QUESTION, "corpus": "all"})
@@ -358,8 +363,8 @@ def test_with_the_service_down_memory_answers_and_turns_complete(
         asked = model.asked(message)
         assert quoted_block(last_user_text(asked)) is None
         assert "## The user's Obsidian vault" not in system_text(asked)
-    logged = gateway.output().count("knowledge-bridge recall: no vault context")
-    assert logged == 1, gateway.output()[-3000:]
+    logged = gateway.output().count("knowledge-bridge recall: no vault context") - logged_before
+    assert logged == 1, gateway.output()[-3000:]  # once while it is down, not once a turn
 
 
 def test_the_plugin_shows_its_hook_and_corpus(openclaw: OpenClaw) -> None:
