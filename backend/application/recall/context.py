@@ -19,7 +19,6 @@ from backend.application.recall.entries import (
 from backend.application.recall.gate import FAR_LESS_LIKELY, Gate
 from backend.application.recall.suggesting import suggestion_for
 from backend.application.search.presenting import ResultView, present_hits
-from backend.application.search.question import Question
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
@@ -38,7 +37,6 @@ from backend.domain.recall.context_packing import (
 )
 from backend.domain.recall.memory_suggestion import MemorySuggestion
 from backend.domain.recall.recall_budget import PLUGIN_RECALL, RecallBudget
-from backend.domain.recall.sums import sum_subject
 from backend.domain.text.content_policy import ContentPolicy
 
 MEMORY_CANDIDATES = 5
@@ -119,15 +117,9 @@ class ContextService:
             present_on=self._search.options.today() if question.present else None,
             about_chat=question.chat,
             span=days_telling(question.text, question.span) if question.span else None,
-            sum_of=self._sum_of(question) if question.sum else frozenset(),
+            sum_of=question.sum_of,
             reads=QuestionReading(self._search.analyzer, question),
         )
-
-    def _sum_of(self, question: Question) -> frozenset[str]:
-        """The question's own terms that name what the sum it asks for is of (sums.sum_subject)."""
-        subject = sum_subject(question.text, question.span.text if question.span else "")
-        terms = self._search.analyzer.query_terms(subject, question.languages)
-        return frozenset(term for term in terms if term in question.own_terms)
 
     def build(self, request: ContextQuery) -> ContextResult:
         return assemble(request, [VaultCandidates("", self.gather(request), self._memory)])

@@ -22,7 +22,7 @@ from backend.domain.periods.series import asks_about_the_present
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.recall.chat_turns import asks_about_the_chat
 from backend.domain.recall.measures import Measure, measure_asked
-from backend.domain.recall.sums import asks_for_sum
+from backend.domain.recall.sums import asks_for_sum, sum_subject
 from backend.domain.text.named_words import named_words
 from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
 from backend.domain.text.text_analysis import TextAnalyzer
@@ -45,6 +45,8 @@ class Question:
     saved: bool = False  # asks about something read or saved: a clipping answers as well as one's own words
     latest: bool = False  # asks for the last time of something (recency.py)
     sum: bool = False  # asks for a sum of money: only a passage with one answers it (sums.py)
+    # asked for a sum, its own terms naming what the sum is of ("hygienist": sums.sum_subject)
+    sum_of: frozenset[str] = frozenset()
     chat: bool = False  # asks about the conversation itself: no note answers it (chat_turns.py)
     # the measure it asks for (a time of day, a temperature ...): a passage with one answers (measures.py)
     measure: Measure | None = None
@@ -102,6 +104,11 @@ class QuestionReader:
         # the period rule off: no period is boosted nor judged of (its words are still no one's name)
         span = period if options.time_boost else None
         foreign = analyzer.foreign(text, own_language)
+        sum_asked = asks_for_sum(text)
+        sum_of: frozenset[str] = frozenset()
+        if sum_asked:
+            subject = self._judge.query_terms(sum_subject(text, span.text if span else ""), languages)
+            sum_of = frozenset(term for term in subject if term in own)
         return Question(
             text=text,
             languages=languages,
@@ -113,7 +120,8 @@ class QuestionReader:
             judged_tags=judged_tags,
             saved=asks_about_saved(text),
             latest=asks_for_latest(text),
-            sum=asks_for_sum(text),
+            sum=sum_asked,
+            sum_of=sum_of,
             chat=asks_about_the_chat(text),
             # an English question over notes in another language: their units are written in it
             measure=None if foreign else measure_asked(text),
