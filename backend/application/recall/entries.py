@@ -64,15 +64,12 @@ class QuestionReading:
         self._seen: dict[str, frozenset[str]] = {}
 
     def __call__(self, text: str) -> Reading:
-        return Reading(blocks_of(text, self._held), self._weights)
+        return Reading(blocks_of(text, self.holds), self._weights)
 
     def holds(self, text: str) -> frozenset[str]:
         """The question's own terms `text` holds, stemmed as the search stemmed them."""
-        return self._held(text)
-
-    def _held(self, block: str) -> frozenset[str]:
         held: set[str] = set()
-        for word in words(block):
+        for word in words(text):
             terms = self._seen.get(word)
             if terms is None:
                 found = self._analyzer.word_terms(word, self._languages)  # as highlights compare words
