@@ -102,6 +102,13 @@ def quoted_and_fates(client: TestClient, question: str, **extra: object) -> tupl
     return [source["note_path"] for source in answer["sources"]], fates
 
 
+def recall_preview(client: TestClient, question: str) -> dict[str, str]:
+    """What /search's explain data says the recall would make of each hit (the page's recall preview)."""
+    response = client.post("/search", json={"query": question, "top_k": 10, "explain": True})
+    assert response.status_code == 200, response.text
+    return {hit["note_path"]: hit["why"]["recall"]["reason"] for hit in response.json()["results"]}
+
+
 # a service by keyword alone (the weights every uncalibrated model uses) and with the default model (slow)
 BY_KEYWORD_AND_MODEL = ["keyword", pytest.param("minilm", marks=pytest.mark.slow)]
 

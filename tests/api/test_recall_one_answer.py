@@ -24,6 +24,7 @@ from backend.application.recall.gate import (
 )
 from backend.domain.ranking.confidence import RECALL_FLOOR
 from tests.api.conftest import quoted_and_fates as recall
+from tests.api.conftest import recall_preview as preview
 from tests.api.conftest import vault_client
 
 VAULT = {
@@ -76,13 +77,6 @@ client = vault_client(VAULT, today=TODAY)
 
 def by_meaning(client: TestClient) -> bool:
     return client.post("/search", json={"query": "honey", "top_k": 1}).json()["mode"] == "hybrid"
-
-
-def preview(client: TestClient, question: str) -> dict[str, str]:
-    """What /search's explain data says the recall would make of each hit (the page's recall preview)."""
-    response = client.post("/search", json={"query": question, "top_k": 10, "explain": True})
-    assert response.status_code == 200, response.text
-    return {hit["note_path"]: hit["why"]["recall"]["reason"] for hit in response.json()["results"]}
 
 
 def test_a_neighbour_far_less_likely_is_not_quoted_beside_the_answer(client: TestClient) -> None:

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from backend.application.recall.gate import OTHER_TIME
 from tests.api.conftest import quoted_and_fates as recall
+from tests.api.conftest import recall_preview as preview
 from tests.api.conftest import vault_client
 
 VAULT = {
@@ -45,9 +46,7 @@ def test_a_note_of_another_time_is_not_quoted_beside_the_period_asked(client: Te
     assert "Health/Physio 2024-11-19.md" not in quoted
     assert fates["Health/Physio 2024-11-19.md"] == OTHER_TIME
     # the page's recall preview says the same
-    response = client.post("/search", json={"query": question, "top_k": 10, "explain": True})
-    preview = {hit["note_path"]: hit["why"]["recall"]["reason"] for hit in response.json()["results"]}
-    assert preview["Health/Physio 2024-11-19.md"] == OTHER_TIME
+    assert preview(client, question)["Health/Physio 2024-11-19.md"] == OTHER_TIME
     # asked without a period, the November visit is an answer like the others
     quoted, _ = recall(client, "what is the plan for my shoulder recovery")
     assert "Health/Physio 2024-11-19.md" in quoted
