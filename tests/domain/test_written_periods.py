@@ -1,5 +1,6 @@
-"""What a chunk is of, from what it writes: the days and months in its text and headings, the daily notes it
-links to, then its note's own periods; and which years in a note's name label it."""
+"""What a chunk is of, from what it writes: the days and months in its text and headings, the period a heading
+labels its section with, the daily notes it links to, then its note's own periods; and which years in a note's
+name label it."""
 
 from __future__ import annotations
 
@@ -52,6 +53,22 @@ def test_a_chunk_of_an_undated_note_that_writes_no_day_is_of_no_time() -> None:
 def test_a_heading_that_names_a_month_dates_the_chunk_under_it() -> None:
     periods, _ = chunk_periods("Paid the boatyard.", ("Ledger", "March 2025"), (), note_states=False)
     assert periods == ("2025-03-01/2025-03-31",)
+
+
+def test_a_heading_that_labels_its_section_with_a_year_dates_the_chunk_under_it() -> None:
+    """A running note kept by year ("## 2024", "## 2025" in a ledger or a log) speaks of each year under its
+    heading, as a note named "Budget 2025" does; a year in a heading's prose, or as a bound, does not."""
+    for heading, period in (
+        ("2025", "2025-01-01/2025-12-31"),
+        ("One-offs 2025", "2025-01-01/2025-12-31"),
+        ("Pre-injury (2024)", "2024-01-01/2024-12-31"),
+    ):
+        written = chunk_periods("| Jan | coal | 120 |", ("Boat spend", heading), (), note_states=False)
+        assert written == ((period,), True), heading
+    for heading in ("Since 2020", "What the 1989 survey found about the hull"):
+        assert chunk_periods("The hull.", ("Boat", heading), (), note_states=False) == ((), False), heading
+    # a dated note's sections stay of its own time
+    assert chunk_periods("Coal.", ("2025",), ("2024-12-27",), note_states=True) == (("2024-12-27",), True)
 
 
 def test_a_chunk_writing_many_days_keeps_their_months() -> None:

@@ -106,11 +106,15 @@ def chunk_periods(
 
 def written_periods(text: str, heading_path: Sequence[str]) -> tuple[str, ...]:
     """The days and months a chunk's text and headings write out — a link to a daily or weekly note
-    ("[[2026-03-12]]", "[[2026-W11]]") among them, as its target is written in the text — at most
-    MAX_WRITTEN (beyond, the months of its days)."""
+    ("[[2026-03-12]]", "[[2026-W11]]") among them, as its target is written in the text — and the period a
+    heading labels its section with, as a name labels a note ("## 2025" in a ledger, "## One-offs 2025",
+    "### Summer 2024": `title_span`), at most MAX_WRITTEN (beyond, the months of its days)."""
     written: list[str] = []
-    for source in (*heading_path, text):
-        written += [_period(span) for span in spans_in_text(source)]
+    for heading in heading_path:
+        spans = spans_in_text(heading)
+        label = None if spans else title_span(heading)
+        written += [_period(span) for span in (spans or ([label] if label is not None else []))]
+    written += [_period(span) for span in spans_in_text(text)]
     written = list(dict.fromkeys(written))
     if len(written) > MAX_WRITTEN:
         written = list(dict.fromkeys(_month_of(period) for period in written))[:MAX_WRITTEN]
