@@ -12,7 +12,7 @@ from backend.application.explanation.rules import SideLists
 from backend.application.search.named_notes import named_hits
 from backend.application.search.pointers import TargetAsk, follow_pointers
 from backend.application.search.question import Question
-from backend.application.search.ranking import best_first, own_words_first, put_first, rank
+from backend.application.search.ranking import best_first, hub_asked_about, own_words_first, put_first, rank
 from backend.application.search.service import SearchService
 from backend.application.search.stage_clock import StageClock
 from backend.application.search.stages import QueryVectors
@@ -68,14 +68,15 @@ def replay(live: LiveIndex, search: SearchService, asked: Replayed, lists: SideL
         ),
     )
     own = asked.mode is SearchMode.KEYWORD
+    about = hub_asked_about(asked.question, search.analyzer)
     return Replay(
         fused=fused,
         named=named,
         boosted=boosted,
         led=led,
-        unrefined=put_first(named, led, None, None, own_scale=own),
-        uncut=put_first(named, led, None, asked.per_note, own_scale=own),
-        final=put_first(named, led, asked.threshold, asked.per_note, own_scale=own),
+        unrefined=put_first(named, led, None, None, about, own_scale=own),
+        uncut=put_first(named, led, None, asked.per_note, about, own_scale=own),
+        final=put_first(named, led, asked.threshold, asked.per_note, about, own_scale=own),
     )
 
 

@@ -31,7 +31,7 @@ from backend.domain.index.payload import PERIODS, REPLACED
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import KEYWORD_ONLY, Calibration, Evidence, features
-from backend.domain.ranking.result_rules import is_hub, is_pointer
+from backend.domain.ranking.result_rules import is_hub
 from backend.domain.text.sparse import SparseEncoder, term_index
 
 _WORD = re.compile(r"\w+")
@@ -322,7 +322,7 @@ def _score_rules(
         return [f"Its score is set to {score:.4f}, the best of the rest, so it stays first{was}."]
     if hit.via is not None:
         return [f"It takes the score of the list of links that brought it, {score:.4f}{was}."]
-    if is_hub(text) and not is_pointer(text) and expected is not None and score < expected:
+    if is_hub(text) and expected is not None and score < expected:
         return [
             f"A map of content (mostly links): placed after the notes it links to, its score lowered to "
             f"{score:.4f}, the score of the result it now follows{was}."

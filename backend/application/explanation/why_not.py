@@ -27,7 +27,7 @@ from backend.application.explanation.rules import (
 from backend.application.serving.live_index import LiveIndex
 from backend.domain.models import SearchMode
 from backend.domain.notes.note_lookup import NoteLookup
-from backend.domain.ranking.result_rules import is_hub, is_pointer
+from backend.domain.ranking.result_rules import is_hub
 from backend.domain.text.sparse import SparseEncoder
 
 
@@ -187,7 +187,7 @@ def _put_first_rules(best: str, given: ExplainInput, stages: Replay) -> list[str
     after = next((p for p in stages.unrefined if p.id == best), None)
     if before is not None and after is not None and after.score < before.score:
         text = str(before.payload.get("content", ""))
-        if is_hub(text) and not is_pointer(text):
+        if is_hub(text):
             rules.append(
                 f"A map of content (mostly links): placed after the notes it links to, its score lowered to "
                 f"{after.score:.4f}."

@@ -6,7 +6,7 @@ they link to, each note keeps at most its share, and the threshold cuts (never a
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +21,9 @@ from backend.domain.ranking.result_rules import (
     cap_per_note,
     dedupe_overlapping,
     hubs_after_their_notes,
+    linked_names,
 )
+from backend.domain.text.text_analysis import TextAnalyzer, words
 
 
 def rank(
@@ -145,31 +147,42 @@ def put_first(
     fused: list[ScoredPoint],
     threshold: float | None,
     per_note: int | None,
+    asked_about: Callable[[ScoredPoint], bool],
     *,
     own_scale: bool,
 ) -> list[ScoredPoint]:
-    """The named notes first, then the fused results refined as usual.
+    """The named notes first, then the fused results refined as usual (`asked_about`: the maps of content
+    the question asks about by their own names, which keep their place: `hub_asked_about`).
 
     A named note is what was asked for, so the threshold does not drop it; it takes the best fused score
     (and its own keyword score when that is the mode's scale) so the list stays best-first.
     """
     if not entity:
-        return _refine(fused, threshold, per_note)
+        return _refine(fused, threshold, per_note, asked_about)
     top = fused[0].score if fused else 0.0
     firsts = [replace(hit, score=max(top, hit.score) if own_scale or not fused else top) for hit in entity]
     kept = dedupe_overlapping([*firsts, *fused], _span)  # named notes are distinct, so all of them stay
     kept = [*kept[: len(firsts)], *once_per_source(kept[len(firsts) :], _note_path, _saved_url)]
-    rest = hubs_after_their_notes(kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below)
+    rest = hubs_after_their_notes(
+        kept[len(firsts) :], text=_text, note_path=_note_path, rescore=_below, asked_about=asked_about
+    )
     kept = cap_per_note([*kept[: len(firsts)], *rest], _note_path, per_note)
     named = len(firsts)
     return [*kept[:named], *apply_threshold(kept[named:], threshold)]
 
 
-def _refine(hits: list[ScoredPoint], threshold: float | None, per_note: int | None) -> list[ScoredPoint]:
+def _refine(
+    hits: list[ScoredPoint],
+    threshold: float | None,
+    per_note: int | None,
+    asked_about: Callable[[ScoredPoint], bool],
+) -> list[ScoredPoint]:
     """Overlapping chunks of one note dropped (so a dropped neighbour frees its slot), hubs moved below the
     notes they link to, at most `per_note` chunks of a note, then the threshold."""
     kept = once_per_source(dedupe_overlapping(hits, _span), _note_path, _saved_url)
-    kept = hubs_after_their_notes(kept, text=_text, note_path=_note_path, rescore=_below)
+    kept = hubs_after_their_notes(
+        kept, text=_text, note_path=_note_path, rescore=_below, asked_about=asked_about
+    )
     return apply_threshold(cap_per_note(kept, _note_path, per_note), threshold)
 
 
@@ -193,3 +206,29 @@ def _saved_url(hit: ScoredPoint) -> str | None:
 
 def _below(hub: ScoredPoint, above: ScoredPoint) -> ScoredPoint:
     return replace(hub, score=min(hub.score, above.score))
+
+
+def hub_asked_about(question: Question, analyzer: TextAnalyzer) -> Callable[[ScoredPoint], bool]:
+    """Whether the question asks about a map of content itself rather than through it: its note's title or
+    heading holds at least two of the question's words and none of its lines with a link holds one (the
+    exam guide listing its chapters, for "which certification exam was I getting ready for"). A map that
+    matches through its links' names or descriptions leads to its notes, which hold the answer."""
+    wanted, languages = question.wanted, question.languages
+    seen: dict[str, set[str]] = {}  # a word's terms among the question's: titles and links repeat words
+
+    def held(text: str) -> set[str]:
+        found: set[str] = set()
+        for word in words(text):
+            terms = seen.get(word)
+            if terms is None:
+                terms = seen[word] = analyzer.word_terms(word, languages) & wanted
+            found |= terms
+        return found
+
+    def asked_about(hub: ScoredPoint) -> bool:
+        p = hub.payload
+        if len(held(f"{p.get('note_title', '')} {p.get('heading_context', '')}")) < 2:
+            return False
+        return not any(held(line) and linked_names(line) for line in _text(hub).splitlines())
+
+    return asked_about

@@ -25,7 +25,7 @@ from backend.application.search.narrowing import Narrowing, narrowing
 from backend.application.search.options import SearchOptions
 from backend.application.search.pointers import TargetAsk, follow_pointers
 from backend.application.search.question import Question, QuestionReader
-from backend.application.search.ranking import best_first, own_words_first, put_first, rank
+from backend.application.search.ranking import best_first, hub_asked_about, own_words_first, put_first, rank
 from backend.application.search.recall_gate import RecallGate
 from backend.application.search.stage_clock import StageClock
 from backend.application.search.stages import Asked, Clues, QueryVectors, StoreAsk
@@ -349,7 +349,8 @@ class SearchService:
         boost = (clues.span, self.options.time_boost) if clues.span is not None else None
         saved = own_words_first(asked.question, self.options.saved_folders)
         fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost, saved))
-        ranked = put_first(clues.named, fused, asked.threshold, asked.per_note, own_scale=own_scale)
+        about = hub_asked_about(asked.question, self.analyzer)
+        ranked = put_first(clues.named, fused, asked.threshold, asked.per_note, about, own_scale=own_scale)
         asked.clock.lap(stage.RANKING)
         return ranked
 

@@ -300,12 +300,15 @@ def hubs_after_their_notes(
     text: Callable[[T], str],
     note_path: Callable[[T], str],
     rescore: Callable[[T, T], T],
+    asked_about: Callable[[T], bool] | None = None,
 ) -> list[T]:
     """Move each hub chunk (a map of content: `is_hub`) just below the last hit of a note it links to.
 
     A map of content matches a question about its notes through their names, but the notes hold the answer:
     they go first, and the hub stays in the list after them. `rescore(hub, neighbour)` returns the hub with
     a score no higher than the hit it now follows, so the list stays best first. Hits are best first.
+    A hub `asked_about` says the question asks about (its own name answers it, not its links) keeps its
+    place.
     """
     ordered = list(hits)
     names = [note_name(note_path(hit)) for hit in ordered]  # moved with their hits: named once a search
@@ -315,7 +318,7 @@ def hubs_after_their_notes(
         if not targets:
             continue
         last = max((i for i, name in enumerate(names) if name in targets), default=-1)
-        if last > at:
+        if last > at and not (asked_about is not None and asked_about(hub)):
             ordered.pop(at)
             ordered.insert(last, rescore(hub, ordered[last - 1]))
             names.insert(last, names.pop(at))
