@@ -339,10 +339,10 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
     )
     auto_reembed: bool = Field(
         True,
-        description="When the index was built with another embedding model, variant, DENSE_WINDOW_WORDS or "
-        "keyword settings (an upgrade, a changed setting), rebuild it for the configured ones in the "
-        "background while it keeps answering with the model it was built with; false = keep answering so "
-        "until POST /index/rebuild.",
+        description="When the index was built with another embedding model, variant, DENSE_WINDOW_WORDS, "
+        "keyword settings or older chunk rules (an upgrade, a changed setting), rebuild it for the "
+        "configured ones in the background while it keeps answering as it was built; false = keep "
+        "answering so until POST /index/rebuild.",
     )
     recall_gate_fit: bool = Field(
         True,

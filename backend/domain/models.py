@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from backend.domain.index.chunk_rules import CHUNK_RULES
 from backend.domain.links import Link
 
 
@@ -150,6 +151,14 @@ class IndexIdentity:
     # and for indexes built before they were recorded, which is what those were embedded with
     document_instruction: str = ""
     query_instruction: str = ""
+    # the rules its chunks were cut and described by (domain/index/chunk_rules.py); 0 for indexes built
+    # before they were recorded. Not part of `matches`: an older index answers as it is while it is rebuilt
+    chunk_rules: int = CHUNK_RULES
+
+    @property
+    def chunks_outdated(self) -> bool:
+        """Whether this code cuts or describes chunks otherwise than the index was built (CHUNK_RULES)."""
+        return self.chunk_rules < CHUNK_RULES
 
     def matches(self, other: IndexIdentity) -> bool:
         """The same vectors: another document instruction made other document vectors, so it needs a

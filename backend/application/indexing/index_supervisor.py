@@ -143,6 +143,13 @@ class IndexSupervisor:
             )
         if not start_indexing or not self._writable():
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
+        if not needs_full_index and self._auto_reembed and self._chunks_outdated():
+            log.info(
+                "rebuilding the index in the background: its chunks were cut by older rules "
+                "(domain/index/chunk_rules.py); searches are answered from it as it was built meanwhile"
+            )
+            self.jobs.start("rebuild", self.indexer.rebuild)
+            return
         if needs_full_index:
             log.info("index is empty: indexing %s in the background", self._vault_path)
         try:
@@ -150,6 +157,13 @@ class IndexSupervisor:
             self.jobs.start("index" if needs_full_index else "sync", self.indexer.sync)
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
+
+    def _chunks_outdated(self) -> bool:
+        """Whether the serving generation was built by older chunk rules (CHUNK_RULES): what it stored of a
+        note stays until the note changes, so it is built again."""
+        with self.index.serving() as live:
+            stored = live.store.identity()
+        return stored is not None and stored.chunks_outdated
 
     def after_job(self) -> None:
         """Once a job has ended, however it ended: the heap settled, unless the job was a whole pass that

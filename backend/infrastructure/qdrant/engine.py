@@ -49,6 +49,7 @@ IDENTITY_KEYWORDS = "keyword_encoding"
 IDENTITY_WINDOWS = "dense_windows"
 IDENTITY_DOCUMENT_INSTRUCTION = "document_instruction"
 IDENTITY_QUERY_INSTRUCTION = "query_instruction"
+IDENTITY_CHUNK_RULES = "chunk_rules"
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +238,7 @@ def identity_record(identity: IndexIdentity) -> dict[str, Any]:
         IDENTITY_WINDOWS: identity.dense_windows,
         IDENTITY_DOCUMENT_INSTRUCTION: identity.document_instruction,
         IDENTITY_QUERY_INSTRUCTION: identity.query_instruction,
+        IDENTITY_CHUNK_RULES: identity.chunk_rules,
     }
 
 
@@ -256,15 +258,20 @@ def identity_from_record(record: object) -> IndexIdentity | None:
         embedding_model=model,
         dimension=dimension,
         keyword_encoding=keywords if isinstance(keywords, str) else "",
-        dense_windows=windows if isinstance(windows, int) and not isinstance(windows, bool) else 0,
+        dense_windows=_count(windows),
         # absent before instructions were recorded: the texts were embedded as they are
         document_instruction=_text(record.get(IDENTITY_DOCUMENT_INSTRUCTION)),
         query_instruction=_text(record.get(IDENTITY_QUERY_INSTRUCTION)),
+        chunk_rules=_count(record.get(IDENTITY_CHUNK_RULES)),  # absent before the rules were recorded: 0
     )
 
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def check_query_vectors(

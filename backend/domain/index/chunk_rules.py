@@ -1,0 +1,14 @@
+"""Which rules cut a vault's notes into the chunks an index holds, and what each chunk's payload says.
+
+A change to parsing, chunking or a payload rule (the periods a chunk is of, say) reaches a note only when
+it is indexed again: an index built before it keeps what it stored. Raise `CHUNK_RULES` with such a change
+when indexes already built should get it: an index recorded with a lower number is rebuilt in the background
+on its next start, while it keeps answering (IndexSupervisor), and re-embeds nothing the embedding cache
+holds. Leave it for a change that needs no index work (ranking, recall, anything read at query time).
+
+1: the periods a heading labels its section with ("## 2025" in a ledger kept by year).
+"""
+
+from __future__ import annotations
+
+CHUNK_RULES = 1  # 0: an index built before the rules were recorded
