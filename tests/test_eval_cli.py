@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from backend.domain.index.chunk_rules import CHUNK_RULES
+from backend.infrastructure.qdrant.edge_engine import IDENTITY_FILE
 from tests.backend_cli import run_backend
 
 
@@ -229,3 +231,27 @@ def test_a_templated_copy_dates_each_note_when_it_was_made_not_what_it_speaks_of
     assert (copy / "Journal/2024-04-12.md").read_text() == (root / "vault/Journal/2024-04-12.md").read_text()
     assert (copy / "Ideas.md").read_text() == (root / "vault/Ideas.md").read_text()  # mentions no day
     assert "created" not in (root / "vault/Projects/Cutover.md").read_text()  # the set's vault only read
+
+
+def test_an_evaluation_index_cut_by_older_chunk_rules_is_built_again(
+    two_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """An evaluation index is a cache: one whose chunks older code cut (no chunk rules recorded, as that code
+    wrote its record) is built again before it is measured, never measured as it is."""
+    work, _ = two_sets
+    data = tmp_path / "data"
+    args = ("eval", "--set", str(work), "--mode", "keyword", "--json", "--data-dir", str(data))
+    assert run_backend(*args).returncode == 0
+    records = list(data.rglob(IDENTITY_FILE))
+    assert records
+    for record in records:
+        stored = json.loads(record.read_text(encoding="utf-8"))
+        del stored["chunk_rules"]
+        record.write_text(json.dumps(stored), encoding="utf-8")
+
+    result = run_backend(*args)
+
+    assert result.returncode == 0, result.stderr
+    rebuilt = [json.loads(r.read_text(encoding="utf-8")) for r in data.rglob(IDENTITY_FILE)]
+    assert rebuilt
+    assert {stored.get("chunk_rules") for stored in rebuilt} == {CHUNK_RULES}

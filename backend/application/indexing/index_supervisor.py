@@ -143,7 +143,7 @@ class IndexSupervisor:
             )
         if not start_indexing or not self._writable():
             return  # searches answer EMBEDDING_MODEL_MISMATCH or INDEX_CORRUPTED until someone rebuilds
-        if not needs_full_index and self._auto_reembed and self._chunks_outdated():
+        if not needs_full_index and self._auto_reembed and self.chunks_outdated():
             log.info(
                 "rebuilding the index in the background: its chunks were cut by older rules "
                 "(domain/index/chunk_rules.py); searches are answered from it as it was built meanwhile"
@@ -158,12 +158,19 @@ class IndexSupervisor:
         except ReindexInProgressError:
             pass  # a rebuild asked for meanwhile does all of it
 
-    def _chunks_outdated(self) -> bool:
+    def chunks_outdated(self) -> bool:
         """Whether the serving generation was built by older chunk rules (CHUNK_RULES): what it stored of a
         note stays until the note changes, so it is built again."""
+        if self.index.corrupted:
+            return False  # a rebuild is asked for anyway; nothing of it can be read
         with self.index.serving() as live:
             stored = live.store.identity()
         return stored is not None and stored.chunks_outdated
+
+    def needs_rebuild(self) -> bool:
+        """Whether the index must be built again to be what this code and these settings build: another
+        model or keyword encoding, or older chunk rules (what a command that builds its index asks)."""
+        return self.index.model_mismatch or self.chunks_outdated()
 
     def after_job(self) -> None:
         """Once a job has ended, however it ended: the heap settled, unless the job was a whole pass that

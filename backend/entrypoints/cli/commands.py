@@ -369,7 +369,7 @@ def _local_job(settings: Settings, kind: str, vault: str | None = None) -> dict[
     services = open_local(settings)
     try:
         if kind == "calibrate":  # on the vault as it is: indexed and embedded first
-            run_job(services, "rebuild" if services.index.model_mismatch else "index", vault)
+            run_job(services, "rebuild" if services.supervisor.needs_rebuild() else "index", vault)
         run_job(services, kind, vault)
         return status_answer(services).model_dump(mode="json")
     finally:
