@@ -28,6 +28,7 @@ from backend.entrypoints.app import create_app
 from backend.entrypoints.cli import main as backend_cli_module
 from backend.entrypoints.cli.main import main
 from backend.entrypoints.cli.output import Progress, cli_advice, vectors_left
+from backend.infrastructure.qdrant.edge_engine import IDENTITY_FILE
 from scripts.measure.service import ServiceProcess
 from tests.api.conftest import wait_for_job
 from tests.backend_cli import REPO
@@ -126,6 +127,25 @@ def test_index_search_status_note_links_without_a_service(
     assert "obsidian://open?vault=vault&file=Projects%2FDatabase%20migration.md" in note.stdout
     links = run("links", "Projects/Database migration", *v, tmp_path=tmp_path, cli=cli)
     assert "  Shopping list.md  (line 9)" in links.stdout
+
+
+def test_index_rebuilds_an_index_cut_by_older_chunk_rules(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """After an upgrade that cuts chunks otherwise, `index` builds the index again, as a service starting
+    on it would (AUTO_REEMBED); the next `index` only catches up."""
+    v = ["--vault", str(vault)]
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    for record in (tmp_path / "data").rglob(IDENTITY_FILE):  # as code before the rules were recorded wrote it
+        stored = json.loads(record.read_text(encoding="utf-8"))
+        del stored["chunk_rules"]
+        record.write_text(json.dumps(stored), encoding="utf-8")
+
+    again = run("index", *v, tmp_path=tmp_path, cli=cli)
+
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("rebuilt 2 notes, ")
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).stdout.startswith("indexed 2 notes, ")
 
 
 def test_a_search_in_this_process_follows_a_map_line_as_the_service_does(

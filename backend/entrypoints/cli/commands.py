@@ -332,7 +332,7 @@ def _job(settings: Settings, args: argparse.Namespace, kind: str, vault: str | N
         by = f"by the service at {service.url} "
     else:
         working_here(own, lookup, "indexing")
-        status = _local_job(own, kind, vault)
+        status, kind = _local_job(own, kind, vault)
         by = ""
     summary = _summary(status, kind, by, time.perf_counter() - started, own, strict=args.strict, vault=vault)
     return summary
@@ -363,15 +363,18 @@ def _remote_job(service: RemoteService, kind: str, vault: str | None = None) -> 
     return status
 
 
-def _local_job(settings: Settings, kind: str, vault: str | None = None) -> dict[str, Any]:
+def _local_job(settings: Settings, kind: str, vault: str | None = None) -> tuple[dict[str, Any], str]:
+    """The job run here and its kind: an `index` of an outdated index is a rebuild (AUTO_REEMBED)."""
     from backend.api.status_answer import status_answer
 
     services = open_local(settings)
     try:
         if kind == "calibrate":  # on the vault as it is: indexed and embedded first
             run_job(services, "rebuild" if services.supervisor.needs_rebuild() else "index", vault)
+        elif kind == "index" and settings.auto_reembed and services.supervisor.needs_rebuild():
+            kind = "rebuild"
         run_job(services, kind, vault)
-        return status_answer(services).model_dump(mode="json")
+        return status_answer(services).model_dump(mode="json"), kind
     finally:
         services.close()
 
