@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from backend.application.indexing.index_supervisor import IndexSupervisor
 from backend.application.indexing.indexer import KEYWORD_FIRST_MIN, build_index
+from backend.application.indexing.jobs import JobRunner
 from backend.application.ports import ChunkStore, Embedder, GraphStore, IndexCatalog, Vault
 from backend.application.search.service import SearchService
 from backend.application.serving.index_handle import ServingEmbedder
@@ -110,6 +112,18 @@ class Harness:
         """The same model behaving differently from now on (slow, failing): indexing uses it at once."""
         assert self._swappable is not None, "built without an embedder"
         self._swappable.current = embedder
+
+    def supervisor(self, vault: Path, *, auto_reembed: bool) -> IndexSupervisor:
+        """The service's supervisor over this index (what starts its jobs on open), not opened yet."""
+        return IndexSupervisor(
+            index=self.index,
+            indexer=self.indexer,
+            jobs=JobRunner(),
+            catalog=self.catalog,
+            embedder=self.embedder,
+            vault_path=str(vault),
+            auto_reembed=auto_reembed,
+        )
 
     def top_note(self, query: str, mode: SearchMode = SearchMode.HYBRID, **kw: object) -> str | None:
         hits = self.search.search(query, top_k=3, mode=mode, **kw).hits  # type: ignore[arg-type]

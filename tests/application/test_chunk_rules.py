@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from backend.application.indexing.index_supervisor import IndexSupervisor
-from backend.application.indexing.jobs import JobRunner
 from backend.domain.index.chunk_rules import CHUNK_RULES
 from backend.domain.periods import written_periods
 from backend.infrastructure.qdrant.edge_engine import IDENTITY_FILE
@@ -37,15 +36,7 @@ def _built_by_older_rules(vault: Path, data: Path, monkeypatch: pytest.MonkeyPat
 
 
 def _started(harness: Harness, vault: Path, *, auto_reembed: bool) -> IndexSupervisor:
-    supervisor = IndexSupervisor(
-        index=harness.index,
-        indexer=harness.indexer,
-        jobs=JobRunner(),
-        catalog=harness.catalog,
-        embedder=harness.embedder,
-        vault_path=str(vault),
-        auto_reembed=auto_reembed,
-    )
+    supervisor = harness.supervisor(vault, auto_reembed=auto_reembed)
     supervisor.open()
     return supervisor
 

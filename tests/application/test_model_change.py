@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from backend.application.indexing.index_supervisor import IndexSupervisor
-from backend.application.indexing.jobs import JobRunner
 from backend.domain.errors import EmbeddingModelMismatchError
 from backend.domain.models import IndexIdentity, SearchMode
 from backend.domain.text.sparse import SparseEncoder
@@ -117,18 +115,6 @@ def test_keyword_settings_changed_it_answers_from_its_dense_vectors_until_the_re
         later.close()
 
 
-def _supervisor(harness: Harness, vault: Path, *, auto_reembed: bool) -> IndexSupervisor:
-    return IndexSupervisor(
-        index=harness.index,
-        indexer=harness.indexer,
-        jobs=JobRunner(),
-        catalog=harness.catalog,
-        embedder=harness.embedder,
-        vault_path=str(vault),
-        auto_reembed=auto_reembed,
-    )
-
-
 @pytest.mark.parametrize("auto_reembed", [True, False])
 def test_the_service_starts_the_re_embedding_by_itself_unless_told_not_to(
     vault: Path, tmp_path: Path, auto_reembed: bool
@@ -137,7 +123,7 @@ def test_the_service_starts_the_re_embedding_by_itself_unless_told_not_to(
     later = Harness(
         vault, tmp_path / "data", FakeEmbedder(dimension=16, model_name=NEW), serving_embedder=OldModel()
     )
-    supervisor = _supervisor(later, vault, auto_reembed=auto_reembed)
+    supervisor = later.supervisor(vault, auto_reembed=auto_reembed)
     try:
         supervisor.open()
         job = supervisor.jobs.current
