@@ -80,6 +80,10 @@ def test_a_described_map_of_content_goes_below_the_note_that_answers() -> None:
     assert linked_names("see [notes](Projects/Plan%20B.md#Risks) and [site](https://x.org/a.md)") == {
         "plan b"
     }
+    # a target with spaces in angle brackets, as CommonMark writes it
+    spaced = "[Routing](<Network routing.md>) and [home](<https://x.org/a b>)"
+    assert linked_names(spaced) == {"network routing"}
+    assert is_hub("* [Models](<Network models.md>)\n* [Routing](<Net routing.md>)\n* [Ethernet](<Eth.md>)")
 
 
 def test_a_hub_goes_just_below_the_last_note_it_links_to() -> None:

@@ -232,7 +232,8 @@ def _matches(
 # -- hubs: chunks that are mostly links (index and map-of-content notes) ---------------------------------
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]]*)\]\]")
-_MD_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
+# a Markdown link's target bare, or in angle brackets where it holds spaces ("[X](<Network routing.md>)")
+_MD_LINK = re.compile(r"\[([^\[\]]*)\]\((?:<([^<>\n]*)>|([^()\s]*))\)")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 # A map of content links to several notes, on most of its lines; how many words go with each link ("- [[X]]
 # — the decision and the options") does not matter, nor how a language counts words.
@@ -272,7 +273,7 @@ def _link_targets(text: str) -> list[str]:
         return []
     found = [re.split(r"[|#^]", m.group(1), maxsplit=1)[0].strip() for m in _WIKILINK.finditer(text)]
     for match in _MD_LINK.finditer(text):
-        target = match.group(2).split("#", 1)[0]
+        target = (match.group(2) or match.group(3) or "").split("#", 1)[0]
         if target and "://" not in target:
             found.append(target.replace("%20", " "))
     return [target for target in found if target]
