@@ -68,7 +68,7 @@ def replay(live: LiveIndex, search: SearchService, asked: Replayed, lists: SideL
         ),
     )
     own = asked.mode is SearchMode.KEYWORD
-    about = hub_asked_about(asked.question, search.analyzer)
+    about = hub_asked_about(asked.question, search.word_terms)
     return Replay(
         fused=fused,
         named=named,

@@ -17,13 +17,14 @@ from backend.domain.notes.note_origin import once_per_source, saved_from
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.result_rules import (
     LineSpan,
+    WordTerms,
     apply_threshold,
     cap_per_note,
     dedupe_overlapping,
     hubs_after_their_notes,
     linked_names,
 )
-from backend.domain.text.text_analysis import TextAnalyzer, words
+from backend.domain.text.text_analysis import words
 
 
 def rank(
@@ -208,22 +209,16 @@ def _below(hub: ScoredPoint, above: ScoredPoint) -> ScoredPoint:
     return replace(hub, score=min(hub.score, above.score))
 
 
-def hub_asked_about(question: Question, analyzer: TextAnalyzer) -> Callable[[ScoredPoint], bool]:
+def hub_asked_about(question: Question, words_terms: WordTerms) -> Callable[[ScoredPoint], bool]:
     """Whether the question asks about a map of content itself rather than through it: its note's title or
     heading holds at least two of the question's words and none of its lines with a link holds one (the
     exam guide listing its chapters, for "which certification exam was I getting ready for"). A map that
-    matches through its links' names or descriptions leads to its notes, which hold the answer."""
+    matches through its links' names or descriptions leads to its notes, which hold the answer. Words are
+    read by the search's `WordTerms` (each word's terms remembered across searches)."""
     wanted, languages = question.wanted, question.languages
-    seen: dict[str, set[str]] = {}  # a word's terms among the question's: titles and links repeat words
 
     def held(text: str) -> set[str]:
-        found: set[str] = set()
-        for word in words(text):
-            terms = seen.get(word)
-            if terms is None:
-                terms = seen[word] = analyzer.word_terms(word, languages) & wanted
-            found |= terms
-        return found
+        return {term for word in words(text) for term in words_terms(word, languages) if term in wanted}
 
     def asked_about(hub: ScoredPoint) -> bool:
         p = hub.payload

@@ -349,7 +349,7 @@ class SearchService:
         boost = (clues.span, self.options.time_boost) if clues.span is not None else None
         saved = own_words_first(asked.question, self.options.saved_folders)
         fused = self._follow_pointers(live, asked, vectors, rank(clues.named, points, boost, saved))
-        about = hub_asked_about(asked.question, self.analyzer)
+        about = hub_asked_about(asked.question, self._words)
         ranked = put_first(clues.named, fused, asked.threshold, asked.per_note, about, own_scale=own_scale)
         asked.clock.lap(stage.RANKING)
         return ranked

@@ -112,8 +112,9 @@ def written_periods(text: str, heading_path: Sequence[str]) -> tuple[str, ...]:
     written: list[str] = []
     for heading in heading_path:
         spans = spans_in_text(heading)
-        label = None if spans else title_span(heading)
-        written += [_period(span) for span in (spans or ([label] if label is not None else []))]
+        if not spans and (label := title_span(heading)) is not None:
+            spans = [label]
+        written += [_period(span) for span in spans]
     written += [_period(span) for span in spans_in_text(text)]
     written = list(dict.fromkeys(written))
     if len(written) > MAX_WRITTEN:

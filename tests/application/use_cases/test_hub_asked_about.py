@@ -52,7 +52,7 @@ def test_a_list_is_asked_about_by_two_words_of_its_name_and_none_of_its_links() 
     guide = ScoredPoint("g", 1.0, {"note_path": GUIDE, "note_title": GUIDE[6:-3], "content": GUIDE_TEXT})
 
     def asked(question: str) -> bool:
-        return hub_asked_about(Question.plain(question, analyzer), analyzer)(guide)
+        return hub_asked_about(Question.plain(question, analyzer), handles.search.word_terms)(guide)
 
     assert asked("which certification exam was I getting ready for")
     assert not asked("which exam was I getting ready for")  # one word of its name: a word in passing
