@@ -167,10 +167,10 @@ class IndexSupervisor:
             stored = live.store.identity()
         return stored is not None and stored.chunks_outdated
 
-    def needs_rebuild(self) -> bool:
-        """Whether the index must be built again to be what this code and these settings build: another
-        model or keyword encoding, or older chunk rules (what a command that builds its index asks)."""
-        return self.index.model_mismatch or self.chunks_outdated()
+    def index_job(self) -> str:
+        """The job that makes the index what this code and these settings build, for a command indexing here:
+        "rebuild" when another model or keyword encoding, or older chunk rules, built it; else "index"."""
+        return "rebuild" if self.index.model_mismatch or self.chunks_outdated() else "index"
 
     def after_job(self) -> None:
         """Once a job has ended, however it ended: the heap settled, unless the job was a whole pass that

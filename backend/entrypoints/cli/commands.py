@@ -370,9 +370,9 @@ def _local_job(settings: Settings, kind: str, vault: str | None = None) -> tuple
     services = open_local(settings)
     try:
         if kind == "calibrate":  # on the vault as it is: indexed and embedded first
-            run_job(services, "rebuild" if services.supervisor.needs_rebuild() else "index", vault)
-        elif kind == "index" and settings.auto_reembed and services.supervisor.needs_rebuild():
-            kind = "rebuild"
+            run_job(services, services.supervisor.index_job(), vault)
+        elif kind == "index" and settings.auto_reembed:
+            kind = services.supervisor.index_job()
         run_job(services, kind, vault)
         return status_answer(services).model_dump(mode="json"), kind
     finally:

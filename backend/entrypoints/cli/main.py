@@ -313,7 +313,7 @@ def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
         services = open_local(eval_settings)
         try:
             # an evaluation index is a cache: one built another way (model, windows) is simply built again
-            run_job(services, "rebuild" if services.supervisor.needs_rebuild() else "index")
+            run_job(services, services.supervisor.index_job())
             if services.supervisor.gate is not None:  # a model without shipped weights: its fitted gate
                 services.supervisor.gate.wait()
             with Progress(f"eval {eval_set.name}", unit="query") as progress:

@@ -136,7 +136,7 @@ def indexed(vault: Path, name: str, model: str | None, data_dir: Path) -> Iterat
         overrides["today"] = TODAY[name]
     services = open_local(load_settings(vault_path=vault, data_dir=data_dir / folder, **overrides))
     try:
-        run_job(services, "rebuild" if services.supervisor.needs_rebuild() else "index")
+        run_job(services, services.supervisor.index_job())
         yield services
     finally:
         services.close()

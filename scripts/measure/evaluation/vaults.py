@@ -71,7 +71,7 @@ def indexed(settings: Settings) -> Library:
     def opened(own: Settings) -> Services:
         services = open_local(own)
         try:
-            run_job(services, "rebuild" if services.supervisor.needs_rebuild() else "index")
+            run_job(services, services.supervisor.index_job())
         except BaseException:
             services.close()
             raise
