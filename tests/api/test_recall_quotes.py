@@ -45,6 +45,16 @@ def test_a_decision_of_the_month_asked_is_quoted_first_and_nothing_unrelated(cli
     assert not [s["note_path"] for s in sources if s["note_path"].startswith("Journal/")]
 
 
+def test_the_decision_is_quoted_and_not_only_the_line_introducing_it(client: TestClient) -> None:
+    """The README's question: § Decision opens "Decided at the kickoff and confirmed at the go/no-go:" and
+    lists what was decided below it; quoting that line alone tells the agent nothing."""
+    block = recall_block(client, "what did I decide about the database migration?")
+    decision = [s for s in block["sources"] if s["heading_context"].endswith("Decision")]
+    assert decision, block["sources"]
+    assert "PostgreSQL 16" in block["context"]  # the first thing decided, right under the introducing line
+    assert "pgloader" in block["context"]
+
+
 def test_a_journal_day_of_the_month_is_ranked_but_not_vouched_for_by_its_period(client: TestClient) -> None:
     response = client.post("/search", json={"query": "What did I decide last March about the database?"})
     results = response.json()["results"]

@@ -35,7 +35,7 @@ def question(text: str) -> dict[str, float]:
 def test_the_message_holding_the_questions_words_is_chosen_and_the_speakers_name_weighs_nothing() -> None:
     asked = question("when did caroline go to the support group")
     blocks = blocks_of(CHAT, lambda block: words(block) & asked.keys())
-    found = excerpt(blocks, asked, room=len(MESSAGES[2]) + 10)
+    found = excerpt(CHAT, blocks, asked, room=len(MESSAGES[2]) + 10)
     assert found is not None
     assert CHAT[found.start : found.end] == MESSAGES[2]
     assert (found.first_line, found.last_line) == (6, 6)  # the heading, a blank line, two messages before
@@ -44,7 +44,7 @@ def test_the_message_holding_the_questions_words_is_chosen_and_the_speakers_name
 def test_the_run_around_the_match_fills_the_room_it_has() -> None:
     asked = question("support group")
     blocks = blocks_of(CHAT, lambda block: words(block) & asked.keys())
-    found = excerpt(blocks, asked, room=len(MESSAGES[2]) * 3)
+    found = excerpt(CHAT, blocks, asked, room=len(MESSAGES[2]) * 3)
     assert found is not None
     quoted = CHAT[found.start : found.end]
     assert MESSAGES[2] in quoted
@@ -56,7 +56,56 @@ def test_a_heading_alone_is_never_the_excerpt() -> None:
     # the note's subject names Pete; the price list under it, which answers, does not
     text = "# Call with Pete re blacking\n\n- dock 2 wks £420, jet wash £90 → **£1,450**\n\nPaid the deposit."
     asked = question("what did pete quote for the blacking")
-    assert excerpt(blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60) is None
+    assert excerpt(text, blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60) is None
+
+
+# a decision as a project note keeps it: a line introducing a list, the list saying what was decided
+DECISION = (
+    "## Decision\n\n"
+    "Decided at the kickoff and confirmed at the go/no-go:\n\n"
+    "- **Target:** PostgreSQL 16 with one streaming replica, same sizing as today.\n"
+    "- **Tool:** pgloader for the schema and the bulk copy, then a scripted checksum comparison of every "
+    "table, because the managed service could not map types per column.\n"
+    "- **Approach:** a big-bang cutover in a maintenance window, not dual writes.\n\n"
+    "Why Postgres at all: the analytics team already runs it."
+)
+
+
+def test_a_line_introducing_a_list_is_quoted_with_as_much_of_the_list_as_fits() -> None:
+    asked = question("what did I decide about the database")  # only the introducing line says "decided"
+    asked["decided"] = 1.0
+    blocks = blocks_of(DECISION, lambda b: words(b) & asked.keys())
+    for room in (120, 200, 260, 400):
+        found = excerpt(DECISION, blocks, asked, room=room)
+        assert found is not None
+        quoted = DECISION[found.start : found.end]
+        assert quoted.startswith("Decided at the kickoff"), room
+        assert "- **Target:** PostgreSQL 16" in quoted, room  # never the colon and nothing after it
+        assert len(quoted) <= room
+        assert quoted.count("\n") == found.last_line - found.first_line
+    # room for the whole list: all of it
+    whole = excerpt(DECISION, blocks, asked, room=len(DECISION))
+    assert whole is not None
+    assert "not dual writes." in DECISION[whole.start : whole.end]
+    # a line that does not fit whole is cut at a word, where enough of it is left to say something
+    cut = excerpt(DECISION, blocks, asked, room=260)
+    assert cut is not None
+    assert DECISION[cut.start : cut.end].splitlines()[-1].startswith("- **Tool:** pgloader for the schema")
+    assert DECISION[cut.end] == " "  # at a word's end
+
+
+def test_a_block_before_the_introducing_line_gives_way_to_what_it_introduces() -> None:
+    text = "The database is the last thing on MySQL.\n\n" + DECISION.removeprefix("## Decision\n\n")
+    asked = question("what did I decide about the database")
+    asked["decided"] = 1.0
+    blocks = blocks_of(text, lambda b: words(b) & asked.keys())
+    room = len(
+        "The database is the last thing on MySQL.\n\nDecided at the kickoff and confirmed at the go/no-go:"
+    )
+    found = excerpt(text, blocks, asked, room=room + 10)
+    assert found is not None
+    assert text[found.start : found.end].startswith("Decided at the kickoff")
+    assert "- **Target:**" in text[found.start : found.end]
 
 
 def test_nothing_to_choose_by_gives_no_excerpt() -> None:
@@ -65,9 +114,9 @@ def test_nothing_to_choose_by_gives_no_excerpt() -> None:
         f"Boat day {n}: {what}." for n, what in enumerate(["engine", "paint", "ropes", "locks"])
     )
     for asked in (question("the boat"), question("sunset over the lake")):
-        assert excerpt(blocks_of(log, lambda b, a=asked: words(b) & a.keys()), asked, room=40) is None
+        assert excerpt(log, blocks_of(log, lambda b, a=asked: words(b) & a.keys()), asked, room=40) is None
     one_block = "A single paragraph about the support group, and nothing else besides it."
-    assert excerpt(blocks_of(one_block, words), question("support"), 30) is None
+    assert excerpt(one_block, blocks_of(one_block, words), question("support"), 30) is None
 
 
 def chat(path: str, start: int) -> Passage:
@@ -129,7 +178,7 @@ def test_a_fenced_code_block_is_quoted_whole_blank_lines_and_all() -> None:
         "Disks are another story: see the iostat note."
     )
     asked = question("which tuned profile is active")
-    found = excerpt(blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60)
+    found = excerpt(text, blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60)
     assert found is not None
     assert text[found.start : found.end] == "```bash\ntuned-adm list\n\ntuned-adm active\n```"
     assert (found.first_line, found.last_line) == (2, 6)

@@ -180,7 +180,7 @@ def _excerpted(passage: Passage, room: int) -> Passage:
     # the marks of lines left out before and after cost the room their length, and so does the header, whose
     # first line can only grow in digits (at most to the last line's)
     header = len(replace(passage, start_line=passage.end_line).header())
-    found = excerpt(reading.blocks, reading.weights, room - header - 1 - 2 * len(ELLIPSIS))
+    found = excerpt(text, reading.blocks, reading.weights, room - header - 1 - 2 * len(ELLIPSIS))
     if found is None:
         return passage
     lead = LEADING_ELLIPSIS if found.start > 0 else ""
