@@ -174,10 +174,11 @@ class ConsideredOut(BaseModel):
         '"Budget 2024" beside "Budget 2025" asked about now), "of another time than the period asked, '
         'beside entries of it" (min_confidence: dated wholly outside the period the question names), "the '
         'turn asks about the conversation itself, which no note holds" (min_confidence: "summarize our '
-        'conversation so far"), "beyond max entries" (max_chunks), "duplicate", "over the budget" '
-        '(max_chars), "no text left (redacted or blank)", "of a vault without what the question names: '
-        'another vault holds it" (several vaults: another holds more of the people, tags or period the '
-        "question names)."
+        'conversation so far"), "the turn asks the agent to make something up, which no note holds" '
+        '(min_confidence: "tell me a joke"), "beyond max entries" (max_chunks), "duplicate", "over the '
+        'budget" (max_chars), "no text left (redacted or blank)", "of a vault without what the question '
+        'names: another vault holds it" (several vaults: another holds more of the people, tags or period '
+        "the question names)."
     )
 
 

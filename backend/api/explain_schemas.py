@@ -43,7 +43,8 @@ class RecallVerdictOut(BaseModel):
         'question names, while entries of it are quoted: not for a plan, nor "the week before" a day), "of '
         'an earlier time than the latest asked for" (a question asking for the last time of something gets '
         'the newest dated entry), "the turn asks about the conversation itself, which no note holds" '
-        '("summarize our conversation so far": the agent holds the chat, no note does).'
+        '("summarize our conversation so far": the agent holds the chat, no note does), "the turn asks the '
+        'agent to make something up, which no note holds" ("tell me a joke", "write me a limerick").'
     )
 
 

@@ -35,6 +35,11 @@ CHAT_NOTE_TEXT = """# Rent with Dana
 
 Summary of our conversation so far: Dana keeps the flat until June, and from May we split the rent 60/40.
 """
+JOKES_NOTE = "Chats/Jokes from Oz.md"
+JOKES_NOTE_TEXT = """# Jokes from Oz
+
+Oz told me a joke at the Christmas do: why did the chemist tell a joke about sodium? Na, just kidding.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +49,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     (vault / "Travel" / "Zanzibar ferry.md").write_text(HOSTILE, encoding="utf-8")
     (vault / "Chats").mkdir()
     (vault / CHAT_NOTE).write_text(CHAT_NOTE_TEXT, encoding="utf-8")
+    (vault / JOKES_NOTE).write_text(JOKES_NOTE_TEXT, encoding="utf-8")
     settings = load_settings(
         vault_path=vault, data_dir=tmp_path_factory.mktemp("data"), embedding_provider="none", watch=False
     )
@@ -93,6 +99,16 @@ def test_a_turn_about_the_conversation_itself_gets_no_note_however_close(client:
     assert recall(client, turn, min_confidence=None)["sources"][0]["note_path"] == CHAT_NOTE
     asked = recall(client, "what did Dana and I agree in our conversation about the rent?")
     assert asked["sources"][0]["note_path"] == CHAT_NOTE
+
+
+def test_a_turn_asking_the_agent_for_a_joke_gets_no_note_however_close(client: TestClient) -> None:
+    """A joke the agent is asked to make up is not one the notes hold, though a note tells one."""
+    answer = recall(client, "tell me a joke", explain=True)
+    assert answer["context"] == ""
+    fates = {c["note_path"]: c["reason"] for c in answer["explain"]["considered"]}
+    assert fates[JOKES_NOTE] == "the turn asks the agent to make something up, which no note holds"
+    asked = recall(client, "what was the joke Oz told at the Christmas do?")
+    assert asked["sources"][0]["note_path"] == JOKES_NOTE
 
 
 def test_without_a_floor_everything_found_is_given(client: TestClient) -> None:

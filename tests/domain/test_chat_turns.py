@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.recall.chat_turns import asks_about_the_chat
+from backend.domain.recall.chat_turns import asks_about_the_chat, asks_to_make_something, to_the_agent
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,39 @@ def test_turns_about_this_chat_are_read_as_such(turn: str) -> None:
 )
 def test_questions_of_the_vault_are_not(turn: str) -> None:
     assert not asks_about_the_chat(turn)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "tell me a joke",
+        "Tell me something funny",
+        "can you tell me a story?",
+        "make me laugh",
+        "give me a fun fact",
+        "write me a limerick about a cat",
+        "please write a short poem about the sea.",
+        "compose a haiku about autumn",
+        "ok, tell me another joke please",
+    ],
+)
+def test_turns_asking_the_agent_to_make_something_up_are_read_as_such(turn: str) -> None:
+    assert asks_to_make_something(turn)
+    assert to_the_agent(turn)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "tell me the story of how we bought Marigold",  # a story the vault holds
+        "what funny story did Joanna tell?",
+        "tell me a story about the time I broke my shoulder",
+        "tell me something about Marigold",
+        "what was the joke Oz made at the Christmas do?",
+        "write down the battery spec",
+        "give me a summary of the boat costs",
+        "which poem did I learn for Esme's assembly?",
+    ],
+)
+def test_questions_about_stories_and_jokes_in_the_notes_are_not(turn: str) -> None:
+    assert not asks_to_make_something(turn)

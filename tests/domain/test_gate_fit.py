@@ -40,6 +40,25 @@ def test_no_probe_turn_clears_the_floor_and_a_chunk_standing_far_above_them_does
     assert calibration.probability(answer, 2000) > 0.9
 
 
+def test_a_turn_the_gate_refuses_by_a_rule_does_not_place_the_floor() -> None:
+    """Over a vault of conversations "tell me something funny" stands close to the chats' jokes; the gate
+    gives it nothing whatever its confidence (chat_turns.to_the_agent), so the floor is placed by the turns
+    that reach it, and a chunk as sure as that probe is recalled."""
+    probes = _probes(random.Random(3), scale=1.0, shift=0.0)
+    funny = Probe("chitchat", (_hit(0.55, background=0.1, keyword=3.0, covered=2),))
+    placed_by_it = fit_gate("m", [*probes, funny], chunks=2000)
+    refused = fit_gate("m", [*probes, Probe(funny.kind, funny.evidence, refused=True)], chunks=2000)
+    without = fit_gate("m", probes, chunks=2000)
+    assert placed_by_it is not None
+    assert refused is not None
+    assert without is not None
+    close = _hit(0.5, background=0.1, keyword=3.0, covered=2)  # a question of the vault, as close as that
+    assert placed_by_it.calibration.probability(close, 2000) < RECALL_FLOOR
+    assert refused.calibration.probability(close, 2000) >= RECALL_FLOOR
+    # it still tells the model's scale: the probes' cosines with it
+    assert refused.scale == placed_by_it.scale != without.scale
+
+
 def test_a_model_whose_cosines_are_squeezed_and_shifted_gets_the_same_confidences() -> None:
     """e5's cosines crowd into 0.8-0.9 where MiniLM's spread over 0.1-0.7: a chunk standing as far above
     the unanswerable turns is as likely relevant with either."""

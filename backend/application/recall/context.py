@@ -116,6 +116,7 @@ class ContextService:
             measure=question.measure,
             present_on=self._search.options.today() if question.present else None,
             about_chat=question.chat,
+            made_up=question.made_up,
             span=days_telling(question.text, question.span) if question.span else None,
             sum_of=question.sum_of,
             reads=QuestionReading(self._search.analyzer, question),
@@ -172,7 +173,7 @@ class ContextService:
         views = _kept_views(views, excluded, request.max_chunks, left_out, gate)
         facts: list[MemoryHit] = []
         warnings = list(outcome.warnings)
-        if request.include_memory and self._memory is not None and not (gate and gate.about_chat):
+        if request.include_memory and self._memory is not None and not (gate and gate.to_the_agent):
             found = self._memory.search(query, limit=MEMORY_CANDIDATES)
             warnings += found.warnings
             facts = [f for f in found.hits if not excluded & {c.casefold() for c in f.sensitive_categories}]

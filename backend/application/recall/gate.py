@@ -24,6 +24,7 @@ EARLIER_TIME = "of an earlier time than the latest asked for"  # recency.newest_
 NO_SUM = "states no sum of money, and the question asks for one"  # sums.gives_sum
 NOT_ITS_SUM = "names nothing the question asks the sum of"  # sums.sum_subject
 ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
+MADE_UP = "the turn asks the agent to make something up, which no note holds"  # chat_turns.py
 EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today"  # series.py
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
 
@@ -44,7 +45,8 @@ class Gate:
     beside the spring's, for "my shoulder recovery in the first half of 2025"); with `latest_on` (today:
     the question asks for the last time of something) the newest dated entry comes first and older dated
     ones stay out (recency.py); with `about_chat` (the turn asks about the conversation itself: "summarize our
-    conversation so far") none is quoted (chat_turns.py). `reads` reads an entry's text for the question:
+    conversation so far") or `made_up` (it asks the agent to make something up: "tell me a joke") none is
+    quoted (chat_turns.py). `reads` reads an entry's text for the question:
     when the entries let through do not fit whole, a long one quotes its lines that match it (excerpts.py).
 
     `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
@@ -60,15 +62,23 @@ class Gate:
     measure: Measure | None = None
     present_on: dt.date | None = None
     about_chat: bool = False
+    made_up: bool = False
     span: TimeSpan | None = None
     # asked for a sum: the question's terms naming what it is of ("hygienist"), one of which an entry, its
     # heading or its note's title must hold
     sum_of: frozenset[str] = frozenset()
     reads: QuestionReading | None = None
 
+    @property
+    def to_the_agent(self) -> bool:
+        """The turn is addressed to the agent itself: no note, nor remembered fact, answers it."""
+        return self.about_chat or self.made_up
+
     def picked(self, kept: list[ResultView], left_out: dict[str, str]) -> list[ResultView]:
         if self.about_chat:
             return _without(kept, left_out, ABOUT_THE_CHAT, lambda v: True)
+        if self.made_up:
+            return _without(kept, left_out, MADE_UP, lambda v: True)
         if self.own_first and any(v.saved_from is None for v in kept):
             kept = _without(kept, left_out, SAVED, lambda v: v.saved_from is not None)
         if self.by_odds and kept:

@@ -1,5 +1,6 @@
-"""A turn about the conversation itself: "summarize our conversation so far", "recap what we discussed", "what
-did you just say?", "can you say that again?".
+"""Turns addressed to the agent itself, which no note answers: one about the conversation ("summarize our
+conversation so far", "recap what we discussed", "what did you just say?", "can you say that again?"), and
+one asking it to make something up ("tell me a joke", "make me laugh", "write me a limerick about a cat").
 
 It asks the agent about what was said in the chat, which the agent holds and no note does. A vault can still
 look like an answer: LoCoMo's vault is made of conversations, and "summarize our conversation so far" found
@@ -32,3 +33,36 @@ _ABOUT_THE_CHAT = re.compile(
 
 def asks_about_the_chat(turn: str) -> bool:
     return _ABOUT_THE_CHAT.search(turn) is not None
+
+
+# What an agent is asked to make up. A person's notes hold jokes and stories too (a vault of chats is full of
+# "that's so funny!"), so by meaning they look close, and the gate fitted for a model without shipped weights
+# set its floor above "tell me something funny" over LoCoMo's conversations. The whole turn is the request:
+# "tell me the story of how we bought Marigold" and "what funny story did Joanna tell?" ask the vault.
+_POLITE = r"(?:(?:please|pls|ok|okay|now|so|hey),?\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+_PIECE = (
+    r"(?:joke|pun|riddle|story|poem|limerick|haiku|sonnet|song|rhyme|fun\s+fact|funny\s+fact|random\s+fact)"
+)
+_MADE_UP = re.compile(
+    rf"^\s*{_POLITE}(?:"
+    # "tell me a joke", "give me a fun fact", "tell us another story"; "tell me something funny"
+    rf"(?:tell|give)\s+(?:me|us)\s+(?:a|an|another|one\s+more)\s+(?:short\s+|good\s+|funny\s+|little\s+)?{_PIECE}"
+    r"|(?:tell|give)\s+(?:me|us)\s+something\s+(?:funny|interesting|random|fun|silly)"
+    # "write me a limerick about a cat", "compose a haiku about autumn": made to order, on any subject
+    rf"|(?:write|compose|make\s+up)\s+(?:me\s+|us\s+)?(?:a|an|another)\s+(?:short\s+|funny\s+|little\s+)?{_PIECE}"
+    r"(?:\s+(?:about|on|for)\s+[^?.!\n]{1,60})?"
+    r"|make\s+(?:me|us)\s+(?:laugh|smile)"
+    rf")(?:,?\s+please)?{_END}",
+    re.IGNORECASE,
+)
+
+
+def asks_to_make_something(turn: str) -> bool:
+    """Whether the whole turn asks the agent to make something up: a joke, a story, a poem, a fun fact."""
+    return _MADE_UP.search(turn) is not None
+
+
+def to_the_agent(turn: str) -> bool:
+    """Whether no note can answer the turn, addressed as it is to the agent itself: the recall gate gives
+    it nothing, and the gate fitted for a model places its floor by the turns that can reach it."""
+    return asks_about_the_chat(turn) or asks_to_make_something(turn)

@@ -11,7 +11,10 @@ unknown scale needs only its scale in this vault, and the floor put where that m
 * its scale: the mean and spread of the closest chunk's cosine over the probe turns;
 * its floor: the recall gate's floor (RECALL_FLOOR) moved to just above the surest chit-chat probe and the
   surest but one in twenty of the other domains' questions, as the shipped calibrations' floor was chosen
-  against the dev sets' own unanswerable turns.
+  against the dev sets' own unanswerable turns. A probe the gate refuses by a rule whatever its confidence
+  (a turn addressed to the agent itself: chat_turns.to_the_agent) never reaches the floor, so it does not
+  place it: over a vault of conversations "tell me something funny" is close by meaning to the chats'
+  jokes, and the floor above it left questions of the vault unrecalled. It still tells the model's scale.
 
 Checked by leaving each in-process model's shipped weights out (docs/measurements.md, "A gate for any
 model").
@@ -34,6 +37,9 @@ OTHER_GIVEN_AT_MOST = 0.05
 QUOTED = 3
 # A spread below this is a model answering every text alike (or too few probes): no scale to read.
 MIN_SPREAD = 1e-4
+# How the floor is placed, in the fingerprint: a gate placed by older rules is fitted again (2: a probe the
+# gate refuses by a rule does not place it)
+PLACEMENT_RULES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +52,9 @@ class GenericWeights:
 
     @property
     def fingerprint(self) -> str:
-        """Changes whenever the weights do: a gate fitted with other weights is fitted again."""
-        text = ",".join(f"{w:.6f}" for w in (*self.weights, self.bias))
+        """Changes whenever the weights or the floor's placement do: a gate fitted otherwise is fitted
+        again."""
+        text = ",".join(f"{w:.6f}" for w in (*self.weights, self.bias)) + f";placed-{PLACEMENT_RULES}"
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -71,6 +78,7 @@ class Probe:
 
     kind: str  # "chitchat" or "other"
     evidence: tuple[Evidence, ...]
+    refused: bool = False  # the gate gives it nothing by a rule (chat_turns.to_the_agent): not a floor's bar
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +124,10 @@ def scaled(name: str, scale: NullScale, generic: GenericWeights | None = None) -
 def placed(calibration: Calibration, probes: Sequence[Probe], chunks: int) -> Calibration:
     """The calibration with its bias moved so that RECALL_FLOOR sits just above the surest chit-chat probe
     and above all but OTHER_GIVEN_AT_MOST of the other domains' questions (each probe by its surest quoted
-    hit)."""
-    chit = [_surest(calibration, p, chunks) for p in probes if p.kind == "chitchat" and p.evidence]
-    other = sorted(_surest(calibration, p, chunks) for p in probes if p.kind == "other" and p.evidence)
+    hit; a probe the gate refuses by a rule does not place it)."""
+    reaching = [p for p in probes if p.evidence and not p.refused]
+    chit = [_surest(calibration, p, chunks) for p in reaching if p.kind == "chitchat"]
+    other = sorted(_surest(calibration, p, chunks) for p in reaching if p.kind == "other")
     bars = []
     if chit:
         bars.append(max(chit))

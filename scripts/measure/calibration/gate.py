@@ -29,6 +29,7 @@ from backend.domain.models import SearchMode
 from backend.domain.ranking.confidence import Calibration, shipped_calibration
 from backend.domain.recall import gate_fit
 from backend.domain.recall.calibration_probes import PROBES
+from backend.domain.recall.chat_turns import to_the_agent
 from backend.domain.recall.gate_fit import QUOTED, GenericWeights, Probe, fit_gate, null_scale
 from scripts.measure.calibration.recall import SETS, Observed, asked_turns, fit, gate, indexed, observe_in
 
@@ -40,7 +41,7 @@ def probes_in(services: Services) -> list[Probe]:
     asked = []
     for kind, text in PROBES:
         outcome = services.search.search(text, top_k=10, mode=SearchMode.HYBRID)
-        asked.append(Probe(kind, tuple(outcome.evidence[:QUOTED])))
+        asked.append(Probe(kind, tuple(outcome.evidence[:QUOTED]), refused=to_the_agent(text)))
     return asked
 
 
