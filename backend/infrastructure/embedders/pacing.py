@@ -190,15 +190,8 @@ class NoPacing:
     def slot(self) -> Iterator[None]:
         yield
 
-    def record(
-        self,
-        *,
-        seconds: float,
-        status: int | None = None,
-        retry_after: str | None = None,
-        timed_out: bool = False,
-    ) -> None:
-        pass
+    def record(self, **answer: object) -> None:
+        """Whatever came back: a query's answer does not pace the indexing's requests."""
 
 
 def read_timeout(timeout: float | None, default: float) -> float:
