@@ -8,7 +8,7 @@ status code, a header, printing), so every door asks and answers the same way. T
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -31,6 +31,7 @@ from backend.api.memory_schemas import (
 )
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.request_caps import check_filter_caps
+from backend.api.same_fields import from_same_fields
 from backend.api.schemas import (
     LinkedNoteOut,
     NoteGroupOut,
@@ -99,18 +100,12 @@ def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
     by_note = body.group_by == "note"
     found = search_notes(
         services,
-        SearchQuery(
-            query=body.query,
-            top_k=body.top_k,
-            include_related=body.include_related,
-            related_limit=body.related_limit,
-            max_chunks_per_note=body.max_chunks_per_note,
+        from_same_fields(
+            SearchQuery,
+            body,
+            point_filter=body.point_filter(),
             by_note=by_note,
-            memory_top_k=body.memory_top_k,
             candidates=services.settings.search_prefetch_limit,
-            explain=body.explain,
-            why_not=body.why_not,
-            **body.search_options(),
         ),
     )
     outcome = found.outcome
@@ -150,18 +145,17 @@ def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
     return SearchAnswered(answer, timing, outcome)
 
 
-_VIEW_FIELDS = tuple(f.name for f in fields(ResultView))
-
-
 def _result_out(view: ResultView, vault_name: str, whys: dict[str, HitWhyOut]) -> SearchResult:
     # The view's fields as they are, not `asdict(view)`: that copies every list and string of every result
     # recursively first (~0.2 ms of a ten-result search), and the model copies them again as it validates.
     # Only the pointer is a dataclass, which the model takes as a dict.
-    own = {name: getattr(view, name) for name in _VIEW_FIELDS}
-    if view.pointed_from is not None:
-        own["pointed_from"] = asdict(view.pointed_from)
-    return SearchResult(
-        **own, obsidian_uri=obsidian_uri(vault_name, view.note_path), why=whys.get(view.chunk_id)
+    pointer = asdict(view.pointed_from) if view.pointed_from is not None else None
+    return from_same_fields(
+        SearchResult,
+        view,
+        pointed_from=pointer,
+        obsidian_uri=obsidian_uri(vault_name, view.note_path),
+        why=whys.get(view.chunk_id),
     )
 
 
@@ -178,14 +172,7 @@ def _groups(views: list[ResultView], vault_name: str, whys: dict[str, HitWhyOut]
     for view in views:  # grouped already: a note's chunks are consecutive, best note first
         group = groups.get(view.note_path)
         if group is None:
-            group = groups[view.note_path] = NoteGroupOut(
-                note_path=view.note_path,
-                note_title=view.note_title,
-                score=view.score,
-                tags=view.tags,
-                date=view.date,
-                chunks=[],
-            )
+            group = groups[view.note_path] = from_same_fields(NoteGroupOut, view, chunks=[])
         group.chunks.append(_result_out(view, vault_name, whys))
     return list(groups.values())
 
@@ -198,16 +185,11 @@ def context_answer(services: Services, body: ContextRequest) -> ContextResponse:
 
 def context_query(body: ContextRequest) -> ContextQuery:
     """The request as the context use case takes it."""
-    return ContextQuery(
-        query=body.query,
+    return from_same_fields(
+        ContextQuery,
+        body,
+        point_filter=body.point_filter(),
         messages=[(m.role, m.content) for m in body.messages],
-        max_chars=body.max_chars,
-        max_chunks=body.max_chunks,
-        exclude_categories=body.exclude_categories,
-        min_confidence=body.min_confidence,
-        exclude=body.exclude,
-        quoted=body.quoted,
-        **body.search_options(),
     )
 
 
@@ -235,16 +217,7 @@ def _context_explain(body: ContextRequest, result: ContextResult) -> ContextExpl
         max_chars=body.max_chars,
         max_chunks=body.max_chunks,
         considered=[
-            ConsideredOut(
-                vault=c.vault,
-                attribution=c.label,
-                note_path=c.path,
-                start_line=c.start_line,
-                end_line=c.end_line,
-                confidence=c.confidence,
-                quoted=c.quoted,
-                reason=c.reason,
-            )
+            from_same_fields(ConsideredOut, c, attribution=c.label, note_path=c.path, quoted=c.quoted)
             for c in result.considered
         ],
     )

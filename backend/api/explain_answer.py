@@ -13,6 +13,7 @@ from backend.api.explain_schemas import (
     WeightsOut,
     WhyNotOut,
 )
+from backend.api.same_fields import from_same_fields
 from backend.application.explanation.rules import HitWhy, Period, SearchExplanation, SidePlace, WhyNot
 from backend.application.recall.context import Considered
 
@@ -28,11 +29,10 @@ def search_explain_out(explanation: SearchExplanation | None) -> SearchExplainOu
     if explanation is None:
         return None
     weights = explanation.weights
-    return SearchExplainOut(
-        fusion=explanation.fusion,
+    return from_same_fields(
+        SearchExplainOut,
+        explanation,
         weights=WeightsOut(dense=weights[0], keyword=weights[1]) if weights is not None else None,
-        cross_language=explanation.cross_language,
-        time_boost=explanation.time_boost,
         candidates=CandidatesOut(dense=explanation.candidates[0], keyword=explanation.candidates[1]),
         why_not=_why_not(explanation.why_not) if explanation.why_not is not None else None,
         period=_period(explanation.period),
@@ -42,25 +42,15 @@ def search_explain_out(explanation: SearchExplanation | None) -> SearchExplainOu
 def _period(period: Period | None) -> PeriodOut | None:
     if period is None:
         return None
-    return PeriodOut(
-        text=period.text,
-        start=period.start.isoformat(),
-        end=period.end.isoformat(),
-        factor=period.factor,
-        other_time_factor=period.other_time_factor,
-    )
+    return from_same_fields(PeriodOut, period, start=period.start.isoformat(), end=period.end.isoformat())
 
 
 def _hit_why(why: HitWhy, verdict: Considered | None) -> HitWhyOut:
-    return HitWhyOut(
+    return from_same_fields(
+        HitWhyOut,
+        why,
         dense=_place(why.dense),
         keyword=_keyword(why.keyword, why.words),
-        fused_score=why.fused_score,
-        dense_normalised=why.dense_normalised,
-        keyword_normalised=why.keyword_normalised,
-        time_factor=why.time_factor,
-        time_reason=why.time_reason,
-        rules=why.rules,
         confidence_features=why.features,
         recall=RecallVerdictOut(
             quoted=verdict is not None and verdict.quoted,
@@ -70,23 +60,15 @@ def _hit_why(why: HitWhy, verdict: Considered | None) -> HitWhyOut:
 
 
 def _why_not(answer: WhyNot) -> WhyNotOut:
-    return WhyNotOut(
-        asked=answer.asked,
-        note_path=answer.note_path,
+    return from_same_fields(
+        WhyNotOut,
+        answer,
         note_title=answer.title,
         indexed=answer.note_path is not None,
         dense=_place(answer.dense),
         keyword=_keyword(answer.keyword, answer.words),
-        fused_rank=answer.fused_rank,
-        final_rank=answer.final_rank,
-        reason=answer.reason,
         start_line=answer.lines[0] if answer.lines is not None else None,
         end_line=answer.lines[1] if answer.lines is not None else None,
-        ranked=answer.ranked,
-        rules=answer.rules,
-        time_factor=answer.time_factor,
-        time_reason=answer.time_reason,
-        closest=answer.closest,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -122,15 +122,6 @@ class SearchFilters(BaseModel):
             date_from=self.date_from.isoformat() if self.date_from else None,
             date_to=self.date_to.isoformat() if self.date_to else None,
         )
-
-    def search_options(self) -> dict[str, Any]:
-        """These options as the search and the context use cases take them (SearchQuery, ContextQuery)."""
-        return {
-            "mode": self.mode,
-            "point_filter": self.point_filter(),
-            "threshold": self.threshold,
-            "include_memory": self.include_memory,
-        }
 
 
 class SearchRequest(SearchFilters):
