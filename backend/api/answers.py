@@ -31,7 +31,6 @@ from backend.api.memory_schemas import (
 )
 from backend.api.note_schemas import NoteListOut, NoteOut, NoteSummaryOut
 from backend.api.request_caps import check_filter_caps
-from backend.api.same_fields import from_same_fields
 from backend.api.schemas import (
     LinkedNoteOut,
     NoteGroupOut,
@@ -65,6 +64,7 @@ from backend.application.search.stage_clock import SERIALISATION
 from backend.application.serving.note_graph import LinkedNote
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
+from backend.domain.models import from_same_fields
 from backend.domain.notes.obsidian_uri import obsidian_uri
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.recall.memory_suggestion import MemorySuggestion

@@ -13,9 +13,9 @@ from backend.api.explain_schemas import (
     WeightsOut,
     WhyNotOut,
 )
-from backend.api.same_fields import from_same_fields
 from backend.application.explanation.rules import HitWhy, Period, SearchExplanation, SidePlace, WhyNot
 from backend.application.recall.context import Considered
+from backend.domain.models import from_same_fields
 
 
 def hit_whys(explanation: SearchExplanation | None, recall: dict[str, Considered]) -> dict[str, HitWhyOut]:

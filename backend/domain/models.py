@@ -1,10 +1,12 @@
-"""Pure values that flow through every layer: notes, chunks, vectors, hits."""
+"""Pure values that flow through every layer: notes, chunks, vectors, hits; and one value made of another's
+fields of the same names (`from_same_fields`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass, field, fields, is_dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from backend.domain.index.chunk_rules import CHUNK_RULES
 from backend.domain.links import Link
@@ -198,3 +200,29 @@ class FileProblem:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rel_path", shown_name(self.rel_path))
+
+
+T = TypeVar("T")
+
+
+@functools.cache
+def _declared(kind: type) -> frozenset[str]:
+    # declared fields only, never methods or properties: a method named like a field of the other side
+    # (SearchRequest.point_filter) is never taken for its value
+    if is_dataclass(kind):
+        return frozenset(f.name for f in fields(kind))
+    return frozenset(kind.model_fields)  # type: ignore[attr-defined]  # a pydantic model: the API's schemas
+
+
+@functools.cache
+def _shared(kind: type, source: type) -> frozenset[str]:
+    return _declared(kind) & _declared(source)
+
+
+def from_same_fields(kind: type[T], source: object, /, **given: Any) -> T:
+    """A `kind` of `given` and of the fields `source` declares under the names `kind` declares, as they are:
+    how a layer translates a value of another into its own (a request into its query, a link into its
+    record, a view into the API's schema) instead of copying each field by hand. A name both sides declare
+    means the same on both, so a field added to both needs no line at each translation."""
+    carried = {name: getattr(source, name) for name in _shared(kind, type(source)) if name not in given}
+    return kind(**carried, **given)

@@ -26,7 +26,7 @@ from backend.application.search.stages import QueryVectors
 from backend.application.serving.live_index import LiveIndex
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.errors import SecurityViolationError
-from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
+from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector, from_same_fields
 from backend.domain.notes.note_lookup import NoteLookup, lookup_note
 from backend.domain.notes.vault_paths import safe_filter, vault_path
 from backend.domain.ranking import fusion
@@ -71,11 +71,10 @@ class SearchExplainer:
             named = live.graph.notes_named(query)
             if store_filter is not None and store_filter.note_paths:
                 named = [path for path in named if path in store_filter.note_paths]
-            given = ExplainInput(
+            given = from_same_fields(
+                ExplainInput,
+                outcome,  # its hits, their evidence and the mode
                 query=query,
-                hits=outcome.hits,
-                evidence=outcome.evidence,
-                mode=outcome.mode,
                 span=outcome.time_intent,
                 time_boost=options.time_boost,
                 named_paths=named,

@@ -9,6 +9,7 @@ from backend.application.notes.memory import MemoryService
 from backend.application.search.presenting import ResultView
 from backend.application.search.question import Question
 from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.models import from_same_fields
 from backend.domain.recall.memory_suggestion import FoundText, MemorySuggestion, suggest_from_words
 
 
@@ -18,16 +19,7 @@ def suggestion_for(
     """What the hits offer to remember for `question` (its words, as the search read it), or None; None too
     when the fact is kept under its key already (an agent would otherwise offer the same fact at every search
     that finds it)."""
-    found = [
-        FoundText(
-            note_path=view.note_path,
-            note_title=view.note_title,
-            text=view.content,
-            start_line=view.start_line,
-            confidence=view.confidence,
-        )
-        for view in views
-    ]
+    found = [from_same_fields(FoundText, view, text=view.content) for view in views]
     suggestion = suggest_from_words(question.words, found)
     if suggestion is None or memory is None:
         return suggestion

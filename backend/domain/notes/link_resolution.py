@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
 from backend.domain.links import Link, LinkRecord
+from backend.domain.models import from_same_fields
 
 NOTE_SUFFIX = ".md"
 
@@ -172,14 +173,11 @@ def resolve_links(links: Sequence[Link], *, source: str, files: VaultFileMap) ->
     for position, link in enumerate(links):
         resolved = files.resolve(link.target, source=source)
         records.append(
-            LinkRecord(
+            from_same_fields(
+                LinkRecord,
+                link,
                 source=source,
                 position=position,
-                target=link.target,
-                kind=link.kind,
-                line=link.line,
-                text=link.text,
-                anchor=link.anchor,
                 resolved_path=resolved,
                 is_attachment=resolved is not None and files.is_attachment(resolved),
             )
