@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,15 @@ def settings_for(tmp_path: Path, server: StandInServer, provider: str, **overrid
     return load_settings(**values)
 
 
+@contextmanager
+def indexed(
+    tmp_path: Path, server: StandInServer, provider: str, **overrides: object
+) -> Iterator[tuple[TestClient, dict]]:
+    """A service over the stand-in once its index job is done: its client, and its status then."""
+    with TestClient(create_app(settings_for(tmp_path, server, provider, **overrides))) as client:
+        yield client, wait_for_job(client)
+
+
 def until(check: Callable[[], dict | None], what: str, timeout: float = 60.0) -> dict:
     """Ask again until `check` answers (each ask is a request to the service: the event it waits for)."""
     deadline = time.monotonic() + timeout
@@ -70,9 +80,7 @@ def until(check: Callable[[], dict | None], what: str, timeout: float = 60.0) ->
 def test_index_search_and_recall_through_the_server_with_the_models_instructions(
     tmp_path: Path, server: StandInServer, provider: str
 ) -> None:
-    settings = settings_for(tmp_path, server, provider, recall_gate_fit=True)
-    with TestClient(create_app(settings)) as client:
-        status = wait_for_job(client)
+    with indexed(tmp_path, server, provider, recall_gate_fit=True) as (client, status):
         assert status["dense_pending"] == 0
         embedder = status["embedder"]
         assert (embedder["provider"], embedder["state"]) == (provider, "ready")
@@ -127,9 +135,7 @@ def test_a_new_document_instruction_rebuilds_while_searches_keep_answering(
     tmp_path: Path, server: StandInServer
 ) -> None:
     # an index built before the documents got their instruction (EMBEDDING_DOCUMENT_INSTRUCTION= : none)
-    before = settings_for(tmp_path, server, "ollama", embedding_document_instruction="")
-    with TestClient(create_app(before)) as client:
-        built = wait_for_job(client)
+    with indexed(tmp_path, server, "ollama", embedding_document_instruction="") as (_, built):
         assert built["embedder"]["document_instruction"] == ""
     assert not any(text.startswith(DOCUMENT) for text in server.documents)
 
@@ -162,15 +168,12 @@ def test_a_new_document_instruction_rebuilds_while_searches_keep_answering(
 def test_a_new_query_instruction_applies_at_once_and_re_embeds_nothing(
     tmp_path: Path, server: StandInServer
 ) -> None:
-    before = settings_for(tmp_path, server, "openai", embedding_query_instruction="")
-    with TestClient(create_app(before)) as client:
-        built = wait_for_job(client)
+    with indexed(tmp_path, server, "openai", embedding_query_instruction="") as (client, built):
         client.post("/search", json={"query": BY_MEANING})
     assert not server.queries  # no instruction: the stand-in took the question for a document
     sent = server.texts
 
-    with TestClient(create_app(settings_for(tmp_path, server, "openai"))) as client:
-        status = wait_for_job(client)
+    with indexed(tmp_path, server, "openai") as (client, status):
         assert (status["generation"], status["model_change"]) == (built["generation"], None)
         assert status["embedder"]["query_instruction"] == QUERY
         answer = client.post("/search", json={"query": BY_MEANING, "mode": "dense"}).json()
