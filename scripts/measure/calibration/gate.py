@@ -95,6 +95,9 @@ def _line(label: str, observed: list[Observed], calibration: Calibration) -> str
 
 
 def _given(seen: Observed, calibration: Calibration) -> bool:
+    """As the recall gate gives: nothing to a turn addressed to the agent itself, whatever its hits."""
+    if to_the_agent(seen.turn.text):
+        return False
     return any(calibration.probability(e, seen.chunks) >= 0.4 for e in seen.evidence[:QUOTED])
 
 
