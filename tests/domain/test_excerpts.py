@@ -94,6 +94,18 @@ def test_a_line_introducing_a_list_is_quoted_with_as_much_of_the_list_as_fits() 
     assert DECISION[cut.end] == " "  # at a word's end
 
 
+def test_a_line_ending_in_a_colon_before_a_heading_introduces_nothing_under_it() -> None:
+    text = (
+        "Still to sort before the survey:\n\n## Costs\n\nThe survey itself was £450, paid in March, and the "
+        "blacking another £1,450."
+    )
+    asked = question("what is still to sort before the survey")
+    blocks = blocks_of(text, lambda b: words(b) & asked.keys())
+    found = excerpt(text, blocks, asked, room=40)
+    assert found is not None
+    assert text[found.start : found.end] == "Still to sort before the survey:"
+
+
 def test_a_block_before_the_introducing_line_gives_way_to_what_it_introduces() -> None:
     text = "The database is the last thing on MySQL.\n\n" + DECISION.removeprefix("## Decision\n\n")
     asked = question("what did I decide about the database")

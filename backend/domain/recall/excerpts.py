@@ -118,8 +118,10 @@ def excerpt(text: str, blocks: Sequence[Block], weights: Mapping[str, float], ro
 def _run(text: str, blocks: Sequence[Block], first: int, last: int, room: int) -> Excerpt | None:
     """The run of `blocks[first:last + 1]`, and what its last block introduces as far as it fits in `room`
     (`_through`): None when that block leads in and nothing of what it introduces fits."""
-    if blocks[last].leads_in and last + 1 < len(blocks):
-        return _through(text, blocks[first], blocks[last], blocks[last + 1], room)
+    lead = blocks[last]
+    # what it introduces is the block right after it: not one after a heading between them
+    if lead.leads_in and last + 1 < len(blocks) and not text[lead.end : blocks[last + 1].start].strip():
+        return _through(text, blocks[first], lead, blocks[last + 1], room)
     return Excerpt(blocks[first].start, blocks[last].end, blocks[first].first_line, blocks[last].last_line)
 
 
