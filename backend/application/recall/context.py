@@ -119,7 +119,7 @@ class ContextService:
             made_up=question.made_up,
             span=days_telling(question.text, question.span) if question.span else None,
             sum_of=question.sum_of,
-            reads=QuestionReading(self._search.analyzer, question),
+            reads=QuestionReading(self._search.word_terms, question),
         )
 
     def build(self, request: ContextQuery) -> ContextResult:

@@ -11,6 +11,7 @@ from backend.application.notes.memory import MemoryHit
 from backend.application.search.presenting import ResultView
 from backend.application.search.question import Question
 from backend.domain.models import ScoredPoint
+from backend.domain.ranking.result_rules import WordTerms
 from backend.domain.recall.context_packing import (
     OVER_BUDGET,
     PackedContext,
@@ -23,7 +24,7 @@ from backend.domain.recall.context_packing import (
     quote_overhead,
 )
 from backend.domain.recall.excerpts import blocks_of
-from backend.domain.text.text_analysis import TextAnalyzer, words
+from backend.domain.text.text_analysis import words
 
 QUOTED = "quoted"
 QUOTED_CUT = "quoted, cut to fit"
@@ -54,14 +55,13 @@ def quoted_reason(included: PackedPassage) -> str:
 
 class QuestionReading:
     """How one question reads the entries of its block (excerpts.py): each block with the question's own
-    words it holds, stemmed as the search stemmed them (as highlights find them); each distinct word once
-    for all entries (chat sessions repeat their names and words)."""
+    words it holds, stemmed as the search stemmed them (through the search's `WordTerms`, the memo its
+    highlights read: a chat session's names and words are analysed once for every search)."""
 
-    def __init__(self, analyzer: TextAnalyzer, question: Question) -> None:
-        self._analyzer = analyzer
+    def __init__(self, words_terms: WordTerms, question: Question) -> None:
+        self._words_terms = words_terms
         self._languages = question.languages
         self._weights = question.own_terms
-        self._seen: dict[str, frozenset[str]] = {}
 
     def __call__(self, text: str) -> Reading:
         return Reading(blocks_of(text, self.holds), self._weights)
@@ -70,12 +70,8 @@ class QuestionReading:
         """The question's own terms `text` holds, stemmed as the search stemmed them."""
         held: set[str] = set()
         for word in words(text):
-            terms = self._seen.get(word)
-            if terms is None:
-                found = self._analyzer.word_terms(word, self._languages)  # as highlights compare words
-                terms = self._seen[word] = frozenset(t for t in found if t in self._weights)
-            held |= terms
-        return frozenset(held)
+            held |= self._words_terms(word, self._languages)
+        return frozenset(held.intersection(self._weights))
 
 
 @dataclass(frozen=True, slots=True)
