@@ -40,17 +40,16 @@ def asks_about_the_chat(turn: str) -> bool:
 # set its floor above "tell me something funny" over LoCoMo's conversations. The whole turn is the request:
 # "tell me the story of how we bought Marigold" and "what funny story did Joanna tell?" ask the vault.
 _POLITE = r"(?:(?:please|pls|ok|okay|now|so|hey),?\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-_PIECE = (
-    r"(?:joke|pun|riddle|story|poem|limerick|haiku|sonnet|song|rhyme|fun\s+fact|funny\s+fact|random\s+fact)"
+# "a joke", "another short story", "one more fun fact": one piece of something made up
+_A_PIECE = (
+    r"(?:a|an|another|one\s+more)\s+(?:short\s+|good\s+|funny\s+|little\s+)?"
+    r"(?:joke|pun|riddle|story|poem|limerick|haiku|sonnet|song|rhyme|(?:fun|funny|random)\s+fact)"
 )
 _MADE_UP = re.compile(
     rf"^\s*{_POLITE}(?:"
-    # "tell me a joke", "give me a fun fact", "tell us another story"; "tell me something funny"
-    rf"(?:tell|give)\s+(?:me|us)\s+(?:a|an|another|one\s+more)\s+(?:short\s+|good\s+|funny\s+|little\s+)?{_PIECE}"
-    r"|(?:tell|give)\s+(?:me|us)\s+something\s+(?:funny|interesting|random|fun|silly)"
+    rf"(?:tell|give)\s+(?:me|us)\s+(?:{_A_PIECE}|something\s+(?:funny|interesting|random|fun|silly))"
     # "write me a limerick about a cat", "compose a haiku about autumn": made to order, on any subject
-    rf"|(?:write|compose|make\s+up)\s+(?:me\s+|us\s+)?(?:a|an|another)\s+(?:short\s+|funny\s+|little\s+)?{_PIECE}"
-    r"(?:\s+(?:about|on|for)\s+[^?.!\n]{1,60})?"
+    rf"|(?:write|compose|make\s+up)\s+(?:me\s+|us\s+)?{_A_PIECE}(?:\s+(?:about|on|for)\s+[^?.!\n]{{1,60}})?"
     r"|make\s+(?:me|us)\s+(?:laugh|smile)"
     rf")(?:,?\s+please)?{_END}",
     re.IGNORECASE,
