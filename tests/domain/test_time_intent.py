@@ -296,3 +296,36 @@ def test_the_days_that_tell_of_a_period_asked() -> None:
     # a plan is written before the time it is for
     assert told("what did I plan to do in the summer of 2024") == ("0001-01-01", "2024-08-31")
     assert told("where was Tim going to be in September 2023") == ("0001-01-01", "2023-09-30")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how did the year 11 mocks compare with last year",
+        "how does the harvest compare to 2024?",
+        "was it colder than last winter",
+        "a drought more extreme than in 2005",
+        "compared with 2023, what changed",
+        "sales versus last March",
+    ],
+)
+def test_a_period_compared_against_is_not_the_period_asked(question: str) -> None:
+    assert find_time_span(question, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        (
+            "what changed in 2024 compared with 2023",
+            "in 2024",
+        ),  # its own period first, the other measured against
+        ("how does my spending this year compare to last year", "this year"),
+        ("how did the year 11 mocks go last year", "last year"),
+        ("did I spend more than £50 in March", "in March"),  # "than" a sum, not a time
+    ],
+)
+def test_a_question_naming_its_own_period_keeps_it(question: str, text: str) -> None:
+    span = find_time_span(question, TODAY)
+    assert span is not None
+    assert span.text == text

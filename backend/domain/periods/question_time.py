@@ -75,12 +75,32 @@ def days_telling(query: str, span: TimeSpan) -> TimeSpan | None:
 
 def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> TimeSpan | None:
     """The first, most precise time the query names, or None. `today` anchors "this week", "last March";
-    `southern`: seasons (and the summer holidays) of the southern hemisphere."""
+    `southern`: seasons (and the summer holidays) of the southern hemisphere. A time the question compares
+    against is none (`compared_against`)."""
     for find in _FINDERS:
         span = find(query, today, southern)
         if span is not None:
-            return span
+            return None if compared_against(query, span) else span
     return None
+
+
+# "compare with last year", "compared to 2023", "colder than last winter", "versus 2023": the measure of it
+_COMPARED = re.compile(
+    r"(?:\bcompar(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}?(?:with|to|against)|\b(?:than|versus|vs\.?))"
+    r"\s+(?:in\s+|the\s+|during\s+)?$",
+    re.I,
+)
+
+
+def compared_against(query: str, span: TimeSpan) -> bool:
+    """Whether the question names `span` as what it compares against ("how did the year 11 mocks compare with
+    last year", "a drought more extreme than in 2005"). A comparison asks of two times, its own (often now)
+    and this one, and the notes of both tell it: a preference for this one alone would lift half an answer
+    and lower the other half, and a note of this time would look like an answer for being of it (a meeting
+    of last November naming the mock timetable, for the mocks compared with last year's). English
+    questions."""
+    at = query.lower().find(span.text.lower())
+    return at >= 0 and _COMPARED.search(query[:at]) is not None
 
 
 def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
