@@ -23,8 +23,7 @@ from typing import Literal, Protocol
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.ranking.confidence import KEYWORD_ONLY, Calibration, Evidence, shipped_calibration
 from backend.domain.recall.calibration_probes import PROBES
-from backend.domain.recall.chat_turns import to_the_agent
-from backend.domain.recall.gate_fit import GENERIC, QUOTED, FittedGate, Probe, fit_gate
+from backend.domain.recall.gate_fit import GENERIC, FittedGate, Probe, fit_gate
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +149,7 @@ class RecallGate:
         for kind, text in PROBES:
             if self._stopping.is_set():
                 return None
-            probes.append(Probe(kind, tuple(ask(text)[:QUOTED]), refused=to_the_agent(text)))
+            probes.append(Probe.asked(kind, text, ask(text)))
         gate = fit_gate(embedder, probes, chunks)
         if gate is None:
             log.warning(

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from backend.domain.ranking.confidence import RECALL_FLOOR, Calibration, Evidence, features
+from backend.domain.recall.chat_turns import to_the_agent
 
 # Of the other domains' questions, the share the fitted gate may give anything (a vault about cooking
 # answers the recipe); at most a tenth of a set's unanswerable turns is the goal, half of it the margin.
@@ -79,6 +80,12 @@ class Probe:
     kind: str  # "chitchat" or "other"
     evidence: tuple[Evidence, ...]
     refused: bool = False  # the gate gives it nothing by a rule (chat_turns.to_the_agent): not a floor's bar
+
+    @classmethod
+    def asked(cls, kind: str, text: str, evidence: Sequence[Evidence]) -> Probe:
+        """The probe turn `text` as a search answered it: the evidence of the hits recall may quote, and
+        whether the gate refuses the turn by a rule."""
+        return cls(kind, tuple(evidence[:QUOTED]), refused=to_the_agent(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ def probes_in(services: Services) -> list[Probe]:
     asked = []
     for kind, text in PROBES:
         outcome = services.search.search(text, top_k=10, mode=SearchMode.HYBRID)
-        asked.append(Probe(kind, tuple(outcome.evidence[:QUOTED]), refused=to_the_agent(text)))
+        asked.append(Probe.asked(kind, text, outcome.evidence))
     return asked
 
 
