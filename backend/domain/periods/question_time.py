@@ -65,8 +65,7 @@ def days_telling(query: str, span: TimeSpan) -> TimeSpan | None:
     """The days whose notes can tell what `query` asks of `span`: None when it names the span as a bound of
     the time it asks about, not as that time (what a person did "the week before August 3" is told in notes
     of other days than the 3rd); from any earlier day when it asks about a plan for it; else the span."""
-    at = query.find(span.text)
-    if at >= 0 and _BOUND.search(query[:at].rstrip()) is not None:
+    if _said_before(query, span, _BOUND):
         return None
     if _PLAN.search(query):
         return dataclasses.replace(span, start=dt.date.min)
@@ -99,8 +98,13 @@ def compared_against(query: str, span: TimeSpan) -> bool:
     and lower the other half, and a note of this time would look like an answer for being of it (a meeting
     of last November naming the mock timetable, for the mocks compared with last year's). English
     questions."""
-    at = query.lower().find(span.text.lower())
-    return at >= 0 and _COMPARED.search(query[:at]) is not None
+    return _said_before(query, span, _COMPARED)
+
+
+def _said_before(query: str, span: TimeSpan, words: re.Pattern[str]) -> bool:
+    """Whether the question's words just before `span` are `words` (each pattern ends at the span)."""
+    at = query.find(span.text)
+    return at >= 0 and words.search(query[:at]) is not None
 
 
 def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
