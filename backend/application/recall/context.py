@@ -117,6 +117,7 @@ class ContextService:
             present_on=self._search.options.today() if question.present else None,
             about_chat=question.chat,
             made_up=question.made_up,
+            happened=question.happened,
             span=days_telling(question.text, question.span) if question.span else None,
             sum_of=question.sum_of,
             reads=QuestionReading(self._search.word_terms, question),

@@ -66,6 +66,11 @@ class QuestionReading:
     def __call__(self, text: str) -> Reading:
         return Reading(blocks_of(text, self.holds), self._weights)
 
+    @property
+    def weights(self) -> Mapping[str, float]:
+        """The question's own terms and their weights."""
+        return self._weights
+
     def holds(self, text: str) -> frozenset[str]:
         """The question's own terms `text` holds, stemmed as the search stemmed them."""
         held: set[str] = set()

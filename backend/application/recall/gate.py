@@ -16,6 +16,7 @@ from backend.domain.periods.series import earlier_of_their_series
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.recall.measures import Measure, gives
+from backend.domain.recall.open_tasks import only_planned
 from backend.domain.recall.sums import gives_sum
 
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
@@ -26,6 +27,7 @@ NOT_ITS_SUM = "names nothing the question asks the sum of"  # sums.sum_subject
 ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
 MADE_UP = "the turn asks the agent to make something up, which no note holds"  # chat_turns.py
 EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today"  # series.py
+ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, and the question asks what happened"
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
 
 
@@ -37,7 +39,8 @@ class Gate:
     far_less_likely); with `sum_asked` (the question asks what something cost, what is owed ...) an entry
     stating no sum is left out (sums.py), and with `sum_of` one naming nothing the sum is of, neither in its
     text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"); with
-    `measure` one stating none of it (a time of day, a temperature ...: measures.py);
+    `measure` one stating none of it (a time of day, a temperature ...: measures.py); with `happened` (the
+    question asks what happened) one whose lines on the question are unticked tasks (open_tasks.py);
     with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
     a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
@@ -63,6 +66,7 @@ class Gate:
     present_on: dt.date | None = None
     about_chat: bool = False
     made_up: bool = False
+    happened: bool = False
     span: TimeSpan | None = None
     # asked for a sum: the question's terms naming what it is of ("hygienist"), one of which an entry, its
     # heading or its note's title must hold
@@ -90,6 +94,10 @@ class Gate:
                 kept = _without(
                     kept, left_out, NOT_ITS_SUM, lambda v: not reads.holds(_told(v)) & self.sum_of
                 )
+        if self.happened and (reads := self.reads) is not None:
+            kept = _without(
+                kept, left_out, ONLY_PLANNED, lambda v: only_planned(v.content, reads.holds, reads.weights)
+            )
         if (measure := self.measure) is not None:
             kept = _without(kept, left_out, no_measure(measure), lambda v: not gives(measure, v.content))
         if self.present_on is not None:

@@ -22,6 +22,7 @@ from backend.domain.periods.series import asks_about_the_present
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.recall.chat_turns import asks_about_the_chat, asks_to_make_something
 from backend.domain.recall.measures import Measure, measure_asked
+from backend.domain.recall.open_tasks import asks_what_happened
 from backend.domain.recall.sums import asks_for_sum, sum_subject
 from backend.domain.text.named_words import named_words
 from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
@@ -49,6 +50,7 @@ class Question:
     sum_of: frozenset[str] = frozenset()
     chat: bool = False  # asks about the conversation itself: no note answers it (chat_turns.py)
     made_up: bool = False  # asks the agent to make something up, a joke or a poem: no note answers it either
+    happened: bool = False  # asks what happened: a note only planning it does not answer (open_tasks.py)
     # the measure it asks for (a time of day, a temperature ...): a passage with one answers (measures.py)
     measure: Measure | None = None
     present: bool = False  # asks about today: last year's note of a series tells of last year (series.py)
@@ -125,6 +127,7 @@ class QuestionReader:
             sum_of=sum_of,
             chat=asks_about_the_chat(text),
             made_up=asks_to_make_something(text),
+            happened=not foreign and asks_what_happened(text),
             # an English question over notes in another language: their units are written in it
             measure=None if foreign else measure_asked(text),
             present=asks_about_the_present(text, span, options.today()),
