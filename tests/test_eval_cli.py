@@ -10,25 +10,12 @@ import pytest
 from backend.domain.index.chunk_rules import CHUNK_RULES
 from backend.infrastructure.qdrant.edge_engine import IDENTITY_FILE
 from tests.backend_cli import run_backend
-
-
-def _judged_set(root: Path, notes: dict[str, str], queries: dict[str, tuple[str, str]], split: str) -> Path:
-    """A folder laid out like ../shared/corpora/<set>: vault/, queries-<split>.jsonl, qrels-<split>.tsv."""
-    for path, text in notes.items():
-        (root / "vault" / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / "vault" / path).write_text(text)
-    (root / f"queries-{split}.jsonl").write_text(
-        "".join(json.dumps({"id": qid, "text": text}) + "\n" for qid, (text, _) in queries.items())
-    )
-    (root / f"qrels-{split}.tsv").write_text(
-        "query_id\tnote\trelevance\n" + "".join(f"{qid}\t{note}\t1\n" for qid, (_, note) in queries.items())
-    )
-    return root
+from tests.vault_files import judged_set
 
 
 @pytest.fixture
 def two_sets(tmp_path: Path) -> tuple[Path, Path]:
-    work = _judged_set(
+    work = judged_set(
         tmp_path / "work-notes",
         {
             "Database migration.md": "# Database migration\n\nWe move from MySQL to PostgreSQL in April.\n",
@@ -37,7 +24,7 @@ def two_sets(tmp_path: Path) -> tuple[Path, Path]:
         {"1": ("PostgreSQL migration", "Database migration.md"), "2": ("basmati rice", "Shopping list.md")},
         "train",
     )
-    chats = _judged_set(
+    chats = judged_set(
         tmp_path / "chats",
         {
             "Ana and Bo/Session 01.md": "**Ana**: I adopted a puppy called Pixel.\n",
@@ -101,7 +88,7 @@ def test_a_set_folder_without_judgments_is_one_clear_error(tmp_path: Path) -> No
 
 
 def test_questions_of_each_kind_get_a_line_and_unanswerable_ones_are_counted(tmp_path: Path) -> None:
-    root = _judged_set(
+    root = judged_set(
         tmp_path / "kinds",
         {
             "Boat/Battery.md": "# Battery\n\nWe settled on four lithium batteries and a 3 kW inverter.\n",
@@ -156,7 +143,7 @@ def test_the_example_vault_set_asks_the_example_questions() -> None:
 
 def test_this_year_in_a_sets_questions_counts_from_the_day_given(tmp_path: Path) -> None:
     budget = "# Chemistry budget\n\nThe chemistry budget for consumables and glassware.\n"
-    judged = _judged_set(
+    judged = judged_set(
         tmp_path / "school",
         {"Budget 2024.md": budget, "Budget 2025.md": budget},
         {"1": ("the chemistry budget this year", "Budget 2025.md")},
@@ -184,7 +171,7 @@ def test_a_today_that_is_no_day_is_refused(tmp_path: Path) -> None:
 def test_the_recall_blocks_entries_are_judged_as_the_agent_receives_them(tmp_path: Path) -> None:
     """Each entry the /context block quotes (the plugin's defaults) is counted: relevant, judged not relevant
     (nonrel-<split>.tsv), and the questions given an entry that is not relevant."""
-    root = _judged_set(
+    root = judged_set(
         tmp_path / "quotes",
         {
             "Bees/Mites.md": "# Mites\n\nOxalic acid dribble for varroa mites in December, broodless.\n",
@@ -211,7 +198,7 @@ def test_the_recall_blocks_entries_are_judged_as_the_agent_receives_them(tmp_pat
 
 
 def test_a_templated_copy_dates_each_note_when_it_was_made_not_what_it_speaks_of(tmp_path: Path) -> None:
-    root = _judged_set(
+    root = judged_set(
         tmp_path / "plain",
         {
             "Projects/Cutover.md": "# Cutover\n\nDecided on 2024-04-12: the warehouse moves on 3 May 2024.\n",

@@ -3,13 +3,12 @@ every set's vault, through the routes' own merge; what it reports is what the ag
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from scripts.measure.evaluation.vaults import main
-from tests.vault_files import write_notes
+from tests.vault_files import judged_set
 
 GARDEN = {
     "Tomatoes.md": "# Tomatoes\n\nSown in March, potted on in April, blight in August.\n",
@@ -19,15 +18,6 @@ WORKSHOP = {
     "Lathe.md": "# Lathe\n\nThe lathe's belt was replaced in May; the chuck key lives in the drawer.\n",
     "Bandsaw.md": "# Bandsaw\n\nBlade tension set to the 10mm mark; the guides adjusted for resawing.\n",
 }
-
-
-def judged_set(root: Path, notes: dict[str, str], questions: dict[str, tuple[str, str]]) -> Path:
-    write_notes(root / "vault", notes)
-    lines = [json.dumps({"id": qid, "text": text}) for qid, (text, _) in questions.items()]
-    (root / "queries-dev.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    rows = ["query_id\tnote\trelevance", *(f"{qid}\t{note}\t1" for qid, (_, note) in questions.items())]
-    (root / "qrels-dev.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return root
 
 
 def test_two_vaults_on_other_topics_rank_and_recall_as_each_alone(
