@@ -30,7 +30,18 @@ def test_questions_about_the_past_ask_what_happened(question: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["what's left to do on the boat", "when is the stock check due", "who does the stock check"]
+    "question",
+    [
+        "what's left to do on the boat",
+        "when is the stock check due",
+        "who does the stock check",
+        # the past, but asking what was planned: the open tasks answer it
+        "what did I need to buy for the boat",
+        "what was on my to-do list last week",
+        "what did I plan to do about the stock check",
+        "what were the actions from the September meeting",
+        "what did I want to fix on the boat",
+    ],
 )
 def test_questions_about_what_is_to_be_done_do_not(question: str) -> None:
     assert not asks_what_happened(question)

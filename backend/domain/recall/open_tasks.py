@@ -6,8 +6,10 @@ chemical stock check?"), a note whose lines naming the question's subject are al
 it was planned, never what came of it: on personal-dev last September's meeting, its action list naming
 the stock check and Bernie, was quoted at 0.87 beside the March meeting that gives the findings. A ticked
 task (`- [x]`) is something done and may answer; a question asking what is to be done ("what's left on
-the boat?") is answered by the open ones, so only questions in the past are narrowed. English questions
-only, as the other readings of what a question asks (sums.py, measures.py).
+the boat?") is answered by the open ones, so only questions in the past are narrowed, and not those asking
+what was planned ("what did I need to buy?", "what was on my to-do list?", "what did I mean to fix?"):
+the open tasks are their answer. English questions only, as the other readings of what a question asks
+(sums.py, measures.py).
 """
 
 from __future__ import annotations
@@ -17,14 +19,21 @@ from collections.abc import Callable, Mapping
 
 # "what did …", "how was …", "what happened …", "when had …": a question about the past
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|happened)\b", re.IGNORECASE)
+# a question about what was meant to happen: plans, tasks and lists are what answer it
+_ASKS_PLAN = re.compile(
+    r"\b(?:plan(?:s|ned|ning)?|need(?:s|ed)?|want(?:s|ed)?|meant|mean|supposed|intend(?:ed)?|going\s+to"
+    r"|should|remind(?:er|ers)?|to-?dos?|to\s+do|tasks?|lists?|actions?|left)\b",
+    re.IGNORECASE,
+)
 # a Markdown task not ticked: "- [ ] …", "* [ ] …", "1. [ ] …" (Obsidian's other marks, [x] [/] [-], are
 # done, under way or dropped: each says something happened)
 _OPEN_TASK = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[ \]\s")
 
 
 def asks_what_happened(question: str) -> bool:
-    """Whether the question asks about the past: what was done, found, decided or said."""
-    return _ASKS_PAST.search(question) is not None
+    """Whether the question asks about the past, what was done, found, decided or said, and not about
+    what was planned."""
+    return _ASKS_PAST.search(question) is not None and _ASKS_PLAN.search(question) is None
 
 
 def only_planned(text: str, terms_of: Callable[[str], frozenset[str]], weights: Mapping[str, float]) -> bool:
