@@ -41,6 +41,9 @@ def test_questions_about_the_past_ask_what_happened(question: str) -> None:
         "what did I plan to do about the stock check",
         "what were the actions from the September meeting",
         "what did I want to fix on the boat",
+        "what did we agree at the September meeting",
+        "what did Fiona ask me to do",
+        "who was doing the stock check",
     ],
 )
 def test_questions_about_what_is_to_be_done_do_not(question: str) -> None:

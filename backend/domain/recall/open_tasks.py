@@ -1,15 +1,15 @@
 """A question about what happened, and a passage that only plans it.
 
 People keep what they mean to do as unticked tasks (`- [ ] me: chem stock check with Bernie by 20 Sept`) and
-tick them, or write up what came of them elsewhere. Asked what happened ("what did Bernie find in the
-chemical stock check?"), a note whose lines naming the question's subject are all such tasks tells that
-it was planned, never what came of it: on personal-dev last September's meeting, its action list naming
-the stock check and Bernie, was quoted at 0.87 beside the March meeting that gives the findings. A ticked
-task (`- [x]`) is something done and may answer; a question asking what is to be done ("what's left on
-the boat?") is answered by the open ones, so only questions in the past are narrowed, and not those asking
-what was planned ("what did I need to buy?", "what was on my to-do list?", "what did I mean to fix?"):
-the open tasks are their answer. English questions only, as the other readings of what a question asks
-(sums.py, measures.py).
+tick them, or write up what came of them elsewhere. Asked what happened ("what did Bernie find in the chemical
+stock check?"), a note whose lines naming the question's subject are all such tasks tells that it was planned,
+never what came of it: on personal-dev last September's meeting, its action list naming the stock check and
+Bernie, was quoted at 0.87 beside the March meeting that gives the findings. A ticked task (`- [x]`) is
+something done and may answer; a question asking what is to be done ("what's left on the boat?") is answered
+by the open ones, so only questions in the past are narrowed, and not those asking what was planned, agreed or
+assigned ("what did I need to buy?", "what was on my to-do list?", "what did we agree at the meeting?", "who
+was doing the stock check?"): the open tasks are their answer. English questions only, as the other readings
+of what a question asks (sums.py, measures.py).
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from collections.abc import Callable, Mapping
 
 # "what did …", "how was …", "what happened …", "when had …": a question about the past
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|happened)\b", re.IGNORECASE)
-# a question about what was meant to happen: plans, tasks and lists are what answer it
+# a question about what was meant to happen, agreed, asked or assigned (and who was to do it): plans,
+# tasks and lists are what answer it
 _ASKS_PLAN = re.compile(
     r"\b(?:plan(?:s|ned|ning)?|need(?:s|ed)?|want(?:s|ed)?|meant|mean|supposed|intend(?:ed)?|going\s+to"
-    r"|should|remind(?:er|ers)?|to-?dos?|to\s+do|tasks?|lists?|actions?|left)\b",
+    r"|should|remind(?:er|ers)?|to-?dos?|to\s+do|tasks?|lists?|actions?|left|agree(?:d|s)?|promise(?:d|s)?"
+    r"|ask(?:ed|s)?|assign(?:ed|s)?|responsible|due|deadline|follow(?:ed)?\s+up|who)\b",
     re.IGNORECASE,
 )
 # a Markdown task not ticked: "- [ ] …", "* [ ] …", "1. [ ] …" (Obsidian's other marks, [x] [/] [-], are
