@@ -164,14 +164,13 @@ class ConsideredOut(BaseModel):
     reason: str = Field(
         description='"quoted", "quoted, cut to fit", "quoted: its lines that match the question" (its share '
         'of max_chars, when the entries let through do not fit whole), or why not: "below the floor" '
-        '(min_confidence), "repeated" (overlaps an `exclude` entry), "excluded category", "a list of '
-        'links whose note is quoted instead", "a list of links: the notes it points to answer, not it", '
-        '"far less likely than the first entry" (min_confidence), "states no sum of money, and the '
-        'question asks for one" (min_confidence), "names nothing the question asks the sum of" '
-        '(min_confidence: a sum for the physio, asked what the hygienist cost), "its lines on the question '
-        'are unticked tasks: a plan, and the question asks what happened" (min_confidence), "states no '
-        "time of day, "
-        'and the question asks for one" (likewise a temperature, pressure, score, distance or weight; '
+        '(min_confidence), "repeated" (overlaps an `exclude` entry), "excluded category", "a list of links '
+        'whose note is quoted instead", "a list of links: the notes it points to answer, not it", "far '
+        'less likely than the first entry" (min_confidence), "states no sum of money, and the question '
+        'asks for one" (min_confidence), "names nothing the question asks the sum of" (min_confidence: a '
+        'sum for the physio, asked what the hygienist cost), "its lines on the question are unticked '
+        'tasks: a plan, and the question asks what happened" (min_confidence), "states no time of day, and '
+        'the question asks for one" (likewise a temperature, pressure, score, distance or weight; '
         'min_confidence), "an earlier one of its series: the question asks about today" (min_confidence: '
         '"Budget 2024" beside "Budget 2025" asked about now), "of another time than the period asked, '
         'beside entries of it" (min_confidence: dated wholly outside the period the question names), "the '
@@ -180,7 +179,7 @@ class ConsideredOut(BaseModel):
         '(min_confidence: "tell me a joke"), "beyond max entries" (max_chunks), "duplicate", "over the '
         'budget" (max_chars), "no text left (redacted or blank)", "of a vault without what the question '
         'names: another vault holds it" (several vaults: another holds more of the people, tags or period '
-        "the question names)."
+        "the question names).",
     )
 
 
