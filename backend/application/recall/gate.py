@@ -27,7 +27,8 @@ NOT_ITS_SUM = "names nothing the question asks the sum of"  # sums.sum_subject
 ABOUT_THE_CHAT = "the turn asks about the conversation itself, which no note holds"  # chat_turns.py
 MADE_UP = "the turn asks the agent to make something up, which no note holds"  # chat_turns.py
 EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today"  # series.py
-ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, and the question asks what happened"
+# open_tasks.py
+ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, beside an entry telling what happened"
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
 
 
@@ -40,7 +41,8 @@ class Gate:
     stating no sum is left out (sums.py), and with `sum_of` one naming nothing the sum is of, neither in its
     text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"); with
     `measure` one stating none of it (a time of day, a temperature ...: measures.py); with `happened` (the
-    question asks what happened) one whose lines on the question are unticked tasks (open_tasks.py);
+    question asks what happened) one whose lines on the question are unticked tasks, beside one that tells
+    more (open_tasks.py);
     with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
     a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
@@ -95,9 +97,10 @@ class Gate:
                     kept, left_out, NOT_ITS_SUM, lambda v: not reads.holds(_told(v)) & self.sum_of
                 )
         if self.happened and (reads := self.reads) is not None:
-            kept = _without(
-                kept, left_out, ONLY_PLANNED, lambda v: only_planned(v.content, reads.holds, reads.weights)
-            )
+            # beside an entry that tells more than the plan: alone, the plan is what the notes know of it
+            planned = {v.chunk_id for v in kept if only_planned(v.content, reads.holds, reads.weights)}
+            if len(planned) < len(kept):
+                kept = _without(kept, left_out, ONLY_PLANNED, lambda v: v.chunk_id in planned)
         if (measure := self.measure) is not None:
             kept = _without(kept, left_out, no_measure(measure), lambda v: not gives(measure, v.content))
         if self.present_on is not None:
