@@ -1,7 +1,7 @@
 """Asked what happened, the recall does not quote a note that only planned it beside one that tells more:
 last September's meeting, whose action list names the stock check and Bernie, beside the March meeting that
 gives what she found (personal-dev quoted both). Alone, the plan is quoted: it is what the notes know. Asked
-what is still to be done, the plan is what answers. Through the HTTP API
+who was to do it, the plan is what answers. Through the HTTP API
 on a small vault of real files, by keyword alone and with the default model (slow)."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_asked_what_happened_a_plan_alone_is_quoted_it_is_what_the_notes_know(cl
     assert ONLY_PLANNED not in fates.values()
 
 
-def test_asked_what_is_to_be_done_the_plan_is_quoted(client: TestClient) -> None:
-    quoted, fates = recall(client, "who is on the chemical stock check with Bernie?")
+def test_asked_who_was_to_do_it_the_plan_is_quoted(client: TestClient) -> None:
+    quoted, fates = recall(client, "who was doing the chemical stock check with Bernie?")
     assert PLAN in quoted
     assert ONLY_PLANNED not in fates.values()

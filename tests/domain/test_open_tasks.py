@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from backend.domain.recall.open_tasks import asks_what_happened, only_planned
+from backend.domain.recall.open_tasks import asks_what_happened, on_the_question
 
 WEIGHTS = {"bernie": 1.0, "stock": 1.0, "check": 1.0, "find": 1.0}
 
@@ -23,6 +23,8 @@ def terms_of(line: str) -> frozenset[str]:
         "what happened at the stock check",
         "were the fume cupboards repaired",
         "why didn't Bernie order magnesium",
+        "why didn’t Bernie order magnesium",  # the apostrophe phones type
+        "why hadn't Bernie ordered magnesium",
     ],
 )
 def test_questions_about_the_past_ask_what_happened(question: str) -> None:
@@ -44,17 +46,30 @@ def test_questions_about_the_past_ask_what_happened(question: str) -> None:
         "what did we agree at the September meeting",
         "what did Fiona ask me to do",
         "who was doing the stock check",
+        "what were the next steps from the meeting",
+        "what were the follow-ups from the stock check",
+        "what was on the checklist for the audit",
+        "what was still outstanding after the audit",
+        "what had to be done before the audit",
     ],
 )
 def test_questions_about_what_is_to_be_done_do_not(question: str) -> None:
     assert not asks_what_happened(question)
 
 
-def test_a_passage_naming_the_subject_only_in_open_tasks_only_plans_it() -> None:
-    meeting = "**1. Budget**: check stock first.\n\nActions\n- [ ] me: stock check with Bernie\n- [ ] Oz"
-    assert only_planned(meeting, terms_of, WEIGHTS)
-    assert only_planned("1. [ ] Bernie: stock check", terms_of, WEIGHTS)
-    assert only_planned("* [ ] stock check with Bernie", terms_of, WEIGHTS)
+@pytest.mark.parametrize(
+    "passage",
+    [
+        "**1. Budget**: check stock first.\n\nActions\n- [ ] me: stock check with Bernie\n- [ ] Oz",
+        "1. [ ] Bernie: stock check",
+        "* [ ] stock check with Bernie",
+        "    + [ ] stock check with Bernie",  # indented, under another item
+        "> [!todo] Actions\n> - [ ] stock check with Bernie",  # in a callout
+        "- [<] stock check with Bernie on Friday",  # scheduled
+    ],
+)
+def test_a_passage_naming_the_subject_only_in_open_tasks_only_plans_it(passage: str) -> None:
+    assert on_the_question(passage, terms_of, WEIGHTS) is True
 
 
 @pytest.mark.parametrize(
@@ -65,8 +80,12 @@ def test_a_passage_naming_the_subject_only_in_open_tasks_only_plans_it() -> None
         "Bernie's stock check: magnesium low.\n- [ ] order magnesium",  # the finding names more
         "Bernie did the stock check.\n- [ ] stock check with Bernie",  # a tie with a line that is no task
         "- stock check with Bernie",  # a list item, no task
-        "Nothing on the question here.",
+        "- [-] stock check with Bernie",  # cancelled: what became of it
     ],
 )
-def test_a_passage_saying_more_than_a_plan_does_not(passage: str) -> None:
-    assert not only_planned(passage, terms_of, WEIGHTS)
+def test_a_passage_saying_more_than_a_plan_tells_more(passage: str) -> None:
+    assert on_the_question(passage, terms_of, WEIGHTS) is False
+
+
+def test_a_passage_holding_none_of_the_questions_words_says_nothing_of_it() -> None:
+    assert on_the_question("Nothing on the question here.\n- [ ] buy milk", terms_of, WEIGHTS) is None

@@ -16,7 +16,7 @@ from backend.domain.periods.series import earlier_of_their_series
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.recall.measures import Measure, gives
-from backend.domain.recall.open_tasks import only_planned
+from backend.domain.recall.open_tasks import on_the_question
 from backend.domain.recall.sums import gives_sum
 
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
@@ -96,11 +96,6 @@ class Gate:
                 kept = _without(
                     kept, left_out, NOT_ITS_SUM, lambda v: not reads.holds(_told(v)) & self.sum_of
                 )
-        if self.happened and (reads := self.reads) is not None:
-            # beside an entry that tells more than the plan: alone, the plan is what the notes know of it
-            planned = {v.chunk_id for v in kept if only_planned(v.content, reads.holds, reads.weights)}
-            if len(planned) < len(kept):
-                kept = _without(kept, left_out, ONLY_PLANNED, lambda v: v.chunk_id in planned)
         if (measure := self.measure) is not None:
             kept = _without(kept, left_out, no_measure(measure), lambda v: not gives(measure, v.content))
         if self.present_on is not None:
@@ -115,6 +110,12 @@ class Gate:
                 kept = _without(
                     kept, left_out, OTHER_TIME, lambda v: v.confidence <= of_it and span.outside(v.periods)
                 )
+        if self.happened and (reads := self.reads) is not None:
+            # after the rules that leave entries out for what they lack, beside an entry that tells more than
+            # the plan (a line on the question that is no task): alone, the plan is what the notes know of it
+            spoken = {v.chunk_id: on_the_question(v.content, reads.holds, reads.weights) for v in kept}
+            if any(tells is False for tells in spoken.values()):
+                kept = _without(kept, left_out, ONLY_PLANNED, lambda v: spoken[v.chunk_id] is True)
         if self.latest_on is not None:
             today = self.latest_on
             kept, earlier_days = newest_first(kept, lambda v: last_day(v.periods, today))

@@ -127,8 +127,10 @@ class QuestionReader:
             sum_of=sum_of,
             chat=asks_about_the_chat(text),
             made_up=asks_to_make_something(text),
-            # its words are English ones (German asks "Was hat …" of the present and the past alike)
-            happened=own_language == "en" and asks_what_happened(text),
+            # its words are English ones (German asks "Was hat …" of the present and the past alike); a short
+            # question the detector is unsure of is, in a vault read in English alone
+            happened=(own_language == "en" or (own_language is None and set(languages) <= {"en"}))
+            and asks_what_happened(text),
             # an English question over notes in another language: their units are written in it
             measure=None if foreign else measure_asked(text),
             present=asks_about_the_present(text, span, options.today()),

@@ -1,0 +1,95 @@
+"""The recall gate's open-task rule on entries as a search presents them: asked what happened, an entry whose
+lines on the question are unticked tasks stays out beside one that tells more, after the rules that leave
+entries out for what they lack; alone, or beside entries holding none of the question's words, it stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.application.recall.entries import QuestionReading
+from backend.application.recall.gate import ONLY_PLANNED, Gate
+from backend.application.search.presenting import ResultView
+from backend.application.search.question import Question
+from backend.bootstrap import build_analyzer
+from backend.config import load_settings
+from backend.domain.ranking.result_rules import WordTerms
+from backend.domain.text.text_analysis import TextAnalyzer
+
+PLAN = "Meetings/2024-09-05.md"
+FINDINGS = "Meetings/2025-03-27.md"
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return build_analyzer(load_settings(embedding_provider="none"), ("en",))
+
+
+def _view(path: str, content: str, confidence: float = 0.8) -> ResultView:
+    return ResultView(
+        chunk_id=path,
+        note_path=path,
+        note_title=path,
+        content=content,
+        score=1.0,
+        confidence=confidence,
+        heading_context="",
+        start_line=1,
+        end_line=1,
+        tags=[],
+        aliases=[],
+        date=None,
+        highlights=[],
+        sensitive_categories=[],
+        redactions=0,
+    )
+
+
+def _picked(analyzer: TextAnalyzer, asked: str, views: list[ResultView]) -> tuple[list[str], dict[str, str]]:
+    question = Question.plain(asked, analyzer)
+    gate = Gate(
+        by_odds=False,
+        happened=question.happened,
+        measure=question.measure,
+        reads=QuestionReading(WordTerms(analyzer), question),
+    )
+    left_out: dict[str, str] = {}
+    return [v.note_path for v in gate.picked(views, left_out)], left_out
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        "Actions\n- [ ] me: chemical stock check with Bernie by 20 Sept",
+        "  + [ ] me: chemical stock check with Bernie",
+        "> [!todo]\n> - [ ] me: chemical stock check with Bernie",
+        "- [>] chemical stock check with Bernie, moved to October",
+    ],
+    ids=["list", "indented plus", "callout", "deferred"],
+)
+def test_beside_the_findings_the_plan_stays_out(analyzer: TextAnalyzer, plan: str) -> None:
+    views = [_view(PLAN, plan, 0.9), _view(FINDINGS, "Bernie's chemical stock check found magnesium low.")]
+    kept, left_out = _picked(analyzer, "What did Bernie find in the chemical stock check?", views)
+    assert (kept, left_out) == ([FINDINGS], {PLAN: ONLY_PLANNED})
+
+
+def test_beside_an_entry_holding_none_of_the_questions_words_the_plan_stays(analyzer: TextAnalyzer) -> None:
+    views = [
+        _view(PLAN, "- [ ] me: chemical stock check with Bernie"),
+        _view("Journal/2025-03-29.md", "Allotment in the morning, the bees are flying."),
+    ]
+    kept, left_out = _picked(analyzer, "What did Bernie find in the chemical stock check?", views)
+    assert kept == [PLAN, "Journal/2025-03-29.md"]
+    assert left_out == {}
+
+
+def test_the_plan_stays_when_the_entry_telling_more_is_left_out_for_what_it_lacks(
+    analyzer: TextAnalyzer,
+) -> None:
+    # asked for a time of day, the journal states none (measures.py): the plan holds the only one
+    views = [
+        _view("Home/Boiler.md", "- [ ] plumber coming round Tuesday 10am to fix the boiler"),
+        _view("Journal/2025-03-04.md", "The plumber came on Tuesday, boiler fixed, new pump."),
+    ]
+    kept, left_out = _picked(analyzer, "What time did the plumber come round to fix the boiler?", views)
+    assert kept == ["Home/Boiler.md"]
+    assert ONLY_PLANNED not in left_out.values()
