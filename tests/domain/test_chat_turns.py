@@ -19,6 +19,8 @@ from backend.domain.recall.chat_turns import asks_about_the_chat, asks_to_make_s
         "can you say that again?",
         "repeat that please",
         "go back over this whole discussion",
+        "can you sum up what we’ve talked about?",  # the apostrophe phones type
+        "what have we covered in this chat so far?",
     ],
 )
 def test_turns_about_this_chat_are_read_as_such(turn: str) -> None:
@@ -36,6 +38,11 @@ def test_turns_about_this_chat_are_read_as_such(turn: str) -> None:
         "what did Caroline and Melanie talk about last week?",
         "what did we decide about the database?",
         "tell me about the discussion on the hull",
+        # the notes of another conversation, or a thing named after one
+        "What did Sarah and I agree in our conversation last week?",
+        "what did we decide in our discussion yesterday?",
+        "What features did we plan for our chat app?",
+        "what's the link to our discussion group?",
     ],
 )
 def test_questions_of_the_vault_are_not(turn: str) -> None:

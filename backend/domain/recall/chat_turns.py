@@ -6,8 +6,9 @@ It asks the agent about what was said in the chat, which the agent holds and no 
 look like an answer: LoCoMo's vault is made of conversations, and "summarize our conversation so far" found
 them close by meaning (e5's gate, shipped and fitted, gave it an entry). So the recall gate gives such a turn
 nothing, however close a note looks. Only a turn whose words point at this chat is read so ("the
-conversation with Pete about the blacking" names another conversation, and asks the vault about it; "which
-experiments has each class done so far" asks about classes). English turns only.
+conversation with Pete about the blacking" names another conversation, and asks the vault about it; "what did
+we agree in our conversation last week?" and "our chat app" ask about the notes; "which experiments has each
+class done so far" asks about classes). English turns only.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ _SAID = (
 )
 _END = r"\s*[?.!]*\s*$"
 _ABOUT_THE_CHAT = re.compile(
-    # "this chat", "our conversation", "the whole discussion", not "the conversation with Pete about ..."
-    rf"\b(?:this|our)\s+(?:whole\s+|last\s+|current\s+)?{_CHAT}\b(?!\s+(?:with|about|on)\b)"
+    # "summarise this chat", "our conversation so far": the chat the turn ends on, not "our chat app", "in our
+    # conversation last week", "the conversation with Pete about ..." (another conversation, in the notes)
+    rf"\b(?:this|our)\s+(?:whole\s+|last\s+|current\s+)?{_CHAT}\b"
+    r"(?=\s*(?:so\s+far|until\s+now|till\s+now|up\s+to\s+now|here|for\s+(?:me|us))?(?:,?\s*please)?"
+    r"\s*[?.!]*\s*$)"
     # "what did you just say?", "what have we discussed?": nothing asked about beyond what was said
     rf"|\bwhat\s+(?:did|have)\s+(?:you|I|we)\s+(?:just\s+)?{_SAID}{_END}"
-    rf"|\b(?:recap|summari[sz]e|sum\s+up)\s+(?:what\s+)?(?:we|we've|you've|you|I)\s+(?:have\s+)?(?:just\s+)?{_SAID}{_END}"
+    rf"|\b(?:recap|summari[sz]e|sum\s+up)\s+(?:what\s+)?(?:we|we['’]ve|you['’]ve|you|I)\s+(?:have\s+)?(?:just\s+)?{_SAID}{_END}"
     r"|\b(?:repeat|say)\s+(?:that|it)\s+(?:again|please)\b",
     re.IGNORECASE,
 )
