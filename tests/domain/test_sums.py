@@ -34,6 +34,13 @@ def test_questions_asking_what_something_cost_ask_for_a_sum(question: str) -> No
         "what solar panels did I plan for the boat",
         "wie viel hat das Boot gekostet",  # another language: never narrowed
         "the last time I went climbing with Lyd",
+        # money's words asking for no money: time and effort spent, attention paid, a battery charged
+        "how much time do I spend on email each week?",
+        "how much effort did I spend on the thesis?",
+        "what did I spend the afternoon doing?",
+        "what should I pay attention to in the contract?",
+        "how much do I charge the lithium battery to?",
+        "what does the cost function look like in my ML notes?",
     ],
 )
 def test_other_questions_do_not(question: str) -> None:

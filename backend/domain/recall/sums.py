@@ -28,6 +28,20 @@ _ASKS_SUM = re.compile(
     rf"|\btotal\s+(?:spent|paid|cost|costs|owed)\b",
     re.IGNORECASE,
 )
+# the same words where they ask for no money: time or effort spent, attention paid, a battery charged, a cost
+# function ("how much time do I spend on email", "what should I pay attention to", "how much do I charge the
+# lithium bank to"): taken out before a question is read
+_NOT_MONEY = re.compile(
+    r"\bhow\s+much\s+(?:more\s+)?(?:time|effort|energy|sleep|work|attention|space|room|progress)\b"
+    r"|\bpa(?:y|ys|id|ying)\s+(?:attention|tribute|respects|a\s+visit)\b"
+    r"|\bspen(?:d|ds|t|ding)\s+(?:(?:the|my|our|a|an|that|this|last|next|every|each)\s+)?"
+    r"(?:time|days?|weeks?|weekends?|afternoons?|mornings?|evenings?|nights?|hours?|holidays?|summer|winter"
+    r"|christmas|easter)\b"
+    r"|\bcharg(?:e|es|ed|ing)\s+(?:(?:the|my|our|a)\s+)?(?:\w+\s+){0,2}"
+    r"(?:battery|batteries|bank|phone|car|laptop|van|ebike|bike)\b"
+    r"|\bcosts?\s+functions?\b",
+    re.IGNORECASE,
+)
 # the words that ask for a sum, not what it is for
 _ASKING = re.compile(rf"\b(?:how\s+much|what|total|{_MONEY_VERBS}|{_MONEY_NOUNS})\b", re.IGNORECASE)
 _CURRENCY = re.compile(
@@ -40,7 +54,7 @@ _FIGURE = re.compile(r"\d")
 
 def asks_for_sum(question: str) -> bool:
     """Whether the question asks for a sum of money (what a thing cost, what is owed, a budget ...)."""
-    return _ASKS_SUM.search(question) is not None
+    return _ASKS_SUM.search(_NOT_MONEY.sub(" ", question)) is not None
 
 
 def gives_sum(text: str) -> bool:
