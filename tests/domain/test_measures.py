@@ -43,6 +43,13 @@ def test_questions_asking_for_a_figure_ask_for_its_measure(question: str, measur
         "Ambulatory blood pressure monitoring is inaccurate at diagnosing hypertension.",  # a claim
         "how far along is the boat electrics project",  # progress, not a distance
         "how far did I get with the Portuguese course",
+        # the same words asking for no figure of that measure
+        "how far back do my journal notes go?",
+        "how far should I push the launch deadline?",
+        "what grade is Rory in?",  # a school year
+        "what grade was the problem I did at Font?",  # a climb's grade: "6b"
+        "how hot is the chilli sauce?",  # how spicy
+        "what pressure was Esme under at school?",
     ],
 )
 def test_other_questions_ask_for_none(question: str) -> None:
@@ -70,6 +77,7 @@ def test_other_questions_ask_for_none(question: str) -> None:
         ("score", "Got 72 on the mock, two marks off an A."),
         ("distance", "Ran a 5k round the park."),
         ("weight", "The swarm weighed about 2 kilos."),
+        ("pressure", "35psi front, 38psi rear."),  # the unit against the figure
     ],
 )
 def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, text: str) -> None:

@@ -34,6 +34,7 @@ def test_questions_asking_for_the_latest(question: str) -> None:
         "what did we decide last March",
         "the last day of term",
         "climbing with Lyd",
+        "I need it done by Friday at the latest: what's left on the kitchen refit?",  # a deadline
     ],
 )
 def test_questions_that_do_not(question: str) -> None:

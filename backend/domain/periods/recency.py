@@ -20,7 +20,7 @@ _PERIOD_WORDS = (
 _LATEST = re.compile(
     r"\b(?:the\s+)?last\s+time\b"
     r"|\bmost\s+recent(?:ly)?\b"
-    r"|\blatest\b"
+    r"|(?<!at the )\blatest\b"  # not a deadline: "by Friday at the latest"
     rf"|\bwhen\s+(?:did|was|were|have|has|had)\s+(?:\w+\s+){{1,3}}?last\s+(?!(?:{_PERIOD_WORDS})\b)[a-z]",
     re.I,
 )

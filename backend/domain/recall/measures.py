@@ -46,21 +46,26 @@ MEASURES = (
     ),
     _measure(
         "temperature",
-        r"\bwhat\s+temp(?:erature)?s?\b|\bhow\s+(?:hot|cold|warm)\b",
+        # not how spicy: "how hot is the chilli sauce"
+        r"\bwhat\s+temp(?:erature)?s?\b"
+        r"|\bhow\s+(?:hot|cold|warm)\b(?![^?.!]*\b(?:chill?ies|chill?is?|curry|curries|sauces?|salsa|peppers?|spic\w*|wings)\b)",
         # "bake at 180", "fan 160": an oven is set by a bare figure
         rf"[°º℃℉]|\bdegrees?\b|\b\d+\s*[cf]\b|\bgas\s+mark\b|(?:{_AT}|\bfan\s+)\d{{2,3}}\b",
     ),
     _measure(
         "pressure",
-        r"\bwhat\s+(?:\w+\s+){0,3}pressures?\b|\bhow\s+much\s+pressure\b",
+        # not the pressure a person is under ("what pressure was Esme under at school")
+        r"(?:\bwhat\s+(?:\w+\s+){0,3}pressures?\b|\bhow\s+much\s+pressure\b)(?![^?.!]*\bunder\b)",
         # a blood pressure is written bare ("135/85"), a tire size is not one ("215/70 R 16")
-        r"\b(?:psi|bar|kpa|mbar|mmhg|atm)\b|(?<![\d/])\d{2,3}\s*/\s*\d{2,3}(?![\d/])(?!\s*z?r\b)"
+        r"(?:(?<=\d)|\b)(?:psi|bar|kpa|mbar|mmhg|atm)\b|(?<![\d/])\d{2,3}\s*/\s*\d{2,3}(?![\d/])(?!\s*z?r\b)"
         rf"|{_AT}\d{{1,3}}(?:\.\d)?\b",  # "pumped them to 35"
     ),
     _measure(
         "score",
-        r"\bwhat\s+(?:\w+\s+)?(?:score|grade|mark)s?\b|\bhow\s+many\s+(?:points|marks)\b"
-        r"|\b(?:what|how\s+(?:well\s+)?)\s*did\s+\w+\s+score\b",
+        # not a school year ("what grade is Rory in") nor a climb's grade, written "6b", "V4", "E1 5b"
+        r"(?:\bwhat\s+(?:\w+\s+)?(?:score|grade|mark)s?\b(?!\s+(?:is|are|was|were)\s+\w+\s+in\b)"
+        r"|\bhow\s+many\s+(?:points|marks)\b|\b(?:what|how\s+(?:well\s+)?)\s*did\s+\w+\s+score\b)"
+        r"(?![^?.!]*\b(?:routes?|problems?|climbs?|boulders?|crags?|pitch(?:es)?|sends?|project)\b)",
         rf"{_FIGURE}(?:/|out\s+of)\s*\d|{_FIGURE}(?:%|points?\b|pts\b|marks?\b)"
         r"|\b(?:scored?|got|get|with)\s+(?:a\s+|an\s+)?\d"
         r"|\bgrade\s+[a-f1-9]\b",
@@ -68,7 +73,9 @@ MEASURES = (
     _measure(
         "distance",
         # "how far along is the project", "how far did I get with the course" ask about progress
-        r"\bhow\s+far\b(?!\s+along)(?![^?.!]*\b(?:get|got|gotten)\b)|\bwhat\s+(?:is\s+|was\s+)?(?:the\s+)?distance\b",
+        # nor how far back the notes go, how far to push a deadline
+        r"\bhow\s+far\b(?!\s+(?:along|back|ahead|behind|into|should|would|have|has|do|does)\b)"
+        r"(?![^?.!]*\b(?:get|got|gotten)\b)|\bwhat\s+(?:is\s+|was\s+)?(?:the\s+)?distance\b",
         rf"{_FIGURE}(?:k|km|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
     ),
     _measure(
