@@ -85,19 +85,17 @@ class Gate:
             return _without(kept, left_out, ABOUT_THE_CHAT, lambda v: True)
         if self.made_up:
             return _without(kept, left_out, MADE_UP, lambda v: True)
-        if self.own_first and any(v.saved_from is None for v in kept):
+        # the person's own words first, where one of theirs can answer: one lacking the sum or the measure
+        # asked for cannot ("how hot should the oven be for the focaccia?": the clipped recipe, not the plan)
+        if self.own_first and any(v.saved_from is None and self._lacks(v) is None for v in kept):
             kept = _without(kept, left_out, SAVED, lambda v: v.saved_from is not None)
         if self.by_odds and kept:
             best = max(v.confidence for v in kept)
             kept = _without(kept, left_out, FAR_LESS_LIKELY, lambda v: far_less_likely(v.confidence, best))
-        if self.sum_asked:  # after the odds: it only leaves out, never lets a less likely entry in
-            kept = _without(kept, left_out, NO_SUM, lambda v: not gives_sum(v.content))
-            if self.sum_of and (reads := self.reads) is not None:
-                kept = _without(
-                    kept, left_out, NOT_ITS_SUM, lambda v: not reads.holds(_told(v)) & self.sum_of
-                )
-        if (measure := self.measure) is not None:
-            kept = _without(kept, left_out, no_measure(measure), lambda v: not gives(measure, v.content))
+        # after the odds: these only leave out, never let a less likely entry in
+        lacking = {v.chunk_id: why for v in kept if (why := self._lacks(v)) is not None}
+        kept = [v for v in kept if v.chunk_id not in lacking]
+        left_out.update(lacking)
         if self.present_on is not None:
             earlier = {kept[i].chunk_id for i in earlier_of_their_series(kept, _title, self.present_on)}
             kept = _without(kept, left_out, EARLIER_OF_SERIES, lambda v: v.chunk_id in earlier)
@@ -121,6 +119,18 @@ class Gate:
             kept, earlier_days = newest_first(kept, lambda v: last_day(v.periods, today))
             left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier_days)
         return kept
+
+    def _lacks(self, view: ResultView) -> str | None:
+        """What the entry lacks of what the question asks for (a sum, what the sum is of, a measure), as the
+        reason it is left out for; None when it lacks nothing asked."""
+        if self.sum_asked:
+            if not gives_sum(view.content):
+                return NO_SUM
+            if self.sum_of and self.reads is not None and not self.reads.holds(_told(view)) & self.sum_of:
+                return NOT_ITS_SUM
+        if self.measure is not None and not gives(self.measure, view.content):
+            return no_measure(self.measure)
+        return None
 
 
 def _without(

@@ -1,6 +1,8 @@
-"""The recall gate's open-task rule on entries as a search presents them: asked what happened, an entry whose
-lines on the question are unticked tasks stays out beside one that tells more, after the rules that leave
-entries out for what they lack; alone, or beside entries holding none of the question's words, it stays."""
+"""The recall gate's rules on entries as a search presents them, where they meet. Asked what happened, an
+entry whose lines on the question are unticked tasks stays out beside one that tells more, after the rules
+that leave entries out for what they lack; alone, or beside entries holding none of the question's words, it
+stays. The person's own words come first where one of them can answer: one lacking the measure asked for
+does not keep a saved note out."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ def analyzer() -> TextAnalyzer:
     return build_analyzer(load_settings(embedding_provider="none"), ("en",))
 
 
-def _view(path: str, content: str, confidence: float = 0.8) -> ResultView:
+def _view(path: str, content: str, confidence: float = 0.8, saved_from: str | None = None) -> ResultView:
     return ResultView(
         chunk_id=path,
         note_path=path,
@@ -41,6 +43,7 @@ def _view(path: str, content: str, confidence: float = 0.8) -> ResultView:
         highlights=[],
         sensitive_categories=[],
         redactions=0,
+        saved_from=saved_from,
     )
 
 
@@ -93,3 +96,14 @@ def test_the_plan_stays_when_the_entry_telling_more_is_left_out_for_what_it_lack
     kept, left_out = _picked(analyzer, "What time did the plumber come round to fix the boiler?", views)
     assert kept == ["Home/Boiler.md"]
     assert ONLY_PLANNED not in left_out.values()
+
+
+def test_an_own_note_lacking_the_measure_does_not_keep_the_saved_one_out(analyzer: TextAnalyzer) -> None:
+    # "your own words first" where one of them can answer: the meal plan states no temperature
+    clipped = _view(
+        "Clippings/Focaccia.md", "Focaccia: bake at 220°C for 20 minutes.", 0.9, "https://bbc.co.uk"
+    )
+    views = [clipped, _view("Food/Meal plan.md", "Friday: focaccia and soup for the oven night.", 0.7)]
+    kept, left_out = _picked(analyzer, "How hot should the oven be for the focaccia?", views)
+    assert kept == ["Clippings/Focaccia.md"]
+    assert "Clippings/Focaccia.md" not in left_out
