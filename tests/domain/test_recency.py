@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.periods.recency import asks_for_latest, last_day, newest_first
+from backend.domain.periods.recency import asks_for_latest, days_of, newest_first
 
 TODAY = dt.date(2025, 11, 15)
 
@@ -48,7 +48,7 @@ def test_the_newest_dated_entry_first_and_the_older_ones_apart() -> None:
         ("october", ("2025-10-30",)),
         ("2024", ("2024-10-29",)),
     ]
-    kept, older = newest_first(entries, lambda e: last_day(e[1], TODAY))
+    kept, older = newest_first(entries, lambda e: days_of(e[1], TODAY))
 
     assert [name for name, _ in kept] == ["october", "log"]
     assert [name for name, _ in older] == ["june", "2024"]
@@ -61,6 +61,20 @@ def test_nothing_dated_leaves_the_order_as_it_was() -> None:
 
 def test_a_period_still_to_come_does_not_make_an_entry_the_newest() -> None:
     # a note of this year counts up to today; a renewal due in 2027 has not begun
-    assert last_day(["2025-01-01/2025-12-31"], TODAY) == "2025-11-15"
-    assert last_day(["2027-09-01/2027-09-30"], TODAY) is None
-    assert last_day(["2023-10-12", "2027-09-01/2027-09-30"], TODAY) == "2023-10-12"
+    assert days_of(["2025-01-01/2025-12-31"], TODAY) == ("2025-01-01", "2025-11-15")
+    assert days_of(["2027-09-01/2027-09-30"], TODAY) is None
+    assert days_of(["2023-10-12", "2027-09-01/2027-09-30"], TODAY) == ("2023-10-12", "2023-10-12")
+
+
+def test_the_last_time_is_the_day_it_happened_not_a_year_note_running_up_to_today() -> None:
+    # "when did I last go climbing with Lyd?": the day of the climb first; this year's goals, of the whole
+    # year up to today, stay beside it (not older); last year's climb is older
+    entries = [
+        ("goals 2025", ("2025-01-01/2025-12-31",)),
+        ("climb", ("2025-10-12",)),
+        ("climb 2024", ("2024-10-29",)),
+    ]
+    kept, older = newest_first(entries, lambda e: days_of(e[1], TODAY))
+
+    assert [name for name, _ in kept] == ["climb", "goals 2025"]
+    assert [name for name, _ in older] == ["climb 2024"]

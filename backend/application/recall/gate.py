@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from backend.application.recall.entries import QuestionReading
 from backend.application.search.presenting import ResultView
-from backend.domain.periods.recency import last_day, newest_first
+from backend.domain.periods.recency import days_of, newest_first
 from backend.domain.periods.series import earlier_of_their_series
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
@@ -116,7 +116,7 @@ class Gate:
                 kept = _without(kept, left_out, ONLY_PLANNED, lambda v: spoken[v.chunk_id] is True)
         if self.latest_on is not None:
             today = self.latest_on
-            kept, earlier_days = newest_first(kept, lambda v: last_day(v.periods, today))
+            kept, earlier_days = newest_first(kept, lambda v: days_of(v.periods, today))
             left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier_days)
         return kept
 

@@ -32,10 +32,11 @@ def asks_for_latest(question: str) -> bool:
     return _LATEST.search(question) is not None
 
 
-def last_day(periods: Iterable[str], today: dt.date) -> str | None:
-    """The latest day up to today that periods ("2025-10-30", "2025-01-01/2025-12-31") are of, ISO; None
-    when none has begun (a renewal due in 2027 does not make a note the newest)."""
-    days = []
+def days_of(periods: Iterable[str], today: dt.date) -> tuple[str, str] | None:
+    """The days up to today that periods ("2025-10-30", "2025-01-01/2025-12-31") are of: the first day of the
+    latest begun, and the last day any reaches (ISO); None when none has begun (a renewal due in 2027 does not
+    make a note the newest)."""
+    firsts, lasts = [], []
     for period in periods:
         first, _, last = period.partition("/")
         try:
@@ -43,18 +44,23 @@ def last_day(periods: Iterable[str], today: dt.date) -> str | None:
         except ValueError:
             continue
         if start <= today:
-            days.append(min(end, today))
-    return max(days).isoformat() if days else None
+            firsts.append(start)
+            lasts.append(min(end, today))
+    return (max(firsts).isoformat(), max(lasts).isoformat()) if firsts else None
 
 
-def newest_first(items: Sequence[T], day_of: Callable[[T], str | None]) -> tuple[list[T], list[T]]:
+def newest_first(
+    items: Sequence[T], days_of_item: Callable[[T], tuple[str, str] | None]
+) -> tuple[list[T], list[T]]:
     """The items with the newest dated one first and the undated after it in their order, and apart the
-    dated ones older than it: they tell of an earlier time than the one asked for. `day_of`: the last day
-    (ISO) an item is of, None for an undated one. Nothing dated: the items as they were."""
-    dated = [(day, position) for position, item in enumerate(items) if (day := day_of(item))]
+    dated ones older than it: they tell of an earlier time than the one asked for. `days_of_item`: the days
+    an item is of (`days_of`), None for an undated one. The newest is the one begun last (the day of the
+    last climb, not the year note running up to today); an item reaching into its days is no older (the year
+    note stays beside the day). Nothing dated: the items as they were."""
+    dated = [(days, position) for position, item in enumerate(items) if (days := days_of_item(item))]
     if not dated:
         return list(items), []
-    day, newest = max(dated, key=lambda pair: (pair[0], -pair[1]))
-    older = {position for other, position in dated if other < day}
+    (first, _), newest = max(dated, key=lambda pair: (pair[0], -pair[1]))
+    older = {position for (_, last), position in dated if last < first}
     kept = [items[newest], *(item for i, item in enumerate(items) if i != newest and i not in older)]
     return kept, [items[i] for i in sorted(older)]
