@@ -6,6 +6,8 @@ does not keep a saved note out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from backend.application.recall.entries import QuestionReading
@@ -52,6 +54,8 @@ def _picked(analyzer: TextAnalyzer, asked: str, views: list[ResultView]) -> tupl
     gate = Gate(
         by_odds=False,
         happened=question.happened,
+        sum_asked=question.sum,
+        sum_of=question.sum_of,
         measure=question.measure,
         reads=QuestionReading(WordTerms(analyzer), question),
     )
@@ -107,3 +111,11 @@ def test_an_own_note_lacking_the_measure_does_not_keep_the_saved_one_out(analyze
     kept, left_out = _picked(analyzer, "How hot should the oven be for the focaccia?", views)
     assert kept == ["Clippings/Focaccia.md"]
     assert "Clippings/Focaccia.md" not in left_out
+
+
+def test_what_a_sum_is_of_may_be_named_by_the_notes_alias(analyzer: TextAnalyzer) -> None:
+    table = "| date | what | £ |\n|---|---|---|\n| 3 Nov | train tickets | 40 |"
+    ledger = replace(_view("Money/Ledger - Lydia.md", table), aliases=["Lyd"])
+    kept, left_out = _picked(analyzer, "How much does Lyd owe me?", [ledger])
+    assert kept == ["Money/Ledger - Lydia.md"]
+    assert left_out == {}

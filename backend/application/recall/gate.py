@@ -142,8 +142,10 @@ def _without(
 
 
 def _told(view: ResultView) -> str:
-    """An entry's text with what names it: its note's title and its heading."""
-    return f"{view.note_title}\n{view.heading_context}\n{view.content}"
+    """An entry's text with what names it: its note's title, aliases and tags, and its heading ("Lyd" is
+    the alias of Lydia's ledger)."""
+    names = " ".join([*view.aliases, *(tag.replace("/", " ") for tag in view.tags)])
+    return f"{view.note_title}\n{names}\n{view.heading_context}\n{view.content}"
 
 
 def _title(view: ResultView) -> str:
