@@ -56,6 +56,13 @@ def test_other_questions_do_not(question: str) -> None:
         "Pitch fee EUR 15 a day",
         "jars at 50p off",
         "$7.5 million to DuMont",
+        # as people write them across Europe and Asia
+        "1 450 kr for the ferry",
+        "paid 300 SEK",
+        "2.400 zł deposit",
+        "Rs 500 for the auto",
+        "₺120 at the bazaar",
+        "3,000 INR a month",
     ],
 )
 def test_figures_with_a_currency_mark_give_a_sum(passage: str) -> None:
@@ -68,6 +75,7 @@ def test_figures_with_a_currency_mark_give_a_sum(passage: str) -> None:
         "about 3 panels at 400W, an MPPT controller 100/50",  # figures, no money
         "The budget meeting moved to Tuesday; bring the pound cake.",  # money words, no figure
         "Room 12 at 3pm",
+        "try 3 times before calling the plumber",  # "try" is no Turkish lira here
     ],
 )
 def test_a_passage_without_a_figure_and_a_currency_gives_none(passage: str) -> None:

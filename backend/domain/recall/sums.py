@@ -45,8 +45,10 @@ _NOT_MONEY = re.compile(
 # the words that ask for a sum, not what it is for
 _ASKING = re.compile(rf"\b(?:how\s+much|what|total|{_MONEY_VERBS}|{_MONEY_NOUNS})\b", re.IGNORECASE)
 _CURRENCY = re.compile(
-    r"[£$€¥₹₩₽]|\b(?:quid|pounds?|dollars?|euros?|bucks|pence|cents?|yen|francs?|rupees?)\b"
-    r"|\b(?:gbp|usd|eur|chf|jpy|cad|aud)\b|\d\s?p\b",
+    r"[£$€¥₹₩₽₺₪₱₦₫฿₴]|\b(?:quid|pounds?|dollars?|euros?|bucks|pence|cents?|yen|francs?|rupees?|kronor|kronas?"
+    r"|kroner|krone|zlot(?:y|ys|ych)|z[łl]|pesos?|yuan|rmb)\b"
+    r"|\b(?:gbp|usd|eur|chf|jpy|cad|aud|nzd|sgd|hkd|sek|nok|dkk|pln|inr|zar|brl|mxn|cny)\b"
+    r"|\b\d[\d\s,.]*\s?kr\b|\brs\.?\s?\d|\d\s?p\b",
     re.IGNORECASE,
 )
 _FIGURE = re.compile(r"\d")
