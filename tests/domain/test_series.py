@@ -16,7 +16,7 @@ TODAY = dt.date(2025, 11, 15)
 @pytest.mark.parametrize(
     ("title", "series"),
     [
-        ("Chemistry budget 2024-25", ("chemistry budget", dt.date(2024, 1, 1))),
+        ("Chemistry budget 2024-25", ("chemistry budget", dt.date(2024, 9, 1))),  # a school year
         ("Budget 2025", ("budget", dt.date(2025, 1, 1))),
         ("Honey sales 2024", ("honey sales", dt.date(2024, 1, 1))),
         ("2025 Goals", ("goals", dt.date(2025, 1, 1))),
@@ -46,6 +46,13 @@ def test_the_earlier_years_of_a_series_are_those_with_a_later_one_already_begun(
     # next year's note, made ahead, does not make this year's an earlier one
     assert earlier_of_their_series(["Budget 2025", "Budget 2026"], str, TODAY) == []
     assert earlier_of_their_series(["Budget 2025", "Budget 2026"], str, dt.date(2026, 1, 2)) == [0]
+
+
+def test_a_school_year_still_running_is_not_an_earlier_one() -> None:
+    # in March 2025 the 2024-25 budget is the one being spent; next year's, drafted early, has not begun
+    titles = ["Chemistry budget 2025-26", "Chemistry budget 2024-25"]
+    assert earlier_of_their_series(titles, str, dt.date(2025, 3, 10)) == []
+    assert earlier_of_their_series(titles, str, dt.date(2025, 9, 2)) == [1]
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,13 @@ def series_of(title: str) -> tuple[str, dt.date] | None:
     at = title.find(span.text)
     name = f"{title[:at].strip(_LABEL_EDGES)} {title[at + len(span.text) :].strip(_LABEL_EDGES)}"
     name = " ".join(name.split()).casefold()
-    return (name, span.start) if name else None
+    start = span.start
+    if span.granularity == "years" and span.end.year == span.start.year + 1:
+        # a school or tax year ("2025-26") has begun by the autumn, not in January: counted from 1 September,
+        # the year before is not left out while it still runs (a tax year from April counts late: until
+        # September both are quoted, as without this rule)
+        start = dt.date(span.start.year, 9, 1)
+    return (name, start) if name else None
 
 
 def earlier_of_their_series(items: Sequence[T], title_of: Callable[[T], str], today: dt.date) -> list[int]:
