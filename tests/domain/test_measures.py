@@ -78,6 +78,9 @@ def test_other_questions_ask_for_none(question: str) -> None:
         ("distance", "Ran a 5k round the park."),
         ("weight", "The swarm weighed about 2 kilos."),
         ("pressure", "35psi front, 38psi rear."),  # the unit against the figure
+        ("score", "Esme got a B+ in the chemistry mock."),  # a letter grade
+        ("score", "Rory's team won 3-1 on Saturday."),
+        ("distance", "About 40 kms of gravel."),
     ],
 )
 def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, text: str) -> None:
@@ -93,6 +96,7 @@ def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, tex
         ("score", "4. Failed mount in /etc/fstab. 5. Configure a repository file."),
         ("temperature", "Flapjacks: oats, butter, honey, a pinch of salt."),
         ("weight", "Two AGM batteries, heavy, in the engine bay."),
+        ("score", "Esme got a bit wet at the match and a cold after it."),  # "a", not a grade
     ],
 )
 def test_a_note_on_the_topic_without_the_figure_gives_none(measure: str, text: str) -> None:

@@ -68,7 +68,11 @@ MEASURES = (
         r"(?![^?.!]*\b(?:routes?|problems?|climbs?|boulders?|crags?|pitch(?:es)?|sends?|project)\b)",
         rf"{_FIGURE}(?:/|out\s+of)\s*\d|{_FIGURE}(?:%|points?\b|pts\b|marks?\b)"
         r"|\b(?:scored?|got|get|with)\s+(?:a\s+|an\s+)?\d"
-        r"|\bgrade\s+[a-f1-9]\b",
+        r"|\bgrade\s+[a-f1-9]\b"
+        # a letter grade or a result ("got a B+", "got an A*", "awarded a merit"), a match ("won 3-1")
+        r"|\b(?:got|gets|get|getting|scored|achieved|awarded)\s+(?:an?\s+)?(?:(?-i:[A-E])(?:\*|\+|-)?(?![\w*+-])"
+        r"|merit|distinction|pass)"
+        r"|\b(?:won|lost|drew|beat\s+\w+)\s+\d{1,2}\s*[-–]\s*\d{1,2}\b",
     ),
     _measure(
         "distance",
@@ -76,7 +80,7 @@ MEASURES = (
         # nor how far back the notes go, how far to push a deadline
         r"\bhow\s+far\b(?!\s+(?:along|back|ahead|behind|into|should|would|have|has|do|does)\b)"
         r"(?![^?.!]*\b(?:get|got|gotten)\b)|\bwhat\s+(?:is\s+|was\s+)?(?:the\s+)?distance\b",
-        rf"{_FIGURE}(?:k|km|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
+        rf"{_FIGURE}(?:k|km|kms|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
     ),
     _measure(
         "weight",
