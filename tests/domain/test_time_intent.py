@@ -196,7 +196,20 @@ def test_a_period_that_writes_its_year_means_the_same_whenever_it_is_read(questi
     assert names_its_year(span) is dated
 
 
-@pytest.mark.parametrize("question", ["the last day of term", "my last run", "the past tense of go"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the last day of term",
+        "my last run",
+        "the past tense of go",
+        # a part of another time, or someone's: not the window ending today
+        "the last week of March",
+        "the last two weeks of August",
+        "the last month of pregnancy",
+        "my last year at school",
+        "her last week in Lisbon",
+    ],
+)
 def test_a_last_or_past_that_is_no_window(question: str) -> None:
     assert find_time_span(question, TODAY) is None
 
@@ -204,6 +217,24 @@ def test_a_last_or_past_that_is_no_window(question: str) -> None:
 def test_last_week_and_last_month_stay_the_calendar_ones() -> None:
     assert _named("anything from the last week?") == ("last week", "2026-04-06", "2026-04-12", "week")
     assert _named("in the last month") == ("last month", "2026-03-01", "2026-03-31", "month")
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "start", "end"),
+    [
+        # between two, "this" is the nearer: the one just over, or the one to come
+        ("how cold was it this winter", "2026-03-05", "2025-12-01", "2026-02-28"),
+        ("what did we do this Christmas", "2026-01-02", "2025-12-20", "2026-01-01"),
+        ("where are we going this summer", "2026-03-05", "2026-06-01", "2026-08-31"),
+        # a month with its year is that one, whenever it is asked
+        ("what have I done since March 2024", "2025-11-15", "2024-03-01", "2025-11-15"),
+        ("what have I done since March", "2025-11-15", "2025-03-01", "2025-11-15"),
+    ],
+)
+def test_a_period_read_from_the_day_it_is_asked(question: str, asked: str, start: str, end: str) -> None:
+    span = find_time_span(question, dt.date.fromisoformat(asked))
+    assert span is not None
+    assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
 
 
 def test_this_year_and_last_month_count_from_the_day_given() -> None:

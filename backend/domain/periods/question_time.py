@@ -30,7 +30,13 @@ from backend.domain.periods.time_intent import (
     _season_span,
 )
 
-_RELATIVE = re.compile(r"\b(today|yesterday|(?:this|last|previous)\s+(?:week(?:end)?|month|year))\b", re.I)
+# not a part of another time ("the last week of March") nor someone's ("my last year at school")
+_NOT_A_SPAN = r"(?<!my )(?<!her )(?<!his )(?<!our )(?<!their )(?<!your )"
+_NOT_A_PART = r"(?!\s+of\b)"
+_RELATIVE = re.compile(
+    rf"\b{_NOT_A_SPAN}(today|yesterday|(?:this|last|previous)\s+(?:week(?:end)?|month|year))\b{_NOT_A_PART}",
+    re.I,
+)
 # a month without its year needs a word before it: "may" alone is usually the verb
 _NAMED_MONTH = re.compile(rf"\b(in|during|last|this|early|late|mid|throughout)\s+({_FULL_MONTHS})\b", re.I)
 # "last summer", "this christmas", "over the summer": the latest one before (last) or around (this, over
@@ -43,8 +49,8 @@ _COUNTS = {"a": 1, "one": 1, "two": 2, "couple": 2, "three": 3, "few": 3, "sever
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 # "the last couple of weeks", "the past 3 months", "the past month", "the last fortnight"
 _ROLLING = re.compile(
-    r"\b(?:the\s+)?(?:last|past)\s+(?:(\d{1,3}|a|one|two|three|four|six|couple|few|several)\s+(?:of\s+)?)?"
-    r"(days?|weeks?|fortnights?|months?|years?)\b",
+    rf"\b{_NOT_A_SPAN}(?:the\s+)?(?:last|past)\s+(?:(\d{{1,3}}|a|one|two|three|four|six|couple|few|several)\s+"
+    rf"(?:of\s+)?)?(days?|weeks?|fortnights?|months?|years?)\b{_NOT_A_PART}",
     re.I,
 )
 _RECENTLY = re.compile(r"\b(recently|lately|of late)\b", re.I)
@@ -114,7 +120,8 @@ def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     if match is None:
         return None
     rest = match.group(1)
-    month = re.match(rf"({_FULL_MONTHS})\b", rest, re.I)
+    # "since March" of the latest March; "since March 2024" of that one (the finders below)
+    month = re.match(rf"({_FULL_MONTHS})\b(?!,?\s+(?:of\s+)?(?:19|20)\d\d)", rest, re.I)
     if month is not None:
         number = _MONTHS[month.group(1).lower()]
         start = _month_span("", today.year if number <= today.month else today.year - 1, number).start
@@ -153,7 +160,8 @@ def _recently(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 
 
 def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    """ "this summer" is the one around today or, when none is, this year's; "last christmas" the latest
+    """ "this summer" is the one around today or, when none is, the nearer of the one just over and the one to
+    come ("this winter" asked in March is the one that just ended); "last christmas" the latest
     one over before today; "over the summer" the one around today or, when none is, the latest one over."""
     match = _search(_RELATIVE_PERIOD, query)
     if match is None:
@@ -168,7 +176,13 @@ def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | N
 
     around = [span for span in (of(today.year - 1), of(today.year)) if span.start <= today <= span.end]
     if which == "this":
-        return around[0] if around else of(today.year)
+        if around:
+            return around[0]
+        # between two: the nearer, the one just over ("this winter" asked in March) or the one to come
+        over, coming = of(today.year - 1), of(today.year)
+        if over.end >= today:  # last year's ends after today only when this year's is the one over
+            over, coming = of(today.year), of(today.year + 1)
+        return over if (today - over.end) < (coming.start - today) else coming
     if around and which.endswith("the"):
         return around[0]
     year = today.year
