@@ -220,6 +220,25 @@ def test_last_week_and_last_month_stay_the_calendar_ones() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("what did ABC do in the 1970s", "1970-01-01", "1979-12-31"),  # a decade: its ten years
+        ("the play performed in the 1970's", "1970-01-01", "1979-12-31"),
+        ("到1991年亚马逊森林消失了多少", "1991-01-01", "1991-12-31"),  # a year against Chinese characters
+    ],
+)
+def test_decades_and_years_as_written(question: str, start: str, end: str) -> None:
+    span = find_time_span(question, TODAY)
+    assert span is not None
+    assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize("question", ["flight BA2025 to Lisbon", "I spent £2025 on it", "a 1920x1080 screen"])
+def test_a_number_glued_to_a_code_a_sum_or_a_size_is_no_year(question: str) -> None:
+    assert find_time_span(question, TODAY) is None
+
+
+@pytest.mark.parametrize(
     ("question", "asked", "start", "end"),
     [
         # between two, "this" is the nearer: the one just over, or the one to come

@@ -297,6 +297,17 @@ def test_a_date_from_the_file_name(rel_path: str, date: str | None) -> None:
         ),
         pytest.param("People/Mum.md", "aliases: [mum]", (), id="undated"),
         pytest.param("Projects/Cutover.md", "created: 2024-01-05", (), id="created-says-when-it-was-made"),
+        # however a template writes the key (the Linter plugin: "date created")
+        pytest.param("Projects/Cutover.md", "Created: 2024-01-05", (), id="Created"),
+        pytest.param(
+            "Projects/Cutover.md",
+            "date created: Wednesday, October 2nd 2024, 4:40:45 pm",
+            (),
+            id="date-created",
+        ),
+        pytest.param("Projects/Cutover.md", "created_at: 2024-01-05T10:00:00Z", (), id="created-at"),
+        pytest.param("Music/1990s music.md", "", ("1990-01-01/1999-12-31",), id="a-decade"),
+        pytest.param("Travel/Flight BA2025.md", "", (), id="a-year-glued-to-a-code"),
         pytest.param("What changed since 1989.md", "", (), id="a-year-a-name-only-mentions"),
         pytest.param(
             "Trip to Lisbon 2019.md", "", ("2019-01-01/2019-12-31",), id="a-year-that-labels-a-name"

@@ -55,7 +55,13 @@ _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_ANY_MONTH})\.
 _MONTH_DAY_YEAR = re.compile(rf"\b({_ANY_MONTH})\.?\s+(\d{{1,2}}){_ORD},?\s+{_YEAR}\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_ANY_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
 _ISO_MONTH = re.compile(r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])\b(?!-\d)")
-_BARE_YEAR = re.compile(rf"(?:\b(?:in|during|of|throughout)\s+)?(?<![\d.,/-]){_YEAR}(?![\d.,/-]\d)", re.I)
+# not a decade ("the 1990s"), a code or a sum ("flight BA2025", "£2025"), a size ("1920x1080"); a year
+# written against Chinese or Japanese characters ("到1991年") is one
+_BARE_YEAR = re.compile(
+    rf"(?:\b(?:in|during|of|throughout)\s+)?(?<![\d.,/$£€¥A-Za-z-]){_YEAR}(?![\d.,/-]\d)"
+    r"(?!['’]?s\b)(?![x×]\d)",
+    re.I,
+)
 # a school or financial year: "2025-26", "2024/2025" (of both years: where it turns differs by country)
 _YEAR_PAIR = re.compile(r"(?<![\d.,/-])((?:19|20)\d\d)\s*[-/\u2013]\s*(\d\d(?:\d\d)?)(?![\d.,/-]?\d)")
 _SEASON_NAMES = "spring|summer|autumn|fall|winter"
@@ -352,6 +358,19 @@ def _year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     return TimeSpan(match.group(0), dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
 
 
+# "the 1990s", "the 1970's": the ten years
+_DECADE = re.compile(r"\b(?:(?:in|during|of|throughout)\s+)?(?:the\s+)?((?:19|20)\d0)['’]?s\b", re.I)
+
+
+def _decade(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    del today, southern
+    match = _search(_DECADE, query)
+    if match is None:
+        return None
+    year = int(match.group(1))
+    return TimeSpan(match.group(0), dt.date(year, 1, 1), dt.date(year + 9, 12, 31), "years")
+
+
 def _month_span(text: str, year: int, month: int) -> TimeSpan:
     last = calendar.monthrange(year, month)[1]
     return TimeSpan(text, dt.date(year, month, 1), dt.date(year, month, last), "month")
@@ -370,4 +389,5 @@ _ABSOLUTE: tuple[_Finder, ...] = (
     _part_of_year,
     _year_pair,
     _year,
+    _decade,
 )

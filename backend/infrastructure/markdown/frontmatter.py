@@ -31,7 +31,8 @@ _RANGE = re.compile(
     r"^\s*(\d{4}-\d{1,2}-\d{1,2})\s*(?:to|until|-|\u2013|\u2014|/|\.\.)\s*(\d{4}-\d{1,2}-\d{1,2})\s*$"
 )
 # dates a plugin or a person stamps when a note is touched say when it was edited, not what it is of
-_STAMP_KEY = re.compile(r"modif|updat|edit|review|access|sync|last|mtime", re.I)
+# (and when it was made: "created", "Created", "date created" as the Linter plugin writes it, "created_at")
+_STAMP_KEY = re.compile(r"modif|updat|edit|review|access|sync|last|mtime|creat|ctime", re.I)
 _FOLDER_PERIOD = re.compile(r"(?:^|/)((?:19|20)\d\d)(?:/(0[1-9]|1[0-2]))?(?=/|$)")
 MAX_PERIODS = 8
 
@@ -224,7 +225,7 @@ def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, 
     if named is not None:
         periods.append(_period(named.start, named.end))
     for key, value in front.items():
-        if key not in ("date", "created") and not _STAMP_KEY.search(key):
+        if str(key).casefold() != "date" and not _STAMP_KEY.search(str(key)):
             period = _property_period(key, value)
             if period is not None:
                 periods.append(period)
