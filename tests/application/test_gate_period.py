@@ -8,29 +8,13 @@ import datetime as dt
 from backend.application.recall.gate import OTHER_TIME, Gate
 from backend.application.search.presenting import ResultView
 from backend.domain.periods.question_time import find_time_span
+from tests.application.result_views import result_view
 
 TODAY = dt.date(2025, 11, 15)
 
 
 def _view(path: str, confidence: float, *periods: str) -> ResultView:
-    return ResultView(
-        chunk_id=path,
-        note_path=path,
-        note_title=path,
-        content="Shoulder recovery.",
-        score=1.0,
-        confidence=confidence,
-        heading_context="",
-        start_line=1,
-        end_line=1,
-        tags=[],
-        aliases=[],
-        date=None,
-        highlights=[],
-        sensitive_categories=[],
-        redactions=0,
-        periods=periods,
-    )
+    return result_view(path, "Shoulder recovery.", confidence, periods=periods)
 
 
 def _picked(question: str, views: list[ResultView]) -> tuple[list[str], dict[str, str]]:

@@ -18,6 +18,7 @@ from backend.bootstrap import build_analyzer
 from backend.config import load_settings
 from backend.domain.ranking.result_rules import WordTerms
 from backend.domain.text.text_analysis import TextAnalyzer
+from tests.application.result_views import result_view
 
 PLAN = "Meetings/2024-09-05.md"
 FINDINGS = "Meetings/2025-03-27.md"
@@ -29,24 +30,7 @@ def analyzer() -> TextAnalyzer:
 
 
 def _view(path: str, content: str, confidence: float = 0.8, saved_from: str | None = None) -> ResultView:
-    return ResultView(
-        chunk_id=path,
-        note_path=path,
-        note_title=path,
-        content=content,
-        score=1.0,
-        confidence=confidence,
-        heading_context="",
-        start_line=1,
-        end_line=1,
-        tags=[],
-        aliases=[],
-        date=None,
-        highlights=[],
-        sensitive_categories=[],
-        redactions=0,
-        saved_from=saved_from,
-    )
+    return result_view(path, content, confidence, saved_from=saved_from)
 
 
 def _picked(analyzer: TextAnalyzer, asked: str, views: list[ResultView]) -> tuple[list[str], dict[str, str]]:
