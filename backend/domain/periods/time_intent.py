@@ -388,6 +388,6 @@ _ABSOLUTE: tuple[_Finder, ...] = (
     _season,
     _part_of_year,
     _year_pair,
-    _year,
     _decade,
+    _year,  # last: question_time reads the periods relative to today before a bare year
 )
