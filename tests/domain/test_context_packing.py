@@ -97,6 +97,34 @@ def test_no_cut_shorter_than_the_minimum_and_no_cut_inside_a_long_word() -> None
     assert pack([blob], 300).included == []
 
 
+def test_no_entry_leaves_a_code_block_open() -> None:
+    """An open fence would make the rest of the block and the message after it read as code."""
+    commands = "\n".join(f"kubectl apply -f manifest-{i}.yaml --namespace prod" for i in range(20))
+    script = passage("ops.md", 1, 24, f"First run:\n```bash\n{commands}\n```\nThen check the pods.")
+    cut = pack([script], 300).included[0]
+    assert cut.cut
+    assert cut.passage.text.endswith("\n```")  # closed after the cut, within the budget
+    assert len(pack([script], 300).block) <= 300
+    # a chunk the chunker split inside a long code block is closed too
+    half = passage("ops.md", 1, 3, "```bash\nkubectl get pods\nkubectl get svc")
+    assert pack([half, B], 1000).included[0].passage.text.endswith("\n```")
+
+
+def test_a_cut_of_a_few_words_leaves_room_for_the_next_entry() -> None:
+    link = passage("a.md", 1, 1, "See: https://example.com/" + "x" * 300)
+    small = passage("b.md", 1, 1, "The pitch fee is £15 a day.")
+    packed = pack([link, small], 120)
+    assert [p.passage.path for p in packed.included] == ["b.md"]
+
+
+def test_text_written_without_spaces_is_cut_between_characters() -> None:
+    chinese = passage("zh.md", 1, 1, "亚马逊雨林是世界上最大的热带雨林，" * 40)
+    cut = pack([chinese], 200).included[0]
+    assert cut.cut
+    assert cut.passage.text.endswith(ELLIPSIS)
+    assert len(cut.passage.entry()) <= 200
+
+
 @pytest.mark.parametrize(
     ("second", "kept"),
     [

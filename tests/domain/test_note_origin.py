@@ -25,6 +25,9 @@ from backend.domain.notes.note_origin import asks_about_saved, once_per_source, 
         ({"source": "scifact"}, None),
         ({"author": "Oliver Burkeman"}, None),
         ({"homepage": "https://example.com"}, None),
+        # a credential in the address is never shown, nor part of it
+        ({"source": "https://example.com/doc?access_token=ghp_abc123&id=5"}, "example.com/doc?id=5"),
+        ({"url": "https://alice:Hunter2pass@Example.com/private"}, "example.com/private"),
     ],
 )
 def test_the_address_a_note_was_saved_from(metadata: dict[str, Any], url: str | None) -> None:

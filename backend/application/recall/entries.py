@@ -117,7 +117,14 @@ def packed_entries(
         # room for the longest name in the head, then: one vault's entries only, or each entry named
         vaults = {vault_of.get(id(c), "") for c in candidates}
         room = max_chars - max((quote_overhead(nonce, vault=v) for v in vaults), default=0)
-        plain = pack(_passages(candidates, None, reads, neutral=True), max(0, room), share=share)
+        # each entry keeps its vault (one path in two vaults is two notes), named only if several are quoted
+        unnamed = [
+            replace(passage, vault=vault_of.get(id(candidate), ""))
+            for passage, candidate in zip(
+                _passages(candidates, None, reads, neutral=True), candidates, strict=True
+            )
+        ]
+        plain = pack(unnamed, max(0, room), share=share)
         named = {vault_of.get(id(candidates[p.index]), "") for p in plain.included}
         if len(named) <= 1:
             return PackedEntries(plain, nonce, next(iter(named), ""))

@@ -22,6 +22,8 @@ CLIPPING_TAGS = frozenset({"clippings", "clipping", "clipped", "webclip", "web-c
 T = TypeVar("T")
 _URL = re.compile(r"https?://[^\s\]\)>\"']+", re.I)
 _TRACKING = re.compile(r"^(utm_\w+|fbclid|gclid|ref|ref_src|mc_\w+)=", re.I)
+# a query parameter carrying a credential ("access_token=ghp_…"): never shown, nor part of the address
+_CREDENTIAL = re.compile(r"^[^=]*(?:token|key|secret|passw|auth|sig|session|credential)[^=]*=", re.I)
 # what a question about something read or saved says
 _ASKS_SAVED = re.compile(
     r"\b(read|reading|article|articles|saved|clip|clipped|clipping|clippings|bookmark(?:ed|s)?|blog|"
@@ -69,8 +71,10 @@ def asks_about_saved(question: str) -> bool:
 
 def _spelled_once(url: str) -> str:
     parts = urlsplit(url.rstrip(".,;"))
-    host = parts.netloc.casefold().removeprefix("www.")
-    query = "&".join(p for p in parts.query.split("&") if p and not _TRACKING.match(p))
+    host = parts.netloc.rsplit("@", 1)[-1].casefold().removeprefix("www.")  # no "user:password@"
+    query = "&".join(
+        p for p in parts.query.split("&") if p and not _TRACKING.match(p) and not _CREDENTIAL.match(p)
+    )
     path = parts.path.rstrip("/")
     return f"{host}{path}" + (f"?{query}" if query else "")
 

@@ -40,6 +40,11 @@ SEPARATOR = "\n\n"
 ELLIPSIS = " …"
 LEADING_ELLIPSIS = "… "  # an excerpt's lines left out before it
 MIN_CUT_CHARS = 80  # a shorter cut passage is noise more than context
+# a fenced code block's opening or closing line: an entry must not leave one open (the rest of the block,
+# the fence's closing tag and the person's message would read as code)
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
+# scripts written without spaces between words: a cut may fall between any two of their characters
+_UNSPACED = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _SPACE = re.compile(r"\s+")
 
 
@@ -121,22 +126,37 @@ def _duplicate(candidate: Passage, kept: Sequence[Passage]) -> bool:
     return False
 
 
+def closed(text: str) -> str:
+    """`text` with the fenced code block it leaves open closed (by its opening marker)."""
+    fences = _FENCE_LINE.findall(text)
+    if len(fences) % 2 == 0:
+        return text
+    return f"{text.rstrip()}\n{fences[-1]}"
+
+
 def cut_at_word(text: str, room: int) -> str | None:
-    """The longest prefix of `text` that ends before whitespace and, with ELLIPSIS, fits in `room`; None when
-    there is none."""
-    limit = room - len(ELLIPSIS)
-    if limit <= 0:
-        return None
-    if len(text) > limit and not text[limit].isspace():
-        head = text[:limit]
-        space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
-        if space <= 0:
+    """The longest prefix of `text` that ends before whitespace (or between two characters of a script
+    written without spaces) and, with ELLIPSIS and the closing of a code block it leaves open, fits in
+    `room`; None when there is none."""
+    for reserve in (0, 4, 8):  # room for a closing fence, when the cut leaves one open
+        limit = room - len(ELLIPSIS) - reserve
+        if limit <= 0:
             return None
-        head = head[:space]
-    else:
         head = text[:limit]
-    head = head.rstrip()
-    return head + ELLIPSIS if head else None
+        if len(text) > limit and not text[limit].isspace():
+            between = _UNSPACED.match(text[limit - 1]) and _UNSPACED.match(text[limit])
+            if not between:
+                space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"), head.rfind("\u3000"))
+                if space <= 0:
+                    return None
+                head = head[:space]
+        head = head.rstrip()
+        if not head:
+            return None
+        cut = closed(head + ELLIPSIS)
+        if len(cut) <= room:
+            return cut
+    return None
 
 
 def _cut(passage: Passage, room: int) -> Passage | None:
@@ -147,7 +167,9 @@ def _cut(passage: Passage, room: int) -> Passage | None:
     head = cut_at_word(passage.text, text_room)
     if head is None:
         return None
-    kept = head[: -len(ELLIPSIS)]
+    kept = head[: head.rfind(ELLIPSIS)]
+    if len(kept.strip()) < MIN_CUT_CHARS:  # a few words of it would end the block for nothing
+        return None
     end_line = passage.start_line + kept.count("\n") if passage.memory_key is None else passage.end_line
     cut = replace(passage, text=head, end_line=min(end_line, passage.end_line))
     # the header may have shortened (fewer digits in the end line): it only ever gets shorter
@@ -187,7 +209,7 @@ def _excerpted(passage: Passage, room: int) -> Passage:
     tail = ELLIPSIS if text[found.end :].strip() else ""
     return replace(
         passage,
-        text=f"{lead}{text[found.start : found.end]}{tail}",
+        text=closed(f"{lead}{text[found.start : found.end]}{tail}"),
         start_line=passage.start_line + found.first_line,
         end_line=min(passage.start_line + found.last_line, passage.end_line),
         reads=None,
@@ -196,6 +218,7 @@ def _excerpted(passage: Passage, room: int) -> Passage:
 
 def pack(passages: Sequence[Passage], max_chars: int, *, share: bool = False) -> PackedContext:
     """`share`: the passages a recall gate let through, each given its share when not all fit (above)."""
+    passages = [p if (text := closed(p.text)) == p.text else replace(p, text=text) for p in passages]
     given = _shared(passages, max_chars) if share and passages else list(passages)
     # `_shared` gives back each passage it did not excerpt as it was given
     excerpted = {
