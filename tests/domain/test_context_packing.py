@@ -128,7 +128,9 @@ def test_text_written_without_spaces_is_cut_between_characters() -> None:
 @pytest.mark.parametrize(
     ("second", "kept"),
     [
-        (passage("a.md", 3, 8, "other text entirely"), False),  # overlaps a.md lines 1-3
+        (passage("a.md", 2, 4, "other text entirely"), False),  # shares two of its three lines with a.md 1-3
+        # the next chunk of a.md, sharing one line through the chunker's overlap: the rest is new
+        (passage("a.md", 3, 8, "other text entirely"), True),
         (passage("a.md", 4, 8, "other text entirely"), True),  # same note, no shared line
         (passage("z.md", 1, 3, "Alpha line one  alpha line two\n\nalpha three"), False),  # same text
         (passage("z.md", 1, 1, "ALPHA LINE TWO"), False),  # contained in a kept passage

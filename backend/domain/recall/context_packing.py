@@ -111,16 +111,19 @@ def _normal(text: str) -> str:
 
 def _duplicate(candidate: Passage, kept: Sequence[Passage]) -> bool:
     text = _normal(candidate.text)
+    lines = candidate.end_line - candidate.start_line + 1
     for other in kept:
         if (
             candidate.memory_key is None
             and other.memory_key is None
             and candidate.path == other.path
             and candidate.vault == other.vault
-            and candidate.start_line <= other.end_line
-            and other.start_line <= candidate.end_line
         ):
-            return True
+            shared = min(candidate.end_line, other.end_line) - max(candidate.start_line, other.start_line) + 1
+            # at least half its lines: neighbouring chunks share a line or two through the chunker's
+            # overlap, and the rest of the second is new
+            if 2 * shared >= lines:
+                return True
         if text and text in _normal(other.text):  # equal, or contained in what is already there
             return True
     return False
