@@ -87,15 +87,15 @@ class Gate:
             return _without(kept, left_out, MADE_UP, lambda v: True)
         # the person's own words first, where one of theirs can answer: one lacking the sum or the measure
         # asked for cannot ("how hot should the oven be for the focaccia?": the clipped recipe, not the plan)
-        if self.own_first and any(v.saved_from is None and self._lacks(v) is None for v in kept):
+        lacks = {v.chunk_id: self._lacks(v) for v in kept}
+        if self.own_first and any(v.saved_from is None and lacks[v.chunk_id] is None for v in kept):
             kept = _without(kept, left_out, SAVED, lambda v: v.saved_from is not None)
         if self.by_odds and kept:
             best = max(v.confidence for v in kept)
             kept = _without(kept, left_out, FAR_LESS_LIKELY, lambda v: far_less_likely(v.confidence, best))
         # after the odds: these only leave out, never let a less likely entry in
-        lacking = {v.chunk_id: why for v in kept if (why := self._lacks(v)) is not None}
-        kept = [v for v in kept if v.chunk_id not in lacking]
-        left_out.update(lacking)
+        left_out.update((v.chunk_id, why) for v in kept if (why := lacks[v.chunk_id]) is not None)
+        kept = [v for v in kept if lacks[v.chunk_id] is None]
         if self.present_on is not None:
             earlier = {kept[i].chunk_id for i in earlier_of_their_series(kept, _title, self.present_on)}
             kept = _without(kept, left_out, EARLIER_OF_SERIES, lambda v: v.chunk_id in earlier)
