@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from backend.domain.index.chunk_rules import CHUNK_RULES
 from backend.domain.links import Link
+from backend.domain.notes.line_map import LineMap
 
 
 class SearchMode(StrEnum):
@@ -60,6 +61,8 @@ class Chunk:
     heading_path: tuple[str, ...]
     start_line: int  # 1-based, inclusive, in the file
     end_line: int  # 1-based, inclusive
+    # where the text's lines stand in the file, when it leaves hidden lines out (line_map.py)
+    line_map: LineMap = ()
 
 
 @dataclass(frozen=True, slots=True)

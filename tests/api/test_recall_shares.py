@@ -1,7 +1,9 @@
 """The recall block shares its room among the entries the gate lets through: two chat sessions, each one long
 chunk, that both speak of what is asked are both quoted, each by its messages that do, attributed to those
-lines; /search's explain data says the same. Asked without a floor, /context gives the ranked chunks whole,
-as before. Through the HTTP API on real files, by keyword alone and with the default model (slow)."""
+lines (in a session a template left a query block and a comment in, the note's own lines, which the
+reader never sees in the block); /search's explain data says the same. Asked without a floor, /context gives
+the ranked chunks whole, as before. Through the HTTP API on real files, by keyword alone and with the default
+model (slow)."""
 
 from __future__ import annotations
 
@@ -27,11 +29,24 @@ FILLER = [
 ]
 
 
-def session(day: str, answer: str) -> str:
-    """A chat session as LoCoMo keeps one: a heading, then one message a paragraph; `answer` in the middle."""
+# what a note template leaves in a note: a query Obsidian runs and a comment it hides, neither read as text
+TEMPLATE_LEFTOVERS = """```dataview
+LIST FROM "Chats" WHERE file.day < this.file.day SORT file.day DESC LIMIT 3
+```
+
+%%
+Template: Chat session. Fill in the speakers before saving.
+%%"""
+
+
+def session(day: str, answer: str, *, leftovers: bool = False) -> str:
+    """A chat session as LoCoMo keeps one: a heading, then one message a paragraph; `answer` in the middle
+    (after TEMPLATE_LEFTOVERS, with `leftovers`)."""
     speakers = ["**Nate**", "**Joanna**"]
-    talk = FILLER[:5] + [answer] + FILLER[5:]
-    body = "\n\n".join(f"{speakers[i % 2]}: {text} ^m{i}" for i, text in enumerate(talk))
+    talk = [f"{speakers[i % 2]}: {text} ^m{i}" for i, text in enumerate(FILLER[:5] + [answer] + FILLER[5:])]
+    if leftovers:
+        talk.insert(2, TEMPLATE_LEFTOVERS)
+    body = "\n\n".join(talk)
     return f"---\ndate: {day}\n---\n# Chat with Joanna — {day}\n\n{body}\n"
 
 
@@ -42,6 +57,7 @@ VAULT = {
     "Chats/Session 02.md": session(
         "2023-06-14",
         "Thursday's pottery workshop was great again: I glazed a vase for my mum, turquoise too.",
+        leftovers=True,
     ),
     "Chats/Session 03.md": session(
         "2023-07-01", "We went hiking at the lake and the kids swam all afternoon."

@@ -9,6 +9,7 @@ import pytest
 from backend.domain.models import Chunk, Heading, ParsedNote
 from backend.domain.notes.chunking import MAX_WORD_CHARS, chunk_note, count_words
 from backend.domain.notes.comments import find_comments
+from backend.domain.notes.line_map import file_line
 from backend.domain.notes.not_text import find_not_text, is_placeholder_title
 from backend.infrastructure.markdown.parser import parse_note
 from tests.domain.corpus_sample import sample_notes
@@ -42,7 +43,8 @@ def _without(text: str, spans: tuple[tuple[int, int], ...], body_offset: int) ->
 
 def assert_chunks_match_file(text: str, chunks: list[Chunk], note: ParsedNote | None = None) -> None:
     """Each chunk's text is in the file between its start and end line, starting on the first and
-    ending on the last; only comment-only lines are left out (and blank lines around them merged).
+    ending on the last; only comment-only lines are left out (and blank lines around them merged), and each
+    of its lines is on the file's line its line map names (what a quote of some of its lines cites).
     `note`: the file already parsed (the corpus tests parse 13k notes once, not twice)."""
     note = note if note is not None else parse_note("any.md", text)
     not_text = find_not_text(note.body)
@@ -66,6 +68,12 @@ def assert_chunks_match_file(text: str, chunks: list[Chunk], note: ParsedNote | 
         assert chunk_lines[0] in window[0], chunk
         assert chunk_lines[-1] in window[-1], chunk
         assert chunk.text == chunk.text.strip("\n")
+        for number, line in enumerate(chunk_lines):
+            if line.strip():
+                assert line in lines[file_line(chunk.start_line, chunk.line_map, number) - 1], (chunk, number)
+        assert file_line(chunk.start_line, chunk.line_map, len(chunk_lines) - 1) == chunk.end_line, chunk
+        if len(visible) == len(window):
+            assert chunk.line_map == (), chunk
 
 
 NESTED = """\
@@ -305,7 +313,39 @@ def test_a_comment_block_is_cut_out_of_the_chunk_that_spans_it() -> None:
 
     assert chunk.text == "First para.\n\nLast para."
     assert (chunk.start_line, chunk.end_line) == (1, 9)
+    assert file_line(chunk.start_line, chunk.line_map, 2) == 9  # "Last para." quoted alone cites line 9
     assert_chunks_match_file(text, [chunk])
+
+
+def test_a_line_after_a_query_block_and_a_comment_is_cited_at_its_own_line() -> None:
+    # a daily note's template: a Dataview block and a comment above what the person wrote
+    text = (
+        "---\ndate: 2025-03-02\n---\n# Sunday\n\n```dataview\nLIST FROM #todo\n```\n\n"
+        "%%\nFrom the daily template\n%%\n\nSplit the rhubarb by the shed.\nSowed the broad beans.\n"
+    )
+
+    (chunk,) = chunks_of(text)
+
+    shown = chunk.text.split("\n")
+    assert [line for line in shown if line] == [
+        "# Sunday",
+        "Split the rhubarb by the shed.",
+        "Sowed the broad beans.",
+    ]
+    assert (chunk.start_line, chunk.end_line) == (4, 15)
+    last = len(shown) - 1
+    assert [file_line(chunk.start_line, chunk.line_map, n) for n in (0, last - 1, last)] == [4, 14, 15]
+    assert_chunks_match_file(text, [chunk])
+
+
+def test_lines_between_two_hidden_runs_keep_their_own_numbers() -> None:
+    text = "one\n%%\nx\n%%\ntwo\n\n\n```query\nfoo\n```\nthree\nfour\n"
+
+    (chunk,) = chunks_of(text)
+
+    shown = chunk.text.split("\n")
+    assert shown == ["one", "", "two", "", "three", "four"]
+    assert [file_line(chunk.start_line, chunk.line_map, n) for n in (0, 2, 4, 5)] == [1, 5, 11, 12]
 
 
 def test_comment_lines_separate_blocks_even_without_blank_lines() -> None:

@@ -260,3 +260,13 @@ def test_the_labels_a_vault_takes_are_the_plain_ones_and_its_own() -> None:
     assert labels_of_vault(labels, "work") == ["Inbox.md:1-3", "Inbox.md:1-3", "memory:k"]
     assert labels_of_vault(labels, "home") == ["Inbox.md:1-3", "Notes/a b.md:4-9", "memory:k"]
     assert labels_of_vault(labels, "other") == ["Inbox.md:1-3", "memory:k"]
+
+
+def test_a_cut_after_hidden_lines_ends_on_the_files_line() -> None:
+    # the chunk's text left a comment of lines 7-9 out: its third line is the file's line 10
+    text = "first line here\n\n" + WORDS + "\nlast line"
+    long = Passage("l.md", 5, 11, "T", text, line_map=((2, 5),))
+    budget = len(long.header()) + 1 + len("first line here\n\n") + 300
+    (packed,) = pack([long], budget).included
+    assert packed.cut
+    assert packed.passage.header() == "[l.md:5-10] T"  # not 5-7: the comment's lines

@@ -4,6 +4,8 @@ hit."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from backend.domain.ranking.confidence import RECALL_FLOOR
@@ -157,3 +159,14 @@ def test_never_a_secret_whatever_else_the_line_says(line: str) -> None:
 )
 def test_nothing_where_no_fact_of_these_kinds_is_stated(text: str) -> None:
     assert suggest_memory("what did I promise about sleep and money", [hit(text)]) is None
+
+
+def test_a_fact_after_lines_the_text_leaves_out_names_its_own_line() -> None:
+    # the ledger's chunk left a Dataview block (lines 22-24) out: its text's line 2 is the file's line 26
+    text = "# Money with Sreenivas\n\nBalance: I owe **€79.50**."
+    found = suggest_memory(
+        "how much do I owe Sreenivas?",
+        [replace(hit(text, title="Money with Sreenivas", start=20), line_map=((2, 6),))],
+    )
+    assert found is not None
+    assert (found.start_line, found.end_line) == (26, 26)

@@ -209,6 +209,7 @@ def _passage(candidate: ResultView | MemoryHit, vault: str = "") -> Passage:
         title=_title(candidate) + where,
         text=candidate.content,
         vault=vault,
+        line_map=candidate.line_map,
     )
 
 

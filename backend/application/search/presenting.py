@@ -10,8 +10,10 @@ from typing import Any
 
 from backend.application.search.question import Question
 from backend.application.search.ranking import note_periods, origin_of
-from backend.domain.index.payload import PERIOD_STATED, REPLACED
+from backend.domain.index.payload import LINE_MAP, PERIOD_STATED, REPLACED
 from backend.domain.models import ScoredPoint
+from backend.domain.notes.line_map import LineMap
+from backend.domain.notes.line_map import read as read_line_map
 from backend.domain.ranking.result_rules import Highlighter, WordTerms
 from backend.domain.text.content_policy import ContentPolicy
 from backend.domain.text.secrets import Redacted
@@ -51,6 +53,7 @@ class ResultView:
     periods: tuple[str, ...] = ()
     replaced: bool = False  # its note says another note replaced it (note_status)
     saved_from: str | None = None  # where its note was saved from (note_origin); None: the person's own words
+    line_map: LineMap = ()  # where its text's lines stand in the file (line_map.py)
 
 
 def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
@@ -117,6 +120,7 @@ def present_hits(
                 periods=tuple(note_periods(p)) if p.get(PERIOD_STATED, True) else (),
                 replaced=bool(p.get(REPLACED)),
                 saved_from=origin_of(p, saved_folders),
+                line_map=read_line_map(p.get(LINE_MAP)),
             )
         )
     return views

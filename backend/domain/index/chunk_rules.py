@@ -10,8 +10,10 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
 2: a decade is its ten years ("the 1990s", not 1990), a year glued to a code, a sum or a size is none
    ("BA2025", "£2025", "1920x1080"), and when a note was made is never what it is of, however its key is
    written ("Created:", "date created:" as the Linter plugin writes it, "created_at").
+3: a chunk that leaves hidden lines out (comments, Dataview blocks) stores where its lines stand in the file
+   (line_map.py), so a quote of some of its lines cites the note's own.
 """
 
 from __future__ import annotations
 
-CHUNK_RULES = 2  # 0: an index built before the rules were recorded
+CHUNK_RULES = 3  # 0: an index built before the rules were recorded

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from backend.domain.models import Chunk, ParsedNote
+from backend.domain.notes.line_map import stored
 from backend.domain.notes.note_origin import source_url
 from backend.domain.notes.note_status import says_replaced
 from backend.domain.periods.written_periods import chunk_periods
@@ -28,6 +29,8 @@ SAVED_FROM = "saved_from"
 DATE_NUM = "date_num"  # YYYYMMDD as an int, for range filters (works on every Qdrant mode)
 CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
+# where the text's lines stand in the file, in a chunk that leaves hidden lines out (line_map.py)
+LINE_MAP = "line_map"
 
 HEADING_SEPARATOR = " > "
 
@@ -59,6 +62,7 @@ def chunk_payload(
         "start_line": chunk.start_line,
         "end_line": chunk.end_line,
         "content": chunk.text,
+        **({LINE_MAP: stored(chunk.line_map)} if chunk.line_map else {}),
         TAGS: list(note.tags),
         "aliases": list(note.aliases),
         DATE: note.date,

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from backend.domain.models import Chunk, Heading, ParsedNote
 from backend.domain.notes.comments import fence_closes, fence_opening, find_comments
+from backend.domain.notes.line_map import LineMap, jumps
 from backend.domain.notes.not_text import find_not_text, is_placeholder_title
 
 MAX_WORD_CHARS = 40
@@ -139,12 +140,13 @@ class _Text:
             start = line_start
         return start, self.word_ends[end_word - 1]
 
-    def visible(self, start: int, end: int) -> str:
-        """body[start:end] without its hidden lines; each run of them becomes one blank line."""
+    def visible(self, start: int, end: int) -> tuple[str, LineMap]:
+        """body[start:end] without its hidden lines, each run of them (with the blank lines around it)
+        becoming one blank line, and where the lines it keeps stand in the file (line_map.py)."""
         first, last = self.line_of(start), self.line_of(end - 1)
         if not any(index in self.hidden for index in range(first, last + 1)):
-            return self._shown(self.body[start:end])
-        pieces: list[list[str]] = [[]]
+            return self._shown(self.body[start:end]), ()
+        pieces: list[list[tuple[int, str]]] = [[]]  # runs of shown lines: (file line - first, its text)
         for index in range(first, last + 1):
             if index in self.hidden:
                 if pieces[-1]:
@@ -153,8 +155,25 @@ class _Text:
             line_start = self.line_starts[index]
             begin = start - line_start if index == first else 0
             stop = end - line_start if index == last else len(self.lines[index])
-            pieces[-1].append(self.lines[index][begin:stop])
-        return self._shown("\n\n".join("\n".join(piece).strip("\n") for piece in pieces if piece))
+            pieces[-1].append((index - first, self.lines[index][begin:stop]))
+        kept: list[list[tuple[int, str]]] = []
+        for piece in pieces:
+            if not piece:
+                continue
+            # a run's blank lines next to the hidden ones are shown as the one blank line between runs
+            head, tail = 0, len(piece)
+            while head < tail and piece[head][1] == "":
+                head += 1
+            while tail > head and piece[tail - 1][1] == "":
+                tail -= 1
+            # a run of blank lines alone still shows as one (empty) line
+            kept.append(piece[head:tail] or [(piece[0][0], "")])
+        lines: list[tuple[int, str]] = []
+        for piece in kept:
+            if lines:  # the blank line standing for the hidden run: the run's first line
+                lines.append((lines[-1][0] + 1, ""))
+            lines.extend(piece)
+        return self._shown("\n".join(text for _, text in lines)), jumps(line for line, _ in lines)
 
     def _shown(self, text: str) -> str:
         # a blob cut from a line of prose leaves nothing behind, not its blank
@@ -181,14 +200,16 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
     chunks: list[Chunk] = []
     for index, (heading_path, first, end) in enumerate(ranges):
         start_offset, end_offset = text.span(first, end)
+        shown, line_map = text.visible(start_offset, end_offset)
         chunks.append(
             Chunk(
                 note_path=note.path,
                 chunk_index=index,
-                text=text.visible(start_offset, end_offset),
+                text=shown,
                 heading_path=heading_path,
                 start_line=note.body_start_line + text.line_of(start_offset),
                 end_line=note.body_start_line + text.line_of(end_offset - 1),
+                line_map=line_map,
             )
         )
     return chunks

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from backend.domain.errors import InvalidRequestError
+from backend.domain.notes.line_map import LineMap, file_line, from_line
 from backend.domain.recall.excerpts import Block, excerpt
 
 SEPARATOR = "\n\n"
@@ -59,6 +60,7 @@ class Passage:
     text: str
     memory_key: str | None = None
     vault: str = ""  # in a block of several vaults: the same path in two vaults is two notes
+    line_map: LineMap = ()  # where its text's lines stand in the file (line_map.py)
     # reads a text of it for the question (its blocks and the question's words each holds): what a share of
     # the block quotes of it; None: nothing to choose by (a remembered fact)
     reads: Callable[[str], Reading] | None = None
@@ -71,6 +73,10 @@ class Passage:
 
     def header(self) -> str:
         return f"[{self.label}] {self.title}".rstrip() if self.title else f"[{self.label}]"
+
+    def file_line(self, text_line: int) -> int:
+        """The note's line of its text's line `text_line` (0-based)."""
+        return file_line(self.start_line, self.line_map, text_line)
 
     def entry(self) -> str:
         return f"{self.header()}\n{self.text}"
@@ -173,7 +179,7 @@ def _cut(passage: Passage, room: int) -> Passage | None:
     kept = head[: head.rfind(ELLIPSIS)]
     if len(kept.strip()) < MIN_CUT_CHARS:  # a few words of it would end the block for nothing
         return None
-    end_line = passage.start_line + kept.count("\n") if passage.memory_key is None else passage.end_line
+    end_line = passage.file_line(kept.count("\n")) if passage.memory_key is None else passage.end_line
     cut = replace(passage, text=head, end_line=min(end_line, passage.end_line))
     # the header may have shortened (fewer digits in the end line): it only ever gets shorter
     return cut if len(cut.entry()) <= room else None
@@ -213,9 +219,10 @@ def _excerpted(passage: Passage, room: int) -> Passage:
     return replace(
         passage,
         text=closed(f"{lead}{text[found.start : found.end]}{tail}"),
-        start_line=passage.start_line + found.first_line,
-        end_line=min(passage.start_line + found.last_line, passage.end_line),
+        start_line=passage.file_line(found.first_line),
+        end_line=min(passage.file_line(found.last_line), passage.end_line),
         reads=None,
+        line_map=from_line(passage.line_map, found.first_line),
     )
 
 

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from backend.domain.notes.line_map import LineMap, file_line
 from backend.domain.notes.memory import MAX_KEY_CHARS, MAX_VALUE_CHARS
 from backend.domain.ranking.confidence import RECALL_FLOOR
 from backend.domain.text.secrets import MARKER_PREFIX, redact_secrets
@@ -93,6 +94,7 @@ class FoundText:
     text: str
     start_line: int  # the note's line of the text's first line
     confidence: float
+    line_map: LineMap = ()  # where the text's lines stand in the note (line_map.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +152,7 @@ def suggest_from_words(
             overlap = len(asked & (fact.stems | titled))
             if not overlap:
                 continue
-            line_no = hit.start_line + fact.offset
+            line_no = file_line(hit.start_line, hit.line_map, fact.offset)
             found = _Candidate(
                 overlap, rank, fact.day, fact.order, hit, line_no, fact.line, fact.sentence, fact.kind
             )
