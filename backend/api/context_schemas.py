@@ -100,7 +100,8 @@ class ContextRequest(SearchFilters):
         default_factory=list,
         max_length=200,
         description="Attributions (`path:start-end`, as in `sources`) the caller already has, e.g. "
-        "injected in earlier turns: chunks overlapping one are left out, and others fill their place. "
+        "injected in earlier turns: a chunk holding one, or half of whose lines one holds, is left out, and "
+        "others fill its place (its neighbour, which shares a line or two with it, is not). "
         "`vault:<name>/path:start-end` leaves out that vault's only (another vault may hold the same path).",
     )
     quoted: JsonBool = Field(
@@ -164,7 +165,7 @@ class ConsideredOut(BaseModel):
     reason: str = Field(
         description='"quoted", "quoted, cut to fit", "quoted: its lines that match the question" (its share '
         'of max_chars, when the entries let through do not fit whole), or why not: "below the floor" '
-        '(min_confidence), "repeated" (overlaps an `exclude` entry), "excluded category", "a list of links '
+        '(min_confidence), "repeated" (repeats an `exclude` entry), "excluded category", "a list of links '
         'whose note is quoted instead", "a list of links: the notes it points to answer, not it", "far '
         'less likely than the first entry" (min_confidence), "states no sum of money, and the question '
         'asks for one" (min_confidence), "names nothing the question asks the sum of" (min_confidence: a '

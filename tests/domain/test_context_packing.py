@@ -18,11 +18,11 @@ from backend.domain.recall.context_packing import (
     labels_of_vault,
     latest_asked,
     neutralize,
-    overlaps_any,
     pack,
     query_from_messages,
     quote,
     quote_overhead,
+    repeats,
 )
 
 WORDS = " ".join(f"word{i}" for i in range(60))  # 60 words, 469 characters
@@ -236,12 +236,24 @@ def test_an_attribution_names_a_note_and_its_lines(label: str, span: tuple[str, 
     assert label_span(label) == span
 
 
-def test_overlap_is_by_note_and_lines() -> None:
-    given = [("a.md", 10, 20)]
-    assert overlaps_any("a.md", 20, 25, given)
-    assert overlaps_any("a.md", 1, 10, given)
-    assert not overlaps_any("a.md", 21, 30, given)
-    assert not overlaps_any("b.md", 10, 20, given)
+@pytest.mark.parametrize(
+    ("start", "end", "repeated"),
+    [
+        (10, 20, True),  # given whole
+        (12, 18, True),  # inside what was given
+        (5, 25, True),  # what was given is a quote of its lines
+        (12, 24, True),  # 9 of its 13 lines given
+        (20, 25, False),  # its first line is the given neighbour's last (the chunker's overlap)
+        (1, 10, False),
+        (15, 30, False),  # 6 of its 16 lines given: the rest is new
+        (21, 30, False),
+    ],
+)
+def test_a_chunk_repeats_what_was_given_when_it_holds_it_or_half_its_lines_are_in_it(
+    start: int, end: int, repeated: bool
+) -> None:
+    assert repeats("a.md", start, end, [("a.md", 10, 20)]) is repeated
+    assert not repeats("b.md", start, end, [("a.md", 10, 20)])
 
 
 def test_what_is_asked_now_is_the_latest_user_message() -> None:

@@ -32,8 +32,8 @@ from backend.domain.recall.context_packing import (
     Reading,
     label_span,
     latest_asked,
-    overlaps_any,
     query_from_messages,
+    repeats,
 )
 from backend.domain.recall.memory_suggestion import MemorySuggestion
 from backend.domain.recall.recall_budget import PLUGIN_RECALL, RecallBudget
@@ -154,7 +154,7 @@ class ContextService:
         for hit in outcome.hits[:wanted]:
             if floor is not None and (hit.confidence or 0.0) < floor:
                 left_out[hit.id] = BELOW_FLOOR
-            elif overlaps_any(
+            elif repeats(
                 payload_path(p := hit.payload), payload_line(p, "start"), payload_line(p, "end"), given
             ):
                 left_out[hit.id] = REPEATED

@@ -357,5 +357,15 @@ def label_span(label: str) -> tuple[str, int, int] | None:
     return path, int(start), int(end)
 
 
-def overlaps_any(path: str, start: int, end: int, spans: Sequence[tuple[str, int, int]]) -> bool:
-    return any(path == other and start <= last and first <= end for other, first, last in spans)
+def repeats(path: str, start: int, end: int, spans: Sequence[tuple[str, int, int]]) -> bool:
+    """Whether the chunk of `path`'s lines `start`-`end` repeats one of `spans` (what the caller was given):
+    a span inside it (a quote of some of its lines) or one holding at least half its lines. A span reaching
+    only into its first or last lines is its neighbour's, which the chunker's overlap shares with it: the rest
+    of it is new."""
+    lines = end - start + 1
+    for other, first, last in spans:
+        if other != path or first > end or last < start:
+            continue
+        if (start <= first and last <= end) or 2 * (min(end, last) - max(start, first) + 1) >= lines:
+            return True
+    return False
