@@ -79,7 +79,8 @@ class ContextRequest(SearchFilters):
         4000,
         ge=MIN_CONTEXT_CHARS,
         le=MAX_CONTEXT_CHARS,
-        description="Budget for the whole block, headers and separators included (characters).",
+        description="Budget for the whole block, headers and separators included (characters). A budget no "
+        "entry fits in gives an empty block and a warning naming the budget that would hold the first.",
     )
     max_chunks: JsonInt = Field(10, ge=1, le=50, description="How many chunks to consider, best first.")
     exclude_categories: list[str] = Field(

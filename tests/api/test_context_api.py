@@ -190,3 +190,18 @@ def test_a_path_filter_leaving_the_vault_is_refused(client: TestClient) -> None:
     response = client.post("/context", json={"query": "x", "paths": ["../../etc/passwd"]})
     assert response.status_code == 400
     assert response.json()["error_code"] == "SECURITY_VIOLATION"
+
+
+def test_a_block_too_small_for_any_entry_says_what_budget_would_hold_one(client: TestClient) -> None:
+    asked = {"query": "what did I decide about the database migration?", "quoted": True}
+    empty = client.post("/context", json={**asked, "max_chars": 300}).json()
+    assert empty["context"] == ""
+    assert empty["sources"] == []
+    (said,) = [w for w in empty["warnings"] if w.startswith("no entry fits in max_chars=300")]
+    least = int(re.search(r"needs max_chars=(\d+)", said).group(1))  # type: ignore[union-attr]
+
+    assert client.post("/context", json={**asked, "max_chars": least}).json()["sources"]
+    assert not client.post("/context", json={**asked, "max_chars": least - 1}).json()["sources"]
+    # a block that holds an entry has no such warning
+    fits = client.post("/context", json={**asked, "max_chars": 1500}).json()
+    assert not any(w.startswith("no entry fits") for w in fits["warnings"])

@@ -11,6 +11,8 @@ from backend.application.recall.entries import (
     Considered,
     QuestionReading,
     considered_of,
+    fence_overhead,
+    least_room,
     packed_entries,
     payload_line,
     payload_path,
@@ -263,6 +265,20 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         reads=reads if request.min_confidence is not None else None,
     )
     packed = entries.packed
+    warnings = [w for part in parts for w in _named(part.vault, part.gathered.warnings, len(parts))]
+    if candidates and not packed.included:
+        least = least_room(
+            candidates,
+            quoted=request.quoted,
+            vault_of=vault_of if several else None,
+            reads=reads if request.min_confidence is not None else None,
+        )
+        if least is not None:
+            warnings.append(
+                f"no entry fits in max_chars={request.max_chars}"
+                + (f" (the quoted fence alone takes {fence_overhead()})" if request.quoted else "")
+                + f": the first quote needs max_chars={least} or more"
+            )
     sources = [
         ContextSourceView(
             passage=p,
@@ -291,7 +307,7 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         sources=sources,
         omitted=packed.omitted,
         mode=first.outcome.mode,
-        warnings=[w for part in parts for w in _named(part.vault, part.gathered.warnings, len(parts))],
+        warnings=warnings,
         sensitive_detected=sensitive,
         notices=[n for part in parts for n in _named(part.vault, part.gathered.outcome.notices, len(parts))],
         memory_suggestion=suggestion,

@@ -134,6 +134,36 @@ def packed_entries(
     )
 
 
+def fence_overhead() -> int:
+    """What a quoted block's fence and its head take of max_chars."""
+    return quote_overhead(secrets.token_hex(8))
+
+
+def least_room(
+    candidates: Sequence[ResultView | MemoryHit],
+    *,
+    quoted: bool,
+    vault_of: dict[int, str] | None = None,
+    reads: Mapping[int, Callable[[str], Reading]] | None = None,
+    most: int = 32_000,
+) -> int | None:
+    """The smallest budget (up to `most`) in which the candidates give a block any entry, None when none does:
+    what to ask for when a block came back empty because nothing fit (a quoted block's fence alone takes
+    over 200 characters)."""
+
+    def fits(max_chars: int) -> bool:
+        packed = packed_entries(candidates, max_chars, quoted=quoted, vault_of=vault_of, reads=reads).packed
+        return bool(packed.included)
+
+    if not candidates or not fits(most):
+        return None
+    low, high = 0, most  # nothing fits in low, something in high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return high
+
+
 def _passages(
     candidates: Sequence[ResultView | MemoryHit],
     vault_of: dict[int, str] | None,
