@@ -43,3 +43,10 @@ def test_an_empty_note_has_no_lines() -> None:
     assert (window.text, window.start_line, window.end_line, window.total_lines) == ("", 0, 0, 0)
     with pytest.raises(InvalidRequestError, match="empty"):
         line_window("", 2)
+
+
+def test_a_bare_carriage_return_ends_a_line_as_the_indexer_counts_it() -> None:
+    # an old Mac file, a carriage return pasted into a line, a conversion that doubled them
+    assert split_lines("a\rb\r") == ["a", "b"]
+    assert split_lines("pasted\rline\nnext") == ["pasted", "line", "next"]
+    assert split_lines("a\r\r\nb") == ["a", "", "b"]

@@ -1,7 +1,8 @@
 """Line windows of a note's text, numbered as search results number them: 1-based, inclusive, file lines.
 
-Lines are split on "\\n" (a "\\r\\n" file reads the same), and a final newline does not start another line,
-so a note of three lines with a trailing newline has lines 1-3, as editors show it.
+Lines end where editors and the indexer end them: at "\\n", "\\r\\n" or a bare "\\r" (an old Mac file, a
+carriage return pasted into a line), and a final newline does not start another line, so a note of three
+lines with a trailing newline has lines 1-3, as editors show it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,13 @@ class LineWindow:
     total_lines: int
 
 
+def one_newline(text: str) -> str:
+    """`text` with every line break a "\\n", as the indexer numbers lines (markdown/parser.py)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def split_lines(text: str) -> list[str]:
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = one_newline(text).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from backend.domain.models import ParsedNote
+from backend.domain.notes.line_ranges import one_newline
 from backend.infrastructure.markdown.body import block_ids, headings, inline_tags
 from backend.infrastructure.markdown.frontmatter import (
     frontmatter_aliases,
@@ -31,7 +32,7 @@ from backend.infrastructure.markdown.tokens import body_tokens
 
 
 def parse_note(rel_path: str, text: str) -> ParsedNote:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    text = one_newline(text).removeprefix("\ufeff")
     problems: list[str] = []
     frontmatter_text, body, body_start_line = split_frontmatter(text, problems)
     front = load_frontmatter(frontmatter_text, problems) if frontmatter_text is not None else {}

@@ -1,0 +1,46 @@
+"""The lines a search names are the lines GET /note reads back, however the file ends its lines: what an
+agent's citation (`memory_get`) depends on. Through the HTTP API on real files, by keyword alone and with
+the default model (slow)."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.api.conftest import vault_client
+
+PARAGRAPHS = [
+    "# Boiler service",
+    "",
+    "Engineer came on Tuesday and replaced the pressure relief valve.",
+    "",
+    "The flue check passed and the next service is due in October, reminder set.",
+    "",
+    "Paid the invoice of eighty five pounds by bank transfer the same evening.",
+]
+FILES = {
+    "Home/Boiler LF.md": "\n".join(PARAGRAPHS) + "\n",
+    "Home/Boiler CR.md": "\r".join(PARAGRAPHS) + "\r",  # an old Mac file
+    "Home/Boiler CRCRLF.md": "\r\r\n".join(PARAGRAPHS) + "\r\r\n",  # a conversion that doubled them
+    # a carriage return pasted into one line of an ordinary file
+    "Home/Boiler stray.md": "\n".join(
+        PARAGRAPHS[:2] + ["Engineer came on Tuesday.\rValve replaced."] + PARAGRAPHS[3:]
+    )
+    + "\n",
+}
+
+client = vault_client(FILES)
+
+
+@pytest.mark.parametrize("path", sorted(FILES))
+def test_the_lines_a_search_names_read_back_the_text_it_found(client: TestClient, path: str) -> None:
+    hits = client.post("/search", json={"query": "invoice bank transfer", "top_k": 10}).json()["results"]
+    hit = next(h for h in hits if h["note_path"] == path)
+    read = client.get(f"/note/{path}", params={"start_line": hit["start_line"], "end_line": hit["end_line"]})
+
+    assert read.status_code == 200, read.text
+    window = read.json()
+    lines = window["content"].split("\n")  # as the service numbers them
+    assert len(lines) == hit["end_line"] - hit["start_line"] + 1
+    assert lines[-1] == "Paid the invoice of eighty five pounds by bank transfer the same evening."
+    assert lines[0] == "# Boiler service"
