@@ -15,6 +15,8 @@ export const CORPUS = "wiki"; // the value of memory_search's `corpus` that sele
 const PROVENANCE = "the user's Obsidian vault (Knowledge Bridge)";
 const SOURCE_TYPE = "obsidian-vault";
 const CITATION = /^(?<path>.+?)#L(?<start>\d+)(?:-L?(?<end>\d+))?$/;
+// what the recall block cites, `[path:start-end]`: no note name holds a colon (Obsidian refuses one)
+const ATTRIBUTION = /^(?<path>[^:]+|vault:[^/]+\/[^:]+):(?<start>\d+)(?:-(?<end>\d+))?$/;
 const MAX_RESULTS = 20;
 
 function citation(path, start, end) {
@@ -46,10 +48,11 @@ function toResult(result, several) {
   };
 }
 
-/** `path`, `path#L14`, `path#L14-L18` (what a result's citation says) -> the note and a line window. */
+/** `path`, `path#L14`, `path#L14-L18` (what a result's citation says), `path:14-18` (what the recall
+ * block cites) -> the note and a line window. */
 export function parseLookup(lookup, fromLine, lineCount) {
-  const text = String(lookup ?? "").trim();
-  const cited = CITATION.exec(text);
+  const text = String(lookup ?? "").trim().replace(/^\[(.*)\]$/, "$1");
+  const cited = CITATION.exec(text) ?? ATTRIBUTION.exec(text);
   const path = cited ? cited.groups.path : text;
   let start = fromLine ?? (cited ? Number(cited.groups.start) : undefined);
   let end;

@@ -65,6 +65,11 @@ describe("citations and line windows of memory_get", () => {
     assert.deepEqual(parseLookup(`${LEDGER}#L14-L18`, 20, 3), { path: LEDGER, start: 20, end: 22 });
     assert.deepEqual(parseLookup(LEDGER, undefined, 5), { path: LEDGER, start: 1, end: 5 });
     assert.deepEqual(parseLookup("Journal/#1 ideas.md"), { path: "Journal/#1 ideas.md", start: undefined, end: undefined });
+    // what the recall block cites, bracketed or not, of one vault or named by its vault
+    assert.deepEqual(parseLookup(`${LEDGER}:14-18`), { path: LEDGER, start: 14, end: 18 });
+    assert.deepEqual(parseLookup(`[${LEDGER}:14-18]`), { path: LEDGER, start: 14, end: 18 });
+    assert.deepEqual(parseLookup(`${LEDGER}:14`), { path: LEDGER, start: 14, end: 14 });
+    assert.deepEqual(parseLookup(`vault:work/${LEDGER}:3-4`), { path: `vault:work/${LEDGER}`, start: 3, end: 4 });
   });
 });
 
