@@ -158,6 +158,21 @@ def test_the_recall_preview_asks_the_vaults_picked_and_marks_each_entry(page: An
     expect(page.locator("#recall-missing")).to_be_hidden()
 
 
+def test_the_recall_preview_gives_again_what_another_vault_holds_at_the_same_path(page: Any) -> None:
+    page.click("#tab-recall")
+    page.fill("#recall-message", "Inbox zorblat budget seeds")  # each vault's Inbox holds two of its words
+    with page.expect_response(lambda r: r.url.endswith("/context")) as first:
+        page.click("#recall-button")
+    given = first.value.json()["sources"]
+    assert {s["vault"] for s in given if s["note_path"] == "Inbox.md"} == {"work", "personal"}
+    # the same message again: what was given is named by its vault, as the plugin names it
+    with page.expect_response(lambda r: r.url.endswith("/context")) as second:
+        page.click("#recall-button")
+    sent = second.value.request.post_data_json["exclude"]
+    assert sorted(sent) == sorted(f"vault:{s['vault']}/{s['attribution']}" for s in given)
+    assert second.value.json()["sources"] == []
+
+
 def test_the_index_panel_lists_each_vault_with_its_own_actions(page: Any) -> None:
     page.click("#tab-index")
     rows = page.locator("#vault-states tbody tr")

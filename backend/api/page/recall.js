@@ -22,6 +22,12 @@ function excluded() {
   return session.given.filter((entry) => session.turn - entry.turn < RECALL_DEFAULTS.repeatTurns).flatMap((entry) => entry.labels);
 }
 
+// as the plugin names what it gave (recall.js givenLabels): of its vault, so that the same path of another
+// vault is still offered
+function givenLabel(source) {
+  return source.vault ? `vault:${source.vault}/${source.attribution}` : source.attribution;
+}
+
 function record(labels) {
   session.given = session.given.filter((entry) => session.turn - entry.turn < RECALL_DEFAULTS.repeatTurns);
   if (labels.length) session.given.push({ turn: session.turn, labels });
@@ -69,7 +75,7 @@ export async function preview() {
   try {
     const answer = await post("/context", recallBody(message));
     session.messages.push({ role: "user", content: message });
-    record((answer.sources ?? []).map((source) => source.attribution));
+    record((answer.sources ?? []).map(givenLabel));
     clearError("recall");
     render(answer);
   } catch (error) {
