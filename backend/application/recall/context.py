@@ -49,6 +49,9 @@ REPEATED = "repeated"  # overlaps an entry the caller already has (`exclude`)
 EXCLUDED_CATEGORY = "excluded category"
 POINTER = "a list of links whose note is quoted instead"
 LINK_LIST = "a list of links: the notes it points to answer, not it"
+# a note of headings alone, or of a query block (Dataview) alone, is found by its name; quoted, it says
+# nothing
+TITLE_ONLY = "holds only its note's name: nothing of it to quote"
 BEYOND_MAX = "beyond max entries"
 REPLACED = "its note says another replaced it"  # note_status.says_replaced
 # several vaults: another holds the period, tag or name the question narrows to (search/narrowing.py)
@@ -374,6 +377,8 @@ def _kept_views(
     for view in views:
         if view.chunk_id not in left_out and is_link_list(view.content):
             left_out[view.chunk_id] = LINK_LIST
+        elif view.chunk_id not in left_out and view.content.strip() == view.note_title.strip():
+            left_out[view.chunk_id] = TITLE_ONLY
         elif view.chunk_id not in left_out and view.replaced:  # quoted, a replaced plan reads as the plan
             left_out[view.chunk_id] = REPLACED
     kept = [v for v in views if v.chunk_id not in left_out]

@@ -11,7 +11,8 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
    ("BA2025", "£2025", "1920x1080"), and when a note was made is never what it is of, however its key is
    written ("Created:", "date created:" as the Linter plugin writes it, "created_at").
 3: a chunk that leaves hidden lines out (comments, Dataview blocks) stores where its lines stand in the file
-   (line_map.py), so a quote of some of its lines cites the note's own.
+   (line_map.py), so a quote of some of its lines cites the note's own; a note of headings alone, found by
+   its title, is cited by its whole lines (was 1-1, which holds no title).
 """
 
 from __future__ import annotations

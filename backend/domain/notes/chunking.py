@@ -27,10 +27,11 @@ Rules:
   Templater commands, Dataview and other query blocks) is cut out of the text: its words are never counted or
   indexed, a line of nothing else is dropped like a comment line, and one inside a line of prose leaves the
   rest of the line. Nothing moves: the lines a chunk reports are still the file's.
-* A note whose only words are headings yields one chunk holding its title (lines 1-1), so it can be found by
-  name, unless that is a placeholder ("Untitled 2"). A note with no words at all (nothing but frontmatter,
-  whitespace, comments or the above) yields none: there is nothing to find it by, and an empty answer
-  quoted is noise. It is still a note (listed, linked, looked up by name).
+* A note whose only words are headings yields one chunk holding its title (its lines: the whole note's), so it
+  can be found by name (the recall never quotes it: its title says nothing), unless that is a placeholder
+  ("Untitled 2"). A note with no words at all (nothing but frontmatter, whitespace, comments or the above)
+  yields none: there is nothing to find it by, and an empty answer quoted is noise. It is still a note
+  (listed, linked, looked up by name).
 """
 
 from __future__ import annotations
@@ -196,7 +197,10 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
         # name, has nothing to find it by
         if not text.word_starts or is_placeholder_title(note.title):
             return []
-        return [Chunk(note.path, 0, note.title, (), 1, 1)]
+        # its lines are the whole note's: no line holds the title (a file name, a `title:`), so a citation
+        # of it reads back the note
+        last = note.body_start_line + len(note.body.rstrip("\n").split("\n")) - 1
+        return [Chunk(note.path, 0, note.title, (), 1, max(1, last))]
     chunks: list[Chunk] = []
     for index, (heading_path, first, end) in enumerate(ranges):
         start_offset, end_offset = text.span(first, end)
