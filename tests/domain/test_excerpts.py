@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from backend.domain.recall.context_packing import SEPARATOR, Passage, Reading, pack
 from backend.domain.recall.excerpts import blocks_of, excerpt
 
@@ -52,9 +54,13 @@ def test_the_run_around_the_match_fills_the_room_it_has() -> None:
     assert len(quoted) <= len(MESSAGES[2]) * 3
 
 
-def test_a_heading_alone_is_never_the_excerpt() -> None:
+@pytest.mark.parametrize(
+    "heading",
+    ["# Call with Pete re blacking", "Call with Pete re blacking\n===", "Call with Pete re blacking\n---"],
+)
+def test_a_heading_alone_is_never_the_excerpt(heading: str) -> None:
     # the note's subject names Pete; the price list under it, which answers, does not
-    text = "# Call with Pete re blacking\n\n- dock 2 wks £420, jet wash £90 → **£1,450**\n\nPaid the deposit."
+    text = f"{heading}\n\n- dock 2 wks £420, jet wash £90 → **£1,450**\n\nPaid the deposit."
     asked = question("what did pete quote for the blacking")
     assert excerpt(text, blocks_of(text, lambda b: words(b) & asked.keys()), asked, room=60) is None
 

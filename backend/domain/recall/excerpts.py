@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 # a heading alone: the entry's title already says it, and its words would pick it over the lines under it
-_HEADING = re.compile(r"#{1,6}[ \t][^\n]*")
+# (written with #, or underlined with = or -: a setext heading)
+_HEADING = re.compile(r"#{1,6}[ \t][^\n]*|[^\n]+\n[ \t]{0,3}(?:=+|-+)[ \t]*")
 # a line cut short to end an excerpt keeps at least this much of itself: less is a fragment, not a statement
 MIN_CUT_LINE = 40
 
