@@ -183,6 +183,27 @@ def test_against_the_service_of_both_vaults(service: str, cli: Callable[..., Ran
     assert one.stdout.startswith("personal: synced 2 notes, ")
 
 
+def test_from_another_shell_without_vaults_set_the_service_names_its_vaults(
+    service: str, cli: Callable[..., Ran], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a person at another terminal than the service's: no VAULTS there, only the service's address
+    monkeypatch.delenv("VAULTS")
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "elsewhere"))
+    url = ["--url", service]
+
+    synced = cli("sync", *url)  # every vault of the service, in turn
+    assert synced.returncode == 0, synced.stderr
+    assert [line.split(":")[0] for line in synced.stdout.splitlines()] == ["work", "personal"]
+    verified = cli("verify", *url)
+    assert verified.returncode == 0, verified.stderr
+    assert "vault work:" in verified.stdout
+    assert "vault personal:" in verified.stdout
+    assert cli("memory", "list", *url).returncode == 0
+    note = cli("note", "Garden.md", "--vault", "personal", *url)
+    assert note.returncode == 0, note.stderr
+    assert "personal" in note.stdout.splitlines()[0]  # the note names its vault
+
+
 def test_the_service_of_several_vaults_is_found_as_one_service(tmp_path: Path) -> None:
     # `make run VAULTS=...` records the one service in each vault's data dir under ./data: the CLI run in
     # that folder with no vault named finds one service there, not two to choose between

@@ -84,7 +84,35 @@ def _read_vault(settings: Settings, args: argparse.Namespace, path: str, local: 
 
 def _labelled(settings: Settings, args: argparse.Namespace) -> bool:
     """Several vaults in play: what is printed names its vault."""
-    return several(settings) or getattr(args, "vault_name", None) is not None
+    return (
+        several(settings) or getattr(args, "vault_name", None) is not None or len(_served(settings, args)) > 1
+    )
+
+
+def _vault_names(settings: Settings, args: argparse.Namespace) -> list[str | None]:
+    """The vaults a job, or a read of every vault, covers (`job_vaults`); without VAULTS here, those of the
+    service `--url` names when it serves several: a person at another shell than the service's has no VAULTS
+    set, and means the service's vaults."""
+    names = job_vaults(settings, args)
+    served = _served(settings, args) if names == [None] else []
+    return list(served) if len(served) > 1 else names
+
+
+def _served(settings: Settings, args: argparse.Namespace) -> list[str]:
+    """The vaults of the service `--url` names, when this command names none itself (no VAULTS, no
+    `--vault`); empty otherwise, or when it does not answer."""
+    if settings.vaults or getattr(args, "vault_name", None) or not getattr(args, "url", None):
+        return []
+    if not hasattr(args, "_served"):  # asked once a command
+        service, _ = find_service(lookup_settings(settings), args.url)
+        status: dict[str, Any] = {}
+        if service is not None:
+            try:
+                status = service.request("GET", "/index/status")
+            finally:
+                service.close()
+        args._served = [str(v["vault"]) for v in status.get("vaults") or ()]
+    return list(args._served)
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -137,7 +165,7 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 def _each_vault(settings: Settings, args: argparse.Namespace) -> list[argparse.Namespace]:
     """The arguments once per vault a read of every vault covers: the one `--vault` names, else with VAULTS
     each vault in turn (as a job runs over every vault: `job_vaults`), else the one vault as given."""
-    return [_of_vault(args, name) for name in job_vaults(settings, args)]
+    return [_of_vault(args, name) for name in _vault_names(settings, args)]
 
 
 def _of_vault(args: argparse.Namespace, name: str | None) -> argparse.Namespace:
@@ -149,9 +177,10 @@ def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
     """With VAULTS and no `--vault`: every vault's report, each headed by its vault (JSON: a list)."""
     from backend.api.status_answer import verify_answer
 
-    per_vault = args.vault_name is None and bool(settings.vaults)
+    each_vault = _each_vault(settings, args)
+    per_vault = args.vault_name is None and len(each_vault) > 1
     reports = []
-    for each in _each_vault(settings, args):
+    for each in each_vault:
         report = _read_vault(
             settings,
             each,
@@ -262,7 +291,7 @@ def _forget(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.answers import forget_answer
 
     vault = args.vault_name
-    if vault is None and settings.vaults:
+    if vault is None and (settings.vaults or len(_served(settings, args)) > 1):
         holders = []
         for each in _each_vault(settings, args):
             offset: int | None = 0
@@ -299,7 +328,7 @@ def cmd_job(settings: Settings, args: argparse.Namespace, kind: str) -> int:
     """`index`, `sync`, `rebuild`, `calibrate`: by the running service of the vault when one answers, else
     here; with progress. With VAULTS: of the vault `--vault` names, else of each vault in turn
     (`job_vaults` says why), one failing vault not stopping the others' (exit 1 after, naming it)."""
-    names = job_vaults(settings, args)
+    names = _vault_names(settings, args)
     if names == [None]:
         return _job(settings, args, kind, None)
     worst, failed = 0, []
