@@ -19,9 +19,12 @@ from backend.data_dirs import vault_data_dir
 from backend.domain.errors import (
     KnowledgeBridgeError,
     NoteAmbiguousError,
+    NoteNotFoundError,
     UnknownVaultError,
     VaultUnavailableError,
 )
+from backend.domain.notes.note_lookup import NoteLookup, in_vaults
+from backend.domain.notes.vault_paths import vault_path
 
 log = logging.getLogger(__name__)
 
@@ -148,8 +151,9 @@ class Library:
         return None
 
     def holding(self, note_path: str, name: str | None) -> tuple[str, Services]:
-        """The vault of a note asked by path: the one named, else the only one, else the one vault that
-        holds the path (two or more: NOTE_AMBIGUOUS naming them; none: the first, which answers 404)."""
+        """The vault of a note asked by path or name: the one named, else the only one, else the one vault
+        that holds the exact path, else the one vault where a note answers to it (`_answering`). Two or more
+        vaults holding it: NOTE_AMBIGUOUS naming them."""
         if name is not None or not self.several:
             return self.get(name)
         holders = [n for n, s in self.each() if _holds(s, note_path)]
@@ -158,7 +162,50 @@ class Library:
                 f"{note_path!r} is in the vaults {', '.join(holders)}; name one with `vault`",
                 suggestion=f"Ask again with vault set to one of: {', '.join(holders)}.",
             )
-        return self.get(holders[0] if holders else next(iter(self.services), self.names[0]))
+        if holders:
+            return self.get(holders[0])
+        return self._answering(note_path)
+
+    def _answering(self, asked: str) -> tuple[str, Services]:
+        """The one vault where a note answers to `asked` as a read of that vault would take it (its path
+        without `.md` or in another letter case, its title, alias or file name: `NoteReader.lookup`). Every
+        vault is asked, as equals: a name two vaults answer to is NOTE_AMBIGUOUS naming each one's note, since
+        the first vault's note is only a guess; none: NOTE_NOT_FOUND naming the closest notes of all."""
+        if not self.services:
+            return self.get(self.names[0])  # no vault opened: the first one's failure (503)
+        vault_path(asked)  # a path leaving the vault is refused once (400), as the read itself would
+        lookups: dict[str, NoteLookup] = {}
+        failed: list[KnowledgeBridgeError] = []
+        for name, services in self.each():
+            try:
+                lookups[name] = services.notes.lookup(asked)
+            except KnowledgeBridgeError as exc:  # its index unreadable: the others may still hold the note
+                log.warning("vault %s could not look up %r: %s", name, asked, exc.detail)
+                failed.append(exc)
+        found = in_vaults(lookups)
+        if len(found.answering) == 1:
+            return self.get(next(iter(found.answering)))
+        if found.answering:
+            forms = ", ".join(
+                f"{vault} ({paths[0]})" if len(paths) == 1 else f"{vault} (one of {', '.join(paths)})"
+                for vault, paths in found.answering.items()
+            )
+            raise NoteAmbiguousError(
+                f"{asked!r} could mean a note of each of the vaults {', '.join(found.answering)}; name one "
+                "with `vault`",
+                suggestion=f"Ask again with vault set to one of: {forms}.",
+            )
+        if failed:  # the note may be in the vault that could not be asked: its error, not a 404
+            raise failed[0]
+        still = [name for name, services in self.each() if not services.notes.complete]
+        hint = f" (the first indexing of {', '.join(still)} is still running)" if still else ""
+        suggestion = NoteNotFoundError.suggestion
+        if found.closest:
+            named = ", ".join(f"{path} (vault {vault})" for vault, path in found.closest)
+            suggestion = f"Did you mean: {named}?"
+        raise NoteNotFoundError(
+            f"no indexed note at {asked!r} in the vaults {', '.join(lookups)}{hint}", suggestion=suggestion
+        )
 
     def close(self) -> None:
         for name, services in self.services.items():

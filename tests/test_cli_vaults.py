@@ -152,6 +152,21 @@ def test_verify_and_memory_without_a_vault_cover_every_vault(vaults: str, cli: C
     assert "error (MEMORY_NOT_FOUND)" in gone.stderr
 
 
+def test_a_note_named_loosely_is_looked_up_in_every_vault(vaults: str, cli: Callable[..., Ran]) -> None:
+    assert cli("index").returncode == 0
+    # personal alone has a note named Garden: found there, not missed in work (the first vault)
+    garden = cli("note", "garden")
+    assert garden.stdout.startswith("[personal] Garden.md"), garden.stderr
+    assert cli("links", "Garden").stdout.startswith("[personal] Garden.md")
+    kept = cli("memory", "remember", "basil", "in pots", "--source", "GARDEN")
+    assert kept.returncode == 1
+    assert "'Garden.md'" in kept.stderr  # a fact needs the path: personal's note's, not a miss in work
+    both = cli("note", "inbox")  # both vaults have Inbox.md: which is meant must be said
+    assert both.returncode == 1
+    assert "error (NOTE_AMBIGUOUS)" in both.stderr
+    assert "work (Inbox.md), personal (Inbox.md)" in both.stderr
+
+
 @pytest.fixture
 def service(vaults: str, tmp_path: Path) -> Iterator[str]:
     settings = load_settings(

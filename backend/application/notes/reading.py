@@ -17,7 +17,7 @@ from backend.domain.links import NoteRecord
 from backend.domain.models import PointFilter
 from backend.domain.notes.line_ranges import LineWindow, line_window, one_newline
 from backend.domain.notes.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
-from backend.domain.notes.note_lookup import lookup_note
+from backend.domain.notes.note_lookup import NoteLookup, lookup_note
 from backend.domain.notes.vault_paths import canonical, vault_folder, vault_path
 from backend.domain.ranking.filter_check import unmatched_filters
 from backend.domain.text.content_policy import ContentPolicy
@@ -64,13 +64,10 @@ class NoteReader:
         the closest paths, or the notes an ambiguous name could mean. The one place note names are resolved:
         every way a client names a note goes through here."""
         asked = vault_path(asked)  # checked, and in NFC: the form the index stores
-        record = self._index.note_record(asked)
-        if record is not None:
-            return record  # the common case: a path as search results give it, one point lookup
-        found = lookup_note(asked, self._index.note_records())
+        found = self.lookup(asked)
         if found.found is not None:
             return found.found
-        hint = "" if self._index.complete else " (the first indexing is still running)"
+        hint = "" if self.complete else " (the first indexing is still running)"
         if found.ambiguous:
             raise NoteNotFoundError(
                 f"{asked!r} could mean {len(found.ambiguous)} notes{hint}",
@@ -80,6 +77,20 @@ class NoteReader:
         if found.closest:
             suggestion = "Did you mean: " + ", ".join(found.closest) + "?"
         raise NoteNotFoundError(f"no indexed note at {asked!r}{hint}", suggestion=suggestion)
+
+    def lookup(self, asked: str) -> NoteLookup:
+        """What `asked` means in this vault, a miss included, without raising for one: what `find` decides
+        by, and what a service of several vaults weighs across its vaults (`vault_set.Library.holding`)."""
+        asked = vault_path(asked)  # checked, and in NFC: the form the index stores
+        record = self._index.note_record(asked)
+        if record is not None:
+            return NoteLookup(record)  # the common case: a path as search results give it, one point lookup
+        return lookup_note(asked, self._index.note_records())
+
+    @property
+    def complete(self) -> bool:
+        """The first indexing is over: a miss is a miss, not a note still to come."""
+        return self._index.complete
 
     def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> NoteView:
         record = self.find(path)
