@@ -30,6 +30,13 @@ log = logging.getLogger(__name__)
 
 # the name the one vault of a service without VAULTS answers with: its VAULT_NAME (`obsidian` by default)
 
+# A vault is opened once, at start: one that failed then stays out until the service starts again, while one
+# whose folder went away later serves again as soon as the folder is back (`Library.problem` looks each time).
+FAILED_AT_START = (
+    "Check that the vault's folder exists and is readable (the service log says why it did not open), then "
+    "restart the service: a vault that failed to open at start stays out until then."
+)
+
 
 def vault_settings(settings: Settings) -> dict[str, Settings]:
     """Each vault's settings by its short name: without VAULTS the settings as they are (the one vault
@@ -58,6 +65,13 @@ class VaultFailure:
     vault: str
     error_code: str
     detail: str
+    suggestion: str = VaultUnavailableError.suggestion  # what brings it back (never in `missing_vaults`)
+
+    def error(self) -> VaultUnavailableError:
+        """The answer of a request that needs this vault: 503 VAULT_UNAVAILABLE naming it."""
+        return VaultUnavailableError(
+            f"the vault {self.vault!r} is unavailable: {self.detail}", suggestion=self.suggestion
+        )
 
 
 class Library:
@@ -93,7 +107,7 @@ class Library:
                 )
                 code = exc.code if isinstance(exc, KnowledgeBridgeError) else "VAULT_UNAVAILABLE"
                 log.error("vault %s not served: %s", name, detail)
-                failures.append(VaultFailure(name, code, detail))
+                failures.append(VaultFailure(name, code, detail, FAILED_AT_START))
         library = cls(opened, failures)
         library.names = list(each)  # the order VAULTS gives
         return library
@@ -125,7 +139,8 @@ class Library:
         return list(dict.fromkeys(names))
 
     def get(self, name: str | None) -> tuple[str, Services]:
-        """One vault by name, or the only one when none is named (several: name one)."""
+        """One vault by name, or the only one when none is named (several: name one); one that cannot answer
+        now (`problem`) is 503 VAULT_UNAVAILABLE, before anything reads its folder or starts a job on it."""
         if name is None:
             if self.several:
                 raise UnknownVaultError(
@@ -134,11 +149,10 @@ class Library:
                 )
             name = self.names[0]
         self.asked([name])
-        services = self.services.get(name)
-        if services is None:
-            failure = self.failures[name]
-            raise VaultUnavailableError(f"the vault {name!r} is unavailable: {failure.detail}")
-        return name, services
+        problem = self.problem(name)
+        if problem is not None:
+            raise problem.error()
+        return name, self.services[name]
 
     def problem(self, name: str) -> VaultFailure | None:
         """Why a vault cannot answer now: it failed to open, or (several vaults) its folder is gone."""
@@ -147,16 +161,26 @@ class Library:
             return failure
         path: Path = self.services[name].settings.vault_path
         if self.several and not path.is_dir():
-            return VaultFailure(name, VaultUnavailableError.code, f"{path} is not a folder any more")
+            return VaultFailure(
+                name,
+                VaultUnavailableError.code,
+                f"{path} is not a folder any more",
+                f"Put the vault's folder back at {path} (or mount it again): the vault answers again by "
+                "itself, without a restart.",
+            )
         return None
+
+    def answering(self) -> list[tuple[str, Services]]:
+        """The vaults that can answer now, in their order (`problem`: none)."""
+        return [(name, services) for name, services in self.each() if self.problem(name) is None]
 
     def holding(self, note_path: str, name: str | None) -> tuple[str, Services]:
         """The vault of a note asked by path or name: the one named, else the only one, else the one vault
         that holds the exact path, else the one vault where a note answers to it (`_answering`). Two or more
-        vaults holding it: NOTE_AMBIGUOUS naming them."""
+        vaults holding it: NOTE_AMBIGUOUS naming them. A vault that cannot answer now is left out."""
         if name is not None or not self.several:
             return self.get(name)
-        holders = [n for n, s in self.each() if _holds(s, note_path)]
+        holders = [n for n, s in self.answering() if _holds(s, note_path)]
         if len(holders) > 1:
             raise NoteAmbiguousError(
                 f"{note_path!r} is in the vaults {', '.join(holders)}; name one with `vault`",
@@ -170,13 +194,12 @@ class Library:
         """The one vault where a note answers to `asked` as a read of that vault would take it (its path
         without `.md` or in another letter case, its title, alias or file name: `NoteReader.lookup`). Every
         vault is asked, as equals: a name two vaults answer to is NOTE_AMBIGUOUS naming each one's note, since
-        the first vault's note is only a guess; none: NOTE_NOT_FOUND naming the closest notes of all."""
-        if not self.services:
-            return self.get(self.names[0])  # no vault opened: the first one's failure (503)
+        the first vault's note is only a guess; none: NOTE_NOT_FOUND naming the closest notes of all, unless
+        a vault could not be asked: the note may be its own, so 503 VAULT_UNAVAILABLE naming it."""
         vault_path(asked)  # a path leaving the vault is refused once (400), as the read itself would
         lookups: dict[str, NoteLookup] = {}
         failed: list[KnowledgeBridgeError] = []
-        for name, services in self.each():
+        for name, services in self.answering():
             try:
                 lookups[name] = services.notes.lookup(asked)
             except KnowledgeBridgeError as exc:  # its index unreadable: the others may still hold the note
@@ -194,6 +217,16 @@ class Library:
                 f"{asked!r} could mean a note of each of the vaults {', '.join(found.answering)}; name one "
                 "with `vault`",
                 suggestion=f"Ask again with vault set to one of: {forms}.",
+            )
+        unavailable = [p for p in map(self.problem, self.names) if p is not None]
+        if unavailable:  # the note may be the gone vault's: another vault's closest notes would mislead
+            first = unavailable[0]
+            answered = (
+                f"no vault that answers ({', '.join(lookups)}) has it" if lookups else "no vault answers"
+            )
+            raise VaultUnavailableError(
+                f"{asked!r}: {answered}, and the vault {first.vault!r} is unavailable: {first.detail}",
+                suggestion=first.suggestion,
             )
         if failed:  # the note may be in the vault that could not be asked: its error, not a 404
             raise failed[0]

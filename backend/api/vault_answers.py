@@ -53,7 +53,7 @@ async def fan_out(
         problem = library.problem(name)
         if problem is not None:
             if len(names) == 1:
-                raise VaultUnavailableError(f"the vault {name!r} is unavailable: {problem.detail}")
+                raise problem.error()
             return name, None, problem
         try:
             return name, await run_in_threadpool(work, library.services[name]), None

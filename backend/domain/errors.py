@@ -208,7 +208,12 @@ class VaultUnavailableError(KnowledgeBridgeError):
 
     code = "VAULT_UNAVAILABLE"
     recoverable = True
-    suggestion = "Check that the vault's folder exists and is readable, then restart the service."
+    # true of both ways a vault is out: its folder gone while serving (back by itself once the folder is)
+    # and a vault that failed to open at start (out until a restart); each says its own where it is known
+    suggestion = (
+        "Check that the vault's folder exists and is readable: a folder put back is served again by itself, "
+        "a vault that failed to open at start after a restart of the service."
+    )
 
 
 class NoteAmbiguousError(KnowledgeBridgeError):

@@ -247,3 +247,48 @@ def test_why_not_answers_from_the_vault_holding_the_note(client: TestClient) -> 
     assert why["final_rank"] == (
         shown.index(("personal", "Garden.md")) + 1 if ("personal", "Garden.md") in shown else None
     )
+
+
+def test_a_removed_vault_s_notes_and_jobs_are_unavailable_until_its_folder_is_back(
+    client: TestClient, vaults: tuple[Path, Path]
+) -> None:
+    shutil.rmtree(vaults[1])
+    # its notes, asked of it: 503 naming it, as /search of it alone answers, not 404 "catches up shortly"
+    named = client.get("/note/Garden.md", params={"vault": "personal"})
+    assert named.status_code == 503, named.json()
+    error = named.json()
+    assert set(error) == {"error_code", "detail", "recoverable", "suggestion"}
+    assert error["error_code"] == "VAULT_UNAVAILABLE"
+    assert "'personal'" in error["detail"]
+    assert str(vaults[1]) in error["suggestion"]  # where to put it back: no restart needed
+    assert "by itself" in error["suggestion"]
+    assert "restart the service" not in error["suggestion"]
+    # asked of no vault: not the other vault's 404 (suggesting its own notes), the note may be the gone one's
+    unnamed = client.get("/note/Garden")
+    assert unnamed.status_code == 503, unnamed.json()
+    assert "'personal'" in unnamed.json()["detail"]
+    assert client.get("/note/Projects/Apollo").json()["vault"] == "work"  # the other's notes still read
+    # a job of it is refused up front, not accepted to fail
+    job = client.post("/index/sync", params={"vault": "personal"})
+    assert job.status_code == 503, job.json()
+    assert job.json()["error_code"] == "VAULT_UNAVAILABLE"
+    # the folder put back: the vault answers again by itself
+    write_notes(vaults[1], PERSONAL)
+    assert client.get("/note/Garden.md", params={"vault": "personal"}).json()["vault"] == "personal"
+    assert client.get("/note/Garden").json()["vault"] == "personal"
+    assert client.post("/index/sync", params={"vault": "personal"}).status_code == 202
+
+
+def test_a_vault_missing_at_start_is_named_when_no_other_vault_has_the_note(
+    tmp_path: Path, vaults: tuple[Path, Path]
+) -> None:
+    work, personal = vaults
+    shutil.rmtree(personal)
+    with _client(tmp_path, work, personal) as client:
+        wait_indexed(client, "work")
+        missed = client.get("/note/Garden")  # work has no such note; personal, which may, did not open
+        assert missed.status_code == 503, missed.json()
+        assert missed.json()["error_code"] == "VAULT_UNAVAILABLE"
+        assert "'personal'" in missed.json()["detail"]
+        assert "restart" in missed.json()["suggestion"]  # a vault that failed to open stays out till then
+        assert client.post("/index/sync", params={"vault": "personal"}).status_code == 503

@@ -21,7 +21,7 @@ router = APIRouter(prefix="/index", tags=["index"])
     "/status",
     operation_id="index_status",
     response_model=IndexStatus,
-    responses=error_responses("INDEX_CORRUPTED", 422, 507),
+    responses=error_responses("INDEX_CORRUPTED", "VAULT_UNAVAILABLE", 422, 507),
 )
 async def index_status(library: LibraryDep, request: Request, vault: VaultQuery = None) -> IndexStatus:
     """What is indexed, with which model, whether the watcher and embedder are up, and the progress of the
@@ -41,7 +41,7 @@ async def index_status(library: LibraryDep, request: Request, vault: VaultQuery 
     "/verify",
     operation_id="index_verify",
     response_model=VerifyResult,
-    responses=error_responses(*INDEX_UNREADABLE, 422, 507),
+    responses=error_responses(*INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 422, 507),
 )
 async def verify(library: LibraryDep, vault: VaultQuery = None) -> VerifyResult:
     """Check the index against the vault on disk (missing, extra and stale notes) and against itself (chunk
@@ -54,7 +54,7 @@ async def verify(library: LibraryDep, vault: VaultQuery = None) -> VerifyResult:
 STARTS_A_JOB: dict[str, Any] = {
     "status_code": 202,
     "response_model": JobAccepted,
-    "responses": error_responses(409, 422, *INDEX_UNREADABLE, 507),
+    "responses": error_responses(409, 422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507),
 }
 
 

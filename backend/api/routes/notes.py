@@ -32,7 +32,9 @@ MAX_PAGE = 500
     "/note/{note_path:path}/links",
     operation_id="note_links",
     response_model=NoteLinksOut,
-    responses=error_responses(400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(
+        400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507
+    ),
 )
 async def note_links(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path),
@@ -47,7 +49,9 @@ async def note_links(note_path: NotePath, library: LibraryDep, vault: VaultQuery
     "/note/{note_path:path}/chunks",
     operation_id="note_chunks",
     response_model=NoteChunksOut,
-    responses=error_responses(400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(
+        400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507
+    ),
 )
 async def note_chunks(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteChunksOut:
     """A note as the index holds it: its chunks in order, each with its heading path, lines, tags, date,
@@ -60,7 +64,7 @@ async def note_chunks(note_path: NotePath, library: LibraryDep, vault: VaultQuer
     "/links/unresolved",
     operation_id="unresolved_links",
     response_model=UnresolvedLinksOut,
-    responses=error_responses(422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507),
 )
 async def unresolved(
     library: LibraryDep,
@@ -80,7 +84,9 @@ async def unresolved(
     "/note/{note_path:path}",
     operation_id="get_note",
     response_model=NoteOut,
-    responses=error_responses(400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(
+        400, "NOTE_NOT_FOUND", "NOTE_AMBIGUOUS", 422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507
+    ),
 )
 async def get_note(
     note_path: NotePath,
@@ -109,7 +115,7 @@ async def get_note(
     "/notes",
     operation_id="list_notes",
     response_model=NoteListOut,
-    responses=error_responses(400, 422, *INDEX_UNREADABLE, 507),
+    responses=error_responses(400, 422, *INDEX_UNREADABLE, "VAULT_UNAVAILABLE", 507),
 )
 async def list_notes(
     library: LibraryDep,
