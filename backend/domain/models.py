@@ -63,6 +63,9 @@ class Chunk:
     end_line: int  # 1-based, inclusive
     # where the text's lines stand in the file, when it leaves hidden lines out (line_map.py)
     line_map: LineMap = ()
+    # its text is its note's title, standing in for a note of headings or a query alone (chunking.py): found
+    # by name, it has nothing of its own to quote
+    title_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

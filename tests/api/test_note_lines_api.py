@@ -31,7 +31,13 @@ BOILERS = {
 }
 
 MOC = "MOCs/Active projects.md"
-FILES = {**BOILERS, MOC: "---\ntags: [moc]\n---\n# Active projects\n\n```dataview\nLIST FROM #project\n```\n"}
+# a one-line note named by its own words, as a note per paragraph is: its text is its name, and it is quoted
+NAMED_BY_ITS_WORDS = "Boiler pressure drops below one bar every winter.md"
+FILES = {
+    **BOILERS,
+    MOC: "---\ntags: [moc]\n---\n# Active projects\n\n```dataview\nLIST FROM #project\n```\n",
+    NAMED_BY_ITS_WORDS: "Boiler pressure drops below one bar every winter\n",
+}
 
 client = vault_client(FILES)
 
@@ -61,3 +67,10 @@ def test_a_note_found_by_its_name_alone_is_cited_whole_and_never_quoted(client: 
     assert MOC not in {s["note_path"] for s in block["sources"]}
     fates = {c["note_path"]: c["reason"] for c in block["explain"]["considered"]}
     assert fates[MOC] == "holds only its note's name: nothing of it to quote"
+
+
+def test_a_note_whose_text_is_its_name_is_quoted(client: TestClient) -> None:
+    block = client.post(
+        "/context", json={"query": "boiler pressure drops every winter", "explain": True}
+    ).json()
+    assert NAMED_BY_ITS_WORDS in {s["note_path"] for s in block["sources"]}

@@ -272,7 +272,7 @@ def test_a_note_without_words_has_no_chunk_to_quote(text: str) -> None:
 def test_a_note_of_headings_alone_is_one_chunk_holding_its_title() -> None:
     note = parse_note("folder/Only Title.md", "# Heading\n## Another\n")
 
-    assert chunk_note(note) == [Chunk("folder/Only Title.md", 0, note.title, (), 1, 2)]
+    assert chunk_note(note) == [Chunk("folder/Only Title.md", 0, note.title, (), 1, 2, title_only=True)]
 
 
 def test_a_note_of_a_query_alone_is_cited_by_its_lines() -> None:
@@ -280,7 +280,7 @@ def test_a_note_of_a_query_alone_is_cited_by_its_lines() -> None:
     text = "---\ntags: [moc]\n---\n# Active projects\n\n```dataview\nLIST FROM #project\n```\n"
     note = parse_note("Projects MOC.md", text)
 
-    assert chunk_note(note) == [Chunk("Projects MOC.md", 0, "Projects MOC", (), 1, 8)]
+    assert chunk_note(note) == [Chunk("Projects MOC.md", 0, "Projects MOC", (), 1, 8, title_only=True)]
 
 
 def test_indented_first_line_keeps_its_indentation() -> None:

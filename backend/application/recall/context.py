@@ -377,7 +377,7 @@ def _kept_views(
     for view in views:
         if view.chunk_id not in left_out and is_link_list(view.content):
             left_out[view.chunk_id] = LINK_LIST
-        elif view.chunk_id not in left_out and view.content.strip() == view.note_title.strip():
+        elif view.chunk_id not in left_out and view.title_only:
             left_out[view.chunk_id] = TITLE_ONLY
         elif view.chunk_id not in left_out and view.replaced:  # quoted, a replaced plan reads as the plan
             left_out[view.chunk_id] = REPLACED

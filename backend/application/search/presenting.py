@@ -10,7 +10,7 @@ from typing import Any
 
 from backend.application.search.question import Question
 from backend.application.search.ranking import note_periods, origin_of
-from backend.domain.index.payload import LINE_MAP, PERIOD_STATED, REPLACED
+from backend.domain.index.payload import LINE_MAP, PERIOD_STATED, REPLACED, TITLE_ONLY
 from backend.domain.models import ScoredPoint
 from backend.domain.notes.line_map import LineMap
 from backend.domain.notes.line_map import read as read_line_map
@@ -54,6 +54,7 @@ class ResultView:
     replaced: bool = False  # its note says another note replaced it (note_status)
     saved_from: str | None = None  # where its note was saved from (note_origin); None: the person's own words
     line_map: LineMap = ()  # where its text's lines stand in the file (line_map.py)
+    title_only: bool = False  # its note's title standing in for a note of headings or a query alone
 
 
 def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
@@ -121,6 +122,7 @@ def present_hits(
                 replaced=bool(p.get(REPLACED)),
                 saved_from=origin_of(p, saved_folders),
                 line_map=read_line_map(p.get(LINE_MAP)),
+                title_only=bool(p.get(TITLE_ONLY)),
             )
         )
     return views

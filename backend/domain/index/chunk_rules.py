@@ -11,10 +11,11 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
    ("BA2025", "£2025", "1920x1080"), and when a note was made is never what it is of, however its key is
    written ("Created:", "date created:" as the Linter plugin writes it, "created_at").
 3: a chunk that leaves hidden lines out (comments, Dataview blocks) stores where its lines stand in the file
-   (line_map.py), so a quote of some of its lines cites the note's own; a note of headings alone, found by
-   its title, is cited by its whole lines (was 1-1, which holds no title).
+   (line_map.py), so a quote of some of its lines cites the note's own.
+4: a note of headings or a query alone, found by its title, is cited by its whole lines (was 1-1, which holds
+   no title), and its chunk says it is its title alone (never quoted).
 """
 
 from __future__ import annotations
 
-CHUNK_RULES = 3  # 0: an index built before the rules were recorded
+CHUNK_RULES = 4  # 0: an index built before the rules were recorded

@@ -31,6 +31,8 @@ CHUNK_INDEX = "chunk_index"
 CONTENT_HASH = "content_hash"  # of the whole note text the chunk was cut from
 # where the text's lines stand in the file, in a chunk that leaves hidden lines out (line_map.py)
 LINE_MAP = "line_map"
+# the chunk is its note's title standing in for a note of headings or a query alone: never quoted
+TITLE_ONLY = "title_only"
 
 HEADING_SEPARATOR = " > "
 
@@ -63,6 +65,7 @@ def chunk_payload(
         "end_line": chunk.end_line,
         "content": chunk.text,
         **({LINE_MAP: stored(chunk.line_map)} if chunk.line_map else {}),
+        **({TITLE_ONLY: True} if chunk.title_only else {}),
         TAGS: list(note.tags),
         "aliases": list(note.aliases),
         DATE: note.date,

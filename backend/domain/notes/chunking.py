@@ -200,7 +200,7 @@ def chunk_note(note: ParsedNote, *, max_tokens: int = 200, overlap_tokens: int =
         # its lines are the whole note's: no line holds the title (a file name, a `title:`), so a citation
         # of it reads back the note
         last = note.body_start_line + len(note.body.rstrip("\n").split("\n")) - 1
-        return [Chunk(note.path, 0, note.title, (), 1, max(1, last))]
+        return [Chunk(note.path, 0, note.title, (), 1, max(1, last), title_only=True)]
     chunks: list[Chunk] = []
     for index, (heading_path, first, end) in enumerate(ranges):
         start_offset, end_offset = text.span(first, end)
