@@ -17,6 +17,14 @@ from pydantic import BaseModel
 from backend.bootstrap import Services
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError, MemoryNotFoundError, NoteAmbiguousError
+from backend.entrypoints.cli.asked_vaults import (
+    each_vault,
+    labelled,
+    of_vault,
+    served,
+    vault_names,
+    vault_param,
+)
 from backend.entrypoints.cli.output import (
     LIST_LIMIT,
     PROGRAM,
@@ -40,7 +48,7 @@ from backend.entrypoints.cli.target import (
     say,
     working_here,
 )
-from backend.entrypoints.cli.vaults import job_vaults, lookup_settings, open_library, own_settings, several
+from backend.entrypoints.cli.vaults import lookup_settings, open_library, own_settings, several
 from backend.vault_set import Library
 
 DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
@@ -72,47 +80,9 @@ def answer(
         library.close()
 
 
-def _vault(args: argparse.Namespace) -> dict[str, str]:
-    """The query parameter naming the vault `--vault NAME` named (none: the service decides, as a route)."""
-    return {"vault": args.vault_name} if getattr(args, "vault_name", None) else {}
-
-
 def _read_vault(settings: Settings, args: argparse.Namespace, path: str, local: Local) -> Any:
     """The answer to `GET path` for the vault `--vault NAME` names, from the service or computed here."""
-    return answer(settings, args, "GET", path, local, params=_vault(args))
-
-
-def _labelled(settings: Settings, args: argparse.Namespace) -> bool:
-    """Several vaults in play: what is printed names its vault."""
-    return (
-        several(settings) or getattr(args, "vault_name", None) is not None or len(_served(settings, args)) > 1
-    )
-
-
-def _vault_names(settings: Settings, args: argparse.Namespace) -> list[str | None]:
-    """The vaults a job, or a read of every vault, covers (`job_vaults`); without VAULTS here, those of the
-    service `--url` names when it serves several: a person at another shell than the service's has no VAULTS
-    set, and means the service's vaults."""
-    names = job_vaults(settings, args)
-    served = _served(settings, args) if names == [None] else []
-    return list(served) if len(served) > 1 else names
-
-
-def _served(settings: Settings, args: argparse.Namespace) -> list[str]:
-    """The vaults of the service `--url` names, when this command names none itself (no VAULTS, no
-    `--vault`); empty otherwise, or when it does not answer."""
-    if settings.vaults or getattr(args, "vault_name", None) or not getattr(args, "url", None):
-        return []
-    if not hasattr(args, "_served"):  # asked once a command
-        service, _ = find_service(lookup_settings(settings), args.url)
-        status: dict[str, Any] = {}
-        if service is not None:
-            try:
-                status = service.request("GET", "/index/status")
-            finally:
-                service.close()
-        args._served = [str(v["vault"]) for v in status.get("vaults") or ()]
-    return list(args._served)
+    return answer(settings, args, "GET", path, local, params=vault_param(args))
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -162,25 +132,14 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def _each_vault(settings: Settings, args: argparse.Namespace) -> list[argparse.Namespace]:
-    """The arguments once per vault a read of every vault covers: the one `--vault` names, else with VAULTS
-    each vault in turn (as a job runs over every vault: `job_vaults`), else the one vault as given."""
-    return [_of_vault(args, name) for name in _vault_names(settings, args)]
-
-
-def _of_vault(args: argparse.Namespace, name: str | None) -> argparse.Namespace:
-    """The arguments with `--vault name`."""
-    return argparse.Namespace(**{**vars(args), "vault_name": name})
-
-
 def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
     """With VAULTS and no `--vault`: every vault's report, each headed by its vault (JSON: a list)."""
     from backend.api.status_answer import verify_answer
 
-    each_vault = _each_vault(settings, args)
-    per_vault = args.vault_name is None and len(each_vault) > 1
+    covered = each_vault(settings, args)
+    per_vault = args.vault_name is None and len(covered) > 1
     reports = []
-    for each in each_vault:
+    for each in covered:
         report = _read_vault(
             settings,
             each,
@@ -200,7 +159,7 @@ def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.answers import note_answer
 
-    params = {"start_line": args.start_line, "end_line": args.end_line, **_vault(args)}
+    params = {"start_line": args.start_line, "end_line": args.end_line, **vault_param(args)}
 
     def local(library: Library) -> Any:
         name, services = library.holding(args.path, args.vault_name)
@@ -216,7 +175,7 @@ def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
         local,
         params={k: v for k, v in params.items() if v is not None},
     )
-    print_json(note) if args.json else show_note(note, name_vault=_labelled(settings, args))
+    print_json(note) if args.json else show_note(note, name_vault=labelled(settings, args))
     return 0
 
 
@@ -230,7 +189,7 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
         return found
 
     links = _read_vault(settings, args, f"/note/{quote(args.path, safe='/')}/links", local)
-    print_json(links) if args.json else show_links(links, name_vault=_labelled(settings, args))
+    print_json(links) if args.json else show_links(links, name_vault=labelled(settings, args))
     return 0
 
 
@@ -260,14 +219,14 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
     pages = _fact_pages(settings, args)
     # one vault: its page as the service answers it; several: every vault's facts, each naming its vault
     facts = pages[0] if len(pages) == 1 else {"facts": [f for p in pages for f in p["facts"]]}
-    print_json(facts) if args.json else show_memories(facts["facts"], name_vault=_labelled(settings, args))
+    print_json(facts) if args.json else show_memories(facts["facts"], name_vault=labelled(settings, args))
     return 0
 
 
 def _fact_pages(settings: Settings, args: argparse.Namespace) -> list[Any]:
     """The first page of remembered facts of each vault a read covers (`_each_vault`), each fact naming its
     vault."""
-    return [_fact_page(settings, each, 0) for each in _each_vault(settings, args)]
+    return [_fact_page(settings, each, 0) for each in each_vault(settings, args)]
 
 
 def _fact_page(settings: Settings, each: argparse.Namespace, offset: int) -> Any:
@@ -281,7 +240,7 @@ def _fact_page(settings: Settings, each: argparse.Namespace, offset: int) -> Any
             fact.vault = name
         return page
 
-    params = {"limit": MEMORY_PAGE, "offset": offset, **_vault(each)}
+    params = {"limit": MEMORY_PAGE, "offset": offset, **vault_param(each)}
     return answer(settings, each, "GET", "/memory", listed, params=params)
 
 
@@ -291,9 +250,9 @@ def _forget(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.answers import forget_answer
 
     vault = args.vault_name
-    if vault is None and (settings.vaults or len(_served(settings, args)) > 1):
+    if vault is None and (settings.vaults or len(served(settings, args)) > 1):
         holders = []
-        for each in _each_vault(settings, args):
+        for each in each_vault(settings, args):
             offset: int | None = 0
             while offset is not None:  # every page: a vault may remember more than a page of facts
                 page = _fact_page(settings, each, offset)
@@ -308,14 +267,14 @@ def _forget(settings: Settings, args: argparse.Namespace) -> int:
         if not holders:
             raise MemoryNotFoundError(f"no vault remembers {args.key!r}")
         vault = holders[0]
-    each = _of_vault(args, vault)
+    each = of_vault(args, vault)
     gone = answer(
         settings,
         each,
         "DELETE",
         f"/memory/{quote(args.key, safe='')}",
         lambda library: forget_answer(library.get(vault)[1], args.key),
-        params=_vault(each),
+        params=vault_param(each),
     )
     print_json(gone) if args.json else print(f"forgot {gone['key']}")
     return 0
@@ -328,7 +287,7 @@ def cmd_job(settings: Settings, args: argparse.Namespace, kind: str) -> int:
     """`index`, `sync`, `rebuild`, `calibrate`: by the running service of the vault when one answers, else
     here; with progress. With VAULTS: of the vault `--vault` names, else of each vault in turn
     (`job_vaults` says why), one failing vault not stopping the others' (exit 1 after, naming it)."""
-    names = _vault_names(settings, args)
+    names = vault_names(settings, args)
     if names == [None]:
         return _job(settings, args, kind, None)
     worst, failed = 0, []
