@@ -206,7 +206,7 @@ def context_response(body: ContextRequest, result: ContextResult) -> ContextResp
         status=_status(result.warnings),
         warnings=result.warnings + result.notices,
         sensitive_detected=result.sensitive_detected,
-        memory_suggestion=_suggestion_out(result.memory_suggestion),
+        memory_suggestion=_suggestion_out(result.memory_suggestion, result.suggestion_vault),
         explain=_context_explain(body, result) if body.explain else None,
     )
 
@@ -223,8 +223,8 @@ def _context_explain(body: ContextRequest, result: ContextResult) -> ContextExpl
     )
 
 
-def _suggestion_out(suggestion: MemorySuggestion | None) -> MemorySuggestionOut | None:
-    return MemorySuggestionOut(**asdict(suggestion)) if suggestion is not None else None
+def _suggestion_out(suggestion: MemorySuggestion | None, vault: str = "") -> MemorySuggestionOut | None:
+    return MemorySuggestionOut(**asdict(suggestion), vault=vault) if suggestion is not None else None
 
 
 def _source_out(source: ContextSourceView) -> ContextSource:

@@ -104,6 +104,11 @@ class MemorySuggestionOut(BaseModel):
         "the line's date when the sentence does not say them."
     )
     source: str = Field(description="Vault-relative path of the note: the `source` to remember it with.")
+    vault: str = Field(
+        "",
+        description="The vault of the note (its VAULTS name; VAULT_NAME with one): the `vault` to remember "
+        "it with, so that a path several vaults hold ties the fact to this vault's note.",
+    )
     start_line: int = Field(description="The note's line the fact is on (as in search hits).")
     end_line: int
     kind: Literal["money_owed", "health", "commitment"] = Field(

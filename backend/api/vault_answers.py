@@ -114,6 +114,8 @@ def _name_vault(answer: SearchResponse, name: str) -> None:
         note.vault = name
     for fact in answer.memories:
         fact.vault = name
+    if answer.memory_suggestion is not None:  # stored with only its path, a path of two vaults is ambiguous
+        answer.memory_suggestion.vault = name
     if answer.explain is not None and answer.explain.why_not is not None:
         answer.explain.why_not.vault = name
 
@@ -192,6 +194,8 @@ async def context_vaults(library: Library, body: ContextRequest) -> ContextRespo
         (name, answer), *_ = (await fan_out(library, names, lambda s: context_answer(s, own)))[0]
         for source in answer.sources:
             source.vault = name
+        if answer.memory_suggestion is not None:
+            answer.memory_suggestion.vault = name
         for considered in answer.explain.considered if answer.explain else ():
             considered.vault = name
         return answer

@@ -31,10 +31,10 @@ async def search(body: SearchRequest, library: LibraryDep, response: Response) -
     scale; each result's `confidence` says how likely it is relevant at all, on one scale for every mode.
     Filters that match no indexed note are named in `warnings`. Each result is flagged with the sensitive
     categories it touches; secrets in it are redacted. When the confident results state a fact about money
-    owed, health or a commitment, `memory_suggestion` proposes it (key, value, source note and line): ask
-    the user whether to keep it, and on yes store it with POST /memory (kb_remember). With several vaults
-    (`vaults`: some; default all) each is asked for top_k and the results are merged by `confidence`, each
-    naming its `vault`; a vault that cannot answer is named in `missing_vaults`."""
+    owed, health or a commitment, `memory_suggestion` proposes it (key, value, source note, its vault and
+    line): ask the user whether to keep it, and on yes store it with POST /memory (kb_remember), vault too.
+    With several vaults (`vaults`: some; default all) each is asked for top_k and the results are merged by
+    `confidence`, each naming its `vault`; a vault that cannot answer is named in `missing_vaults`."""
     answer, timing = await search_vaults(library, body)
     response.headers["Server-Timing"] = timing
     return answer

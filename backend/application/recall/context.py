@@ -93,6 +93,9 @@ class ContextResult:
     sensitive_detected: bool = False
     notices: list[str] = field(default_factory=list)  # filters that match no indexed note
     memory_suggestion: MemorySuggestion | None = None  # a fact the block holds, the agent may offer to keep
+    # the vault of its source note in a block of several vaults ("" of one): the vault to keep it with, as
+    # two vaults may hold the path
+    suggestion_vault: str = ""
     considered: list[Considered] = field(default_factory=list)  # every candidate and why it is in or out
 
 
@@ -314,6 +317,7 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         sensitive_detected=sensitive,
         notices=[n for part in parts for n in _named(part.vault, part.gathered.outcome.notices, len(parts))],
         memory_suggestion=suggestion,
+        suggestion_vault=lead if suggestion is not None else "",
         considered=considered_of(hits, candidates, packed, left_out, vault_of),
     )
 
