@@ -8,6 +8,7 @@ status code, a header, printing), so every door asks and answers the same way. T
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -53,6 +54,7 @@ from backend.application.operations import (
     list_notes,
     note_links,
     read_note,
+    related_notes,
     remember,
     search_notes,
 )
@@ -61,7 +63,7 @@ from backend.application.search.narrowing import Narrowing
 from backend.application.search.presenting import ResultView
 from backend.application.search.service import SearchOutcome
 from backend.application.search.stage_clock import SERIALISATION
-from backend.application.serving.note_graph import LinkedNote
+from backend.application.serving.note_graph import LinkedNote, RelatedNote
 from backend.bootstrap import Services
 from backend.domain.links import LinkRecord, NoteRecord
 from backend.domain.models import from_same_fields
@@ -109,12 +111,7 @@ def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
         ),
     )
     outcome = found.outcome
-    related = [
-        RelatedNoteOut(
-            note_path=r.path, note_title=r.title, relationship=r.relationship, link_count=r.link_count
-        )
-        for r in outcome.related
-    ]
+    related = [related_out(r) for r in outcome.related]
     vault_name = services.settings.obsidian_vault
     whys = hit_whys(found.explanation, found.recall)
     answer = SearchResponse(
@@ -143,6 +140,17 @@ def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
     )
     timing += f", {clock.server_timing()}"
     return SearchAnswered(answer, timing, outcome)
+
+
+def related_answer(services: Services, paths: Sequence[str], limit: int) -> list[RelatedNoteOut]:
+    """The related notes of these results (a search's `related_notes`, of the results kept by a merge)."""
+    return [related_out(r) for r in related_notes(services, paths, limit)]
+
+
+def related_out(note: RelatedNote) -> RelatedNoteOut:
+    return RelatedNoteOut(
+        note_path=note.path, note_title=note.title, relationship=note.relationship, link_count=note.link_count
+    )
 
 
 def _result_out(view: ResultView, vault_name: str, whys: dict[str, HitWhyOut]) -> SearchResult:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
@@ -38,7 +38,7 @@ from backend.application.recall.suggesting import suggestion_for
 from backend.application.search.presenting import ResultView, group_by_note, present_hits
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.application.search.stage_clock import EXPLAIN, MEMORY, PRESENTING
-from backend.application.serving.note_graph import RELATED_LIMIT, NoteLinks
+from backend.application.serving.note_graph import RELATED_LIMIT, NoteLinks, RelatedNote
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
 from backend.domain.links import LinkRecord
@@ -233,6 +233,14 @@ def read_note(
 @on_open_index
 def note_links(handles: Handles, path: str) -> NoteLinks:
     return handles.index.note_links(handles.notes.find(path).path)
+
+
+@on_open_index
+def related_notes(handles: Handles, paths: Sequence[str], limit: int = RELATED_LIMIT) -> list[RelatedNote]:
+    """The notes most linked to or from these, as a search's `related` of those results: for an answer of
+    several vaults, whose related notes are those of the results the merge kept, known only after it."""
+    with handles.index.serving() as live:
+        return live.graph.related(paths, limit)
 
 
 @on_open_index  # the source must be an indexed note: the index has to be open to tell

@@ -4,7 +4,8 @@ came from, the related notes are those of the results kept, and `why_not` says w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,32 +19,44 @@ from tests.vault_files import write_notes
 OWED = "how much do I owe Sam?"
 WORK = {
     # the same path in both vaults: a suggestion naming only `Inbox.md` is ambiguous
-    "Inbox.md": "# Inbox\n\nQuarterly budget review with the finance team on Monday.\n",
-    **{
-        f"Budget/Budget {i}.md": f"# Budget {i}\n\nBudget line {i}: approved. See [[Ledger {i}]].\n"
-        for i in range(1, 4)
-    },
-    **{f"Ledger {i}.md": f"# Ledger {i}\n\nThe entries of line {i}.\n" for i in range(1, 4)},
+    "Inbox.md": "# Inbox\n\nQuarterly review with the finance team on Monday.\n",
+    "Budget/Budget 1.md": "# Budget 1\n\nThe budget: approved budget, budget spent, budget left. See "
+    "[[Budget 2]], [[Ledger]].\n",
+    "Budget/Budget 2.md": "# Budget 2\n\nThe second budget: budget approved, budget spent. See [[Ledger]], "
+    "[[Receipts]].\n",
+    "Budget/Budget 3.md": "# Budget 3\n\nA third budget: budget approved, budget spent. See [[Ledger]].\n",
+    "Ledger.md": "# Ledger\n\nEvery entry.\n",
+    "Receipts.md": "# Receipts\n\nEvery receipt.\n",
 }
 PERSONAL = {
     "Inbox.md": "# Inbox\n\nI owe Sam 50 EUR for the concert tickets.\n",
-    "Falcon.md": "# Falcon\n\nThe falcon kite, a small budget for its string. See [[Kites]].\n",
+    "Garden.md": "# Garden\n\nTomatoes, basil and a small budget for seeds.\n",
+    "Falcon.md": "# Falcon\n\nThe falcon kite, a small budget for its string, bought at the fair with other "
+    "kites. See [[Kites]].\n",
     "Kites.md": "# Kites\n\nEvery kite I flew.\n",
 }
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    work, personal = write_notes(tmp_path / "Work", WORK), write_notes(tmp_path / "Personal", PERSONAL)
+@contextmanager
+def _serving(
+    root: Path, work_notes: Mapping[str, str], personal_notes: Mapping[str, str]
+) -> Iterator[TestClient]:
+    work, personal = write_notes(root / "Work", work_notes), write_notes(root / "Personal", personal_notes)
     settings = load_settings(
         vaults=f"work={work},personal={personal}",
-        data_dir=tmp_path / "data",
+        data_dir=root / "data",
         embedding_provider="none",
         watch=False,
     )
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         wait_indexed(client, "work")
         wait_indexed(client, "personal")
+        yield client
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with _serving(tmp_path, WORK, PERSONAL) as client:
         yield client
 
 
@@ -75,3 +88,54 @@ def test_a_suggestion_asked_of_one_vault_names_it(client: TestClient) -> None:
         offered = _post(client, route, query=OWED, vaults=["personal"])["memory_suggestion"]
         assert offered is not None
         assert offered["vault"] == "personal"
+
+
+def _related(answer: dict) -> dict[tuple[str, str], tuple[str, int]]:
+    return {
+        (n["vault"], n["note_path"]): (n["relationship"], n["link_count"]) for n in answer["related_notes"]
+    }
+
+
+def test_the_related_notes_are_those_of_the_results_kept(client: TestClient) -> None:
+    answer = _post(client, "/search", query="budget falcon", top_k=3)
+    kept = [(r["vault"], r["note_path"]) for r in answer["results"]]
+    # each vault gave its three; the merge kept personal's two and work's first
+    assert kept == [("personal", "Falcon.md"), ("personal", "Garden.md"), ("work", "Budget/Budget 1.md")]
+    assert _related(answer) == {
+        ("work", "Budget/Budget 2.md"): ("outlink", 1),  # cut from the results, linked from a kept one
+        ("work", "Ledger.md"): ("outlink", 1),  # of the kept Budget 1, not of the cut 2 and 3
+        ("personal", "Kites.md"): ("outlink", 1),
+    }  # not Receipts.md: only the cut Budget 2 links to it
+    # each vault asked alone keeps its related notes as before
+    alone = _post(client, "/search", query="budget falcon", top_k=3, vaults=["work"])
+    assert _related(alone) == {("work", "Ledger.md"): ("outlink", 3), ("work", "Receipts.md"): ("outlink", 1)}
+    grouped = _post(client, "/search", query="budget falcon", top_k=3, group_by="note")
+    assert _related(grouped) == _related(answer)
+    assert (
+        _post(client, "/search", query="budget falcon", top_k=3, include_related=False)["related_notes"] == []
+    )
+
+
+def test_grouped_by_note_a_kept_note_past_its_vault_s_first_chunks_has_its_related_notes(
+    tmp_path: Path,
+) -> None:
+    # Plan's two chunks are work's first two: its own search read the links of Plan alone, yet the merge keeps
+    # Other too (personal has nothing to say), whose link to Receipts is a related note of the answer
+    plan = "".join(
+        f"## {season}\n\nThe budget for {season}: budget approved, budget spent.{see}\n\n"
+        for season, see in (("Spring", " See [[Ledger]]."), ("Summer", ""), ("Autumn", ""))
+    )
+    work = {
+        "Plan.md": f"# Plan\n\n{plan}",
+        "Other.md": "# Other\n\nAnother budget. See [[Receipts]].\n",
+        "Ledger.md": "# Ledger\n\nEvery entry.\n",
+        "Receipts.md": "# Receipts\n\nEvery receipt.\n",
+    }
+    with _serving(tmp_path, work, {"Garden.md": "# Garden\n\nTomatoes and basil.\n"}) as client:
+        answer = _post(client, "/search", query="budget", top_k=2, group_by="note")
+        assert [g["note_path"] for g in answer["groups"]] == ["Plan.md", "Other.md"]
+        assert len(answer["groups"][0]["chunks"]) == 2
+        assert _related(answer) == {
+            ("work", "Ledger.md"): ("outlink", 1),
+            ("work", "Receipts.md"): ("outlink", 1),
+        }

@@ -30,7 +30,7 @@ from backend.application.search.recall_gate import RecallGate
 from backend.application.search.stage_clock import StageClock
 from backend.application.search.stages import Asked, Clues, QueryVectors, StoreAsk
 from backend.application.serving.live_index import LiveIndex
-from backend.application.serving.note_graph import RELATED_LIMIT, RelatedNote
+from backend.application.serving.note_graph import RELATED_LIMIT, RelatedNote, Relating
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode, SparseVector
 from backend.domain.notes.vault_paths import safe_filter
@@ -52,6 +52,7 @@ class SearchOutcome:
     mode: SearchMode  # the mode actually used (keyword when dense was unavailable)
     warnings: list[str] = field(default_factory=list)
     related: list[RelatedNote] = field(default_factory=list)
+    relating: Relating | None = None  # the links `related` was found from: a merge's kept results' in memory
     embed_ms: float = 0.0  # time spent embedding the query
     store_ms: float = 0.0  # time spent in the store query
     time_intent: TimeSpan | None = None  # the span of days the query named (its notes were boosted)
@@ -357,17 +358,16 @@ class SearchService:
     def _shape(
         self, live: LiveIndex, asked: Asked, matched: list[ScoredPoint], head: SearchOutcome
     ) -> SearchOutcome:
-        """The answer: the first `size` hits, the notes they link to when asked, and what the filters
-        matched nowhere."""
+        """The first `size` hits, the notes they link to when asked, and what the filters matched nowhere."""
         hits = matched[: asked.size]
         notices = _notices(live, asked.given_filter, answered=bool(hits))
         asked.clock.lap(stage.RANKING)
-        related: list[RelatedNote] = []
         if asked.include_related and hits:
             paths = list(dict.fromkeys(str(h.payload.get("note_path", "")) for h in hits[: asked.top_k]))
-            related = live.graph.related(paths, asked.related_limit)
+            relating = live.graph.relating(paths)
+            head = replace(head, related=relating.of(paths, asked.related_limit), relating=relating)
             asked.clock.lap(stage.RELATED)
-        return replace(head, hits=hits, total_hits=len(matched), related=related, notices=notices)
+        return replace(head, hits=hits, total_hits=len(matched), notices=notices)
 
     def _named_only(self, live: LiveIndex, asked: Asked, plan: ModePlan, clues: Clues) -> SearchOutcome:
         """Keyword mode without a keyword term (stop words only): only the notes the query names."""

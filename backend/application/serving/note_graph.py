@@ -10,12 +10,12 @@ from __future__ import annotations
 import threading
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from backend.application.ports import GraphStore, Vault
 from backend.domain.errors import NoteNotFoundError
-from backend.domain.links import Link, LinkRecord, NoteRecord
+from backend.domain.links import Link, LinkEnds, LinkRecord, NoteRecord
 from backend.domain.models import PointFilter
 from backend.domain.notes.link_resolution import VaultFileMap, name_key, resolve_links
 from backend.domain.notes.note_listing import tag_matches
@@ -286,11 +286,43 @@ class NoteGraph:
         """The `limit` notes most linked to or from the results (not among them), found with one store
         query for all of them: by how many results each links to or is linked from, then backlinks first,
         then by path."""
+        return self.relating(result_paths).of(result_paths, limit) if limit > 0 else []
+
+    def relating(self, result_paths: Sequence[str]) -> Relating:
+        """The links touching these results, read once (one store query), from which the related notes of
+        any of them are found in memory: those of the results a merge of several vaults keeps."""
+        paths = frozenset(result_paths)
+        ends = self._store.note_links_touching(sorted(paths)) if paths else []
+        return Relating(paths, ends, self.title)
+
+    def _linked(self, link: LinkRecord, path: str | None) -> LinkedNote:
+        assert path is not None
+        return LinkedNote(
+            path=path,
+            title=self.title(path),
+            kind=str(link.kind),
+            anchor=link.anchor,
+            text=link.text,
+            line=link.line,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Relating:
+    """The resolved links touching some results (`paths`), and the note titles to name related notes by."""
+
+    paths: frozenset[str]
+    ends: Sequence[LinkEnds]
+    title: Callable[[str], str]
+
+    def of(self, result_paths: Iterable[str], limit: int = RELATED_LIMIT) -> list[RelatedNote]:
+        """`NoteGraph.related` of these results, all among `paths` (every link touching them was read)."""
         results = set(result_paths)
+        assert results <= self.paths, "the links of a result not read"
         if not results or limit < 1:
             return []
         touching: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for source, target in self._store.note_links_touching(sorted(results)):
+        for source, target in self.ends:
             if target == source:
                 continue
             if source in results and target not in results:
@@ -303,17 +335,6 @@ class NoteGraph:
             RelatedNote(path=path, title=self.title(path), relationship=rel, link_count=len(linked))
             for (path, rel), linked in kept
         ]
-
-    def _linked(self, link: LinkRecord, path: str | None) -> LinkedNote:
-        assert path is not None
-        return LinkedNote(
-            path=path,
-            title=self.title(path),
-            kind=str(link.kind),
-            anchor=link.anchor,
-            text=link.text,
-            line=link.line,
-        )
 
 
 def _is_note_link(link: LinkRecord) -> bool:
