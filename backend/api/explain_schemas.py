@@ -109,7 +109,8 @@ class WhyNotOut(BaseModel):
     ranked: int | None = Field(
         None,
         description="That chunk's place after every ranking rule, before the answer is cut to top_k (null: a "
-        "rule dropped it, or it was not among the candidates).",
+        "rule dropped it, or it was not among the candidates). Several vaults: its place in their lists "
+        "merged, before the cut (null: its vault's results leave it out).",
     )
     rules: list[str] = Field(
         default_factory=list,

@@ -201,15 +201,17 @@ def _merged(
     """The answers of several vaults as one: results merged by confidence, each vault's in its own order
     (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; facts by
     score. Its related notes are read after (`_related`)."""
+    names = [name for name, _ in named]
     answers = [answer for _, answer in named]
     groups = None
     if body.group_by == "note":
-        every = merged_by_confidence([answer.groups or [] for answer in answers], _group_confidence, narrowed)
-        groups = every[: body.top_k]
+        merged = merged_by_confidence([a.groups or [] for a in answers], _group_confidence, narrowed)
+        groups = merged[: body.top_k]
+        every = [chunk for group in merged for chunk in group.chunks]
         results = [chunk for group in groups for chunk in group.chunks]
     else:
-        ranked = [a.results for a in answers]
-        results = merged_by_confidence(ranked, lambda r: r.confidence, narrowed)[: body.top_k]
+        every = merged_by_confidence([a.results for a in answers], lambda r: r.confidence, narrowed)
+        results = every[: body.top_k]
     memories = sorted((m for a in answers for m in a.memories), key=lambda m: -(m.score or 0.0))
     # the vault of the surest result speaks for the whole: its mode, suggestion and explanation
     top = results[0].vault if results else named[0][0]
@@ -230,26 +232,61 @@ def _merged(
         time_intent=next((a.time_intent for a in answers if a.time_intent is not None), None),
         groups=groups,
         memory_suggestion=lead.memory_suggestion,
-        explain=_explained(lead, answers, results),
+        explain=_explained(lead, named, every, len(results), dict(zip(names, narrowed, strict=True))),
         stages=lead.stages,
     )
 
 
 def _explained(
-    lead: SearchResponse, answers: Sequence[SearchResponse], results: Sequence[SearchResult]
+    lead: SearchResponse,
+    named: Sequence[tuple[str, SearchResponse]],
+    every: Sequence[SearchResult],
+    shown: int,
+    holds: Mapping[str, Narrowing],
 ) -> SearchExplainOut | None:
     """The explanation of the vault of the surest result; its "why not" from the vault holding the note
-    asked about (the first that does), its final rank the note's place in the merged results."""
+    asked about (the first asked that does: the others holding the path are named in its reason), told of
+    the merged list (`every` result of every vault merged, of which the first `shown` are the answer's): its
+    final rank and place there, and how the merge placed it. A vault's own rank would say "It is result 2"
+    of a note the merge cut."""
     explain = lead.explain
     if explain is None or explain.why_not is None:
         return explain
-    asked = [a.explain.why_not for a in answers if a.explain is not None and a.explain.why_not is not None]
-    why = next((w for w in asked if w.indexed), explain.why_not)
-    place = next(
-        (i for i, r in enumerate(results, 1) if (r.vault, r.note_path) == (why.vault, why.note_path)), None
-    )
-    why = why.model_copy(update={"final_rank": place})
-    return explain.model_copy(update={"why_not": why})
+    asked = [a.explain.why_not for _, a in named if a.explain is not None and a.explain.why_not is not None]
+    holding = [w for w in asked if w.indexed]
+    if not holding:  # no vault holds it: its reason (the closest names) is the lead's
+        return explain.model_copy(update={"why_not": explain.why_not.model_copy(update={"final_rank": None})})
+    why = holding[0]
+    vault, own = why.vault or "", why.final_rank  # its place among its own vault's results
+    mine = (vault, why.note_path)
+    place = next((i for i, r in enumerate(every, 1) if (r.vault, r.note_path) == mine), None)
+    final = place if place is not None and place <= shown else None
+    if own is None or place is None:  # its vault's results leave it out: the vault's reason says why
+        reason, ranked = f"In the vault {vault}: {why.reason}", None
+    elif final is not None:
+        reason, ranked = f"It is result {final} (result {own} of the vault {vault}).", place
+    else:
+        before = {r.vault for r in every[: place - 1]} - {vault}
+        because = (
+            "their vaults hold more of the people, tags or period the question names"
+            if any(holds[other] > holds[vault] for other in before)
+            else "surer, each vault's confidences weighed by its surest result against the surest of any"
+        )
+        reason = (
+            f"It is result {own} of the vault {vault}, cut when the vaults' lists were merged: {place - own} "
+            f"results of other vaults come before it ({because}); merged, it ranks {place}, below the "
+            f"{shown} results shown."
+        )
+        ranked = place
+    if len(holding) > 1:  # a path of several vaults: say which one this is, and how to ask of another
+        others = [w.vault or "" for w in holding[1:]]
+        ask = " or ".join(f'["{other}"]' for other in others)
+        reason = (
+            f"{why.note_path} is in the vaults {', '.join([vault, *others])}: this explains {vault}'s (ask "
+            f"with `vaults`: {ask} for the other). {reason}"
+        )
+    update = {"final_rank": final, "ranked": ranked, "reason": reason}
+    return explain.model_copy(update={"why_not": why.model_copy(update=update)})
 
 
 # -- /context -----------------------------------------------------------------------------------------

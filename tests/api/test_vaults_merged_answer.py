@@ -139,3 +139,44 @@ def test_grouped_by_note_a_kept_note_past_its_vault_s_first_chunks_has_its_relat
             ("work", "Ledger.md"): ("outlink", 1),
             ("work", "Receipts.md"): ("outlink", 1),
         }
+
+
+def _why_not(client: TestClient, **body: object) -> tuple[dict, dict]:
+    answer = _post(client, "/search", **body)
+    return answer, answer["explain"]["why_not"]
+
+
+def test_why_not_of_a_note_the_merge_cut_says_so(client: TestClient) -> None:
+    # personal's Falcon is its vault's result 2; work's three budget notes are surer, and the merge keeps them
+    answer, why = _why_not(client, query="budget", top_k=3, why_not="Falcon.md")
+    assert {r["vault"] for r in answer["results"]} == {"work"}
+    alone = _post(client, "/search", query="budget", top_k=3, vaults=["personal"])["results"]
+    assert [r["note_path"] for r in alone].index("Falcon.md") + 1 == 2
+    assert (why["vault"], why["note_path"], why["final_rank"]) == ("personal", "Falcon.md", None)
+    # merged, every work result (its three) comes before it, and personal's first: it ranks 5, not 2
+    assert why["ranked"] == 5
+    assert why["reason"].startswith(
+        "It is result 2 of the vault personal, cut when the vaults' lists were merged: 3 results of other "
+        "vaults come before it (surer"
+    )
+    assert "below the 3 results shown" in why["reason"]
+    assert "It is result 2." not in why["reason"]
+    # kept, its place is the merged one
+    _, kept = _why_not(client, query="budget falcon", top_k=3, why_not="Falcon.md")
+    assert (kept["final_rank"], kept["ranked"]) == (1, 1)
+    assert kept["reason"] == "It is result 1 (result 1 of the vault personal)."
+    # asked of its vault alone, the vault's own answer as before
+    _, own = _why_not(client, query="budget", top_k=3, why_not="Falcon.md", vaults=["personal"])
+    assert (own["final_rank"], own["ranked"], own["reason"]) == (2, 2, "It is result 2.")
+
+
+def test_why_not_of_a_path_two_vaults_hold_says_which_it_explains(client: TestClient) -> None:
+    _, why = _why_not(client, query="budget", top_k=3, why_not="Inbox.md")
+    assert why["vault"] == "work"  # the first vault asked that holds it
+    assert why["reason"].startswith(
+        'Inbox.md is in the vaults work, personal: this explains work\'s (ask with `vaults`: ["personal"]'
+    )
+    # its vault's own reason follows, said to be that vault's
+    assert "In the vault work: " in why["reason"]
+    _, other = _why_not(client, query="budget", top_k=3, why_not="Inbox.md", vaults=["personal"])
+    assert other["vault"] == "personal"
