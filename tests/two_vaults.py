@@ -6,7 +6,7 @@ either."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,3 +60,22 @@ def wait_indexed(client: TestClient, vault: str, timeout: float = 60.0) -> None:
             return
         assert time.monotonic() < deadline, status
         time.sleep(0.05)
+
+
+def merged_as_documented(lists: Sequence[Sequence[dict]], top_k: int) -> list[str]:
+    """The chunk ids of several vaults' results (each asked alone, in the order asked) merged as /search
+    says it merges them (domain/ranking/vault_merge.py), for a question naming no one, no tag and no period:
+    each vault's order kept, the head of highest confidence weighed by its vault's surest result against the
+    surest of any vault taken first (ties: the vault asked first), cut to top_k. Not a sort by confidence."""
+    surest = [max((r["confidence"] for r in results), default=0.0) for results in lists]
+    weights = [best / max(surest) if max(surest) > 0 else 1.0 for best in surest]
+    heads = [0] * len(lists)
+    merged: list[str] = []
+    while len(merged) < top_k:
+        waiting = [i for i, results in enumerate(lists) if heads[i] < len(results)]
+        if not waiting:
+            break
+        taken = max(waiting, key=lambda i: (lists[i][heads[i]]["confidence"] * weights[i], -i))
+        merged.append(lists[taken][heads[taken]]["chunk_id"])
+        heads[taken] += 1
+    return merged

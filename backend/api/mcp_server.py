@@ -195,7 +195,9 @@ def build_mcp_server(
         heading, line range, tags and date, the notes linked to them, and (include_memory) remembered facts.
         Each result says which sensitive categories it touches; `memory_suggestion` proposes a fact (money
         owed, health, a commitment) to offer the user to keep with `remember`. Several vaults: each is
-        asked (all, or those `vaults` names), the results merged by confidence, each naming its `vault`."""
+        asked (all, or those `vaults` names), their lists merged in each vault's own order by confidence
+        weighed by how sure each vault is (not sorted by confidence: see `vaults`), each naming its
+        `vault`."""
 
         async def work() -> SearchResponse:
             body = request_from(

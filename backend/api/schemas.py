@@ -99,7 +99,9 @@ class SearchFilters(BaseModel):
         None,
         max_length=64,
         description="The vaults to ask, by name (VAULTS); null or empty: every vault the service serves. "
-        "Hits of several vaults are merged by `confidence`.",
+        "Several vaults' lists are merged, each keeping its own order, by `confidence` weighed by how sure "
+        "its vault is (its surest against the surest of any), a vault holding more of the people, tags or "
+        "period the question names first; then cut to top_k. Not sorted by confidence.",
         examples=[["work"]],
     )
 

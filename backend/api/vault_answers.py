@@ -1,7 +1,8 @@
 """/search, /context and /index/status over the vaults a request names (issue 46), for every door (the
 routes, the MCP tools, the CLI in-process): each vault asked in the thread pool at once, the answers merged
-by calibrated `confidence` (one scale for every vault), a vault that cannot answer named in `missing_vaults`
-while the others answer.
+as domain/ranking/vault_merge.py says (each vault's order kept, by calibrated `confidence` weighed by how
+sure each vault is, the vaults holding more of what the question names first: not one sort by confidence),
+a vault that cannot answer named in `missing_vaults` while the others answer.
 
 Each vault is asked for the request's whole `top_k` (QMD's mistake was one global top-K filtered after: a
 vault with many strong hits left the list short), and its `max_chunks_per_note` and filters hold within it;
@@ -198,9 +199,9 @@ def _group_confidence(group: NoteGroupOut) -> float:
 def _merged(
     named: list[tuple[str, SearchResponse]], body: SearchRequest, narrowed: Sequence[Narrowing]
 ) -> SearchResponse:
-    """The answers of several vaults as one: results merged by confidence, each vault's in its own order
-    (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their best chunk's confidence; facts by
-    score. Its related notes are read after (`_related`)."""
+    """The answers of several vaults as one: results merged, each vault's in its own order, by confidence
+    weighed by its vault's surest (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their
+    best chunk's confidence; facts by score. Its related notes are read after (`_related`)."""
     names = [name for name, _ in named]
     answers = [answer for _, answer in named]
     groups = None

@@ -21,6 +21,7 @@ from tests import live_server
 from tests.api.test_mcp import ERROR_KEYS, in_session, payload
 from tests.api.test_mcp_stdio import closed_port, in_stdio_session
 from tests.test_cli_vaults import PERSONAL, WORK
+from tests.two_vaults import merged_as_documented
 from tests.vault_files import write_notes
 
 
@@ -55,6 +56,7 @@ async def _tour(session: ClientSession) -> dict[str, Any]:
     out["tools"] = {t.name: t.input_schema for t in (await session.list_tools()).tools}
     out["all"] = payload(await call("search", {"query": "budget", "top_k": 10}))
     out["work"] = payload(await call("search", {"query": "budget", "top_k": 10, "vaults": ["work"]}))
+    out["personal"] = payload(await call("search", {"query": "budget", "top_k": 10, "vaults": ["personal"]}))
     out["context"] = payload(await call("build_context", {"query": "inbox", "vaults": ["personal"]}))
     out["inbox_work"] = payload(await call("get_note", {"path": "Inbox.md", "vault": "work"}))
     out["inbox_personal"] = payload(await call("get_note", {"path": "Inbox.md", "vault": "personal"}))
@@ -73,8 +75,9 @@ def _check_tour(out: dict[str, Any]) -> None:
     assert "vault" in out["tools"]["get_note"]["properties"]
     across = out["all"]["results"]
     assert {r["vault"] for r in across} == {"work", "personal"}  # each result names its vault
-    confidences = [r["confidence"] for r in across]
-    assert confidences == sorted(confidences, reverse=True)  # merged by confidence, as /search merges
+    # merged as /search merges (each vault's order kept, weighed by its surest), not sorted by confidence
+    alone = [out["work"]["results"], out["personal"]["results"]]
+    assert [r["chunk_id"] for r in across] == merged_as_documented(alone, 10)
     assert {r["vault"] for r in out["work"]["results"]} == {"work"}
     assert {s["vault"] for s in out["context"]["sources"]} == {"personal"}
     assert "Quarterly budget" in out["inbox_work"]["content"]
