@@ -422,7 +422,11 @@ def test_the_recall_preview_shows_the_block_character_for_character(watched: Wat
     # the same message again: the plugin's per-session memory leaves out what it gave
     with page.expect_response(lambda r: r.url.endswith("/context")) as second:
         page.press("#recall-message", "Enter")
-    given = [source["attribution"] for source in answer["sources"]]
+    # each named by its vault, as the plugin names what it gave (recall.js givenLabels)
+    given = [
+        f"vault:{s['vault']}/{s['attribution']}" if s.get("vault") else s["attribution"]
+        for s in answer["sources"]
+    ]
     assert second.value.request.post_data_json["exclude"] == given
     expect(page.locator("#recall-considered tbody")).to_contain_text("repeated")
     page.click("#recall-reset")

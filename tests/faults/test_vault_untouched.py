@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK
+from tests.api.conftest import wait_for_job
 from tests.api.test_live_index_api import LiveApp
 from tests.application.fakes import FakeEmbedder
 from tests.vault_files import write
@@ -115,6 +116,8 @@ def test_a_whole_lifecycle_writes_nothing_in_the_vault_and_reads_nothing_outside
 
     # everything else the service does
     for request in (("post", "/index/sync"), ("post", "/index/rebuild")):
+        # the watcher's last batch may still be embedding: a job asked meanwhile is refused (409), not lost
+        wait_for_job(app.client)
         assert getattr(app.client, request[0])(request[1]).status_code == 202
         app.wait_until(lambda: app.status()["job"]["finished_at"] is not None, request[1], timeout=60)
     for mode in ("hybrid", "dense", "keyword"):
