@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from backend.config import load_settings
+from backend.config import Settings, load_settings
 from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.vault_files import write_notes
@@ -28,25 +28,39 @@ PERSONAL = {
 }
 
 
-@contextmanager
-def serving(
-    root: Path,
-    api_key: str | None = None,
-    notes: tuple[Mapping[str, str], Mapping[str, str]] = (WORK, PERSONAL),
-) -> Iterator[str]:
-    """The two vaults under `root` (`root`/Work and `root`/Personal, with these `notes`: WORK's and
-    PERSONAL's unless told), served until the block ends; yields the base URL once both are indexed."""
+Notes = tuple[Mapping[str, str], Mapping[str, str]]  # work's, personal's
+
+
+def _settings(root: Path, notes: Notes, **settings: object) -> Settings:
+    """The two vaults written under `root` (`root`/Work and `root`/Personal), keyword only, no watcher."""
     work, personal = write_notes(root / "Work", notes[0]), write_notes(root / "Personal", notes[1])
-    settings = load_settings(
+    return load_settings(
         vaults=f"work={work},personal={personal}",
         data_dir=root / "data",
         embedding_provider="none",
         watch=False,
-        **({"api_key": api_key} if api_key else {}),
+        **settings,
     )
+
+
+@contextmanager
+def serving(root: Path, api_key: str | None = None, notes: Notes = (WORK, PERSONAL)) -> Iterator[str]:
+    """The two vaults under `root` (with these `notes`: WORK's and PERSONAL's unless told), served on a
+    loopback port until the block ends; yields the base URL once both are indexed."""
+    settings = _settings(root, notes, **({"api_key": api_key} if api_key else {}))
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     with live_server.serving_vaults(create_app(settings), headers) as base:
         yield base
+
+
+@contextmanager
+def in_process(root: Path, notes: Notes = (WORK, PERSONAL)) -> Iterator[TestClient]:
+    """The two vaults under `root` with these `notes`, served in this process through a test client once
+    both are indexed."""
+    with TestClient(create_app(_settings(root, notes)), raise_server_exceptions=False) as client:
+        wait_indexed(client, "work")
+        wait_indexed(client, "personal")
+        yield client
 
 
 def wait_indexed(client: TestClient, vault: str, timeout: float = 60.0) -> None:

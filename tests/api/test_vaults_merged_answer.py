@@ -5,16 +5,13 @@ came from, the related notes are those of the results kept, and `why_not` says w
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.config import load_settings
-from backend.entrypoints.app import create_app
-from tests.two_vaults import wait_indexed
-from tests.vault_files import write_notes
+from tests import two_vaults
 
 OWED = "how much do I owe Sam?"
 WORK = {
@@ -37,21 +34,10 @@ PERSONAL = {
 }
 
 
-@contextmanager
 def _serving(
     root: Path, work_notes: Mapping[str, str], personal_notes: Mapping[str, str]
-) -> Iterator[TestClient]:
-    work, personal = write_notes(root / "Work", work_notes), write_notes(root / "Personal", personal_notes)
-    settings = load_settings(
-        vaults=f"work={work},personal={personal}",
-        data_dir=root / "data",
-        embedding_provider="none",
-        watch=False,
-    )
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        wait_indexed(client, "work")
-        wait_indexed(client, "personal")
-        yield client
+) -> AbstractContextManager[TestClient]:
+    return two_vaults.in_process(root, (work_notes, personal_notes))
 
 
 @pytest.fixture

@@ -10,10 +10,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from backend.config import load_settings
-from backend.entrypoints.app import create_app
-from tests.two_vaults import wait_indexed
-from tests.vault_files import write_notes
+from tests import two_vaults
 
 WORK = {
     "Inbox.md": "---\naliases: [Work Inbox]\n---\n# Inbox\n\nQuarterly budget review on Monday.\n",
@@ -28,17 +25,7 @@ PERSONAL = {
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    root = tmp_path_factory.mktemp("named")
-    work, personal = write_notes(root / "Work", WORK), write_notes(root / "Personal", PERSONAL)
-    settings = load_settings(
-        vaults=f"work={work},personal={personal}",
-        data_dir=root / "data",
-        embedding_provider="none",
-        watch=False,
-    )
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        wait_indexed(client, "work")
-        wait_indexed(client, "personal")
+    with two_vaults.in_process(tmp_path_factory.mktemp("named"), (WORK, PERSONAL)) as client:
         yield client
 
 
