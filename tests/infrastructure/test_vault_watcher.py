@@ -128,6 +128,15 @@ def test_created_edited_and_deleted_notes_are_each_reported(vault: Path, watch: 
     assert batch.rescan is False
 
 
+def test_a_note_made_readable_again_is_reported(vault: Path, watch: WatcherFactory) -> None:
+    # unreadable when its edit was read, it is read again once its mode lets it be (nothing else changes)
+    locked = write(vault, "locked.md", "edited while locked")
+    _, recorder = watch()
+    locked.chmod(0)
+    locked.chmod(0o644)
+    recorder.wait_for_path("locked.md")
+
+
 def test_a_renamed_note_reports_both_paths_in_one_batch(vault: Path, watch: WatcherFactory) -> None:
     _, recorder = watch()
 

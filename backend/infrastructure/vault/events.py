@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from watchdog.events import (
+    EVENT_TYPE_ATTRIB,
     EVENT_TYPE_CLOSED,
     EVENT_TYPE_CREATED,
     EVENT_TYPE_DELETED,
@@ -23,7 +24,10 @@ from watchdog.events import (
 from backend.domain.notes.vault_paths import canonical
 from backend.domain.notes.vault_rules import is_indexable, should_descend
 
-_FILE_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_MODIFIED, EVENT_TYPE_CLOSED, EVENT_TYPE_DELETED})
+# an attribute change too: a note made readable again (chmod) is read anew; one merely touched reads the same
+_FILE_CHANGES = frozenset(
+    {EVENT_TYPE_CREATED, EVENT_TYPE_MODIFIED, EVENT_TYPE_CLOSED, EVENT_TYPE_DELETED, EVENT_TYPE_ATTRIB}
+)
 _DIR_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED})  # a modified folder is just noise
 
 _PATH = "path"
@@ -50,7 +54,7 @@ def event_keys(event: FileSystemEvent, prefix: str, deny: Sequence[str], allow: 
     if kind == EVENT_TYPE_MOVED or kind in _FILE_CHANGES:
         sides = [_relative(event.src_path, prefix), _relative(event.dest_path, prefix)]
         return [(_PATH, rel) for rel in sides if rel and is_indexable(rel, deny, allow)]
-    return []  # opened, closed without writing, attribute changes
+    return []  # opened, closed without writing
 
 
 def _relative(path: bytes | str, prefix: str) -> str | None:

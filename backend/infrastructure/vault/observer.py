@@ -18,6 +18,7 @@ from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,
     DirMovedEvent,
+    FileAttribEvent,
     FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -32,10 +33,13 @@ from watchdog.observers.api import BaseObserver
 log = logging.getLogger(__name__)
 
 # Asked of the kernel (inotify mask), so reads of notes (open / close-no-write, by Obsidian or by our own
-# indexer) and attribute changes never reach Python at all.
+# indexer) never reach Python at all. A note's attribute change is asked for: a note unreadable when its
+# edit was read (its permissions, a sync tool's lock) is read again when it is made readable, which
+# writes nothing and says so only as a change of its mode.
 _EVENT_FILTER: list[type[FileSystemEvent]] = [
     FileCreatedEvent,
     FileModifiedEvent,
+    FileAttribEvent,
     FileClosedEvent,
     FileDeletedEvent,
     FileMovedEvent,
