@@ -6,6 +6,7 @@ Every wait polls the API until the change is visible, bounded by the debounce pl
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -288,3 +289,15 @@ def test_a_dead_watcher_is_restarted_reported_and_misses_nothing(app: LiveApp, v
     assert status["watcher_restarts"] == 1
     assert status["watcher_error"]
     assert status["watcher_running"] is True
+
+
+def test_verify_of_a_vault_whose_folder_went_away_says_so(app: LiveApp, vault: Path) -> None:
+    shutil.rmtree(vault)
+
+    answer = app.client.get("/index/verify")
+
+    assert answer.status_code == 503, answer.text
+    body = answer.json()
+    assert body["error_code"] == "VAULT_UNAVAILABLE"
+    assert body["recoverable"] is True
+    assert "folder" in body["suggestion"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from backend.application.ports import Vault
 from backend.application.serving.serving_index import ServingIndex
+from backend.domain.errors import VaultUnavailableError
 from backend.domain.index.ids import content_hash
 from backend.domain.index.index_consistency import StoreDrift
 from backend.domain.models import FileProblem
@@ -63,7 +64,14 @@ def verify_index(index: ServingIndex, vault: Vault) -> VerifyReport:
     be read, e.g. IndexCorruptedError)."""
     drift, records, links = index.consistency()
     chunks = index.chunk_count()
-    files, skipped = vault.scan()
+    try:
+        files, skipped = vault.scan()
+    except NotADirectoryError as exc:  # the folder went away while serving: nothing to compare with
+        raise VaultUnavailableError(
+            f"the vault's folder is gone: {exc}",
+            suggestion="Put the vault's folder back (or mount it again), then verify again: the index is "
+            "kept.",
+        ) from None
     on_disk = {f.rel_path: f for f in files}
     recorded = {r.path: r for r in records}
     stale = []
