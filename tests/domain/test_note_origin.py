@@ -28,6 +28,16 @@ from backend.domain.notes.note_origin import asks_about_saved, once_per_source, 
         # a credential in the address is never shown, nor part of it
         ({"source": "https://example.com/doc?access_token=ghp_abc123&id=5"}, "example.com/doc?id=5"),
         ({"url": "https://alice:Hunter2pass@Example.com/private"}, "example.com/private"),
+        (
+            {"url": "https://s3.example.com/f.pdf?X-Amz-Signature=ab12&apiKey=k9&session_id=7&page=2"},
+            "s3.example.com/f.pdf?page=2",
+        ),
+        # what the page is: two searches with other keywords, two articles by other authors, are two pages
+        (
+            {"url": "https://example.com/search?keyword=sleep&author=walker"},
+            "example.com/search?keyword=sleep&author=walker",
+        ),
+        ({"url": "https://example.com/list?monkey=1&hotkeys=on"}, "example.com/list?monkey=1&hotkeys=on"),
     ],
 )
 def test_the_address_a_note_was_saved_from(metadata: dict[str, Any], url: str | None) -> None:

@@ -13,7 +13,8 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
 3: a chunk that leaves hidden lines out (comments, Dataview blocks) stores where its lines stand in the file
    (line_map.py), so a quote of some of its lines cites the note's own.
 4: a note of headings or a query alone, found by its title, is cited by its whole lines (was 1-1, which holds
-   no title), and its chunk says it is its title alone (never quoted).
+   no title), and its chunk says it is its title alone (never quoted); a clipping's address keeps the query
+   parameters that say what the page is (`keyword=`, `author=`: dropped as if credentials before).
 """
 
 from __future__ import annotations

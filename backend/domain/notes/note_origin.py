@@ -22,8 +22,17 @@ CLIPPING_TAGS = frozenset({"clippings", "clipping", "clipped", "webclip", "web-c
 T = TypeVar("T")
 _URL = re.compile(r"https?://[^\s\]\)>\"']+", re.I)
 _TRACKING = re.compile(r"^(utm_\w+|fbclid|gclid|ref|ref_src|mc_\w+)=", re.I)
-# a query parameter carrying a credential ("access_token=ghp_…"): never shown, nor part of the address
-_CREDENTIAL = re.compile(r"^[^=]*(?:token|key|secret|passw|auth|sig|session|credential)[^=]*=", re.I)
+# a query parameter carrying a credential ("access_token=ghp_…", "apiKey=…", "X-Amz-Signature=…"): never
+# shown, nor part of the address. By the words of its name, not their letters: `keyword=` and `author=` name
+# what the page is, and two pages differing by them are two pages.
+_CREDENTIAL_WORDS = frozenset(
+    {
+        "token", "key", "apikey", "secret", "password", "passwd", "pwd", "passcode", "auth", "authorization",
+        "sig", "signature", "session", "sessionid", "sid", "credential", "credentials", "jwt",
+    }
+)  # fmt: skip
+# the words of a parameter's name: "access_token", "X-Amz-Signature", "apiKey" (its capitals too)
+_NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # what a question about something read or saved says
 _ASKS_SAVED = re.compile(
     r"\b(read|reading|article|articles|saved|clip|clipped|clipping|clippings|bookmark(?:ed|s)?|blog|"
@@ -73,7 +82,7 @@ def _spelled_once(url: str) -> str:
     parts = urlsplit(url.rstrip(".,;"))
     host = parts.netloc.rsplit("@", 1)[-1].casefold().removeprefix("www.")  # no "user:password@"
     query = "&".join(
-        p for p in parts.query.split("&") if p and not _TRACKING.match(p) and not _CREDENTIAL.match(p)
+        p for p in parts.query.split("&") if p and not _TRACKING.match(p) and not _is_credential(p)
     )
     path = parts.path.rstrip("/")
     return f"{host}{path}" + (f"?{query}" if query else "")
@@ -92,3 +101,10 @@ def once_per_source(
             continue
         kept.append(hit)
     return kept
+
+
+def _is_credential(parameter: str) -> bool:
+    name = parameter.split("=", 1)[0]
+    return name.casefold() in _CREDENTIAL_WORDS or any(
+        word.casefold() in _CREDENTIAL_WORDS for word in _NAME_WORD.findall(name)
+    )
