@@ -196,6 +196,10 @@ class Vault(Protocol):
         """Every non-hidden file a link can point to (notes and attachments), vault-relative."""
         ...
 
+    def has_file(self, rel_path: str) -> bool:
+        """Whether `list_files` would list `rel_path` now."""
+        ...
+
     def problem(self, rel_path: str) -> str | None:
         """Why the note at `rel_path` cannot be read now (not a regular file, a symlink out of the vault,
         unreadable), or None when it is readable or simply gone."""

@@ -301,3 +301,43 @@ def test_verify_of_a_vault_whose_folder_went_away_says_so(app: LiveApp, vault: P
     assert body["error_code"] == "VAULT_UNAVAILABLE"
     assert body["recoverable"] is True
     assert "folder" in body["suggestion"]
+
+
+def _link_targets(app: LiveApp, path: str) -> tuple[set[str], set[str]]:
+    """The targets of a note's links to attachments, and of its unresolved links (none before the note is
+    indexed)."""
+    answer = app.client.get(f"/note/{path}/links")
+    if answer.status_code == 404:
+        return set(), set()
+    links = answer.json()
+    return {a["target"] for a in links["attachments"]}, {u["target"] for u in links["unresolved"]}
+
+
+def test_a_pasted_image_and_a_dropped_pdf_are_linked_as_they_come_and_go(app: LiveApp, vault: Path) -> None:
+    write(vault, "Trips/Lisbon.md", "# Lisbon\n\nThe tram stop. ![[tram.png]] Tickets in [[tickets.pdf]].\n")
+    app.wait_until(
+        lambda: _link_targets(app, "Trips/Lisbon.md")[1] == {"tram.png", "tickets.pdf"}, "unresolved"
+    )
+    # Obsidian's paste: the image, then the note that embeds it, within one debounce
+    write(vault, "attachments/tickets.pdf", "%PDF-1.4")
+    app.wait_until(lambda: _link_targets(app, "Trips/Lisbon.md") == ({"tickets.pdf"}, {"tram.png"}), "a PDF")
+    write(vault, "attachments/tram.png", "png")
+    write(vault, "Trips/Porto.md", "# Porto\n\n![[tram.png]]\n")
+    app.wait_until(lambda: _link_targets(app, "Trips/Porto.md") == ({"tram.png"}, set()), "a pasted image")
+    assert _link_targets(app, "Trips/Lisbon.md") == ({"tickets.pdf", "tram.png"}, set())
+    (vault / "attachments/tram.png").unlink()
+    app.wait_until(lambda: _link_targets(app, "Trips/Porto.md") == (set(), {"tram.png"}), "an image deleted")
+    assert app.client.get("/index/verify").json()["consistent"] is True
+
+
+def test_a_sync_links_attachments_no_watcher_saw(vault: Path, tmp_path: Path) -> None:
+    write(vault, "Trips/Lisbon.md", "# Lisbon\n\n![[tram.png]]\n")
+    live = LiveApp(vault, tmp_path / "data", FakeEmbedder(), watch=False)
+    try:
+        assert _link_targets(live, "Trips/Lisbon.md") == (set(), {"tram.png"})
+        write(vault, "tram.png", "png")
+        assert live.client.post("/index/sync").status_code == 202
+        wait_for_job(live.client)
+        assert _link_targets(live, "Trips/Lisbon.md") == ({"tram.png"}, set())
+    finally:
+        live.close()

@@ -31,6 +31,9 @@ class FakeVault:
     def list_files(self) -> list[str]:
         return sorted(self.files)
 
+    def has_file(self, rel_path: str) -> bool:
+        return rel_path in self.files
+
     def problem(self, rel_path: str) -> str | None:
         return None
 

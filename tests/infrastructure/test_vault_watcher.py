@@ -137,6 +137,23 @@ def test_a_note_made_readable_again_is_reported(vault: Path, watch: WatcherFacto
     recorder.wait_for_path("locked.md")
 
 
+def test_an_attachment_appearing_or_going_is_reported_apart_from_notes(
+    vault: Path, watch: WatcherFactory
+) -> None:
+    _, recorder = watch()
+    write(vault, "assets/pic.png", "png")
+    added = recorder.wait_for(lambda: any("assets/pic.png" in b.attachments for b in recorder.batches))
+    assert added
+    (vault / "assets/pic.png").unlink()
+    assert recorder.wait_for(lambda: sum("assets/pic.png" in b.attachments for b in recorder.batches) == 2)
+    assert not any("assets/pic.png" in b.paths for b in recorder.batches)  # no note to read
+    # hidden files are no attachments: Obsidian's own settings change all the time
+    write(vault, ".obsidian/workspace.json", "{}")
+    write(vault, "sentinel.md", "after")
+    recorder.wait_for_path("sentinel.md")
+    assert not any(a.startswith(".obsidian") for b in recorder.batches for a in b.attachments)
+
+
 def test_a_renamed_note_reports_both_paths_in_one_batch(vault: Path, watch: WatcherFactory) -> None:
     _, recorder = watch()
 

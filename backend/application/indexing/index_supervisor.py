@@ -32,14 +32,17 @@ CATCH_UP_SECONDS = 30.0
 
 
 class ChangeBatch(Protocol):
-    """What the watcher hands over: the paths and folders an event touched, or `rescan` when events may
-    have been lost."""
+    """What the watcher hands over: the paths and folders an event touched, the attachments that appeared
+    or went, or `rescan` when events may have been lost."""
 
     @property
     def paths(self) -> Iterable[str]: ...
 
     @property
     def folders(self) -> Iterable[str]: ...
+
+    @property
+    def attachments(self) -> Iterable[str]: ...
 
     @property
     def rescan(self) -> bool: ...
@@ -214,7 +217,7 @@ class IndexSupervisor:
             # before the loss), never instead of it
             self.jobs.start_after("sync", self.indexer.sync)
             return
-        report = self.indexer.refresh(changes.paths, changes.folders)
+        report = self.indexer.refresh(changes.paths, changes.folders, changes.attachments)
         if report.dense_deferred:  # a large note: embedded by a background pass, not in the watcher's turn
             self.jobs.start_after("sync", self.indexer.sync)
 

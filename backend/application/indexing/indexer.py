@@ -37,6 +37,7 @@ from backend.domain.index.change_plan import ChangePlan, KnownNote, ObservedFile
 from backend.domain.index.ids import content_hash
 from backend.domain.index.index_consistency import RecordedNote, store_drift
 from backend.domain.models import FileProblem, IndexIdentity, NoteFile, shown_name
+from backend.domain.notes.vault_rules import is_attachment
 from backend.domain.text.sparse import SparseEncoder
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,8 @@ class Indexer:
         if progress:
             progress.update(phase="scanning")
         files, skipped = self._vault.scan()
-        live.graph.refresh_files()
+        # links to an attachment that appeared or went since the map was made (notes: by the pass below)
+        attachments = {path for path in live.graph.refresh_files() if is_attachment(path)}
         if not live.fresh:
             report.repaired = self._repair(live)
         report.scanned = len(files)
@@ -149,6 +151,8 @@ class Indexer:
         plan = self._plan(live.notes(), present)
         report.unchanged = len(plan.unchanged)
         self._apply(_Pass(live, report, progress, _moves(plan)), plan, present, all_pending=True)
+        if attachments and not live.fresh:
+            live.graph.reresolve(attachments)
         self._handle.passed(report.failed, full=True, changed=True)
         log.info(
             "sync done: %d scanned, %d indexed (%d chunks), %d unchanged, %d moved, %d removed, %d failed",
@@ -162,13 +166,27 @@ class Indexer:
         )
         return report
 
-    def refresh(self, paths: Iterable[str], folders: Iterable[str] = ()) -> IndexReport:
-        """Bring these notes (and everything under these folders) in line with the disk: what the watcher
-        calls with the paths an event touched, without scanning the whole vault."""
+    def refresh(
+        self, paths: Iterable[str], folders: Iterable[str] = (), attachments: Iterable[str] = ()
+    ) -> IndexReport:
+        """Bring these notes (and everything under these folders) in line with the disk, and links to these
+        attachments: what the watcher calls with the paths an event touched, without scanning the vault."""
         with self._handle.writer:  # a rebuild cannot switch generations under a half-applied change
             live = self._handle.writable()
             with self._handle.corruption_noted(live):
+                self._follow_attachments(live, attachments)
                 return self._refresh(live, paths, folders)
+
+    def _follow_attachments(self, live: LiveIndex, attachments: Iterable[str]) -> None:
+        """The file map follows these attachments (a pasted image, a PDF) and links to their names resolve
+        anew, before the batch's notes are written: a note pasted with its image links to it at once."""
+        wanted = set(attachments)
+        if not wanted:
+            return
+        here = {path for path in wanted if self._vault.has_file(path)}
+        live.graph.update_files(present=here, absent=wanted - here)
+        if live.graph.reresolve(wanted):
+            live.changed()
 
     def _refresh(self, live: LiveIndex, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
         report = IndexReport()

@@ -117,10 +117,12 @@ class NoteGraph:
             self._acronyms = Counter()
             self._vocabulary = None
 
-    def refresh_files(self) -> None:
+    def refresh_files(self) -> set[str]:
+        """The vault's files listed again; those that appeared or went since the map was last made."""
         files = VaultFileMap(self._vault.list_files())
         with self._lock:
-            self._files = files
+            before, self._files = self._files, files
+        return set(before).symmetric_difference(files)
 
     def update_files(self, *, present: Iterable[str], absent: Iterable[str]) -> None:
         """Follow notes that appeared or went without listing the whole vault again (the watcher's case)."""

@@ -62,6 +62,13 @@ def is_indexable(rel_path: str, deny_dirs: Sequence[str] = (), allow_dirs: Seque
     return not allow or any(_under(folders, entry) for entry in allow)
 
 
+def is_attachment(rel_path: str) -> bool:
+    """True when the file at vault-relative `rel_path` is one a link can lead to besides a note (an image, a
+    PDF): not a note, nothing hidden. DENY and ALLOW leave it be: a link may lead to a file in any folder."""
+    parts = [p for p in normalise_dir(rel_path).split("/") if p]
+    return bool(parts) and not parts[-1].lower().endswith(MARKDOWN_SUFFIX) and not _is_hidden(parts)
+
+
 def should_descend(rel_dir: str, deny_dirs: Sequence[str] = (), allow_dirs: Sequence[str] = ()) -> bool:
     """Whether a walker needs to look inside folder `rel_dir` ("" = vault root) at all.
 

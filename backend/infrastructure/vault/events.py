@@ -22,16 +22,19 @@ from watchdog.events import (
 )
 
 from backend.domain.notes.vault_paths import canonical
-from backend.domain.notes.vault_rules import is_indexable, should_descend
+from backend.domain.notes.vault_rules import is_attachment, is_indexable, should_descend
 
 # an attribute change too: a note made readable again (chmod) is read anew; one merely touched reads the same
 _FILE_CHANGES = frozenset(
     {EVENT_TYPE_CREATED, EVENT_TYPE_MODIFIED, EVENT_TYPE_CLOSED, EVENT_TYPE_DELETED, EVENT_TYPE_ATTRIB}
 )
 _DIR_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED})  # a modified folder is just noise
+# an attachment appearing or going (a pasted image, a PDF) changes where links lead; its edits do not
+_ATTACHMENT_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED, EVENT_TYPE_MOVED})
 
 _PATH = "path"
 _FOLDER = "folder"
+_ATTACHMENT = "attachment"
 RESCAN: tuple[str, str] = ("rescan", "")
 Key = tuple[str, str]  # (kind, vault-relative path)
 
@@ -41,6 +44,8 @@ class VaultChanges:
     paths: frozenset[str]  # notes created, modified, deleted or moved (either side): recheck each on disk
     folders: frozenset[str]  # folders created, deleted or moved (either side): recheck their whole subtree
     rescan: bool = False  # events may have been lost (observer restarted): compare the whole vault
+    # files links may lead to, besides notes, created, deleted or moved (either side): links re-resolved
+    attachments: frozenset[str] = frozenset()
 
 
 def event_keys(event: FileSystemEvent, prefix: str, deny: Sequence[str], allow: Sequence[str]) -> list[Key]:
@@ -53,7 +58,10 @@ def event_keys(event: FileSystemEvent, prefix: str, deny: Sequence[str], allow: 
         return []
     if kind == EVENT_TYPE_MOVED or kind in _FILE_CHANGES:
         sides = [_relative(event.src_path, prefix), _relative(event.dest_path, prefix)]
-        return [(_PATH, rel) for rel in sides if rel and is_indexable(rel, deny, allow)]
+        keys = [(_PATH, rel) for rel in sides if rel and is_indexable(rel, deny, allow)]
+        if kind in _ATTACHMENT_CHANGES:
+            keys += [(_ATTACHMENT, rel) for rel in sides if rel and is_attachment(rel)]
+        return keys
     return []  # opened, closed without writing
 
 
@@ -76,6 +84,7 @@ def changes(keys: Iterable[Key]) -> VaultChanges:
         paths=frozenset(rel for kind, rel in keys if kind == _PATH and not _inside(rel, folders)),
         folders=frozenset(rel for rel in folders if not _inside(rel, folders)),
         rescan=RESCAN in keys,
+        attachments=frozenset(rel for kind, rel in keys if kind == _ATTACHMENT),
     )
 
 

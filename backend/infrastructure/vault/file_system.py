@@ -121,6 +121,11 @@ class FileSystemVault:
                 found.append(canonical(rel.replace(os.sep, "/")))
         return sorted(set(found))
 
+    def has_file(self, rel_path: str) -> bool:
+        path = self._root / self._on_disk(rel_path)
+        hidden = any(part.startswith(".") for part in rel_path.split("/"))
+        return not hidden and path.is_file() and self._listable(str(path))
+
     def _listable(self, path: str) -> bool:
         if not os.path.islink(path):
             return True
