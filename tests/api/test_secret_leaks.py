@@ -1,9 +1,11 @@
 """No secret of the vault leaves the service: every body of every reading endpoint over a vault full of
-secrets, searched, packed into context and read line by line, holds none of them. With REDACT_SECRETS off the
+secrets, searched, packed into context and read line by line, holds none of them, and no secret typed as a
+query finds the note that holds it. With REDACT_SECRETS off the
 same requests do show them (the check can fail, and the setting works)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -87,6 +89,36 @@ def test_no_secret_leaves_through_any_endpoint(client: TestClient) -> None:
         assert leaks(text) == [], request
         checked += 1
     assert checked > 500
+
+
+def _shifted(run: str) -> str:
+    return "".join(
+        str((int(c) + 1) % 10) if c.isdigit() else chr((ord(c.lower()) - 96) % 26 + 97) if c.isalpha() else c
+        for c in run
+    )
+
+
+def _guessed(token: str) -> str:
+    """A wrong guess of the same shape: its format's words kept ("github_pat_", "sk-live-"), every random
+    run of 8 or more characters shifted (digits up by one, letters to the next); in a short one made of
+    words ("Lantern-Fjord-42"), its digits, else its last word ("correct-horse-battery")."""
+    for run in (r"[A-Za-z0-9]{8,}", r"[0-9]", r"[A-Za-z0-9]+$"):  # else its last word
+        guess = re.sub(run, lambda m: _shifted(m.group(0)), token)
+        if guess != token:
+            return guess
+    raise AssertionError(f"no guess of {token!r}")
+
+
+def test_a_secret_typed_as_a_query_is_not_confirmed(client: TestClient) -> None:
+    # shown redacted, a secret must not be findable either: a right guess finds what a wrong one finds
+    # (the words of its label, "GitHub PAT"), never more
+    def found(query: str) -> list[tuple[str, int, float]]:
+        results = client.post("/search", json={"query": query, "top_k": 10}).json()["results"]
+        return [(r["note_path"], r["start_line"], r["confidence"]) for r in results]
+
+    for name, token in TOKENS.items():
+        assert _guessed(token) != token
+        assert found(token) == found(_guessed(token)), name
 
 
 def test_redacted_text_says_what_was_there(client: TestClient) -> None:

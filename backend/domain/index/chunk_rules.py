@@ -15,8 +15,10 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
 4: a note of headings or a query alone, found by its title, is cited by its whole lines (was 1-1, which holds
    no title), and its chunk says it is its title alone (never quoted); a clipping's address keeps the query
    parameters that say what the page is (`keyword=`, `author=`: dropped as if credentials before).
+5: a secret written in a note (a password, an API key) is no keyword term and no embedded word: a guessed
+   password typed as a query found the note holding it, though its text was shown redacted.
 """
 
 from __future__ import annotations
 
-CHUNK_RULES = 4  # 0: an index built before the rules were recorded
+CHUNK_RULES = 5  # 0: an index built before the rules were recorded

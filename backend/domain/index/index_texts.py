@@ -11,6 +11,7 @@ from backend.domain.notes.dense_windows import chunk_windows
 from backend.domain.notes.not_text import is_placeholder_title, readable
 from backend.domain.notes.note_properties import property_texts
 from backend.domain.text.languages import language_code
+from backend.domain.text.secrets import unsearchable
 from backend.domain.text.sparse import DocumentFields
 from backend.domain.text.tag_words import tag_text
 from backend.domain.text.text_analysis import TextAnalyzer
@@ -25,7 +26,7 @@ def embedding_text(note: ParsedNote, chunk: Chunk) -> str:
     nDCG@10 on personal-dev 0.697 without tags / 0.701 inline tags / 0.693 all tags / 0.697 tags the chunk
     does not write; on the example vault's questions 0.918 / 0.918 / 0.919 / 0.919, dense 0.962 / 0.969 /
     0.939 / 0.941."""
-    return _under(_context(note, chunk), chunk.text)
+    return _under(_context(note, chunk), unsearchable(chunk.text))
 
 
 def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
@@ -40,7 +41,7 @@ def window_texts(note: ParsedNote, chunk: Chunk, max_words: int) -> list[str]:
     if max_words <= 0:
         return []
     context = _context(note, chunk)
-    return [_under(context, window) for window in chunk_windows(chunk.text, max_words)]
+    return [_under(context, window) for window in chunk_windows(unsearchable(chunk.text), max_words)]
 
 
 def declared_language(note: ParsedNote) -> str | None:
@@ -57,13 +58,15 @@ def keyword_fields(note: ParsedNote, chunk: Chunk, language: str | None = None) 
     """What is keyword-encoded, by field: the note's names weigh more than its text (BM25F). `language`:
     the note's (`note_language`), worked out once for all its chunks."""
     return DocumentFields(
-        body=chunk.text,
+        # a secret written in a note is never a term: a guessed password typed as a query finds nothing
+        body=unsearchable(chunk.text),
         file_name=_named(file_stem(note.path)),
         title=_named(note.title),
         aliases=note.aliases,
         tags=note.tags,
         headings=chunk.heading_path,
-        properties=property_texts(note.metadata),
+        # nor a secret property (`db_password: …`, `api_key: …`)
+        properties=property_texts(note.metadata, keep=_not_secret),
         language=language,
     )
 
@@ -103,3 +106,8 @@ def _heading_context(title: str, heading_path: Sequence[str], inline_tags: Seque
     path = HEADING_SEPARATOR.join((title, *heading_path) if _named(title) else heading_path)
     tags = tag_text(inline_tags)
     return f"{path}\n{tags}" if tags else path
+
+
+def _not_secret(name: str, value: str) -> bool:
+    said = f"{name}: {value}"
+    return unsearchable(said) == said

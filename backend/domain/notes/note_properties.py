@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _NOT_SAID = frozenset(
@@ -25,15 +25,18 @@ _LINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 MAX_PROPERTY_CHARS = 300  # a long description is prose the note's body says better
 
 
-def property_texts(metadata: Mapping[str, Any]) -> tuple[str, ...]:
-    """Each property worth a keyword as "name value" (a list's items joined, a link by its note's name)."""
+def property_texts(
+    metadata: Mapping[str, Any], keep: Callable[[str, str], bool] = lambda name, said: True
+) -> tuple[str, ...]:
+    """Each property worth a keyword as "name value" (a list's items joined, a link by its note's name);
+    `keep`: which (name as written, value) pairs are (the index leaves secrets out: index_texts.py)."""
     texts = []
     for key, value in metadata.items():
         name = str(key)
         if name.casefold() in _NOT_SAID or _STAMP.search(name):
             continue
         said = _value_text(value)
-        if said:
+        if said and keep(name, said):
             texts.append(f"{name.replace('_', ' ').replace('-', ' ')} {said}"[:MAX_PROPERTY_CHARS])
     return tuple(texts)
 

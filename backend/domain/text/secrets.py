@@ -243,3 +243,13 @@ def _card(match: re.Match[str]) -> str:
     if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits):
         return _marker("card-number")
     return match.group(0)
+
+
+_MARKED = re.compile(re.escape(MARKER_PREFIX) + r"[^\]]*\]")
+
+
+def unsearchable(text: str) -> str:
+    """`text` as the index may hold it: every secret left out, marker and all, so that no query (a guessed
+    password typed as a search) can find the note that holds it, nor its words rank one."""
+    redacted = redact_secrets(text)
+    return _MARKED.sub("", redacted.text) if redacted.redactions else text
