@@ -280,6 +280,9 @@ def build_mcp_server(
         include_memory: Annotated[bool, _about(ContextRequest, "include_memory")] = False,
         exclude_categories: Annotated[list[str] | None, _about(ContextRequest, "exclude_categories")] = None,
         vaults: Annotated[list[str] | None, _about(ContextRequest, "vaults")] = None,
+        min_confidence: Annotated[float | None, _about(ContextRequest, "min_confidence")] = None,
+        exclude: Annotated[list[str] | None, _about(ContextRequest, "exclude")] = None,
+        quoted: Annotated[bool, _about(ContextRequest, "quoted")] = False,
     ) -> ContextResponse:
         """A ready-to-inject block of the vault's best chunks for a question or a conversation, each entry
         attributed [path:start-end], within max_chars, never cut mid-word, without duplicates; the entries
@@ -298,6 +301,9 @@ def build_mcp_server(
                 include_memory=include_memory,
                 exclude_categories=exclude_categories,
                 vaults=vaults,
+                min_confidence=min_confidence,
+                exclude=exclude,
+                quoted=quoted,
             )
             return await context_vaults(library(), body)
 

@@ -343,3 +343,26 @@ def test_search_and_build_context_carry_the_memory_suggestion_which_remember_kee
     assert out["chat"]["memory_suggestion"] is None
     assert out["remember"]["fact"]["value"] == offered["value"]
     assert out["again"]["memory_suggestion"] is None
+
+
+def test_build_context_takes_the_recalls_floor_its_quote_and_what_was_given(example: str) -> None:
+    # what OpenClaw's recall asks of /context, asked of the MCP tool: the same block
+    asked = {"query": "how much money do I owe Sreenivas now?", "max_chars": 1500, "max_chunks": 3}
+    recall = {**asked, "min_confidence": 0.4, "quoted": True}
+
+    async def work(session: ClientSession) -> dict[str, Any]:
+        first = payload(await session.call_tool("build_context", recall))
+        given = [source["attribution"] for source in first["sources"]]
+        again = payload(await session.call_tool("build_context", {**recall, "exclude": given}))
+        chat = payload(await session.call_tool("build_context", {**recall, "query": "thanks, that's all!"}))
+        return {"first": first, "again": again, "chat": chat}
+
+    out = in_session(example, work)
+    rest = httpx.post(f"{example}/context", json=recall, timeout=60).json()
+    assert out["first"]["context"].startswith("<vault-notes-")  # quoted, as asked
+    assert [s["attribution"] for s in out["first"]["sources"]] == [s["attribution"] for s in rest["sources"]]
+    assert out["first"]["sources"]
+    assert not {s["attribution"] for s in out["again"]["sources"]} & {
+        s["attribution"] for s in out["first"]["sources"]
+    }
+    assert out["chat"]["sources"] == []  # the floor: nothing of the notes answers a thanks
