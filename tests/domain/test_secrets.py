@@ -70,6 +70,8 @@ def test_each_kind_of_secret_is_redacted(text: str, secret: str, kind: str) -> N
         "See ThisIsAVeryLongCamelCaseIdentifierWithoutAnyDigits in the code",
         "https://github.com/openclaw/openclaw/blob/main/src/memory/ObsidianProvider2026Implementation.ts",
         "Milk\nEggs\nButter\nTomatoes",
+        # a table whose column is named Pin: a wiring table's header, not a PIN
+        "| **Pin** | Colour |\n|---|---|\n| 1 | white/green |",
         "",
     ],
 )

@@ -16,7 +16,8 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
    no title), and its chunk says it is its title alone (never quoted); a clipping's address keeps the query
    parameters that say what the page is (`keyword=`, `author=`: dropped as if credentials before).
 5: a secret written in a note (a password, an API key) is no keyword term and no embedded word: a guessed
-   password typed as a query found the note holding it, though its text was shown redacted.
+   password typed as a query found the note holding it, though its text was shown redacted; a table's header
+   naming a column Pin is no PIN (a wiring table's colours were redacted, and now would not be indexed).
 """
 
 from __future__ import annotations

@@ -109,6 +109,9 @@ _CREDENTIAL_LABEL = (
 )
 _PASSWORD_CELL = re.compile(
     r"(?i)(\|[ \t]*\**[ \t]*(?:password|passwd|passphrase|pin)[ \t]*\**[ \t]*\|[ \t]*)"
+    # not in a table's header row ("| Pin | Colour |" over "|---|---|": a wiring table), whose cells name
+    # columns
+    r"(?![^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*\|)"
     r"(?!\[REDACTED)([^|\n]*[^|\s])"
 )
 _CREDENTIAL = re.compile(
