@@ -99,10 +99,22 @@ def _failure(body: ErrorBody) -> CallToolResult:
 _PYDANTIC_LINE = re.compile(r"^(\S.*)\n\s+(.+?)(?: \[type=.*)?$", re.MULTILINE)
 
 
+_UNKNOWN_TOOL = re.compile(r"^Unknown tool: (\S+)")
+
+
 def _sdk_refusal(text: str) -> ErrorBody:
     """The SDK's own refusal of arguments (a wrong JSON type, before our code runs) as our envelope:
     "Error executing tool search: 1 validation error for searchArguments\ntop_k\n  Input should be..." ->
-    "top_k: Input should be ..."."""
+    "top_k: Input should be ..."; and of a tool this server does not serve, said so."""
+    unknown = _UNKNOWN_TOOL.match(text)
+    if unknown is not None:
+        return ErrorBody(
+            error_code="VALIDATION_ERROR",
+            detail=f"no tool {unknown.group(1)!r} here",
+            recoverable=True,
+            suggestion="Call one of the tools tools/list gives. `remember` is served only through the "
+            "running service (`python -m backend mcp` relays to it), not over an index read alone.",
+        )
     body = text.split("\n", 1)[1] if "\n" in text else text
     problems = [f"{field}: {message}" for field, message in _PYDANTIC_LINE.findall(body)]
     return invalid("; ".join(problems) or "invalid tool arguments")

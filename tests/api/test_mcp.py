@@ -185,6 +185,18 @@ def test_failures_are_tool_errors_with_our_error_code(
     assert result.structured_content == body
 
 
+def test_a_tool_not_served_is_said_so(example: str) -> None:
+    async def work(session: ClientSession) -> Any:
+        return await session.call_tool("forget_everything", {"key": "x"})
+
+    result = in_session(example, work)
+    assert result.is_error is True
+    body = json.loads(result.content[0].text)
+    assert set(body) == ERROR_KEYS
+    assert body["detail"] == "no tool 'forget_everything' here"  # not "invalid tool arguments"
+    assert "tools/list" in body["suggestion"]
+
+
 def test_the_api_key_protects_mcp(secret: str) -> None:
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
