@@ -15,7 +15,7 @@ from backend.application.serving.serving_index import ServingIndex
 from backend.domain.errors import NoteNotFoundError, SecurityViolationError
 from backend.domain.links import NoteRecord
 from backend.domain.models import PointFilter
-from backend.domain.notes.line_ranges import LineWindow, line_window, one_newline
+from backend.domain.notes.line_ranges import LineWindow, as_indexed, line_window
 from backend.domain.notes.note_listing import NoteListFilter, NoteOrder, NotePage, list_notes
 from backend.domain.notes.note_lookup import NoteLookup, lookup_note
 from backend.domain.notes.vault_paths import canonical, vault_folder, vault_path
@@ -104,7 +104,7 @@ class NoteReader:
                 f"the note {path!r} is indexed but no longer on the disk; the index catches up shortly"
             ) from exc
         # line breaks as the index counts them, whatever the file's (search results name its lines)
-        text = one_newline(text).removeprefix("\ufeff")
+        text = as_indexed(text)
         # The whole note first: a key block is recognised whole even when the window cuts through it, and
         # redaction keeps every line where it was, so the window still holds the lines asked for.
         window = line_window(self._policy.clean(text).text, start_line, end_line)

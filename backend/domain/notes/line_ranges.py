@@ -20,13 +20,14 @@ class LineWindow:
     total_lines: int
 
 
-def one_newline(text: str) -> str:
-    """`text` with every line break a "\\n", as the indexer numbers lines (markdown/parser.py)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+def as_indexed(text: str) -> str:
+    """A file's text as the indexer reads it (markdown/parser.py), and so numbers its lines: every line break
+    a "\\n", no byte-order mark."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
 
 
 def split_lines(text: str) -> list[str]:
-    lines = one_newline(text).split("\n")
+    lines = as_indexed(text).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from backend.domain.models import ParsedNote
-from backend.domain.notes.line_ranges import one_newline
+from backend.domain.notes.line_ranges import as_indexed
 from backend.infrastructure.markdown.body import block_ids, headings, inline_tags
 from backend.infrastructure.markdown.frontmatter import (
     frontmatter_aliases,
@@ -32,7 +32,7 @@ from backend.infrastructure.markdown.tokens import body_tokens
 
 
 def parse_note(rel_path: str, text: str) -> ParsedNote:
-    text = one_newline(text).removeprefix("\ufeff")
+    text = as_indexed(text)
     problems: list[str] = []
     frontmatter_text, body, body_start_line = split_frontmatter(text, problems)
     front = load_frontmatter(frontmatter_text, problems) if frontmatter_text is not None else {}
