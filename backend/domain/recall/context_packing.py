@@ -115,21 +115,23 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
+def _half_shared(start: int, end: int, first: int, last: int) -> bool:
+    """Whether lines `first`-`last` hold at least half of lines `start`-`end`: neighbouring chunks share a
+    line or two through the chunker's overlap, and the rest of the second is new."""
+    return 2 * (min(end, last) - max(start, first) + 1) >= end - start + 1
+
+
 def _duplicate(candidate: Passage, kept: Sequence[Passage]) -> bool:
     text = _normal(candidate.text)
-    lines = candidate.end_line - candidate.start_line + 1
     for other in kept:
         if (
             candidate.memory_key is None
             and other.memory_key is None
             and candidate.path == other.path
             and candidate.vault == other.vault
+            and _half_shared(candidate.start_line, candidate.end_line, other.start_line, other.end_line)
         ):
-            shared = min(candidate.end_line, other.end_line) - max(candidate.start_line, other.start_line) + 1
-            # at least half its lines: neighbouring chunks share a line or two through the chunker's
-            # overlap, and the rest of the second is new
-            if 2 * shared >= lines:
-                return True
+            return True
         if text and text in _normal(other.text):  # equal, or contained in what is already there
             return True
     return False
@@ -362,10 +364,7 @@ def repeats(path: str, start: int, end: int, spans: Sequence[tuple[str, int, int
     a span inside it (a quote of some of its lines) or one holding at least half its lines. A span reaching
     only into its first or last lines is its neighbour's, which the chunker's overlap shares with it: the rest
     of it is new."""
-    lines = end - start + 1
-    for other, first, last in spans:
-        if other != path or first > end or last < start:
-            continue
-        if (start <= first and last <= end) or 2 * (min(end, last) - max(start, first) + 1) >= lines:
-            return True
-    return False
+    return any(
+        other == path and ((start <= first and last <= end) or _half_shared(start, end, first, last))
+        for other, first, last in spans
+    )
