@@ -15,6 +15,8 @@ from backend.api.schemas import (
     MEMORY_SUGGESTION,
     MissingVaultOut,
     SearchFilters,
+    VaultNames,
+    vaults_field,
 )
 from backend.domain.models import SearchMode
 
@@ -88,15 +90,7 @@ class ContextRequest(SearchFilters):
         description="Also quote the remembered facts that match (kept with POST /memory or the MCP "
         '`remember` tool): each an entry `[memory:key]` in `context`, and in `sources` with `kind` "memory".',
     )
-    vaults: list[Annotated[str, Field(max_length=48)]] | None = Field(
-        None,
-        max_length=64,
-        description="The vaults to ask, by name (VAULTS); null or empty: every vault the service serves. "
-        "Several vaults' chunks are merged, each vault's in its own order, by `confidence` weighed by how "
-        "sure its vault is, a vault holding more of the people, tags or period the question names first; "
-        "then cut to max_chunks.",
-        examples=[["work"]],
-    )
+    vaults: VaultNames = vaults_field("chunks", "max_chunks.")
     exclude_categories: list[str] = Field(
         default_factory=list,
         description="Leave out chunks and facts touching these sensitive categories (e.g. health).",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -69,6 +69,23 @@ class ErrorBody(BaseModel):
     suggestion: str = Field(description="What to do about it.")
 
 
+VaultNames = list[Annotated[str, Field(max_length=48)]] | None
+
+
+def vaults_field(merged: str, cut: str) -> Any:
+    """A request's `vaults`, saying how several vaults' `merged` become one list (vault_merge.py), then `cut`
+    (one wording of the merge for /search and /context)."""
+    return Field(
+        None,
+        max_length=64,
+        description="The vaults to ask, by name (VAULTS); null or empty: every vault the service serves. "
+        f"Several vaults' {merged} are merged, each keeping its own order, by `confidence` weighed by how "
+        "sure its vault is (its surest against the surest of any), a vault holding more of the people, tags "
+        f"or period the question names first; then cut to {cut}",
+        examples=[["work"]],
+    )
+
+
 class SearchFilters(BaseModel):
     """The search options /search and /context share."""
 
@@ -95,15 +112,7 @@ class SearchFilters(BaseModel):
         False,
         description="Also search the remembered facts (POST /memory); they come back apart, in `memories`.",
     )
-    vaults: list[Annotated[str, Field(max_length=48)]] | None = Field(
-        None,
-        max_length=64,
-        description="The vaults to ask, by name (VAULTS); null or empty: every vault the service serves. "
-        "Several vaults' lists are merged, each keeping its own order, by `confidence` weighed by how sure "
-        "its vault is (its surest against the surest of any), a vault holding more of the people, tags or "
-        "period the question names first; then cut to top_k. Not sorted by confidence.",
-        examples=[["work"]],
-    )
+    vaults: VaultNames = vaults_field("lists", "top_k. Not sorted by confidence.")
 
     @field_validator("tags")
     @classmethod
