@@ -22,6 +22,7 @@ from backend.domain.models import (
     ScoredPoint,
     SparseVector,
 )
+from backend.infrastructure.qdrant import edge_engine
 from backend.infrastructure.qdrant.chunk_store import QdrantChunkStore
 from backend.infrastructure.qdrant.edge_engine import EdgeEngine
 from tests.contract.conftest import Backend, assert_unavailable_without_a_server, failures_beside_one_writer
@@ -383,6 +384,20 @@ def test_rank_sides_gives_each_sides_ids_and_own_scores_as_the_single_side_queri
     assert [s for _, s in keyword_side] == pytest.approx([s for _, s in alone[1]], rel=1e-5)
     by_id = store.payloads([pid for pid, _ in dense_side[:2]])  # the third place is a tie at 0
     assert [by_id[pid]["note_path"] for pid, _ in dense_side[:2]] == ["dense-only.md", "both.md"]
+
+
+def test_rank_sides_gives_the_same_ids_once_the_ids_it_remembers_are_forgotten(
+    store: ChunkStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the embedded engine remembers ids' texts up to a bound, then starts again: the answer stays the same
+    monkeypatch.setattr(edge_engine, "_ID_TEXTS_KEPT", 1)
+    _fusion_corpus(store)
+    dense, keyword = (1.0, 0.0, 0.0, 0.0), sparse({ZEBRA: 1.0})
+    first = store.rank_sides(dense=dense, sparse=keyword, limit=4)
+    assert store.rank_sides(dense=dense, sparse=keyword, limit=4) == first
+    ids = {pid for side in first for pid, _ in side}
+    assert len(ids) == 4  # the corpus's four chunks, each once
+    assert set(store.payloads(list(ids))) == ids  # each a point's own id
 
 
 def test_rank_sides_respects_the_filter_and_an_empty_keyword_side(store: ChunkStore) -> None:

@@ -66,6 +66,7 @@ class EdgeEngine:
         self._shards: dict[str, qe.EdgeShard] = {}
         self._identities: dict[str, IndexIdentity | None] = {}
         self._closed = False
+        self._id_texts: dict[int, str] = {}  # `_as_text`
 
     def declare(self, *collections: Collection) -> None:
         """Nothing to do: a missing shard is seen on the disk."""
@@ -238,8 +239,24 @@ class EdgeEngine:
         wanted = edge_filter(flt)
         requests = [edge_request(plan, wanted, multivector, with_payload=False) for plan in plans]
         answers = shard.query_batch(qe.QueryBatchRequest(requests))
-        # as text at once: every id a search ranks is hashed, compared and kept by its text later on
-        return [[(str(h.id), h.score) for h in hits] for hits in answers]
+        return [self._as_text(hits) for hits in answers]
+
+    def _as_text(self, hits: Sequence[qe.ScoredPoint]) -> list[tuple[Hashable, float]]:
+        """Each hit's id as text at once (every id a search ranks is hashed, compared and kept by its text
+        later on), the texts of ids seen before remembered: the shard gives each id as a new `UUID`, whose
+        text costs as much again as the UUID itself (0.14 of 0.31 ms for a search's 200 ids). Bounded by
+        the points a vault holds (`_ID_TEXTS_KEPT`)."""
+        known = self._id_texts
+        if len(known) > _ID_TEXTS_KEPT:
+            known.clear()
+        ranked: list[tuple[Hashable, float]] = []
+        for hit in hits:
+            point_id = hit.id
+            text = known.get(point_id.int)
+            if text is None:
+                text = known[point_id.int] = str(point_id)
+            ranked.append((text, hit.score))
+        return ranked
 
     def scroll(self, collection: Collection, page: Page) -> tuple[list[Record], Any]:
         payload = qe.PayloadSelector.Include(page.payload) if isinstance(page.payload, list) else page.payload
@@ -273,6 +290,9 @@ class EdgeEngine:
     def optimize(self, collection: Collection) -> None:
         if collection.vectors:  # the dense side's int8 copies (`_edge_config`); a no-op once made
             self._shard(collection).optimize()
+
+
+_ID_TEXTS_KEPT = 200_000  # ~32 MB at most; the Zettelkasten keeps ~26k of them (4 MB)
 
 
 def _close_shard(shard: qe.EdgeShard) -> None:
