@@ -12,13 +12,15 @@ question is asked of every service within a second, so a drift weighs on all ali
 median of the rounds' p50s; the cost of the second vault is also given as each round's own ratio.
 Memory: each service's resident set once its searches are warm (/proc/<pid>/status, VmRSS): two vaults'
 service against one vault's says what the second vault costs. `--compare-with`: the code before, its
-service over the Zettelkasten alone, in the same rounds.
+services over the Zettelkasten alone and over both, in the same rounds (each round's ratio of the code before
+beside today's: the machine's drift between two runs is larger than what a change moves).
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import time
 from pathlib import Path
@@ -91,8 +93,15 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         start("locomo", locomo, {})
         start("both", None, {"VAULTS": f"zk={zk},locomo={locomo}"})
         if args.compare_with is not None:
-            start("before", zk, {}, repo=args.compare_with.resolve())
+            before = args.compare_with.resolve()
+            start("before", zk, {}, repo=before)
+            # the code before over both vaults reads a copy of the indexes of `both` (a second service
+            # cannot open the same store), so it is measured over the same points without indexing anew
+            shutil.rmtree(DATA / "before-both", ignore_errors=True)
+            shutil.copytree(DATA / "both", DATA / "before-both")
+            start("before-both", None, {"VAULTS": f"zk={zk},locomo={locomo}"}, repo=before)
             asked.insert(0, ("Zettelkasten alone, the code before", "before", None))
+            asked.append(("both: both asked, the code before", "before-both", None))
         clients = {key: httpx.Client(base_url=s.url, timeout=120) for key, s in services.items()}
         for client in clients.values():  # warm: the model loaded, the store's pages read
             for question in questions[:20]:
@@ -109,7 +118,7 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
             service.stop()
     one = statistics.median(p50s["Zettelkasten alone"])
     # each round's own ratio: the rounds' p50s move together with the machine's speed, their ratio less
-    ratios = [b / z for b, z in zip(p50s["both: both asked"], p50s["Zettelkasten alone"], strict=True)]
+    ratios = _ratios(p50s, "both: both asked", "Zettelkasten alone")
     rows = [
         "## Several vaults, one service",
         "",
@@ -119,6 +128,18 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         f"{args.vault_rounds} rounds, each question asked of every service in turn",
         f"- both vaults asked against the Zettelkasten alone, each round's own ratio: median "
         f"×{statistics.median(ratios):.2f} (rounds: {', '.join(f'×{r:.2f}' for r in ratios)})",
+        *(
+            [
+                f"- the code before, the same way: median ×{statistics.median(before):.2f} (rounds: "
+                f"{', '.join(f'×{r:.2f}' for r in before)})"
+            ]
+            if (
+                before := _ratios(
+                    p50s, "both: both asked, the code before", "Zettelkasten alone, the code before"
+                )
+            )
+            else []
+        ),
         "",
         "| service, vaults asked | p50 (median of the rounds) | against the Zettelkasten alone |",
         "|---|---|---|",
@@ -140,6 +161,13 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         "",
     ]
     return rows
+
+
+def _ratios(p50s: dict[str, list[float]], label: str, against: str) -> list[float]:
+    """Each round's own ratio of `label`'s p50 to `against`'s (none when either was not asked)."""
+    if label not in p50s or against not in p50s:
+        return []
+    return [b / z for b, z in zip(p50s[label], p50s[against], strict=True)]
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
