@@ -6,11 +6,11 @@ does not keep a saved note out."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import replace
 
 import pytest
 
-from backend.application.recall.entries import QuestionReading
 from backend.application.recall.gate import ONLY_PLANNED, Gate
 from backend.application.search.presenting import ResultView
 from backend.application.search.question import Question
@@ -34,14 +34,11 @@ def _view(path: str, content: str, confidence: float = 0.8, saved_from: str | No
 
 
 def _picked(analyzer: TextAnalyzer, asked: str, views: list[ResultView]) -> tuple[list[str], dict[str, str]]:
+    """What the recall's gate for `asked` keeps of `views`, and why it leaves out the others: the odds rule
+    off, only the rules on what the question asks pick."""
     question = Question.plain(asked, analyzer)
-    gate = Gate(
-        by_odds=False,
-        happened=question.happened,
-        sum_asked=question.sum,
-        sum_of=question.sum_of,
-        measure=question.measure,
-        reads=QuestionReading(WordTerms(analyzer), question),
+    gate = Gate.asked_by(
+        question, WordTerms(analyzer), by_odds=False, latest=question.latest, today=dt.date(2025, 11, 15)
     )
     left_out: dict[str, str] = {}
     return [v.note_path for v in gate.picked(views, left_out)], left_out

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from backend.application.notes.memory import MemoryHit, MemoryService
 from backend.application.recall.entries import (
     Considered,
-    QuestionReading,
     considered_of,
     fence_overhead,
     least_room,
@@ -24,7 +23,6 @@ from backend.application.search.presenting import ResultView, present_hits
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.domain.errors import InvalidRequestError
 from backend.domain.models import PointFilter, ScoredPoint, SearchMode
-from backend.domain.periods.question_time import days_telling
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.ranking.result_rules import is_link_list
 from backend.domain.ranking.vault_merge import merged_by_confidence
@@ -115,20 +113,13 @@ class ContextService:
         """How a block asked with a floor picks among the entries above it, for the question its search
         judged its hits by."""
         question = outcome.judged_by
-        latest = question.latest and outcome.time_intent is None
-        return Gate(
+        return Gate.asked_by(
+            question,
+            self._search.word_terms,
             by_odds=self._search.judged_by_meaning(outcome),
-            latest_on=self._search.options.today() if latest else None,
-            own_first=not question.saved,
-            sum_asked=question.sum,
-            measure=question.measure,
-            present_on=self._search.options.today() if question.present else None,
-            about_chat=question.chat,
-            made_up=question.made_up,
-            happened=question.happened,
-            span=days_telling(question.text, question.span) if question.span else None,
-            sum_of=question.sum_of,
-            reads=QuestionReading(self._search.word_terms, question),
+            # a question naming a period asks about that period, not its last time
+            latest=question.latest and outcome.time_intent is None,
+            today=self._search.options.today(),
         )
 
     def build(self, request: ContextQuery) -> ContextResult:

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 
 from backend.application.recall.entries import QuestionReading
 from backend.application.search.presenting import ResultView
+from backend.application.search.question import Question
+from backend.domain.periods.question_time import days_telling
 from backend.domain.periods.recency import days_of, newest_first
 from backend.domain.periods.series import earlier_of_their_series
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
+from backend.domain.ranking.result_rules import WordTerms
 from backend.domain.recall.measures import Measure, gives
 from backend.domain.recall.open_tasks import on_the_question
 from backend.domain.recall.sums import gives_sum
@@ -74,6 +77,29 @@ class Gate:
     # heading or its note's title must hold
     sum_of: frozenset[str] = frozenset()
     reads: QuestionReading | None = None
+
+    @classmethod
+    def asked_by(
+        cls, question: Question, words: WordTerms, *, by_odds: bool, latest: bool, today: dt.date
+    ) -> Gate:
+        """The gate of a block asked with a floor for `question`, each rule on as the question asks it (the
+        recall's, and the tests' of where the rules meet). `latest`: it asks for the last time of something
+        and names no period; `today`: the day the recency and series rules count from; `words`: the
+        search's memo of the words' terms, which reads the entries' text."""
+        return cls(
+            by_odds=by_odds,
+            latest_on=today if latest else None,
+            own_first=not question.saved,
+            sum_asked=question.sum,
+            measure=question.measure,
+            present_on=today if question.present else None,
+            about_chat=question.chat,
+            made_up=question.made_up,
+            happened=question.happened,
+            span=days_telling(question.text, question.span) if question.span else None,
+            sum_of=question.sum_of,
+            reads=QuestionReading(words, question),
+        )
 
     @property
     def to_the_agent(self) -> bool:
