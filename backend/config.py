@@ -252,15 +252,13 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
     keyword_weight_body: float = Field(1.0, ge=0.0, le=20.0, description="Weight of chunk-text terms.")
     keyword_weight_properties: float = Field(1.0, ge=0.0, le=20.0, description="Weight of property terms.")
     keyword_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation (k1).")
-    keyword_b: float = Field(0.5, ge=0.0, le=1.0, description="BM25 length normalisation of chunk text (b).")
+    keyword_b: float = share(0.5, "BM25 length normalisation of chunk text (b).")
     keyword_avg_doc_len: float = Field(
         120.0, gt=0.0, le=10000.0, description="Chunk-text terms counted as average length by BM25."
     )
-    keyword_stop_weight: float = Field(
+    keyword_stop_weight: float = share(
         0.5,
-        ge=0.0,
-        le=1.0,
-        description="Weight of a stop word (the, not, many, what...) in a question; above 0 stop words are "
+        "Weight of a stop word (the, not, many, what...) in a question; above 0 stop words are "
         "indexed too (adding nothing to a chunk's length), 0 leaves them out of the index and the query. "
         "0.5: English XQuAD 0.971 -> 0.975, LoCoMo 0.832 -> 0.836, SciFact 0.733 -> 0.734; 1 costs LoCoMo "
         "0.015 (docs/languages.md). Switching between 0 and above 0 rebuilds the keyword index.",
@@ -281,11 +279,9 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
     )
     # What agents see (issue 7)
     # all-MiniLM-L6-v2 on the example facts: questions about a fact 0.52-0.69, unrelated questions <= 0.13
-    memory_min_similarity: float = Field(
+    memory_min_similarity: float = share(
         0.4,
-        ge=0.0,
-        le=1.0,
-        description="Cosine similarity from which a remembered fact counts as close in meaning to a query "
+        "Cosine similarity from which a remembered fact counts as close in meaning to a query "
         "(facts sharing a word with it always count).",
     )
     redact_secrets: bool = Field(

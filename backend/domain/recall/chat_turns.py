@@ -26,7 +26,7 @@ _ABOUT_THE_CHAT = re.compile(
     # conversation last week", "the conversation with Pete about ..." (another conversation, in the notes)
     rf"\b(?:this|our)\s+(?:whole\s+|last\s+|current\s+)?{_CHAT}\b"
     r"(?=\s*(?:so\s+far|until\s+now|till\s+now|up\s+to\s+now|here|for\s+(?:me|us))?(?:,?\s*please)?"
-    r"\s*[?.!]*\s*$)"
+    rf"{_END})"
     # "what did you just say?", "what have we discussed?": nothing asked about beyond what was said
     rf"|\bwhat\s+(?:did|have)\s+(?:you|I|we)\s+(?:just\s+)?{_SAID}{_END}"
     rf"|\b(?:recap|summari[sz]e|sum\s+up)\s+(?:what\s+)?(?:we|we['’]ve|you['’]ve|you|I)\s+(?:have\s+)?(?:just\s+)?{_SAID}{_END}"
