@@ -33,6 +33,7 @@ from backend.api.answers import (
 from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.errors import status_of
 from backend.api.explain_schemas import SearchExplainOut
+from backend.api.memory_schemas import MemorySuggestionOut
 from backend.api.request_caps import check_filter_caps
 from backend.api.schemas import (
     MissingVaultOut,
@@ -248,10 +249,27 @@ def _merged(
         search_time_ms=0.0,
         time_intent=next((a.time_intent for a in answers if a.time_intent is not None), None),
         groups=groups,
-        memory_suggestion=lead.memory_suggestion,
+        memory_suggestion=_kept_suggestion([(top, lead), *named], results),
         explain=_explained(lead, named, every, len(results), dict(zip(names, narrowed, strict=True))),
         stages=lead.stages,
     )
+
+
+def _kept_suggestion(
+    named: Sequence[tuple[str, SearchResponse]], results: Sequence[SearchResult]
+) -> MemorySuggestionOut | None:
+    """The first vault's suggestion (the surest result's vault first) whose line a kept result holds: one
+    from a hit the merge cut would offer to remember a fact the agent was not shown."""
+    for name, answer in named:
+        offered = answer.memory_suggestion
+        if offered is not None and any(
+            r.vault == name
+            and r.note_path == offered.source
+            and r.start_line <= offered.start_line <= r.end_line
+            for r in results
+        ):
+            return offered
+    return None
 
 
 def _explained(

@@ -76,6 +76,33 @@ def test_a_suggestion_asked_of_one_vault_names_it(client: TestClient) -> None:
         assert offered["vault"] == "personal"
 
 
+# the surest result is work's, a note about what is owed that states no sum; the fact is personal's
+STUDIO = {
+    "Studio.md": "# Studio\n\nSam at the studio: how much do I owe Sam for the studio sessions? Sam "
+    "keeps the studio book; Sam, Sam.\n",
+    "Ledger.md": "# Ledger\n\nEvery entry.\n",
+}
+TICKETS = {
+    "Inbox.md": "# Inbox\n\nI owe Sam 50 EUR for the concert tickets.\n",
+    "Garden.md": "# Garden\n\nTomatoes.\n",
+}
+
+
+def test_the_suggestion_is_of_a_result_kept_whichever_vault_leads(tmp_path: Path) -> None:
+    with _serving(tmp_path, STUDIO, TICKETS) as client:
+        both = _post(client, "/search", query=OWED, top_k=2)
+        assert [(r["vault"], r["note_path"]) for r in both["results"]] == [
+            ("work", "Studio.md"),
+            ("personal", "Inbox.md"),
+        ]
+        # the fact shown is offered, though the surest result's vault has none to offer
+        offered = both["memory_suggestion"]
+        assert offered is not None
+        assert (offered["vault"], offered["source"], offered["start_line"]) == ("personal", "Inbox.md", 3)
+        # the merge kept only work's note: nothing it was not shown is offered
+        assert _post(client, "/search", query=OWED, top_k=1)["memory_suggestion"] is None
+
+
 def _related(answer: dict) -> dict[tuple[str, str], tuple[str, int]]:
     return {
         (n["vault"], n["note_path"]): (n["relationship"], n["link_count"]) for n in answer["related_notes"]
