@@ -189,8 +189,8 @@ class ConsideredOut(BaseModel):
         'conversation so far"), "the turn asks the agent to make something up, which no note holds" '
         '(min_confidence: "tell me a joke"), "beyond max entries" (max_chunks), "duplicate", "over the '
         'budget" (max_chars), "no text left (redacted or blank)", "of a vault without what the question '
-        'names: another vault holds it" (several vaults: another holds more of the people, tags or period '
-        "the question names).",
+        'names: another vault holds it" (several vaults: another holds the note the question is the name '
+        "of, or more of the people, tags or period it names).",
     )
 
 

@@ -80,8 +80,8 @@ def vaults_field(merged: str, cut: str) -> Any:
         max_length=64,
         description="The vaults to ask, by name (VAULTS); null or empty: every vault the service serves. "
         f"Several vaults' {merged} are merged, each keeping its own order, by `confidence` weighed by how "
-        "sure its vault is (its surest against the surest of any), a vault holding more of the people, tags "
-        f"or period the question names first; then cut to {cut}",
+        "sure its vault is (its surest against the surest of any), a vault holding the note the question "
+        f"is the name of, or more of the people, tags or period it names, first; then cut to {cut}",
         examples=[["work"]],
     )
 

@@ -303,7 +303,8 @@ def _explained(
     else:
         before = {r.vault for r in every[: place - 1]} - {vault}
         because = (
-            "their vaults hold more of the people, tags or period the question names"
+            "their vaults hold the note the question is the name of, or more of the people, tags or period "
+            "it names"
             if any(holds[other] > holds[vault] for other in before)
             else "surer, each vault's confidences weighed by its surest result against the surest of any"
         )

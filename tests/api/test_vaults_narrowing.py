@@ -1,8 +1,8 @@
-"""Several vaults, one question naming someone, a period or a tag (issue 46): the vault whose notes name
-them, hold notes of that period or are so tagged answers before a vault that holds none, however sure the
-other is of the topic, and its entries alone are quoted; a period that does not write its year
-("recently", "in May") and a question naming none of these leave the merge to confidence. Two small
-vaults of their own, keyword search (no model)."""
+"""Several vaults, one question naming a note by its name, someone, a period or a tag (issue 46): the vault
+holding the note, or whose notes name them, hold notes of that period or are so tagged answers before a vault
+that holds none, however sure the other is of the topic, and its entries alone are quoted; a period that does
+not write its year ("recently", "in May") and a question naming none of these leave the merge to confidence.
+Small vaults of their own, keyword search (no model)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from backend.application.recall.context import NOT_NARROWED
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
+from tests import two_vaults
 from tests.two_vaults import wait_indexed
 from tests.vault_files import write_notes
 
@@ -118,3 +119,20 @@ def test_a_tag_one_word_of_the_question_names_puts_the_vault_so_tagged_first(cli
     asked = "budget review stress at work"
     assert _first(client, asked)[0] == "journal"
     assert _quoted_vaults(client, asked) == {"journal"}
+
+
+def test_a_question_that_is_a_note_s_name_puts_its_vault_first_before_a_vault_so_tagged(
+    tmp_path: Path,
+) -> None:
+    # "garden plan" is the name of a personal note, and means work's tag #garden: the note named is what
+    # is asked for, ahead of every note so tagged (before, four weak #garden notes filled the answer)
+    beds = {
+        f"Beds {i}.md": f"# Beds {i}\n\nThe plan for bed {i}: seeds and compost. #garden\n"
+        for i in range(1, 5)
+    }
+    plan = {"Garden plan.md": "# Garden plan\n\nTomatoes along the south wall, beans by the fence.\n"}
+    with two_vaults.in_process(tmp_path, (beds, plan)) as client:
+        found = client.post("/search", json={"query": "garden plan", "top_k": 3}).json()["results"]
+        assert [(r["vault"], r["note_path"]) for r in found][0] == ("personal", "Garden plan.md")
+        quoted = client.post("/context", json={"query": "garden plan"}).json()["sources"]
+        assert {(s["vault"], s["note_path"]) for s in quoted} == {("personal", "Garden plan.md")}

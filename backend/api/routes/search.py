@@ -35,9 +35,9 @@ async def search(body: SearchRequest, library: LibraryDep, response: Response) -
     line): ask the user whether to keep it, and on yes store it with POST /memory (kb_remember), vault too.
     With several vaults (`vaults`: some; default all) each is asked for top_k and their lists are merged, each
     keeping its own order, by `confidence` weighed by how sure its vault is (its surest result against the
-    surest of any), a vault holding more of the people, tags or period the question names first; then cut to
-    top_k (so not sorted by confidence). Each result names its `vault`; a vault that cannot answer is named in
-    `missing_vaults`."""
+    surest of any), a vault holding the note the question is the name of, or more of the people, tags or
+    period it names, first; then cut to top_k (so not sorted by confidence). Each result names its `vault`;
+    a vault that cannot answer is named in `missing_vaults`."""
     answer, timing = await search_vaults(library, body)
     response.headers["Server-Timing"] = timing
     return answer
@@ -57,6 +57,7 @@ async def build_context(body: ContextRequest, library: LibraryDep) -> ContextRes
     `start_line`/`end_line` of a source with GET /note/{path} to read more around it. A fact about money
     owed, health or a commitment that the block quotes comes back as `memory_suggestion`, as with /search.
     With several vaults (`vaults`: some; default all) the candidates of each are merged as /search merges
-    results (a vault without the people, tags or period the question names another holds is left out)
+    results (a vault without the note, people, tags or period the question names that another holds is left
+    out)
     before the block is packed, each source naming its `vault`."""
     return await context_vaults(library, body)

@@ -230,8 +230,8 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
     # by vault and chunk id: the same path in two vaults may give two chunks one id
     left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
     if several:
-        # a vault holding less of what the question names (its people, tags, period) than another is not
-        # quoted beside it: ranked after it in a search, it has nothing to say in the agent's turn
+        # a vault holding less of what the question names (a note by its name, people, tags, period) than
+        # another is not quoted beside it: ranked after it in a search, it has nothing to say in the turn
         if narrowed and len(set(narrowed)) > 1:
             most = max(narrowed)
             aside = {part.vault for part, holds in zip(parts, narrowed, strict=True) if holds < most}

@@ -2,10 +2,13 @@
 alone is quoted (domain/ranking/vault_merge.py, recall/context.py), however sure the others are of the
 question's topic.
 
-A question narrows by the people, places and things it names (named_words.py), by the tags it means, and by
-the period with its year it names. Names come first: a vault that never mentions Melanie cannot say when
-she went to the park, and most questions asked of a vault of chats name its speakers, whose words (books,
-kids, meetings) are tags of a person's own vault. Then the tags and the period, one each."""
+A question narrows by a note it names by that note's own name (the whole question is its title, alias or
+file name), by the people, places and things it names (named_words.py), by the tags it means, and by the
+period with its year it names. A note named comes first: "garden plan" asks for the note of that name,
+whichever vault holds it, however many notes of another vault carry #garden. Then names: a vault that never
+mentions Melanie cannot say when she went to the park, and most questions asked of a vault of chats name
+its speakers, whose words (books, kids, meetings) are tags of a person's own vault. Then the tags and the
+period, one each."""
 
 from __future__ import annotations
 
@@ -23,14 +26,18 @@ from backend.domain.text.named_words import names_held
 class Narrowing(NamedTuple):
     """What a vault holds of what a question narrows to; more is more (tuples compare in field order)."""
 
+    named: int  # its notes the question is the name of (the search puts them first)
     names: int  # the question's names its hits write
     kinds: int  # 0-2: the tags it means (tags of the vault), notes of its period that speak to it
 
 
-def narrowing(asked: Question, hits: Sequence[ScoredPoint], evidence: Sequence[Evidence]) -> Narrowing:
-    """`hits` and `evidence`: the vault's answer to `asked`, whose tags are the vault's (QuestionReader)."""
+def narrowing(
+    asked: Question, hits: Sequence[ScoredPoint], evidence: Sequence[Evidence], *, named: int = 0
+) -> Narrowing:
+    """`hits` and `evidence`: the vault's answer to `asked`, whose tags are the vault's (QuestionReader);
+    `named`: how many of its notes the question is the name of."""
     span = asked.span
     dated = span is not None and names_its_year(span) and any(e.of_period > 0 for e in evidence)
     tagged = bool(asked.tag_terms or asked.word_tags)
     names = names_held((written_words(hit.payload) for hit in hits), asked.names)
-    return Narrowing(names, int(tagged) + int(dated))
+    return Narrowing(named, names, int(tagged) + int(dated))

@@ -11,8 +11,9 @@ keeps its confidences as they are). Measured with scripts/measure/evaluation/vau
 LoCoMo dev, nDCG@10 of the merged list against each vault alone (0.823 and 0.835): one sort by confidence
 0.766 and 0.824, merged in each vault's order 0.755 and 0.834, weighed by the vault 0.778 and 0.835.
 
-A question naming someone, a tag or a period narrows the vaults (application/search/narrowing.py): the vault
-holding more of it answers first, the people it names counted before its tags and its period. The person's
+A question naming a note by its name, someone, a tag or a period narrows the vaults
+(application/search/narrowing.py): the vault holding more of it answers first, a note the question is the name
+of counted before the people it names, and those before its tags and its period. The person's
 May 2025 journal answers "what was stressing me out in may 2025" before the chats on stress of a vault
 written in 2023, which were surer of the topic; the chats naming Melanie answer "when did Melanie go to the
 park?" before the person's park day. Measured as above: periods with their year and multi-word tags 0.805 and
