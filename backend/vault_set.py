@@ -12,11 +12,13 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from backend.bootstrap import Services
 from backend.config import Settings
 from backend.data_dirs import vault_data_dir
 from backend.domain.errors import (
+    InvalidRequestError,
     KnowledgeBridgeError,
     NoteAmbiguousError,
     NoteNotFoundError,
@@ -25,6 +27,7 @@ from backend.domain.errors import (
 )
 from backend.domain.notes.note_lookup import NoteLookup, in_vaults
 from backend.domain.notes.vault_paths import vault_path
+from backend.domain.recall.context_packing import VAULT_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -174,12 +177,15 @@ class Library:
         """The vaults that can answer now, in their order (`problem`: none)."""
         return [(name, services) for name, services in self.each() if self.problem(name) is None]
 
-    def holding(self, note_path: str, name: str | None) -> tuple[str, Services]:
-        """The vault of a note asked by path or name: the one named, else the only one, else the one vault
-        that holds the exact path, else the one vault where a note answers to it (`_answering`). Two or more
-        vaults holding it: NOTE_AMBIGUOUS naming them. A vault that cannot answer now is left out."""
+    def holding(self, note_path: str, name: str | None) -> Held:
+        """The vault of a note asked by path or name, and its path there: the vault named (by `name`, or by
+        the path written `vault:<name>/<path>`, as a block of several vaults and the OpenClaw plugin cite a
+        note), else the only one, else the one vault that holds the exact path, else the one vault where a
+        note answers to it (`_answering`). Two or more vaults holding it: NOTE_AMBIGUOUS naming them. A vault
+        that cannot answer now is left out."""
+        note_path, name = _addressed(note_path, name)
         if name is not None or not self.several:
-            return self.get(name)
+            return Held(*self.get(name), note_path)
         holders = [n for n, s in self.answering() if _holds(s, note_path)]
         if len(holders) > 1:
             raise NoteAmbiguousError(
@@ -187,8 +193,8 @@ class Library:
                 suggestion=f"Ask again with vault set to one of: {', '.join(holders)}.",
             )
         if holders:
-            return self.get(holders[0])
-        return self._answering(note_path)
+            return Held(*self.get(holders[0]), note_path)
+        return Held(*self._answering(note_path), note_path)
 
     def _answering(self, asked: str) -> tuple[str, Services]:
         """The one vault where a note answers to `asked` as a read of that vault would take it (its path
@@ -246,6 +252,30 @@ class Library:
                 services.close()
             except Exception:  # the others must still close
                 log.exception("closing the vault %s failed", name)
+
+
+class Held(NamedTuple):
+    """A note's vault (its name and services) and its path in it, as `Library.holding` found them."""
+
+    vault: str
+    services: Services
+    path: str
+
+
+def _addressed(note_path: str, name: str | None) -> tuple[str, str | None]:
+    """`vault:<name>/<path>` read as the vault and the path; any other path as it is. The prefix naming
+    another vault than `name` is refused: which one was meant cannot be told."""
+    if not note_path.startswith(VAULT_PREFIX):  # no note's path holds a ":" (Obsidian refuses one)
+        return note_path, name
+    named, slash, path = note_path.removeprefix(VAULT_PREFIX).partition("/")
+    if not (named and slash and path):
+        return note_path, name
+    if name is not None and name != named:
+        raise InvalidRequestError(
+            f"{note_path!r} names the vault {named!r}, and `vault` the vault {name!r}",
+            suggestion="Name the vault once: the path as results give it, with `vault`.",
+        )
+    return path, named
 
 
 def _holds(services: Services, note_path: str) -> bool:

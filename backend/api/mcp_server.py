@@ -142,6 +142,13 @@ VAULT = Field(
 )
 
 
+# a tool's note `path`: as the routes' {note_path} takes it
+NOTE_PATH = (
+    "Vault-relative path of the note, as search results give it; or `vault:<name>/<path>`, as a block of "
+    "several vaults cites it."
+)
+
+
 async def _call(work: Callable[[], Any]) -> Any:
     """Run a blocking service call off the event loop; any failure becomes a tool error with our envelope."""
     return await _guarded(lambda: anyio.to_thread.run_sync(work))
@@ -232,9 +239,7 @@ def build_mcp_server(
 
     @tool("get_note", "Read a note")
     async def get_note(
-        path: Annotated[
-            str, Field(description="Vault-relative path of the note, as search results give it.")
-        ],
+        path: Annotated[str, Field(description=NOTE_PATH)],
         start_line: Annotated[
             int | None, Field(description="First line (1-based, as in search hits).")
         ] = None,
@@ -245,8 +250,8 @@ def build_mcp_server(
         a few lines around its start_line/end_line, in its `vault`). Secrets are redacted."""
 
         def work() -> NoteOut:
-            name, services = library().holding(path, vault)
-            answer = note_answer(services, path, start_line, end_line)
+            name, services, held = library().holding(path, vault)
+            answer = note_answer(services, held, start_line, end_line)
             answer.vault = name
             return answer
 
@@ -254,15 +259,15 @@ def build_mcp_server(
 
     @tool("note_links", "Links of a note")
     async def note_links(
-        path: Annotated[str, Field(description="Vault-relative path of the note.")],
+        path: Annotated[str, Field(description=NOTE_PATH)],
         vault: Annotated[str | None, VAULT] = None,
     ) -> NoteLinksOut:
         """The notes this note links to (outlinks), the notes linking to it (backlinks), and links to notes
         not created yet, all within its vault."""
 
         def work() -> NoteLinksOut:
-            name, services = library().holding(path, vault)
-            answer = links_answer(services, path)
+            name, services, held = library().holding(path, vault)
+            answer = links_answer(services, held)
             answer.vault = name
             return answer
 
@@ -336,8 +341,8 @@ def build_mcp_server(
 
         def work() -> MemoryStored:
             body = request_from(MemoryIn, key=key, value=value, source=source, vault=vault)
-            name, services = library().holding(body.source, body.vault)
-            stored = remember_answer(services, body)
+            name, services, held = library().holding(body.source, body.vault)
+            stored = remember_answer(services, body.model_copy(update={"source": held}))
             stored.fact.vault = name
             return stored
 

@@ -61,6 +61,8 @@ async def _tour(session: ClientSession) -> dict[str, Any]:
     out["inbox_work"] = payload(await call("get_note", {"path": "Inbox.md", "vault": "work"}))
     out["inbox_personal"] = payload(await call("get_note", {"path": "Inbox.md", "vault": "personal"}))
     out["garden"] = payload(await call("get_note", {"path": "Garden.md"}))  # one vault holds it
+    # as a block of several vaults cites it
+    out["cited"] = payload(await call("get_note", {"path": "vault:personal/Inbox.md"}))
     out["links"] = payload(await call("note_links", {"path": "Inbox.md", "vault": "personal"}))
     out["status"] = payload(await call("index_status", {}))
     out["unknown"] = await call("search", {"query": "budget", "vaults": ["holiday"]})
@@ -85,6 +87,8 @@ def _check_tour(out: dict[str, Any]) -> None:
     assert "tomatoes" in out["inbox_personal"]["content"]
     assert out["inbox_personal"]["vault"] == "personal"
     assert out["garden"]["vault"] == "personal"
+    assert (out["cited"]["vault"], out["cited"]["note_path"]) == ("personal", "Inbox.md")
+    assert out["cited"]["content"] == out["inbox_personal"]["content"]
     assert out["links"]["vault"] == "personal"
     assert [n["note_path"] for n in out["links"]["backlinks"]] == ["Garden.md"]  # not work's Apollo
     assert [v["vault"] for v in out["status"]["vaults"]] == ["work", "personal"]

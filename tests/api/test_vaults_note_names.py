@@ -103,3 +103,23 @@ def test_a_fact_s_source_named_loosely_is_looked_up_in_every_vault(client: TestC
     ambiguous = client.post("/memory", json={"key": "bird", "value": "a falcon", "source": "Falcon"})
     assert ambiguous.status_code == 409, ambiguous.json()
     assert ambiguous.json()["error_code"] == "NOTE_AMBIGUOUS"
+
+
+@pytest.mark.parametrize("vault", ["work", "personal"])
+def test_a_note_cited_as_a_block_of_several_vaults_cites_it_reads_that_vault_s_note(
+    client: TestClient, vault: str
+) -> None:
+    # `vault:<name>/<path>`: how a block of several vaults and the OpenClaw plugin cite a note two vaults hold
+    own = (WORK if vault == "work" else PERSONAL)["Inbox.md"].splitlines()
+    note = client.get(f"/note/vault:{vault}/Inbox.md", params={"start_line": 6, "end_line": 6})
+    assert note.status_code == 200, note.json()
+    assert (note.json()["vault"], note.json()["note_path"]) == (vault, "Inbox.md")
+    assert note.json()["content"] == own[5]
+    links = client.get(f"/note/vault:{vault}/Inbox.md/links")
+    assert (links.json()["vault"], links.json()["note_path"]) == (vault, "Inbox.md")
+    # the vault named twice, two ways, and differently: which one was meant cannot be told
+    clash = client.get(
+        f"/note/vault:{vault}/Inbox.md", params={"vault": "work" if vault != "work" else "personal"}
+    )
+    assert clash.status_code == 422
+    assert clash.json()["error_code"] == "VALIDATION_ERROR"

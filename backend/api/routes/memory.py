@@ -34,8 +34,8 @@ async def remember(body: MemoryIn, library: LibraryDep, response: Response) -> M
     indexed note). Facts are kept in their own collection, never in the vault, and survive restarts and index
     rebuilds; `/search` and `/context` with `include_memory: true` find them. The same key again replaces
     the fact (200 instead of 201)."""
-    name, services = await run_in_threadpool(library.holding, body.source, body.vault)
-    stored = await run_in_threadpool(remember_answer, services, body)
+    name, services, source = await run_in_threadpool(library.holding, body.source, body.vault)
+    stored = await run_in_threadpool(remember_answer, services, body.model_copy(update={"source": source}))
     stored.fact.vault = name
     response.status_code = 201 if stored.created else 200
     return stored

@@ -20,7 +20,8 @@ router = APIRouter(tags=["notes"])
 NotePath = Annotated[
     str,
     Path(
-        description="Vault-relative path of the note, as search results give it (URL-encoded).",
+        description="Vault-relative path of the note, as search results give it (URL-encoded); or "
+        "`vault:<name>/<path>`, as a block of several vaults cites it.",
         examples=["Finance/Money with Sreenivas.md"],
     ),
 ]
@@ -39,8 +40,8 @@ MAX_PAGE = 500
 async def note_links(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path),
     all within its vault."""
-    name, services = await run_in_threadpool(library.holding, note_path, vault)
-    answer = await run_in_threadpool(links_answer, services, note_path)
+    name, services, path = await run_in_threadpool(library.holding, note_path, vault)
+    answer = await run_in_threadpool(links_answer, services, path)
     answer.vault = name
     return answer
 
@@ -56,8 +57,8 @@ async def note_links(note_path: NotePath, library: LibraryDep, vault: VaultQuery
 async def note_chunks(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteChunksOut:
     """A note as the index holds it: its chunks in order, each with its heading path, lines, tags, date,
     language and the text it was embedded as (secrets redacted). What to read when a note ranks oddly."""
-    _, services = await run_in_threadpool(library.holding, note_path, vault)
-    return await run_in_threadpool(chunks_answer, services, note_path)
+    _, services, path = await run_in_threadpool(library.holding, note_path, vault)
+    return await run_in_threadpool(chunks_answer, services, path)
 
 
 @router.get(
@@ -105,8 +106,8 @@ async def get_note(
     1-based, inclusive: the `start_line`/`end_line` of a search result read back that hit, a wider range reads
     around it). The text is read from the vault as it is now, with secrets redacted. A path that is not an
     indexed note is 404 NOTE_NOT_FOUND; a path that tries to leave the vault is 400 SECURITY_VIOLATION."""
-    name, services = await run_in_threadpool(library.holding, note_path, vault)
-    answer = await run_in_threadpool(note_answer, services, note_path, start_line, end_line)
+    name, services, path = await run_in_threadpool(library.holding, note_path, vault)
+    answer = await run_in_threadpool(note_answer, services, path, start_line, end_line)
     answer.vault = name
     return answer
 

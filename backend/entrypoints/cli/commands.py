@@ -162,8 +162,8 @@ def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
     params = {"start_line": args.start_line, "end_line": args.end_line, **vault_param(args)}
 
     def local(library: Library) -> Any:
-        name, services = library.holding(args.path, args.vault_name)
-        read = note_answer(services, args.path, args.start_line, args.end_line)
+        name, services, path = library.holding(args.path, args.vault_name)
+        read = note_answer(services, path, args.start_line, args.end_line)
         read.vault = name
         return read
 
@@ -183,8 +183,8 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.answers import links_answer
 
     def local(library: Library) -> Any:
-        name, services = library.holding(args.path, args.vault_name)
-        found = links_answer(services, args.path)
+        name, services, path = library.holding(args.path, args.vault_name)
+        found = links_answer(services, path)
         found.vault = name
         return found
 
@@ -204,8 +204,8 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
         )
 
         def keep(library: Library) -> Any:
-            name, services = library.holding(body.source, body.vault)
-            kept = remember_answer(services, body)
+            name, services, source = library.holding(body.source, body.vault)
+            kept = remember_answer(services, body.model_copy(update={"source": source}))
             kept.fact.vault = name
             return kept
 
