@@ -121,18 +121,41 @@ def test_a_tag_one_word_of_the_question_names_puts_the_vault_so_tagged_first(cli
     assert _quoted_vaults(client, asked) == {"journal"}
 
 
+BEDS = {
+    f"Beds {i}.md": f"# Beds {i}\n\nThe plan for bed {i}: seeds and compost. #garden\n" for i in range(1, 5)
+}
+PLAN = {"Garden plan.md": "# Garden plan\n\nTomatoes along the south wall, beans by the fence.\n"}
+
+
+def _found(client: TestClient, query: str, **body: object) -> list[tuple[str, str]]:
+    answer = client.post("/search", json={"query": query, **body}).json()
+    return [(r["vault"], r["note_path"]) for r in answer["results"]]
+
+
+def _quoted(client: TestClient, query: str, **body: object) -> list[dict]:
+    return list(client.post("/context", json={"query": query, **body}).json()["sources"])
+
+
 def test_a_question_that_is_a_note_s_name_puts_its_vault_first_before_a_vault_so_tagged(
     tmp_path: Path,
 ) -> None:
     # "garden plan" is the name of a personal note, and means work's tag #garden: the note named is what
     # is asked for, ahead of every note so tagged (before, four weak #garden notes filled the answer)
-    beds = {
-        f"Beds {i}.md": f"# Beds {i}\n\nThe plan for bed {i}: seeds and compost. #garden\n"
-        for i in range(1, 5)
-    }
-    plan = {"Garden plan.md": "# Garden plan\n\nTomatoes along the south wall, beans by the fence.\n"}
-    with two_vaults.in_process(tmp_path, (beds, plan)) as client:
-        found = client.post("/search", json={"query": "garden plan", "top_k": 3}).json()["results"]
-        assert [(r["vault"], r["note_path"]) for r in found][0] == ("personal", "Garden plan.md")
-        quoted = client.post("/context", json={"query": "garden plan"}).json()["sources"]
-        assert {(s["vault"], s["note_path"]) for s in quoted} == {("personal", "Garden plan.md")}
+    with two_vaults.in_process(tmp_path, (BEDS, PLAN)) as client:
+        assert _found(client, "garden plan", top_k=3)[0] == ("personal", "Garden plan.md")
+        given = _quoted(client, "garden plan")
+        assert [(s["vault"], s["note_path"]) for s in given] == [("personal", "Garden plan.md")]
+        # the named note already given (an earlier turn's): nothing else is it, the tagged notes neither
+        assert _quoted(client, "garden plan", exclude=[given[0]["attribution"]]) == []
+
+
+def test_vaults_that_each_hold_a_note_of_the_question_s_name_are_equals(tmp_path: Path) -> None:
+    # both hold a "Garden plan", work's a stub among its #garden notes: neither is set aside for holding
+    # more of the tags, the surer note comes first
+    stub = {**BEDS, "Garden plan.md": "# Garden plan\n\nTo do.\n"}
+    with two_vaults.in_process(tmp_path, (stub, PLAN)) as client:
+        found = _found(client, "garden plan", top_k=3)
+        assert found[0] == ("personal", "Garden plan.md")
+        assert ("work", "Garden plan.md") in found
+        quoted = {(s["vault"], s["note_path"]) for s in _quoted(client, "garden plan")}
+        assert ("personal", "Garden plan.md") in quoted

@@ -231,7 +231,10 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
     left_out = {(p.vault, k): v for p in parts for k, v in p.gathered.left_out.items()}
     if several:
         # a vault holding less of what the question names (a note by its name, people, tags, period) than
-        # another is not quoted beside it: ranked after it in a search, it has nothing to say in the turn
+        # another is not quoted beside it: ranked after it in a search, it has nothing to say in the turn.
+        # So even when the other's entries were all left out (given already, below the floor): counted only
+        # over the vaults with entries left, one question of personal-dev and one of LoCoMo dev beside it
+        # were quoted from the wrong vault (scripts/measure/evaluation/vaults.py)
         if narrowed and len(set(narrowed)) > 1:
             most = max(narrowed)
             aside = {part.vault for part, holds in zip(parts, narrowed, strict=True) if holds < most}

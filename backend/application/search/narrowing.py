@@ -26,18 +26,21 @@ from backend.domain.text.named_words import names_held
 class Narrowing(NamedTuple):
     """What a vault holds of what a question narrows to; more is more (tuples compare in field order)."""
 
-    named: int  # its notes the question is the name of (the search puts them first)
+    named: bool  # it holds a note the question is the name of (the search puts it first)
     names: int  # the question's names its hits write
     kinds: int  # 0-2: the tags it means (tags of the vault), notes of its period that speak to it
 
 
 def narrowing(
-    asked: Question, hits: Sequence[ScoredPoint], evidence: Sequence[Evidence], *, named: int = 0
+    asked: Question, hits: Sequence[ScoredPoint], evidence: Sequence[Evidence], *, named: bool = False
 ) -> Narrowing:
     """`hits` and `evidence`: the vault's answer to `asked`, whose tags are the vault's (QuestionReader);
-    `named`: how many of its notes the question is the name of."""
+    `named`: it holds a note the question is the name of. Then that decides alone: the vaults holding
+    one are equals (confidence orders them), whatever else they hold, and how many such notes."""
+    if named:
+        return Narrowing(True, 0, 0)
     span = asked.span
     dated = span is not None and names_its_year(span) and any(e.of_period > 0 for e in evidence)
     tagged = bool(asked.tag_terms or asked.word_tags)
     names = names_held((written_words(hit.payload) for hit in hits), asked.names)
-    return Narrowing(named, names, int(tagged) + int(dated))
+    return Narrowing(False, names, int(tagged) + int(dated))

@@ -66,7 +66,7 @@ class SearchOutcome:
     clock: StageClock = field(default_factory=StageClock)
     vectors: QueryVectors | None = None  # the query's, as the store was asked (the explanation reuses them)
     sides: Sides | None = None  # both sides' own scores, best first, the hits were judged by
-    named: int = 0  # the notes the question is the name of (first among the hits)
+    named: bool = False  # the question is the name of one of its notes (first among the hits)
 
     @property
     def degraded(self) -> bool:
@@ -220,7 +220,7 @@ class SearchService:
             time_intent=clues.span,
             clock=clock,
             vectors=vectors,
-            named=len(clues.named),
+            named=bool(clues.named),
         )
         return self._shape(live, asked, matched, head), sides
 
@@ -379,7 +379,7 @@ class SearchService:
             time_intent=clues.span,
             notices=_notices(live, asked.given_filter, answered=bool(clues.named)),
             clock=asked.clock,
-            named=len(clues.named),
+            named=bool(clues.named),
         )
 
     def _focus_sides(self, live: LiveIndex, asked: Asked, focus: Question, *, dense: bool) -> Sides:
