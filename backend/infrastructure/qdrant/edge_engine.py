@@ -292,7 +292,7 @@ class EdgeEngine:
             self._shard(collection).optimize()
 
 
-_ID_TEXTS_KEPT = 200_000  # ~32 MB at most; the Zettelkasten keeps ~26k of them (4 MB)
+_ID_TEXTS_KEPT = 200_000  # ~36 MB at most (measured); the Zettelkasten keeps ~26k of them (~5 MB)
 
 
 def _close_shard(shard: qe.EdgeShard) -> None:
