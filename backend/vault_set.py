@@ -183,7 +183,7 @@ class Library:
         note), else the only one, else the one vault that holds the exact path, else the one vault where a
         note answers to it (`_answering`). Two or more vaults holding it: NOTE_AMBIGUOUS naming them. A vault
         that cannot answer now is left out."""
-        note_path, name = _addressed(note_path, name)
+        note_path, name = addressed(note_path, name)
         if name is not None or not self.several:
             return Held(*self.get(name), note_path)
         holders = [n for n, s in self.answering() if _holds(s, note_path)]
@@ -262,7 +262,7 @@ class Held(NamedTuple):
     path: str
 
 
-def _addressed(note_path: str, name: str | None) -> tuple[str, str | None]:
+def addressed(note_path: str, name: str | None) -> tuple[str, str | None]:
     """`vault:<name>/<path>` read as the vault and the path; any other path as it is. The prefix naming
     another vault than `name` is refused: which one was meant cannot be told."""
     if not note_path.startswith(VAULT_PREFIX):  # no note's path holds a ":" (Obsidian refuses one)

@@ -176,7 +176,8 @@ class SearchRequest(SearchFilters):
     why_not: str | None = Field(
         None,
         max_length=1000,
-        description="A note's path or name: say why it is not higher (`explain.why_not`); implies explain.",
+        description="A note's path or name (or `vault:<name>/<path>`, as a block of several vaults cites "
+        "it): say why it is not higher (`explain.why_not`); implies explain.",
         examples=["Health/Therapy notes.md"],
     )
 

@@ -53,7 +53,7 @@ from backend.bootstrap import Services
 from backend.domain.errors import KnowledgeBridgeError, VaultUnavailableError
 from backend.domain.ranking.vault_merge import merged_by_confidence
 from backend.domain.recall.context_packing import labels_of_vault
-from backend.vault_set import Library, VaultFailure
+from backend.vault_set import Library, VaultFailure, addressed
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -120,6 +120,10 @@ def vars_of(failure: VaultFailure) -> dict[str, str]:
 async def search_vaults(library: Library, body: SearchRequest) -> tuple[SearchResponse, str]:
     started = time.perf_counter()
     names = library.asked(body.vaults)
+    why_of = None  # the vault a `why_not` cited `vault:<name>/<path>` names: its note is the one explained
+    if body.why_not is not None:
+        path, why_of = addressed(body.why_not, None)
+        body = body.model_copy(update={"why_not": path})
     answered, missing = await fan_out(library, names, lambda services: search_answer(services, body))
     if len(answered) == 1 and not missing:
         name, (answer, timing, _) = answered[0]
@@ -128,7 +132,7 @@ async def search_vaults(library: Library, body: SearchRequest) -> tuple[SearchRe
     for name, (answer, _, _) in answered:
         _name_vault(answer, name)
     narrowed = [found.narrowed for _, found in answered]
-    merged = _merged([(name, found.answer) for name, found in answered], body, narrowed)
+    merged = _merged([(name, found.answer) for name, found in answered], body, narrowed, why_of)
     if body.include_related and merged.results:
         read = {name: found.outcome.relating for name, found in answered}
         merged.related_notes, failed = await _related(library, read, merged.results, body.related_limit)
@@ -214,7 +218,10 @@ def _group_confidence(group: NoteGroupOut) -> float:
 
 
 def _merged(
-    named: list[tuple[str, SearchResponse]], body: SearchRequest, narrowed: Sequence[Narrowing]
+    named: list[tuple[str, SearchResponse]],
+    body: SearchRequest,
+    narrowed: Sequence[Narrowing],
+    why_of: str | None = None,
 ) -> SearchResponse:
     """The answers of several vaults as one: results merged, each vault's in its own order, by confidence
     weighed by its vault's surest (domain/ranking/vault_merge.py), cut to top_k; groups likewise by their
@@ -250,7 +257,7 @@ def _merged(
         time_intent=next((a.time_intent for a in answers if a.time_intent is not None), None),
         groups=groups,
         memory_suggestion=_kept_suggestion([(top, lead), *named], results),
-        explain=_explained(lead, named, every, len(results), dict(zip(names, narrowed, strict=True))),
+        explain=_explained(lead, named, every, len(results), dict(zip(names, narrowed, strict=True)), why_of),
         stages=lead.stages,
     )
 
@@ -278,6 +285,7 @@ def _explained(
     every: Sequence[SearchResult],
     shown: int,
     holds: Mapping[str, Narrowing],
+    why_of: str | None = None,
 ) -> SearchExplainOut | None:
     """The explanation of the vault of the surest result; its "why not" from the vault holding the note
     asked about (the first asked that does: the others holding the path are named in its reason), told of
@@ -288,7 +296,8 @@ def _explained(
     if explain is None or explain.why_not is None:
         return explain
     asked = [a.explain.why_not for _, a in named if a.explain is not None and a.explain.why_not is not None]
-    holding = [w for w in asked if w.indexed]
+    # the vault its path was cited with first (`why_of`), else the first asked that holds it
+    holding = sorted((w for w in asked if w.indexed), key=lambda w: w.vault != why_of)
     if not holding:  # no vault holds it: its reason (the closest names) is the lead's
         return explain.model_copy(update={"why_not": explain.why_not.model_copy(update={"final_rank": None})})
     why = holding[0]

@@ -193,3 +193,13 @@ def test_why_not_of_a_path_two_vaults_hold_says_which_it_explains(client: TestCl
     assert "In the vault work: " in why["reason"]
     _, other = _why_not(client, query="budget", top_k=3, why_not="Inbox.md", vaults=["personal"])
     assert other["vault"] == "personal"
+
+
+def test_why_not_of_a_note_cited_with_its_vault_explains_that_vault_s(client: TestClient) -> None:
+    # `vault:<name>/<path>`, as a block of several vaults cites it: that vault's note (both hold the path)
+    _, why = _why_not(client, query="budget", top_k=3, why_not="vault:personal/Inbox.md")
+    assert (why["vault"], why["note_path"]) == ("personal", "Inbox.md")
+    assert why["indexed"] is True
+    assert "this explains personal's" in why["reason"]
+    _, work = _why_not(client, query="budget", top_k=3, why_not="vault:work/Inbox.md")
+    assert (work["vault"], work["note_path"]) == ("work", "Inbox.md")
