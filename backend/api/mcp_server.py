@@ -133,6 +133,31 @@ async def _enveloped_errors(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]
     return result
 
 
+async def _known_arguments(mcp: MCPServer, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    """A tool called with an argument it does not take is refused, naming it and those it takes, as REST
+    refuses an unknown field: an agent's `topk` or a `vault` where a tool takes `vaults` would otherwise
+    be dropped in silence and the call answered as if never given."""
+    params = getattr(ctx, "params", None)
+    if getattr(ctx, "method", None) != "tools/call" or not isinstance(params, dict):
+        return await call_next(ctx)
+    given = params.get("arguments")
+    served = {t.name: t for t in await mcp.list_tools()}.get(str(params.get("name")))
+    if served is None or not isinstance(given, dict):
+        return await call_next(ctx)
+    takes = set((served.input_schema or {}).get("properties", {}))
+    unknown = sorted(set(given) - takes)
+    if not unknown:
+        return await call_next(ctx)
+    return _failure(
+        ErrorBody(
+            error_code="VALIDATION_ERROR",
+            detail=f"{served.name} takes no argument {', '.join(map(repr, unknown))}",
+            recoverable=True,
+            suggestion=f"Call {served.name} with its own arguments: {', '.join(sorted(takes))}.",
+        )
+    )
+
+
 # a tool's `vault`: worded as the routes' `?vault=` (deps.VaultQuery), one meaning for every door
 VAULT = Field(
     None,
@@ -178,7 +203,7 @@ def build_mcp_server(
         instructions=INSTRUCTIONS,
         version=version,
         log_level=settings.log_level,
-        middleware=[_enveloped_errors],
+        middleware=[_enveloped_errors, lambda ctx, call_next: _known_arguments(mcp, ctx, call_next)],
     )
 
     handlers = mcp._lowlevel_server._request_handlers  # noqa: SLF001 (the SDK has no public way to unregister)

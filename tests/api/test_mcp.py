@@ -197,6 +197,20 @@ def test_a_tool_not_served_is_said_so(example: str) -> None:
     assert "tools/list" in body["suggestion"]
 
 
+def test_an_argument_a_tool_does_not_take_is_refused_naming_those_it_takes(example: str) -> None:
+    # REST refuses an unknown field; a tool must not drop a misspelt `topk` in silence and answer 5 results
+    async def work(session: ClientSession) -> Any:
+        return await session.call_tool("search", {"query": "milk", "topk": 1})
+
+    result = in_session(example, work)
+    assert result.is_error is True
+    body = json.loads(result.content[0].text)
+    assert set(body) == ERROR_KEYS
+    assert body["error_code"] == "VALIDATION_ERROR"
+    assert "'topk'" in body["detail"]
+    assert "top_k" in body["suggestion"]
+
+
 def test_the_api_key_protects_mcp(secret: str) -> None:
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
