@@ -29,7 +29,7 @@ import anyio
 import httpx
 
 from backend.config import Settings
-from backend.domain.errors import KnowledgeBridgeError
+from backend.domain.errors import IndexNotReadyError, KnowledgeBridgeError
 from backend.infrastructure.running_service import describe, find_running_service
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,13 @@ def serve_local(settings: Settings) -> None:
     # one vault: its failure stops here, as before; several: the vaults that open serve, as the service's do
     library = Library.open(settings, open_read_only)
     try:
+        never = [name for name, services in library.each() if not services.notes.complete]
+        if never and len(never) == len(library.services):
+            # read-only, nothing here will ever index it: "wait for the first indexing" would wait forever
+            raise IndexNotReadyError(
+                f"the vault {', '.join(never)} has not been indexed, and no service runs for it",
+                suggestion=NO_SERVICE,
+            )
         mcp = build_mcp_server(lambda: library, settings, version=VERSION, read_only=True)
         anyio.run(mcp.run_stdio_async)
     finally:
@@ -113,6 +120,11 @@ def serve_local(settings: Settings) -> None:
 
 
 UNUSABLE = -32002  # a server error of JSON-RPC's reserved range: the server cannot serve at all
+
+NO_SERVICE = (
+    "Start the service for the vault (`make run` or `python -m backend serve`): it indexes the vault, and "
+    "this command then relays to it. Over stdio alone the index is only read."
+)
 
 
 def refuse(reason: str, stdin: IO[str], stdout: IO[str]) -> None:
@@ -125,6 +137,12 @@ def refuse(reason: str, stdin: IO[str], stdout: IO[str]) -> None:
         if isinstance(message, dict) and message.get("id") is not None and "method" in message:
             stdout.write(json.dumps(_rpc_error(message["id"], UNUSABLE, reason)) + "\n")
             stdout.flush()
+
+
+def refuse_setting(problem: Exception) -> None:
+    """A setting that keeps this process from serving (a VAULT_PATH that is no folder), in every reply."""
+    reason = f"Knowledge Bridge: {problem}. What to do: fix it in the MCP server's command or environment."
+    refuse(reason, sys.stdin, sys.stdout)
 
 
 def run(settings: Settings) -> int:
@@ -146,6 +164,7 @@ def run(settings: Settings) -> int:
         serve_local(settings)
     except KnowledgeBridgeError as exc:
         reason = f"Knowledge Bridge ({exc.code}): {exc.detail}"
+        reason += "" if reason.endswith((".", "!", "?")) else "."
         if exc.suggestion:
             reason += f" What to do: {exc.suggestion}"
         log.error("%s", reason)

@@ -214,6 +214,32 @@ def test_an_index_it_cannot_open_is_an_error_the_client_shows(indexed: tuple[Pat
     assert "What to do:" in refused.error.message
 
 
+def _refused(vault: Path, data: Path) -> MCPError:
+    """The error the client's `initialize` gets from `python -m backend mcp` over this vault and data dir."""
+    with pytest.raises(BaseException) as raised:  # noqa: PT011 - anyio wraps it in an exception group
+        spawn(vault, data, closed_port(), lambda session: None)
+    (refused,) = [error for error in _leaves(raised.value) if isinstance(error, MCPError)]
+    assert refused.error.code == -32002
+    return refused
+
+
+def test_a_vault_path_that_is_no_folder_is_an_error_the_client_shows(tmp_path: Path) -> None:
+    # not a closed connection with the reason on stderr, which a client spawning us never shows
+    refused = _refused(tmp_path / "no such vault", tmp_path / "data")
+    assert "VAULT_PATH" in refused.error.message
+    assert "What to do:" in refused.error.message
+
+
+def test_a_vault_never_indexed_without_a_service_says_to_start_it(tmp_path: Path) -> None:
+    # read-only over stdio nothing will ever index it: "wait for the first indexing" would wait forever
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nA note.\n")
+    refused = _refused(vault, tmp_path / "data")
+    assert "INDEX_NOT_READY" in refused.error.message
+    assert "Start the service" in refused.error.message
+
+
 def _leaves(error: BaseException) -> list[BaseException]:
     if isinstance(error, BaseExceptionGroup):
         return [leaf for inner in error.exceptions for leaf in _leaves(inner)]

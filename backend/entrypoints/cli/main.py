@@ -422,17 +422,16 @@ def _main(argv: Sequence[str] | None) -> int:
         _check_memory_args(args)
     try:
         settings = _settings(args)
-    except SettingsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per CLI request is noise
-    try:
+        form = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+        logging.basicConfig(level=settings.log_level, format=form, stream=sys.stderr)
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per CLI request is noise
         return _run(args, settings)
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if args.command == "mcp":  # a client spawned us: it shows a reply's error, not our stderr
+            from backend.entrypoints.mcp_stdio import refuse_setting
+
+            refuse_setting(exc)
         return 2
     except KnowledgeBridgeError as exc:
         return _error(exc)
