@@ -106,7 +106,7 @@ def serve_local(settings: Settings) -> None:
     # one vault: its failure stops here, as before; several: the vaults that open serve, as the service's do
     library = Library.open(settings, open_read_only)
     try:
-        never = [name for name, services in library.each() if not services.notes.complete]
+        never = [n for n, s in library.each() if not s.index.complete and s.index.indexed_notes == 0]
         if never and len(never) == len(library.services):
             # read-only, nothing here will ever index it: "wait for the first indexing" would wait forever
             raise IndexNotReadyError(
