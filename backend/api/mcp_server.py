@@ -234,6 +234,8 @@ def build_mcp_server(
         include_related: Annotated[bool, _about(SearchRequest, "include_related")] = True,
         include_memory: Annotated[bool, _about(SearchRequest, "include_memory")] = False,
         vaults: Annotated[list[str] | None, _about(SearchRequest, "vaults")] = None,
+        threshold: Annotated[float | None, _about(SearchRequest, "threshold")] = None,
+        max_chunks_per_note: Annotated[int | None, _about(SearchRequest, "max_chunks_per_note")] = None,
     ) -> SearchResponse:
         """Find the chunks of notes that best answer a question (meaning + keywords), with their note path,
         heading, line range, tags and date, the notes linked to them, and (include_memory) remembered facts.
@@ -257,6 +259,8 @@ def build_mcp_server(
                 include_related=include_related,
                 include_memory=include_memory,
                 vaults=vaults,
+                threshold=threshold,
+                max_chunks_per_note=max_chunks_per_note,
             )
             return (await search_vaults(library(), body))[0]
 

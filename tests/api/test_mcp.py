@@ -197,6 +197,21 @@ def test_a_tool_not_served_is_said_so(example: str) -> None:
     assert "tools/list" in body["suggestion"]
 
 
+def test_search_takes_the_routes_threshold_and_chunks_per_note(example: str) -> None:
+    asked = {"query": "database migration decision", "top_k": 10, "threshold": 0.3, "max_chunks_per_note": 1}
+
+    async def work(session: ClientSession) -> Any:
+        return payload(await session.call_tool("search", asked))
+
+    results = in_session(example, work)["results"]
+    rest = httpx.post(f"{example}/search", json=asked, timeout=60).json()["results"]
+    assert [r["chunk_id"] for r in results] == [r["chunk_id"] for r in rest]  # as the route answers
+    assert results
+    assert all(r["score"] >= 0.3 for r in results)
+    paths = [r["note_path"] for r in results]
+    assert len(paths) == len(set(paths))  # one chunk a note
+
+
 def test_an_argument_a_tool_does_not_take_is_refused_naming_those_it_takes(example: str) -> None:
     # REST refuses an unknown field; a tool must not drop a misspelt `topk` in silence and answer 5 results
     async def work(session: ClientSession) -> Any:
