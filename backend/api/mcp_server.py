@@ -28,12 +28,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from backend.api.answers import links_answer, note_answer, remember_answer
+from backend.api.answers import forget_answer, links_answer, memories_answer, note_answer, remember_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, envelope
 from backend.api.errors import validation_envelope as invalid
 from backend.api.input_types import request_from
-from backend.api.memory_schemas import MemoryIn, MemoryStored
+from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse
 from backend.api.status_schemas import IndexStatus
@@ -50,7 +50,8 @@ INSTRUCTIONS = (
     "Knowledge Bridge searches the user's Obsidian vault by meaning and by keyword. Call `search` (or "
     "`build_context` for a ready-to-inject block) first; expand a hit with `get_note` using its start_line "
     "and end_line; follow links with `note_links`; keep a fact with `remember` (when an answer holds a "
-    "`memory_suggestion`, offer it to the user and remember it only if they agree). Results flag sensitive "
+    "`memory_suggestion`, offer it to the user and remember it only if they agree); `list_memories` shows "
+    "what is kept and `forget` drops a fact the user no longer wants kept. Results flag sensitive "
     "categories (health, finance, relationships): ask the user before showing those. Secrets are redacted. "
     "A service may serve several vaults: `search` and `build_context` ask all of them unless `vaults` names "
     "some, each result names its `vault`, and `get_note`, `note_links` and `remember` take that `vault` "
@@ -62,7 +63,8 @@ INSTRUCTIONS = (
 # Every tool says what it does to the world, so clients (OpenClaw's approval postures) need not ask the user
 # before each search: all tools read our own index only (closed world); `remember` writes a fact, and writing
 # the same fact again changes nothing (idempotent), but a new value under a key already kept replaces the old
-# one, which is gone: not an additive update, so destructive (OpenClaw's "auto" approval mode asks first).
+# one, which is gone: not an additive update, so destructive (OpenClaw's "auto" approval mode asks first);
+# `forget` drops a fact, and forgetting it again changes nothing more.
 READS = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -112,8 +114,8 @@ def _sdk_refusal(text: str) -> ErrorBody:
             error_code="VALIDATION_ERROR",
             detail=f"no tool {unknown.group(1)!r} here",
             recoverable=True,
-            suggestion="Call one of the tools tools/list gives. `remember` is served only through the "
-            "running service (`python -m backend mcp` relays to it), not over an index read alone.",
+            suggestion="Call one of the tools tools/list gives. `remember` and `forget` are served only "
+            "through the running service (`python -m backend mcp` relays to it), not over a read-only index.",
         )
     body = text.split("\n", 1)[1] if "\n" in text else text
     problems = [f"{field}: {message}" for field, message in _PYDANTIC_LINE.findall(body)]
@@ -197,7 +199,7 @@ def build_mcp_server(
     library: Callable[[], Library], settings: Settings, *, version: str, read_only: bool = False
 ) -> MCPServer:
     """`library`: the vaults the routes serve (a callable: the app opens them in its lifespan, after this
-    is built); `read_only`: without the one tool that writes (`remember`), for an index opened read-only."""
+    is built); `read_only`: without the tools that write (`remember`, `forget`), for an index read only."""
     mcp: MCPServer = MCPServer(
         "knowledge-bridge",
         instructions=INSTRUCTIONS,
@@ -355,8 +357,35 @@ def build_mcp_server(
 
         return await _guarded(work)  # type: ignore[no-any-return]
 
+    @tool("list_memories", "List remembered facts")
+    async def list_memories(
+        limit: Annotated[int, Field(ge=1, le=500, description="Facts per page.")] = 100,
+        offset: Annotated[int, Field(ge=0, description="Facts to skip (next_offset of the last page).")] = 0,
+        vault: Annotated[str | None, VAULT] = None,
+    ) -> MemoryListOut:
+        """Every remembered fact, by key, one page at a time (values with secrets redacted): what `remember`
+        kept, to check before keeping another or to `forget` one the user no longer wants kept."""
+
+        def work() -> MemoryListOut:
+            name, services = library().get(vault)
+            answer = memories_answer(services, limit, offset)
+            for fact in answer.facts:
+                fact.vault = name
+            return answer
+
+        return await _call(work)  # type: ignore[no-any-return]
+
     if read_only:
         return mcp
+
+    @tool("forget", "Forget a remembered fact", WRITES)
+    async def forget(
+        key: Annotated[str, Field(description="The key the fact was stored under.")],
+        vault: Annotated[str | None, VAULT] = None,
+    ) -> MemoryDeleted:
+        """Forget a remembered fact the user no longer wants kept (MEMORY_NOT_FOUND when no fact has that
+        key). The vault's notes are never touched."""
+        return await _call(lambda: forget_answer(library().get(vault)[1], key))  # type: ignore[no-any-return]
 
     @tool("remember", "Remember a fact", WRITES)
     async def remember(

@@ -1,19 +1,19 @@
-"""`python -m backend mcp`: the MCP tools on stdin/stdout, for clients that spawn their servers
-(`openclaw mcp add kb --command .venv/bin/python --arg -m --arg backend --arg mcp`).
+"""`python -m backend mcp`: the MCP tools on stdin/stdout, for clients that spawn their servers (`openclaw mcp
+add kb --command .venv/bin/python --arg -m --arg backend --arg mcp`).
 
 When the service of the vault runs (found as the CLI finds it: the record in the vault's data dir, the one
 service recorded under ./data when no vault is named, else HOST:PORT: infrastructure/running_service.py),
 every JSON-RPC message is relayed to its `/mcp` (stateless streamable HTTP with JSON answers: one POST per
 message, the answer is the reply), with API_KEY as the bearer key, so the running service stays the one owner
-of the index. Otherwise the index is opened here, read-only: no indexing, no watcher, and no `remember` (that
-writes; it needs the service). When neither works (several services and no vault named, an index another
-process holds, an index that cannot be read), every request is answered with an error saying why and what to
-do: a client shows that error (OpenClaw: "MCP error -32002: ..."), where a process that exits shows only that
-the connection closed.
+of the index. Otherwise the index is opened here, read-only: no indexing, no watcher, and no `remember` nor
+`forget` (they write; they need the service). When neither works (several services and no vault named, an
+index another process holds, an index that cannot be read), every request is answered with an error saying why
+and what to do: a client shows that error (OpenClaw: "MCP error -32002: ..."), where a process that exits
+shows only that the connection closed.
 
-With VAULTS (several vaults) the service of every vault is one: it is found by the record in the first
-vault's data dir, and served here it is every vault's index, read-only, as the service serves them (`vaults`
-to search, `vault` for a note).
+With VAULTS (several vaults) the service of every vault is one: it is found by the record in the first vault's
+data dir, and served here it is every vault's index, read-only, as the service serves them (`vaults` to
+search, `vault` for a note).
 
 stdout carries the protocol only; logs go to stderr.
 """

@@ -25,7 +25,8 @@ from backend.entrypoints.app import create_app
 from tests import live_server
 from tests.secret_vault import MEMORY_FACT, NOTES, QUERIES, leaks, write_secret_vault
 
-TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "remember"}
+WRITE_TOOLS = {"remember", "forget"}
+TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "list_memories", *WRITE_TOOLS}
 KEY = "mcp-test-key"
 ERROR_KEYS = {"error_code", "detail", "recoverable", "suggestion"}
 
@@ -136,6 +137,10 @@ def test_every_tool_answers_in_a_real_session(example: str) -> None:
         out["recall"] = payload(
             await session.call_tool("search", {"query": "owe Sreenivas", "include_memory": True, "top_k": 1})
         )
+        out["kept"] = payload(await session.call_tool("list_memories", {}))
+        out["forget"] = payload(await session.call_tool("forget", {"key": "sreenivas-balance"}))
+        out["after"] = payload(await session.call_tool("list_memories", {}))
+        out["again"] = await session.call_tool("forget", {"key": "sreenivas-balance"})
         return out
 
     out = in_session(example, work)
@@ -152,6 +157,13 @@ def test_every_tool_answers_in_a_real_session(example: str) -> None:
     assert out["context"]["context"].startswith("[Health/Knee physio plan.md:")
     assert out["remember"]["created"] is True
     assert [m["key"] for m in out["recall"]["memories"]] == ["sreenivas-balance"]
+    assert [(f["key"], f["value"]) for f in out["kept"]["facts"]] == [
+        ("sreenivas-balance", "I owe Sreenivas €79.50.")
+    ]
+    assert out["forget"] == {"key": "sreenivas-balance", "deleted": True}
+    assert out["after"]["facts"] == []
+    assert out["again"].is_error is True
+    assert json.loads(out["again"].content[0].text)["error_code"] == "MEMORY_NOT_FOUND"
 
 
 @pytest.mark.parametrize(
@@ -304,9 +316,9 @@ def test_every_tool_says_what_it_does_to_the_world_and_only_tools_are_advertised
         assert tool.title, tool.name
         assert annotations is not None, tool.name
         assert annotations.open_world_hint is False
-        assert annotations.read_only_hint is (tool.name != "remember"), tool.name
-        # remember replaces the value of a key already kept: the old value is lost
-        assert annotations.destructive_hint is (tool.name == "remember"), tool.name
+        assert annotations.read_only_hint is (tool.name not in WRITE_TOOLS), tool.name
+        # remember replaces the value of a key already kept, forget drops one: the old value is lost
+        assert annotations.destructive_hint is (tool.name in WRITE_TOOLS), tool.name
         assert annotations.idempotent_hint is True
 
 

@@ -28,7 +28,7 @@ from scripts.measure.service import ServiceProcess
 from tests import live_server
 
 KEY = "stdio-test-key"
-READ_TOOLS = {"search", "get_note", "note_links", "index_status", "build_context"}
+READ_TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "list_memories"}
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ async def search_and_list(session: ClientSession) -> tuple[set[str], dict[str, A
 
 def test_with_no_service_it_serves_the_index_read_only(indexed: tuple[Path, Path]) -> None:
     tools, found, missing = spawn(*indexed, closed_port(), search_and_list)
-    assert tools == READ_TOOLS  # remember writes: it needs the service
+    assert tools == READ_TOOLS  # remember and forget write: they need the service
     assert found["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
     assert missing.is_error is True
     assert json.loads(missing.content[0].text)["error_code"] == "NOTE_NOT_FOUND"
@@ -114,7 +114,7 @@ def test_with_the_service_running_it_relays_to_it(indexed: tuple[Path, Path]) ->
     with live_server.serving(create_app(settings)) as base:
         port = int(base.rsplit(":", 1)[1])
         (tools, found, missing), remembered = spawn(vault, data, port, work)
-    assert tools == READ_TOOLS | {"remember"}
+    assert tools == READ_TOOLS | {"remember", "forget"}
     assert found["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
     assert json.loads(missing.content[0].text)["error_code"] == "NOTE_NOT_FOUND"
     assert remembered.structured_content["created"] is True
@@ -131,7 +131,8 @@ def test_it_finds_the_service_of_its_vault_whatever_port(indexed: tuple[Path, Pa
 
     with ServiceProcess(vault, data, env=env) as service:
         service.wait_ready()
-        assert spawn(vault, data, closed_port(), tools) == READ_TOOLS | {"remember"}  # relayed: it writes
+        # relayed: remember and forget write through the service
+        assert spawn(vault, data, closed_port(), tools) == READ_TOOLS | {"remember", "forget"}
 
 
 @pytest.fixture
