@@ -43,7 +43,16 @@ pytestmark = pytest.mark.slow
 KEY = "openclaw-test-key"
 PLUGIN_DIR = REPO_ROOT / "integrations" / "openclaw"
 SKILL_DIR = REPO_ROOT / "docs" / "agents"
-MCP_TOOLS = {"search", "get_note", "note_links", "index_status", "build_context", "remember"}
+MCP_TOOLS = {
+    "search",
+    "get_note",
+    "note_links",
+    "index_status",
+    "build_context",
+    "list_memories",
+    "remember",
+    "forget",
+}
 PLUGIN_TOOLS = {
     "kb_search",
     "kb_context",
@@ -170,7 +179,7 @@ def test_mcp_add_with_default_flags_then_probe_lists_our_tools(
     assert report["diagnostics"] == []
     for name in ("kb", "kb-stdio"):
         server = report["servers"][name]
-        assert server["tools"] == 6
+        assert server["tools"] == len(MCP_TOOLS)
         assert "approvalHint" not in server  # no "tools have no safety annotations" warning
         assert "resources" not in server
         assert "prompts" not in server
