@@ -89,8 +89,15 @@ def _about(model: type[BaseModel], field: str) -> Any:
     return Field(description=model.model_fields[field].description)
 
 
+# the routes an error's suggestion names, as the tools that do the same over MCP (an agent here calls tools)
+_AS_TOOLS = (("GET /index/status", "the index_status tool"), ("GET /memory", "the list_memories tool"))
+
+
 def _failure(body: ErrorBody) -> CallToolResult:
-    payload = body.model_dump()
+    suggestion = body.suggestion
+    for route, tool in _AS_TOOLS:
+        suggestion = suggestion.replace(route, tool)
+    payload = {**body.model_dump(), "suggestion": suggestion}
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(payload))],
         structured_content=payload,

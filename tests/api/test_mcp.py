@@ -163,7 +163,9 @@ def test_every_tool_answers_in_a_real_session(example: str) -> None:
     assert out["forget"] == {"key": "sreenivas-balance", "deleted": True}
     assert out["after"]["facts"] == []
     assert out["again"].is_error is True
-    assert json.loads(out["again"].content[0].text)["error_code"] == "MEMORY_NOT_FOUND"
+    again = json.loads(out["again"].content[0].text)
+    assert again["error_code"] == "MEMORY_NOT_FOUND"
+    assert "list_memories" in again["suggestion"]  # a tool it can call, not GET /memory
 
 
 @pytest.mark.parametrize(
