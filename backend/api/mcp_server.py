@@ -21,7 +21,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -245,6 +245,9 @@ def build_mcp_server(
         vaults: Annotated[list[str] | None, _about(SearchRequest, "vaults")] = None,
         threshold: Annotated[float | None, _about(SearchRequest, "threshold")] = None,
         max_chunks_per_note: Annotated[int | None, _about(SearchRequest, "max_chunks_per_note")] = None,
+        group_by: Annotated[Literal["chunk", "note"], _about(SearchRequest, "group_by")] = "chunk",
+        explain: Annotated[bool, _about(SearchRequest, "explain")] = False,
+        why_not: Annotated[str | None, _about(SearchRequest, "why_not")] = None,
     ) -> SearchResponse:
         """Find the chunks of notes that best answer a question (meaning + keywords), with their note path,
         heading, line range, tags and date, the notes linked to them, and (include_memory) remembered facts.
@@ -270,6 +273,9 @@ def build_mcp_server(
                 vaults=vaults,
                 threshold=threshold,
                 max_chunks_per_note=max_chunks_per_note,
+                group_by=group_by,
+                explain=explain,
+                why_not=why_not,
             )
             return (await search_vaults(library(), body))[0]
 

@@ -226,6 +226,22 @@ def test_search_takes_the_routes_threshold_and_chunks_per_note(example: str) -> 
     assert len(paths) == len(set(paths))  # one chunk a note
 
 
+def test_search_groups_by_note_and_explains_as_the_route_does(example: str) -> None:
+    why_not = "Projects/Database migration.md"
+    asked = {"query": "knee physio", "top_k": 3, "group_by": "note", "why_not": why_not}
+
+    async def work(session: ClientSession) -> Any:
+        return payload(await session.call_tool("search", asked))
+
+    answer = in_session(example, work)
+    rest = httpx.post(f"{example}/search", json=asked, timeout=60).json()
+    assert [g["note_path"] for g in answer["groups"]] == [g["note_path"] for g in rest["groups"]]
+    assert answer["groups"]
+    why = answer["explain"]["why_not"]
+    assert why["note_path"] == why_not
+    assert why["reason"] == rest["explain"]["why_not"]["reason"]
+
+
 def test_an_argument_a_tool_does_not_take_is_refused_naming_those_it_takes(example: str) -> None:
     # REST refuses an unknown field; a tool must not drop a misspelt `topk` in silence and answer 5 results
     async def work(session: ClientSession) -> Any:
