@@ -142,27 +142,33 @@ async def _enveloped_errors(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]
     return result
 
 
-async def _known_arguments(mcp: MCPServer, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+async def _known_arguments(
+    mcp: MCPServer, taken: dict[str, set[str]], ctx: Any, call_next: Callable[[Any], Awaitable[Any]]
+) -> Any:
     """A tool called with an argument it does not take is refused, naming it and those it takes, as REST
     refuses an unknown field: an agent's `topk` or a `vault` where a tool takes `vaults` would otherwise
-    be dropped in silence and the call answered as if never given."""
+    be dropped in silence and the call answered as if never given. `taken`: each tool's arguments, read
+    from the tools' schemas at the first call (the tools are all registered by then, and never change)."""
     params = getattr(ctx, "params", None)
     if getattr(ctx, "method", None) != "tools/call" or not isinstance(params, dict):
         return await call_next(ctx)
-    given = params.get("arguments")
-    served = {t.name: t for t in await mcp.list_tools()}.get(str(params.get("name")))
-    if served is None or not isinstance(given, dict):
+    if not taken:
+        taken.update(
+            {t.name: set((t.input_schema or {}).get("properties", {})) for t in await mcp.list_tools()}
+        )
+    name, given = str(params.get("name")), params.get("arguments")
+    takes = taken.get(name)
+    if takes is None or not isinstance(given, dict):
         return await call_next(ctx)
-    takes = set((served.input_schema or {}).get("properties", {}))
     unknown = sorted(set(given) - takes)
     if not unknown:
         return await call_next(ctx)
     return _failure(
         ErrorBody(
             error_code="VALIDATION_ERROR",
-            detail=f"{served.name} takes no argument {', '.join(map(repr, unknown))}",
+            detail=f"{name} takes no argument {', '.join(map(repr, unknown))}",
             recoverable=True,
-            suggestion=f"Call {served.name} with its own arguments: {', '.join(sorted(takes))}.",
+            suggestion=f"Call {name} with its own arguments: {', '.join(sorted(takes))}.",
         )
     )
 
@@ -207,12 +213,13 @@ def build_mcp_server(
 ) -> MCPServer:
     """`library`: the vaults the routes serve (a callable: the app opens them in its lifespan, after this
     is built); `read_only`: without the tools that write (`remember`, `forget`), for an index read only."""
+    taken: dict[str, set[str]] = {}  # each tool's arguments: `_known_arguments`
     mcp: MCPServer = MCPServer(
         "knowledge-bridge",
         instructions=INSTRUCTIONS,
         version=version,
         log_level=settings.log_level,
-        middleware=[_enveloped_errors, lambda ctx, call_next: _known_arguments(mcp, ctx, call_next)],
+        middleware=[_enveloped_errors, lambda ctx, call_next: _known_arguments(mcp, taken, ctx, call_next)],
     )
 
     handlers = mcp._lowlevel_server._request_handlers  # noqa: SLF001 (the SDK has no public way to unregister)
