@@ -256,7 +256,7 @@ def _merged(
         search_time_ms=0.0,
         time_intent=next((a.time_intent for a in answers if a.time_intent is not None), None),
         groups=groups,
-        memory_suggestion=_kept_suggestion([(top, lead), *named], results),
+        memory_suggestion=_kept_suggestion(sorted(named, key=lambda pair: pair[0] != top), results),
         explain=_explained(lead, named, every, len(results), dict(zip(names, narrowed, strict=True)), why_of),
         stages=lead.stages,
     )
