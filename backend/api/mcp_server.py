@@ -28,7 +28,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from backend.api.answers import forget_answer, links_answer, memories_answer, note_answer, remember_answer
+from backend.api.answers import forget_answer, memories_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, envelope
 from backend.api.errors import validation_envelope as invalid
@@ -38,7 +38,14 @@ from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse
 from backend.api.status_schemas import IndexStatus
 from backend.api.validation_messages import describe_validation
-from backend.api.vault_answers import context_vaults, search_vaults, status_vaults
+from backend.api.vault_answers import (
+    context_vaults,
+    read_links,
+    read_note,
+    remember_fact,
+    search_vaults,
+    status_vaults,
+)
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode
@@ -300,13 +307,7 @@ def build_mcp_server(
         """Read a note: metadata and text, or only lines start_line..end_line (expand a search hit by asking
         a few lines around its start_line/end_line, in its `vault`). Secrets are redacted."""
 
-        def work() -> NoteOut:
-            name, services, held = library().holding(path, vault)
-            answer = note_answer(services, held, start_line, end_line)
-            answer.vault = name
-            return answer
-
-        return await _call(work)  # type: ignore[no-any-return]
+        return await _call(lambda: read_note(library(), path, vault, start_line, end_line))  # type: ignore[no-any-return]
 
     @tool("note_links", "Links of a note")
     async def note_links(
@@ -316,13 +317,7 @@ def build_mcp_server(
         """The notes this note links to (outlinks), the notes linking to it (backlinks), and links to notes
         not created yet, all within its vault."""
 
-        def work() -> NoteLinksOut:
-            name, services, held = library().holding(path, vault)
-            answer = links_answer(services, held)
-            answer.vault = name
-            return answer
-
-        return await _call(work)  # type: ignore[no-any-return]
+        return await _call(lambda: read_links(library(), path, vault))  # type: ignore[no-any-return]
 
     @tool("index_status", "Index status")
     async def index_status(
@@ -419,10 +414,7 @@ def build_mcp_server(
 
         def work() -> MemoryStored:
             body = request_from(MemoryIn, key=key, value=value, source=source, vault=vault)
-            name, services, held = library().holding(body.source, body.vault)
-            stored = remember_answer(services, body.model_copy(update={"source": held}))
-            stored.fact.vault = name
-            return stored
+            return remember_fact(library(), body)
 
         return await _call(work)  # type: ignore[no-any-return]
 

@@ -1,8 +1,9 @@
-"""/search, /context and /index/status over the vaults a request names (issue 46), for every door (the
-routes, the MCP tools, the CLI in-process): the vaults asked in the thread pool (`fan_out`), the answers
-merged as domain/ranking/vault_merge.py says (each vault's order kept, by calibrated `confidence` weighed by
-how sure each vault is, the vaults holding more of what the question names first: not one sort by
-confidence), a vault that cannot answer named in `missing_vaults` while the others answer.
+"""/search, /context, /index/status, a note's read and a fact kept, over the vaults a request names (issue
+46), for every door (the routes, the MCP tools, the CLI in-process): the vaults asked in the thread pool
+(`fan_out`), the answers merged as domain/ranking/vault_merge.py says (each vault's order kept, by
+calibrated `confidence` weighed by how sure each vault is, the vaults holding more of what the question
+names first: not one sort by confidence), a vault that cannot answer named in `missing_vaults` while the
+others answer.
 
 Each vault is asked for the request's whole `top_k` (QMD's mistake was one global top-K filtered after: a
 vault with many strong hits left the list short), and its `max_chunks_per_note` and filters hold within it;
@@ -26,18 +27,23 @@ from backend.api.answers import (
     context_answer,
     context_query,
     context_response,
+    links_answer,
+    note_answer,
     related_answer,
     related_out,
+    remember_answer,
     search_answer,
 )
 from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.errors import status_of
 from backend.api.explain_schemas import SearchExplainOut
-from backend.api.memory_schemas import MemorySuggestionOut
+from backend.api.memory_schemas import MemoryIn, MemoryStored, MemorySuggestionOut
+from backend.api.note_schemas import NoteOut
 from backend.api.request_caps import check_filter_caps
 from backend.api.schemas import (
     MissingVaultOut,
     NoteGroupOut,
+    NoteLinksOut,
     RelatedNoteOut,
     SearchRequest,
     SearchResponse,
@@ -332,6 +338,37 @@ def _explained(
         )
     update = {"final_rank": final, "ranked": ranked, "reason": reason}
     return explain.model_copy(update={"why_not": why.model_copy(update=update)})
+
+
+# -- a note, and a fact tied to one, in its vault -------------------------------------------------------
+
+
+def read_note(
+    library: Library, path: str, vault: str | None, start_line: int | None = None, end_line: int | None = None
+) -> NoteOut:
+    """GET /note, the MCP `get_note` tool and `kb note`: the note at `path` (or `vault:<name>/<path>`) of
+    the vault holding it (`Library.holding`), naming that vault."""
+    name, services, held = library.holding(path, vault)
+    answer = note_answer(services, held, start_line, end_line)
+    answer.vault = name
+    return answer
+
+
+def read_links(library: Library, path: str, vault: str | None) -> NoteLinksOut:
+    """GET /note/{path}/links, the MCP `note_links` tool and `kb links`, as `read_note` finds the note."""
+    name, services, held = library.holding(path, vault)
+    answer = links_answer(services, held)
+    answer.vault = name
+    return answer
+
+
+def remember_fact(library: Library, body: MemoryIn) -> MemoryStored:
+    """POST /memory, the MCP `remember` tool and `kb memory remember`: the fact kept in the vault holding
+    its source note, tied to that note's path there (a `vault:<name>/<path>` source is the path)."""
+    name, services, source = library.holding(body.source, body.vault)
+    stored = remember_answer(services, body.model_copy(update={"source": source}))
+    stored.fact.vault = name
+    return stored
 
 
 # -- /context -----------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.answers import forget_answer, memories_answer, remember_answer
+from backend.api.answers import forget_answer, memories_answer
 from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import error_responses
 from backend.api.memory_schemas import (
@@ -15,6 +15,7 @@ from backend.api.memory_schemas import (
     MemoryListOut,
     MemoryStored,
 )
+from backend.api.vault_answers import remember_fact
 
 router = APIRouter(prefix="/memory", tags=["memory"])
 
@@ -34,9 +35,7 @@ async def remember(body: MemoryIn, library: LibraryDep, response: Response) -> M
     indexed note). Facts are kept in their own collection, never in the vault, and survive restarts and index
     rebuilds; `/search` and `/context` with `include_memory: true` find them. The same key again replaces
     the fact (200 instead of 201)."""
-    name, services, source = await run_in_threadpool(library.holding, body.source, body.vault)
-    stored = await run_in_threadpool(remember_answer, services, body.model_copy(update={"source": source}))
-    stored.fact.vault = name
+    stored = await run_in_threadpool(remember_fact, library, body)
     response.status_code = 201 if stored.created else 200
     return stored
 

@@ -5,13 +5,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.answers import links_answer, note_answer, notes_answer
+from backend.api.answers import notes_answer
 from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.input_types import IsoDay, IsoMoment
 from backend.api.inspect_answers import chunks_answer, unresolved_answer
 from backend.api.note_schemas import NoteChunksOut, NoteListOut, NoteOut, UnresolvedLinksOut
 from backend.api.schemas import NoteLinksOut
+from backend.api.vault_answers import read_links, read_note
 from backend.application.operations import NoteListQuery
 from backend.domain.notes.note_listing import NoteOrder
 
@@ -40,10 +41,7 @@ MAX_PAGE = 500
 async def note_links(note_path: NotePath, library: LibraryDep, vault: VaultQuery = None) -> NoteLinksOut:
     """Backlinks, outlinks (with titles) and not-yet-created targets of one note (vault-relative path),
     all within its vault."""
-    name, services, path = await run_in_threadpool(library.holding, note_path, vault)
-    answer = await run_in_threadpool(links_answer, services, path)
-    answer.vault = name
-    return answer
+    return await run_in_threadpool(read_links, library, note_path, vault)
 
 
 @router.get(
@@ -106,10 +104,7 @@ async def get_note(
     1-based, inclusive: the `start_line`/`end_line` of a search result read back that hit, a wider range reads
     around it). The text is read from the vault as it is now, with secrets redacted. A path that is not an
     indexed note is 404 NOTE_NOT_FOUND; a path that tries to leave the vault is 400 SECURITY_VIOLATION."""
-    name, services, path = await run_in_threadpool(library.holding, note_path, vault)
-    answer = await run_in_threadpool(note_answer, services, path, start_line, end_line)
-    answer.vault = name
-    return answer
+    return await run_in_threadpool(read_note, library, note_path, vault, start_line, end_line)
 
 
 @router.get(

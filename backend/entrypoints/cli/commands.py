@@ -157,15 +157,12 @@ def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import note_answer
+    from backend.api.vault_answers import read_note
 
     params = {"start_line": args.start_line, "end_line": args.end_line, **vault_param(args)}
 
     def local(library: Library) -> Any:
-        name, services, path = library.holding(args.path, args.vault_name)
-        read = note_answer(services, path, args.start_line, args.end_line)
-        read.vault = name
-        return read
+        return read_note(library, args.path, args.vault_name, args.start_line, args.end_line)
 
     note = answer(
         settings,
@@ -180,13 +177,10 @@ def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import links_answer
+    from backend.api.vault_answers import read_links
 
     def local(library: Library) -> Any:
-        name, services, path = library.holding(args.path, args.vault_name)
-        found = links_answer(services, path)
-        found.vault = name
-        return found
+        return read_links(library, args.path, args.vault_name)
 
     links = _read_vault(settings, args, f"/note/{quote(args.path, safe='/')}/links", local)
     print_json(links) if args.json else show_links(links, name_vault=labelled(settings, args))
@@ -194,9 +188,9 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
-    from backend.api.answers import remember_answer
     from backend.api.input_types import request_from
     from backend.api.memory_schemas import MemoryIn
+    from backend.api.vault_answers import remember_fact
 
     if args.action == "remember":
         body = request_from(
@@ -204,10 +198,7 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
         )
 
         def keep(library: Library) -> Any:
-            name, services, source = library.holding(body.source, body.vault)
-            kept = remember_answer(services, body.model_copy(update={"source": source}))
-            kept.fact.vault = name
-            return kept
+            return remember_fact(library, body)
 
         stored = answer(settings, args, "POST", "/memory", keep, body=body.model_dump(exclude_none=True))
         print_json(stored) if args.json else print(
