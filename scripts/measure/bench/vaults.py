@@ -93,13 +93,13 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         start("locomo", locomo, {})
         start("both", None, {"VAULTS": f"zk={zk},locomo={locomo}"})
         if args.compare_with is not None:
-            before = args.compare_with.resolve()
-            start("before", zk, {}, repo=before)
+            code_before = args.compare_with.resolve()
+            start("before", zk, {}, repo=code_before)
             # the code before over both vaults reads a copy of the indexes of `both` (a second service
             # cannot open the same store), so it is measured over the same points without indexing anew
             shutil.rmtree(DATA / "before-both", ignore_errors=True)
             shutil.copytree(DATA / "both", DATA / "before-both")
-            start("before-both", None, {"VAULTS": f"zk={zk},locomo={locomo}"}, repo=before)
+            start("before-both", None, {"VAULTS": f"zk={zk},locomo={locomo}"}, repo=code_before)
             asked.insert(0, ("Zettelkasten alone, the code before", "before", None))
             asked.append(("both: both asked, the code before", "before-both", None))
         clients = {key: httpx.Client(base_url=s.url, timeout=120) for key, s in services.items()}
@@ -119,6 +119,7 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
     one = statistics.median(p50s["Zettelkasten alone"])
     # each round's own ratio: the rounds' p50s move together with the machine's speed, their ratio less
     ratios = _ratios(p50s, "both: both asked", "Zettelkasten alone")
+    ratios_before = _ratios(p50s, "both: both asked, the code before", "Zettelkasten alone, the code before")
     rows = [
         "## Several vaults, one service",
         "",
@@ -126,20 +127,8 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         f"- data: the Zettelkasten ({zk}) beside LoCoMo dev, {len(questions)} questions ({count} drawn from "
         f"the Zettelkasten's words, LoCoMo dev's first {count}), hybrid, top_k 10, one at a time; "
         f"{args.vault_rounds} rounds, each question asked of every service in turn",
-        f"- both vaults asked against the Zettelkasten alone, each round's own ratio: median "
-        f"×{statistics.median(ratios):.2f} (rounds: {', '.join(f'×{r:.2f}' for r in ratios)})",
-        *(
-            [
-                f"- the code before, the same way: median ×{statistics.median(before):.2f} (rounds: "
-                f"{', '.join(f'×{r:.2f}' for r in before)})"
-            ]
-            if (
-                before := _ratios(
-                    p50s, "both: both asked, the code before", "Zettelkasten alone, the code before"
-                )
-            )
-            else []
-        ),
+        f"- both vaults asked against the Zettelkasten alone, each round's own ratio: {_spread(ratios)}",
+        *([f"- the code before, the same way: {_spread(ratios_before)}"] if ratios_before else []),
         "",
         "| service, vaults asked | p50 (median of the rounds) | against the Zettelkasten alone |",
         "|---|---|---|",
@@ -161,6 +150,11 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         "",
     ]
     return rows
+
+
+def _spread(ratios: list[float]) -> str:
+    """Rounds' ratios as the report gives them: their median, then each round's."""
+    return f"median ×{statistics.median(ratios):.2f} (rounds: {', '.join(f'×{r:.2f}' for r in ratios)})"
 
 
 def _ratios(p50s: dict[str, list[float]], label: str, against: str) -> list[float]:
