@@ -21,6 +21,8 @@ from backend.domain.errors import InvalidRequestError
 
 Request = TypeVar("Request", bound=BaseModel)
 
+MAX_PAGE = 500  # items one page of a listing holds at most (notes, links not created yet, facts), every door
+
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}.*")
 

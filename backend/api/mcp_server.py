@@ -32,7 +32,7 @@ from backend.api.answers import forget_answer, memories_answer
 from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, envelope
 from backend.api.errors import validation_envelope as invalid
-from backend.api.input_types import request_from
+from backend.api.input_types import MAX_PAGE, request_from
 from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse
@@ -374,8 +374,10 @@ def build_mcp_server(
 
     @tool("list_memories", "List remembered facts")
     async def list_memories(
-        limit: Annotated[int, Field(ge=1, le=500, description="Facts per page.")] = 100,
-        offset: Annotated[int, Field(ge=0, description="Facts to skip (next_offset of the last page).")] = 0,
+        limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Facts per page.")] = 100,
+        offset: Annotated[
+            int, Field(ge=0, description="Facts to skip (next_offset of the previous page).")
+        ] = 0,
         vault: Annotated[str | None, VAULT] = None,
     ) -> MemoryListOut:
         """Every remembered fact, by key, one page at a time (values with secrets redacted): what `remember`

@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.answers import forget_answer, memories_answer
 from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import error_responses
+from backend.api.input_types import MAX_PAGE
 from backend.api.memory_schemas import (
     KEY_PATTERN,
     MemoryDeleted,
@@ -18,8 +19,6 @@ from backend.api.memory_schemas import (
 from backend.api.vault_answers import remember_fact
 
 router = APIRouter(prefix="/memory", tags=["memory"])
-
-MAX_PAGE = 500
 
 
 @router.post(

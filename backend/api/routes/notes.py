@@ -8,7 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from backend.api.answers import notes_answer
 from backend.api.deps import LibraryDep, VaultQuery
 from backend.api.errors import INDEX_UNREADABLE, error_responses
-from backend.api.input_types import IsoDay, IsoMoment
+from backend.api.input_types import MAX_PAGE, IsoDay, IsoMoment
 from backend.api.inspect_answers import chunks_answer, unresolved_answer
 from backend.api.note_schemas import NoteChunksOut, NoteListOut, NoteOut, UnresolvedLinksOut
 from backend.api.schemas import NoteLinksOut
@@ -26,8 +26,6 @@ NotePath = Annotated[
         examples=["Finance/Money with Sreenivas.md"],
     ),
 ]
-
-MAX_PAGE = 500
 
 
 @router.get(
