@@ -8,6 +8,7 @@ copied into this repository by hand. Only its static folder is used, with FastAP
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import fastapi_offline
@@ -23,25 +24,34 @@ ASSETS_URL = "/docs-assets"
 def install_docs_pages(app: FastAPI) -> None:
     """Add /docs, /redoc and their assets; the app must be created with docs_url=None, redoc_url=None."""
     app.mount(ASSETS_URL, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
+    _serve_page(
+        app,
+        "/docs",
+        "Swagger UI",
+        get_swagger_ui_html,
+        swagger_js_url=f"{ASSETS_URL}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS_URL}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS_URL}/favicon.png",
+    )
+    _serve_page(
+        app,
+        "/redoc",
+        "ReDoc",
+        get_redoc_html,
+        redoc_js_url=f"{ASSETS_URL}/redoc.standalone.js",
+        redoc_favicon_url=f"{ASSETS_URL}/favicon.png",
+        with_google_fonts=False,  # a font from Google would be the one request leaving the machine
+    )
+
+
+def _serve_page(
+    app: FastAPI, path: str, name: str, build: Callable[..., HTMLResponse], **assets: object
+) -> None:
+    """Serve at `path` the page FastAPI's `build` makes of the app's schema, titled "<app> - <name>", with
+    `assets` (the builder's own arguments: where its scripts, styles and icon are)."""
     openapi_url = app.openapi_url or "/openapi.json"
-    title = app.title
+    title = f"{app.title} - {name}"
 
-    @app.get("/docs", include_in_schema=False)
-    async def swagger_ui() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=openapi_url,
-            title=f"{title} - Swagger UI",
-            swagger_js_url=f"{ASSETS_URL}/swagger-ui-bundle.js",
-            swagger_css_url=f"{ASSETS_URL}/swagger-ui.css",
-            swagger_favicon_url=f"{ASSETS_URL}/favicon.png",
-        )
-
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc() -> HTMLResponse:
-        return get_redoc_html(
-            openapi_url=openapi_url,
-            title=f"{title} - ReDoc",
-            redoc_js_url=f"{ASSETS_URL}/redoc.standalone.js",
-            redoc_favicon_url=f"{ASSETS_URL}/favicon.png",
-            with_google_fonts=False,  # a font from Google would be the one request leaving the machine
-        )
+    @app.get(path, include_in_schema=False)
+    async def page() -> HTMLResponse:
+        return build(openapi_url=openapi_url, title=title, **assets)
