@@ -87,24 +87,15 @@ def test_a_set_folder_without_judgments_is_one_clear_error(tmp_path: Path) -> No
     assert "Traceback" not in result.stderr
 
 
-def test_questions_of_each_kind_get_a_line_and_unanswerable_ones_are_counted(tmp_path: Path) -> None:
-    root = judged_set(
-        tmp_path / "kinds",
-        {
-            "Boat/Battery.md": "# Battery\n\nWe settled on four lithium batteries and a 3 kW inverter.\n",
-            "Bees/Mites.md": "# Mites\n\nOxalic acid dribble in December, when the colony is broodless.\n",
-        },
-        {
-            "d1": ("which lithium batteries did we settle on", "Boat/Battery.md"),
-            "l1": ("oxalic acid dribble", "Bees/Mites.md"),
-        },
-        "dev",
-    )
-    kinds = {"d1": "decision", "l1": "lookup"}
-    rows = [json.loads(line) for line in (root / "queries-dev.jsonl").read_text().splitlines()]
+def test_questions_of_each_kind_get_a_line_and_unanswerable_ones_are_counted(
+    two_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, _ = two_sets
+    kinds = {"1": "decision", "2": "lookup"}  # the move to PostgreSQL, the rice on the shopping list
+    rows = [json.loads(line) for line in (root / "queries-train.jsonl").read_text().splitlines()]
     rows = [{**row, "type": kinds[row["id"]]} for row in rows]
     rows.append({"id": "n1", "text": "what is the mead recipe", "type": "none"})  # no judged note
-    (root / "queries-dev.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (root / "queries-train.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
 
     result = run_backend("eval", "--set", str(root), "--mode", "keyword", "--data-dir", str(tmp_path / "d"))
     assert result.returncode == 0, result.stderr
