@@ -32,6 +32,9 @@ class ChatMessage(BaseModel):
     content: str = Field(max_length=20_000)
 
 
+Attribution = Annotated[str, Field(max_length=2000)]  # `path:start-end`, as `sources` give it
+
+
 class ContextRequest(SearchFilters):
     model_config = ConfigDict(
         json_schema_extra={
@@ -105,7 +108,7 @@ class ContextRequest(SearchFilters):
         "odds of being relevant are under a tenth of the surest chunk's is left out too (the answer is one "
         "note; its neighbours on the topic are not alternatives). Unset: neither.",
     )
-    exclude: list[Annotated[str, Field(max_length=2000)]] = Field(
+    exclude: list[Attribution] = Field(
         default_factory=list,
         max_length=200,
         description="Attributions (`path:start-end`, as in `sources`) the caller already has, e.g. "

@@ -58,6 +58,9 @@ JsonInt = Annotated[int, BeforeValidator(_integer)]
 # Bounds before the validator: after it, inside an Optional, pydantic writes them into the schema as unknown
 # "ge"/"le" keys that clients (and the fuzzer) do not read.
 ChunksPerNote = Annotated[int, Field(ge=1, le=50), BeforeValidator(_integer)]
+LineNumber = Annotated[int, Field(ge=1), BeforeValidator(_integer)]  # a note's lines count from 1
+PageSize = Annotated[int, Field(ge=1, le=MAX_PAGE), BeforeValidator(_integer)]
+PageOffset = Annotated[int, Field(ge=0), BeforeValidator(_integer)]
 
 
 JsonFloat = Annotated[float, Strict()]  # an integer is still a number

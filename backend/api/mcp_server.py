@@ -20,7 +20,6 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from datetime import date
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -29,13 +28,21 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from backend.api.answers import forget_answer, memories_answer
-from backend.api.context_schemas import ChatMessage, ContextRequest, ContextResponse
+from backend.api.context_schemas import Attribution, ChatMessage, ContextRequest, ContextResponse
 from backend.api.errors import INTERNAL, envelope
 from backend.api.errors import validation_envelope as invalid
-from backend.api.input_types import MAX_PAGE, request_from
+from backend.api.input_types import (
+    ChunksPerNote,
+    IsoDay,
+    JsonFloat,
+    LineNumber,
+    PageOffset,
+    PageSize,
+    request_from,
+)
 from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryStored
 from backend.api.note_schemas import NoteOut
-from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse
+from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse, VaultNames
 from backend.api.status_schemas import IndexStatus
 from backend.api.validation_messages import describe_validation
 from backend.api.vault_answers import (
@@ -92,8 +99,14 @@ UNSERVED_METHODS = (
 
 
 def _about(model: type[BaseModel], field: str) -> Any:
-    """The tool parameter's description is the one of the HTTP request field: one wording for both."""
-    return Field(description=model.model_fields[field].description)
+    """The tool parameter as the HTTP request field is: its description (one wording for both), its bounds
+    and its strictness. The tool's schema then says what the route takes (an agent reading `top_k` sees
+    1-50), and the SDK refuses what the route refuses ("3" for a number, 1 for a boolean) instead of taking
+    it silently before the route's model sees a clean value."""
+    route_field = model.model_fields[field]
+    about = Field(description=route_field.description)
+    about.metadata = list(route_field.metadata)  # bounds (Ge, Le, MaxLen ...), Strict, JsonInt's validator
+    return about
 
 
 # the routes an error's suggestion names, as the tools that do the same over MCP (an agent here calls tools)
@@ -252,13 +265,15 @@ def build_mcp_server(
         folders: Annotated[list[str] | None, _about(SearchRequest, "folders")] = None,
         tags: Annotated[list[str] | None, _about(SearchRequest, "tags")] = None,
         paths: Annotated[list[str] | None, _about(SearchRequest, "paths")] = None,
-        date_from: Annotated[date | None, _about(SearchRequest, "date_from")] = None,
-        date_to: Annotated[date | None, _about(SearchRequest, "date_to")] = None,
+        date_from: Annotated[IsoDay | None, _about(SearchRequest, "date_from")] = None,
+        date_to: Annotated[IsoDay | None, _about(SearchRequest, "date_to")] = None,
         include_related: Annotated[bool, _about(SearchRequest, "include_related")] = True,
         include_memory: Annotated[bool, _about(SearchRequest, "include_memory")] = False,
-        vaults: Annotated[list[str] | None, _about(SearchRequest, "vaults")] = None,
-        threshold: Annotated[float | None, _about(SearchRequest, "threshold")] = None,
-        max_chunks_per_note: Annotated[int | None, _about(SearchRequest, "max_chunks_per_note")] = None,
+        vaults: Annotated[VaultNames, _about(SearchRequest, "vaults")] = None,
+        threshold: Annotated[JsonFloat | None, _about(SearchRequest, "threshold")] = None,
+        max_chunks_per_note: Annotated[
+            ChunksPerNote | None, _about(SearchRequest, "max_chunks_per_note")
+        ] = None,
         group_by: Annotated[Literal["chunk", "note"], _about(SearchRequest, "group_by")] = "chunk",
         explain: Annotated[bool, _about(SearchRequest, "explain")] = False,
         why_not: Annotated[str | None, _about(SearchRequest, "why_not")] = None,
@@ -299,9 +314,9 @@ def build_mcp_server(
     async def get_note(
         path: Annotated[str, Field(description=NOTE_PATH)],
         start_line: Annotated[
-            int | None, Field(description="First line (1-based, as in search hits).")
+            LineNumber | None, Field(description="First line (1-based, as in search hits).")
         ] = None,
-        end_line: Annotated[int | None, Field(description="Last line, inclusive.")] = None,
+        end_line: Annotated[LineNumber | None, Field(description="Last line, inclusive.")] = None,
         vault: Annotated[str | None, VAULT] = None,
     ) -> NoteOut:
         """Read a note: metadata and text, or only lines start_line..end_line (expand a search hit by asking
@@ -342,9 +357,9 @@ def build_mcp_server(
         paths: Annotated[list[str] | None, _about(ContextRequest, "paths")] = None,
         include_memory: Annotated[bool, _about(ContextRequest, "include_memory")] = False,
         exclude_categories: Annotated[list[str] | None, _about(ContextRequest, "exclude_categories")] = None,
-        vaults: Annotated[list[str] | None, _about(ContextRequest, "vaults")] = None,
-        min_confidence: Annotated[float | None, _about(ContextRequest, "min_confidence")] = None,
-        exclude: Annotated[list[str] | None, _about(ContextRequest, "exclude")] = None,
+        vaults: Annotated[VaultNames, _about(ContextRequest, "vaults")] = None,
+        min_confidence: Annotated[JsonFloat | None, _about(ContextRequest, "min_confidence")] = None,
+        exclude: Annotated[list[Attribution] | None, _about(ContextRequest, "exclude")] = None,
         quoted: Annotated[bool, _about(ContextRequest, "quoted")] = False,
     ) -> ContextResponse:
         """A ready-to-inject block of the vault's best chunks for a question or a conversation, each entry
@@ -374,9 +389,9 @@ def build_mcp_server(
 
     @tool("list_memories", "List remembered facts")
     async def list_memories(
-        limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Facts per page.")] = 100,
+        limit: Annotated[PageSize, Field(description="Facts per page.")] = 100,
         offset: Annotated[
-            int, Field(ge=0, description="Facts to skip (next_offset of the previous page).")
+            PageOffset, Field(description="Facts to skip (next_offset of the previous page).")
         ] = 0,
         vault: Annotated[str | None, VAULT] = None,
     ) -> MemoryListOut:

@@ -114,6 +114,40 @@ def test_the_tools_are_listed_with_descriptions_and_schemas(example: str) -> Non
     assert set(tools["get_note"].input_schema["properties"]) == {"path", "start_line", "end_line", "vault"}
 
 
+_BOUNDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "maxItems"}
+
+
+def _bounds(schema: Any) -> set[tuple[str, Any]]:
+    """Every bound a JSON schema sets, wherever it sits (an Optional's anyOf, a list's items)."""
+    if isinstance(schema, list):
+        return set().union(*(_bounds(item) for item in schema))
+    if not isinstance(schema, dict):
+        return set()
+    found = {(key, value) for key, value in schema.items() if key in _BOUNDS}
+    return found.union(*(_bounds(value) for key, value in schema.items() if key not in _BOUNDS))
+
+
+def test_the_tools_say_the_bounds_the_routes_take(example: str) -> None:
+    """An agent reading a tool's schema learns what the route would refuse (top_k 1-50, max_chars
+    200-32000) before it calls, not from a VALIDATION_ERROR after."""
+
+    async def work(session: ClientSession) -> Any:
+        return (await session.list_tools()).tools
+
+    tools = {tool.name: tool.input_schema["properties"] for tool in in_session(example, work)}
+    routes = httpx.get(f"{example}/openapi.json", timeout=30).json()["components"]["schemas"]
+    compared = 0
+    for tool, model in (("search", "SearchRequest"), ("build_context", "ContextRequest")):
+        fields = routes[model]["properties"]
+        for name, schema in tools[tool].items():
+            if name in fields and name != "messages":  # the messages' own schema is a $ref on both sides
+                assert _bounds(schema) == _bounds(fields[name]), (tool, name)
+                compared += bool(_bounds(schema))
+    assert compared >= 8  # top_k, max_chars, max_chunks, query, vaults, threshold ... each bounded
+    assert ("minimum", 1) in _bounds(tools["get_note"]["start_line"])
+    assert ("maximum", 500) in _bounds(tools["list_memories"]["limit"])
+
+
 def test_every_tool_answers_in_a_real_session(example: str) -> None:
     async def work(session: ClientSession) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -182,6 +216,15 @@ def test_every_tool_answers_in_a_real_session(example: str) -> None:
         ("remember", {"key": "a/b", "value": "v", "source": "Home.md"}, "VALIDATION_ERROR"),
         ("search", {"query": "milk", "top_k": "lots"}, "VALIDATION_ERROR"),  # refused by the SDK itself
         ("get_note", {}, "VALIDATION_ERROR"),
+        # what the route refuses in a JSON body, the tool refuses too (the SDK took them silently)
+        ("search", {"query": "milk", "top_k": "3"}, "VALIDATION_ERROR"),
+        ("search", {"query": "milk", "include_related": 1}, "VALIDATION_ERROR"),
+        ("search", {"query": "milk", "threshold": "0.5"}, "VALIDATION_ERROR"),
+        ("search", {"query": "milk", "date_from": 1767225600}, "VALIDATION_ERROR"),  # a Unix time
+        ("build_context", {"query": "milk", "min_confidence": "0.5"}, "VALIDATION_ERROR"),
+        ("get_note", {"path": "Home.md", "start_line": 0}, "VALIDATION_ERROR"),
+        ("get_note", {"path": "Home.md", "end_line": "5"}, "VALIDATION_ERROR"),
+        ("list_memories", {"limit": "5"}, "VALIDATION_ERROR"),
     ],
 )
 def test_failures_are_tool_errors_with_our_error_code(
