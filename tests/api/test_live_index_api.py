@@ -20,6 +20,7 @@ from backend.bootstrap import Services, build_services
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from backend.infrastructure.embedders.cache import CachedEmbedder
+from backend.infrastructure.vault.scanner import IN_VAULT_SYMLINK
 from tests.api.conftest import wait_for_job
 from tests.application.fakes import FakeEmbedder, GatedEmbedder
 from tests.vault_files import write, write_notes
@@ -173,6 +174,33 @@ def test_hidden_folders_and_other_files_are_ignored(app: LiveApp, vault: Path) -
     app.wait_until(lambda: app.top("quokka") == "Marker.md", "the marker note")
     assert app.top("platypus") is None
     assert app.status()["indexed_notes"] == len(NOTES) + 1
+
+
+def _failed_files(app: LiveApp) -> dict[str, str]:
+    return {failed["path"]: failed["reason"] for failed in app.status()["failed_files"]}
+
+
+def test_a_symlinked_folder_made_while_serving_is_reported_as_a_full_sync_reports_it(
+    app: LiveApp, vault: Path, tmp_path: Path
+) -> None:
+    elsewhere = write_notes(tmp_path / "elsewhere", {"Secret.md": "# Secret\n\nkangaroo\n"})
+    os.symlink(elsewhere, vault / "Linked")  # `ln -s /elsewhere Vault/Linked`
+    os.symlink(vault / "Finance", vault / "Alias")  # a second path to a folder the index holds
+    expected = {"Linked": "symlink points outside the vault", "Alias": IN_VAULT_SYMLINK}
+    app.wait_until(lambda: _failed_files(app) == expected, "the symlinks listed in failed_files")
+    assert app.top("kangaroo") is None  # never read
+    assert app.top("Sreenivas") == "Finance/Sreenivas.md"  # once, under its real path
+    assert app.client.post("/index/sync").status_code == 202
+    wait_for_job(app.client)
+    assert _failed_files(app) == expected  # what the full sync says too
+
+    os.unlink(vault / "Linked")
+    os.rename(vault / "Alias", vault / "Alias2")
+    app.wait_until(
+        lambda: _failed_files(app) == {"Alias2": IN_VAULT_SYMLINK}, "the moved link, the other gone"
+    )
+    os.unlink(vault / "Alias2")
+    app.wait_until(lambda: _failed_files(app) == {}, "a removed symlink leaves failed_files")
 
 
 def test_sync_on_demand_picks_up_what_no_watcher_saw(vault: Path, tmp_path: Path) -> None:

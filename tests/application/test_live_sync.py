@@ -96,6 +96,21 @@ def test_a_moved_folder_is_found_under_its_new_path_without_embedding(harness: H
     assert harness.top_note("PostgreSQL cutover") == "Archive/Database migration.md"
 
 
+def test_a_symlinked_folder_is_listed_when_it_comes_and_no_more_once_it_goes(
+    harness: Harness, vault: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", vault / "Linked")
+
+    harness.indexer.refresh([], folders=["Linked"], attachments=["Linked"])  # what the watcher hands on
+    assert [(f.rel_path, f.reason) for f in harness.index.failed_files] == [
+        ("Linked", "symlink points outside the vault")
+    ]
+    os.unlink(vault / "Linked")
+    harness.indexer.refresh([], attachments=["Linked"])
+    assert harness.index.failed_files == []
+
+
 def test_a_full_sync_recognises_a_move_by_its_content(harness: Harness, vault: Path) -> None:
     assert harness.embedder is not None
     before = harness.embedder.texts_embedded

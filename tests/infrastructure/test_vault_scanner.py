@@ -161,6 +161,30 @@ def test_does_not_follow_symlinks_inside_the_vault_and_says_why(tmp_path: Path) 
     ]
 
 
+def test_a_scan_of_a_symlink_reports_it_as_the_whole_scan_does(tmp_path: Path) -> None:
+    # the watcher rechecks a symlink made in the vault as a folder: the scan of it says what the full one says
+    root = tmp_path / "vault"
+    write(root, "real/note.md")
+    write(tmp_path / "outside", "sub/leak.md", "secret")
+    (root / "linked").symlink_to(tmp_path / "outside" / "sub", target_is_directory=True)
+    (root / "real" / "alias").symlink_to(root / "real", target_is_directory=True)
+    (root / "image.png").symlink_to(root / "real" / "note.md")  # a symlinked file, not a note: not listed
+
+    whole = scan_vault_detailed(root)
+    each = [scan_vault_detailed(root, folder=rel) for rel in ("linked", "real/alias", "image.png", "gone")]
+
+    assert [(s.rel_path, s.reason) for s in whole.skipped] == [
+        ("linked", "symlink points outside the vault"),
+        ("real/alias", IN_VAULT_SYMLINK),
+    ]
+    assert [(s.rel_path, s.reason) for result in each for s in result.skipped] == [
+        ("linked", "symlink points outside the vault"),
+        ("real/alias", IN_VAULT_SYMLINK),
+    ]
+    assert not any(result.files for result in each)  # never followed
+    assert scan_vault_detailed(root, folder="linked", deny_dirs=["linked"]).skipped == []
+
+
 def test_skips_files_that_vanished(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     write(root, "ok.md")

@@ -193,6 +193,24 @@ def test_folders_created_moved_and_deleted_are_reported_whole(vault: Path, watch
     assert recorder.wait_for(lambda: sum("archive" in b.folders for b in recorder.batches) == 2)
 
 
+def test_a_symlink_made_in_the_vault_is_rechecked_as_a_folder(
+    vault: Path, watch: WatcherFactory, tmp_path: Path
+) -> None:
+    # a symlink comes as a file event, even to a folder (`ln -s /elsewhere Vault/linked`): the recheck of it
+    # as a folder is what lists it in failed_files, as a full sync does
+    _, recorder = watch()
+    (tmp_path / "elsewhere").mkdir()
+
+    (vault / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    recorder.wait_for_folder("linked")
+    os.rename(vault / "linked", vault / "moved")
+    recorder.wait_for_folder("moved")
+    (vault / "moved").unlink()  # gone: rechecked as the attachment its name may be
+    assert recorder.wait_for(
+        lambda: any("moved" in b.attachments and not b.folders for b in recorder.batches)
+    )
+
+
 def test_hidden_non_markdown_and_trashed_files_are_ignored(vault: Path, watch: WatcherFactory) -> None:
     _, recorder = watch()
 

@@ -174,21 +174,20 @@ class Indexer:
         with self._handle.writer:  # a rebuild cannot switch generations under a half-applied change
             live = self._handle.writable()
             with self._handle.corruption_noted(live):
-                self._follow_attachments(live, attachments)
-                return self._refresh(live, paths, folders)
+                self._follow_attachments(live, attachments := set(attachments))
+                return self._refresh(live, paths, folders, attachments)
 
-    def _follow_attachments(self, live: LiveIndex, attachments: Iterable[str]) -> None:
+    def _follow_attachments(self, live: LiveIndex, wanted: set[str]) -> None:
         """The file map follows these attachments (a pasted image, a PDF) and links to their names resolve
         anew, before the batch's notes are written: a note pasted with its image links to it at once."""
-        wanted = set(attachments)
-        if not wanted:
-            return
         here = {path for path in wanted if self._vault.has_file(path)}
         live.graph.update_files(present=here, absent=wanted - here)
         if live.graph.reresolve(wanted):
             live.changed()
 
-    def _refresh(self, live: LiveIndex, paths: Iterable[str], folders: Iterable[str]) -> IndexReport:
+    def _refresh(
+        self, live: LiveIndex, paths: Iterable[str], folders: Iterable[str], attachments: set[str]
+    ) -> IndexReport:
         report = IndexReport()
         observed: dict[str, NoteFile] = {}
         considered = set(paths)
@@ -210,7 +209,8 @@ class Indexer:
         report.scanned = len(observed)
         report.unchanged = len(plan.unchanged)
         self._apply(_Pass(live, report, None, _moves(plan)), plan, observed, all_pending=False)
-        failures = _merged_failures(self._handle.run_failures, report.failed, considered, folders)
+        rechecked = considered | attachments  # an attachment's path too: a symlink gone is listed no more
+        failures = _merged_failures(self._handle.run_failures, report.failed, rechecked, folders)
         self._handle.passed(failures, full=False, changed=bool(report.indexed or report.removed))
         log.info(
             "applied changes: %d indexed, %d moved, %d removed, %d unchanged",
@@ -429,7 +429,7 @@ def _merged_failures(
     before: list[FileProblem], found: list[FileProblem], paths: set[str], folders: Iterable[str]
 ) -> list[FileProblem]:
     """The last full pass's skipped files, brought up to date for the paths and folders just rechecked."""
-    paths = {shown_name(path) for path in paths}  # as FileProblem holds them
+    paths = {shown_name(path.strip("/")) for path in [*paths, *folders]}  # as FileProblem holds them
     prefixes = tuple(f"{shown_name(folder.strip('/'))}/" for folder in folders)
     kept = [f for f in before if f.rel_path not in paths and not f.rel_path.startswith(prefixes)]
     fresh = {f.rel_path for f in found}

@@ -32,6 +32,9 @@ _DIR_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED})  # a modified
 # an attachment appearing or going (a pasted image, a PDF) changes where links lead; its edits do not
 _ATTACHMENT_CHANGES = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_DELETED, EVENT_TYPE_MOVED})
 
+# a symlink comes as a file event, even to a folder: one that arrives is rechecked as a folder too
+_LINK_ARRIVALS = frozenset({EVENT_TYPE_CREATED, EVENT_TYPE_MOVED})
+
 _PATH = "path"
 _FOLDER = "folder"
 _ATTACHMENT = "attachment"
@@ -61,8 +64,21 @@ def event_keys(event: FileSystemEvent, prefix: str, deny: Sequence[str], allow: 
         keys = [(_PATH, rel) for rel in sides if rel and is_indexable(rel, deny, allow)]
         if kind in _ATTACHMENT_CHANGES:
             keys += [(_ATTACHMENT, rel) for rel in sides if rel and is_attachment(rel)]
+        if kind in _LINK_ARRIVALS:
+            keys += _symlinked_folder(os.fsdecode(event.dest_path or event.src_path), prefix, deny, allow)
         return keys
     return []  # opened, closed without writing
+
+
+def _symlinked_folder(path: str, prefix: str, deny: Sequence[str], allow: Sequence[str]) -> list[Key]:
+    """A folder key for `path` when it is a symlink that is not a note (a note's own recheck reports one):
+    the recheck's scan lists it in failed_files as the full sync does (never followed), where nothing did
+    until the next full sync (`ln -s /elsewhere Vault/Linked`). Its removal needs no key of this kind: it
+    comes as an attachment, whose recheck drops what was reported at its path."""
+    rel = _relative(path, prefix)
+    if not rel or is_indexable(rel, deny, allow) or not should_descend(rel, deny, allow):
+        return []
+    return [(_FOLDER, rel)] if os.path.islink(path) else []
 
 
 def _relative(path: bytes | str, prefix: str) -> str | None:

@@ -63,11 +63,16 @@ def scan_vault_detailed(
     start = folder.strip("/")
     if not start:
         walker.run()
-    elif _inside_vault(real_root, start) and all(
+    elif all(
         should_descend("/".join(start.split("/")[: i + 1]), deny_dirs, allow_dirs)
         for i in range(start.count("/") + 1)
     ):
-        walker.run(start)
+        if _inside_vault(real_root, start):
+            walker.run(start)
+        elif os.path.islink(real_root / start) and _inside_vault(real_root, start.rpartition("/")[0]):
+            # a symlink itself (the watcher rechecks a symlink made in the vault as a folder): reported as the
+            # walk of its parent reports it, so it is listed when it comes, not at the next full sync
+            walker.visit_link(str(real_root / start), start)
     return ScanResult(
         files=sorted(walker.files, key=lambda f: f.rel_path),
         skipped=sorted(walker.skipped, key=lambda s: s.rel_path),
@@ -75,7 +80,7 @@ def scan_vault_detailed(
 
 
 def _inside_vault(real_root: Path, rel_dir: str) -> bool:
-    # a real folder of the vault, reached without a symlink (those are not followed: see IN_VAULT_SYMLINK)
+    # a real folder of the vault ("" the root), reached without a symlink (not followed: see IN_VAULT_SYMLINK)
     real = Path(os.path.realpath(real_root / rel_dir))
     return real == real_root / rel_dir and real.is_dir()
 
@@ -113,7 +118,7 @@ class _Walker:
     def _visit(self, entry: os.DirEntry[str], rel: str) -> None:
         try:
             if entry.is_symlink():
-                self._visit_link(entry, rel)
+                self.visit_link(entry.path, rel)
             elif entry.is_dir(follow_symlinks=False):
                 self._queue_dir(Path(entry.path), rel)
             elif is_indexable(rel, self.deny_dirs, self.allow_dirs):
@@ -121,11 +126,11 @@ class _Walker:
         except OSError as exc:
             self.skipped.append(SkippedPath(rel, f"unreadable: {_why(exc)}"))
 
-    def _visit_link(self, entry: os.DirEntry[str], rel: str) -> None:
+    def visit_link(self, path: str, rel: str) -> None:
         is_note = is_indexable(rel, self.deny_dirs, self.allow_dirs)
         if not is_note and not should_descend(rel, self.deny_dirs, self.allow_dirs):
             return
-        real = Path(os.path.realpath(entry.path))
+        real = Path(os.path.realpath(path))
         if not real.is_relative_to(self.real_root):
             self.skipped.append(SkippedPath(rel, "symlink points outside the vault"))
             return
