@@ -183,7 +183,9 @@ class ConsideredOut(BaseModel):
         'less likely than the first entry" (min_confidence), "states no sum of money, and the question '
         'asks for one" (min_confidence), "names nothing the question asks the sum of" (min_confidence: a '
         'sum for the physio, asked what the hygienist cost), "its lines on the question are unticked '
-        'tasks: a plan, beside an entry telling what happened" (min_confidence), "states no time of day, and '
+        'tasks: a plan, beside an entry telling what happened" (min_confidence), "its sums are reckoned or '
+        'quoted, not paid, beside an entry stating one paid" (min_confidence: asked what was spent), "states '
+        "no time of day, and "
         'the question asks for one" (likewise a temperature, pressure, score, distance or weight; '
         'min_confidence), "an earlier one of its series: the question asks about today" (min_confidence: '
         '"Budget 2024" beside "Budget 2025" asked about now), "of another time than the period asked, '

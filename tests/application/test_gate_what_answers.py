@@ -2,7 +2,8 @@
 entry whose lines on the question are unticked tasks stays out beside one that tells more, after the rules
 that leave entries out for what they lack; alone, or beside entries holding none of the question's words, it
 stays. The person's own words come first where one of them can answer: one lacking the measure asked for
-does not keep a saved note out."""
+does not keep a saved note out. Asked what was spent, an entry whose sums are all reckoned or quoted stays out
+beside one stating a sum paid; asked for the quote, or alone, it stays."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from backend.application.recall.gate import ONLY_PLANNED, Gate
+from backend.application.recall.gate import ONLY_ESTIMATED, ONLY_PLANNED, Gate
 from backend.application.search.presenting import ResultView
 from backend.application.search.question import Question
 from backend.bootstrap import build_analyzer
@@ -100,3 +101,38 @@ def test_what_a_sum_is_of_may_be_named_by_the_notes_alias(analyzer: TextAnalyzer
     kept, left_out = _picked(analyzer, "How much does Lyd owe me?", [ledger])
     assert kept == ["Money/Ledger - Lydia.md"]
     assert left_out == {}
+
+
+LEDGER = "Money/Boat spend.md"
+ESTIMATE = "Journal/2025-03-14.md"
+
+
+def _spend_views() -> list[ResultView]:
+    ledger = (
+        "## 2025\n| month | item | £ |\n|---|---|---|\n| Mar | Ashby's — dry dock, blacking, welds | 2,210 |"
+    )
+    reckoned = "Pete's pressure-washed the boat. New total he reckons is about £2,300 instead of £1,450."
+    return [_view(ESTIMATE, reckoned, 0.98), _view(LEDGER, ledger, 0.97)]
+
+
+def test_asked_what_was_spent_a_reckoned_sum_stays_out_beside_the_ledger(analyzer: TextAnalyzer) -> None:
+    kept, left_out = _picked(analyzer, "total spent on the boat in 2025", _spend_views())
+    assert (kept, left_out) == ([LEDGER], {ESTIMATE: ONLY_ESTIMATED})
+
+
+@pytest.mark.parametrize(
+    ("asked", "views"),
+    [
+        # asked for the quote itself, it answers
+        ("what did Pete quote for the boat's blacking?", _spend_views()),
+        # alone, the reckoned sum is what the notes know of the spend
+        ("total spent on the boat in 2025", _spend_views()[:1]),
+    ],
+    ids=["asked for the quote", "alone"],
+)
+def test_a_reckoned_sum_stays_when_it_is_what_is_asked_or_all_there_is(
+    analyzer: TextAnalyzer, asked: str, views: list[ResultView]
+) -> None:
+    kept, left_out = _picked(analyzer, asked, views)
+    assert ESTIMATE in kept
+    assert ONLY_ESTIMATED not in left_out.values()

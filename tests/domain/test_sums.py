@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from backend.domain.recall.sums import asks_for_sum, gives_sum, sum_subject
+from backend.domain.recall.sums import (
+    asks_for_sum,
+    asks_what_was_spent,
+    gives_sum,
+    only_estimated,
+    sum_subject,
+)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +105,40 @@ def test_a_passage_without_a_figure_and_a_currency_gives_none(passage: str) -> N
 )
 def test_what_a_sum_asked_for_is_of(question: str, period: str, subject: set[str]) -> None:
     assert set(sum_subject(question, period).replace("?", " ").split()) == subject
+
+
+@pytest.mark.parametrize(
+    ("question", "spent"),
+    [
+        ("total spent on the boat in 2025", True),
+        ("what did the new battery and inverter setup cost", True),
+        ("how much have I paid for physio altogether", True),
+        ("how much did I spend on the kids' clubs?", True),
+        # the quote, the budget or what is to come is asked for itself
+        ("what did Boatyard Pete quote for the blacking", False),
+        ("how much is the chemistry budget this year", False),
+        ("what will the new roof cost", False),
+        ("how much does Lyd owe me right now", False),
+        ("how much did I spend the afternoon on the accounts", False),  # time spent, not money
+    ],
+)
+def test_a_question_asks_what_was_spent_or_for_the_quote_itself(question: str, spent: bool) -> None:
+    assert asks_what_was_spent(question) is spent
+
+
+@pytest.mark.parametrize(
+    ("text", "estimated"),
+    [
+        ("New total he reckons is about £2,300 instead of £1,450. Swallowed and said yes.", True),
+        ("Pete quoted £1,450 for the blacking.\nDry dock booked for 8 March.", True),
+        ("Budget for the saloon: £400", True),
+        ("Ordered the composting toilet. £1,050 gulp", False),
+        ("| Mar | Ashby's — dry dock, blacking | 2,210 |", False),  # a ledger's row: its £ is in the head
+        ("He reckons it'll be £2,300.\nPaid the £100 deposit today.", False),  # one sum paid
+        ("He reckons the hull is sound.", False),  # no sum at all
+    ],
+)
+def test_a_passage_whose_every_sum_is_reckoned_or_quoted_is_only_estimated(
+    text: str, estimated: bool
+) -> None:
+    assert only_estimated(text) is estimated

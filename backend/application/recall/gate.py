@@ -20,7 +20,7 @@ from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.ranking.result_rules import WordTerms
 from backend.domain.recall.measures import Measure, gives
 from backend.domain.recall.open_tasks import on_the_question
-from backend.domain.recall.sums import gives_sum
+from backend.domain.recall.sums import gives_sum, only_estimated
 
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
@@ -33,6 +33,7 @@ EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today
 # open_tasks.py
 ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, beside an entry telling what happened"
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
+ONLY_ESTIMATED = "its sums are reckoned or quoted, not paid, beside an entry stating one paid"  # sums.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,8 @@ class Gate:
     text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"); with
     `measure` one stating none of it (a time of day, a temperature ...: measures.py); with `happened` (the
     question asks what happened) one whose lines on the question are unticked tasks, beside one that tells
-    more (open_tasks.py);
+    more (open_tasks.py); with `spent` (it asks what was spent or paid) one whose every sum is reckoned,
+    quoted or budgeted, beside one stating a sum paid (sums.only_estimated);
     with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
     a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
@@ -72,6 +74,7 @@ class Gate:
     about_chat: bool = False
     made_up: bool = False
     happened: bool = False
+    spent: bool = False
     span: TimeSpan | None = None
     # asked for a sum: the question's terms naming what it is of ("hygienist"), one of which an entry, its
     # heading or its note's title must hold
@@ -96,6 +99,7 @@ class Gate:
             about_chat=question.chat,
             made_up=question.made_up,
             happened=question.happened,
+            spent=question.spent,
             span=days_telling(question.text, question.span) if question.span else None,
             sum_of=question.sum_of,
             reads=QuestionReading(words, question),
@@ -140,6 +144,11 @@ class Gate:
             spoken = {v.chunk_id: on_the_question(v.content, reads.holds, reads.weights) for v in kept}
             if any(tells is False for tells in spoken.values()):
                 kept = _without(kept, left_out, ONLY_PLANNED, lambda v: spoken[v.chunk_id] is True)
+        if self.spent:
+            # the plan of a spend beside the spend: alone, the quote is what the notes know of it
+            planned = {v.chunk_id for v in kept if only_estimated(v.content)}
+            if any(v.chunk_id not in planned and gives_sum(v.content) for v in kept):
+                kept = _without(kept, left_out, ONLY_ESTIMATED, lambda v: v.chunk_id in planned)
         if self.latest_on is not None:
             today = self.latest_on
             kept, earlier_days = newest_first(kept, lambda v: days_of(v.periods, today))

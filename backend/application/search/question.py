@@ -23,7 +23,7 @@ from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.recall.chat_turns import asks_about_the_chat, asks_to_make_something
 from backend.domain.recall.measures import Measure, measure_asked
 from backend.domain.recall.open_tasks import asks_what_happened
-from backend.domain.recall.sums import asks_for_sum, sum_subject
+from backend.domain.recall.sums import asks_for_sum, asks_what_was_spent, sum_subject
 from backend.domain.text.named_words import named_words
 from backend.domain.text.sparse import SparseEncoder, term_index, tokenize
 from backend.domain.text.text_analysis import TextAnalyzer
@@ -48,6 +48,7 @@ class Question:
     sum: bool = False  # asks for a sum of money: only a passage with one answers it (sums.py)
     # asked for a sum, its own terms naming what the sum is of ("hygienist": sums.sum_subject)
     sum_of: frozenset[str] = frozenset()
+    spent: bool = False  # asks for a sum spent or paid: one only reckoned or quoted is no answer (sums.py)
     chat: bool = False  # asks about the conversation itself: no note answers it (chat_turns.py)
     made_up: bool = False  # asks the agent to make something up, a joke or a poem: no note answers it either
     happened: bool = False  # asks what happened: a note only planning it does not answer (open_tasks.py)
@@ -125,6 +126,7 @@ class QuestionReader:
             latest=asks_for_latest(text),
             sum=sum_asked,
             sum_of=sum_of,
+            spent=sum_asked and asks_what_was_spent(text),
             chat=asks_about_the_chat(text),
             made_up=asks_to_make_something(text),
             # its words are English ones (German asks "Was hat …" of the present and the past alike); a short

@@ -9,6 +9,12 @@ passage can give one when it holds a figure and a currency mark anywhere. And a 
 what the hygienist cost, a physio invoice holds a sum but not the hygienist, so the words that name what the
 sum is for (`sum_subject`) must be in the passage, its heading or its note's title. English questions only: a
 question in another language is never narrowed by this.
+
+Asked what was spent or paid ("total spent on the boat in 2025", "what did the battery setup cost"), the sums
+that answer were paid. People write the sums not yet paid as what someone reckons, quotes or estimates, or
+as a budget ("New total he reckons is about £2,300"): beside a passage stating a sum paid (a ledger's
+rows, "£1,050 gulp"), one whose every sum is such is the plan of a spend, not the spend (`only_estimated`).
+A question asking for the quote or the budget itself is not narrowed so.
 """
 
 from __future__ import annotations
@@ -52,6 +58,16 @@ _CURRENCY = re.compile(
     re.IGNORECASE,
 )
 _FIGURE = re.compile(r"\d")
+# asks what was spent: a paid verb in the past, "did … cost", or a total of them
+_ASKS_SPENT = re.compile(
+    r"\b(?:spent|paid)\b|\bdid\b[^?.!;]*\b(?:cost|spend|pay)\b|\btotal\s+(?:spent|paid|cost)\b", re.IGNORECASE
+)
+# what a sum not yet paid is said with; a question saying one asks for that sum itself
+_ESTIMATE = re.compile(
+    r"\b(?:reckon(?:s|ed)?|estimat(?:e|es|ed|ing)|quot(?:e|es|ed|ing)|budget(?:s|ed)?|forecast|expect(?:s|ed)?"
+    r"|(?:would|will|should|could)\s+(?:cost|be|come\s+to)|going\s+to\s+cost)\b",
+    re.IGNORECASE,
+)
 
 
 def asks_for_sum(question: str) -> bool:
@@ -69,3 +85,22 @@ def sum_subject(question: str, period: str = "") -> str:
     asking for it and without the `period` it names ("the hygienist" of "what did the hygienist cost in
     2025"; nothing of "how much did I spend in March")."""
     return _ASKING.sub(" ", question.replace(period, " ") if period else question)
+
+
+def asks_what_was_spent(question: str) -> bool:
+    """Whether a question asking for a sum asks what was spent or paid, not what is quoted, budgeted or
+    expected ("what did Pete quote for the blacking" asks for the quote)."""
+    text = _NOT_MONEY.sub(" ", question)
+    return _ASKS_SPENT.search(text) is not None and _ESTIMATE.search(text) is None
+
+
+def only_estimated(text: str) -> bool:
+    """Whether every sum a passage states is one not yet paid (reckoned, quoted, estimated, budgeted), and it
+    states one. A sum is a line with a figure and a currency mark, or a table row with a figure (a ledger
+    writes its currency once, in the column's head)."""
+    sums = [
+        line
+        for line in text.splitlines()
+        if _FIGURE.search(line) and (_CURRENCY.search(line) or line.lstrip().startswith("|"))
+    ]
+    return bool(sums) and all(_ESTIMATE.search(line) for line in sums)
