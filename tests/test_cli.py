@@ -297,6 +297,24 @@ def test_an_empty_vault_warns_and_fails_under_strict(tmp_path: Path, cli: Callab
     assert strict.returncode == 4, strict.stderr
 
 
+def test_a_read_of_a_data_dir_never_indexed_says_so_and_makes_none(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """`status --data-dir` with a mistyped folder made it, with an empty index bound to the example vault:
+    0 notes, exit 0, and the vault's own `index --data-dir` there refused later (VAULT_MISMATCH)."""
+    typo = tmp_path / "typo"
+    reads = (["status"], ["search", "milk"], ["note", "Shopping list"], ["memory", "list"], ["verify"])
+    for command in reads:
+        read = cli(*command, "--data-dir", str(typo))
+        assert read.returncode == 1, (command, read.stdout)
+        assert "error (INDEX_NOT_READY)" in read.stderr
+        assert "python -m backend index" in read.stderr
+        assert not typo.exists(), command
+    indexed = cli("index", "--vault", str(vault), "--data-dir", str(typo))
+    assert indexed.returncode == 0, indexed.stderr
+    assert cli("status", "--data-dir", str(typo)).returncode == 0
+
+
 def test_errors_give_cli_advice_not_http_advice(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
     nothing = run("search", "milk", "--vault", str(vault), tmp_path=tmp_path, cli=cli)  # never indexed
     assert nothing.returncode == 1

@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from backend.bootstrap import Services
 from backend.config import Settings, SettingsError, load_settings
+from backend.domain.errors import IndexNotReadyError
 from backend.vault_set import Library, vault_settings
 from backend.vault_set_settings import VAULT_KEY
 
@@ -84,9 +86,18 @@ def own_settings(settings: Settings, name: str | None) -> Settings:
 def open_library(settings: Settings) -> Library:
     """Every vault opened in this process (one without VAULTS), as the service opens them: one vault's
     failure stops the command as it always did; with VAULTS it is recorded and the others answer."""
+    return Library.open(settings, _open_indexed)
+
+
+def _open_indexed(settings: Settings) -> Services:
+    """A vault's index opened for a command that reads it: a data dir with no index yet is said, not made.
+    Opening one makes it, recorded as this vault's: `status --data-dir <a typo>` answered "0 notes" of the
+    example vault and left a folder its own vault's `index --data-dir` then refused (VAULT_MISMATCH)."""
     from backend.entrypoints.cli.target import open_local
 
-    return Library.open(settings, open_local)
+    if settings.qdrant_url is None and not settings.store_dir.is_dir():
+        raise IndexNotReadyError(f"no index of the vault {settings.vault_path} in {settings.data_dir} yet")
+    return open_local(settings)
 
 
 def job_vaults(settings: Settings, args: argparse.Namespace) -> list[str | None]:
