@@ -330,6 +330,24 @@ def test_errors_give_cli_advice_not_http_advice(vault: Path, tmp_path: Path, cli
     assert "error (SERVICE_UNREACHABLE): no Knowledge Bridge service answers at" in gone.stderr
 
 
+def test_a_bad_option_value_exits_2_naming_the_option(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """As documented (exit 2: a bad setting or option), where these exited 1 naming the route's fields
+    (`top_k: at least 1`) and pointed at `<command> --help`."""
+    assert run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli).returncode == 0
+    for command, said in (
+        (["search", "milk", "--top-k", "0"], "--top-k: at least 1"),
+        (["search", "milk", "--from", "2026-13-01"], "--from: "),
+        (["search", "milk", "--from", "2026-03-01", "--to", "2026-01-01"], "--from must not be after --to"),
+        (["note", "Shopping list", "--start-line", "99"], "--start-line (99) is past the end"),
+    ):
+        bad = run(*command, "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+        assert bad.returncode == 2, (command, bad.stderr)
+        assert said in bad.stderr, command
+        assert f"`python -m backend {command[0]} --help`" in bad.stderr
+
+
 @pytest.mark.parametrize(
     "error",
     [e for e in vars(domain_errors).values() if isinstance(e, type) and issubclass(e, KnowledgeBridgeError)],

@@ -82,7 +82,7 @@ def test_the_table_shows_each_set_and_hybrids_margin(two_sets: tuple[Path, Path]
 def test_a_set_folder_without_judgments_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "loose" / "vault").mkdir(parents=True)
     result = run_backend("eval", "--set", str(tmp_path / "loose"), "--data-dir", str(tmp_path / "d"))
-    assert result.returncode == 1
+    assert result.returncode == 2  # a bad option
     assert "queries-<split>.jsonl" in result.stderr
     assert "Traceback" not in result.stderr
 

@@ -36,7 +36,7 @@ from backend.entrypoints.cli.commands import (
     cmd_verify,
     run_job,
 )
-from backend.entrypoints.cli.output import Progress, cli_advice
+from backend.entrypoints.cli.output import Progress, as_options, cli_advice
 from backend.entrypoints.cli.target import open_local
 from backend.entrypoints.cli.vaults import choose_vault
 
@@ -348,12 +348,15 @@ def _iso_day(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"not a YYYY-MM-DD day: {text!r}") from None
 
 
-def _error(exc: KnowledgeBridgeError) -> int:
-    print(f"error ({exc.code}): {exc.detail}", file=sys.stderr)
-    advice = cli_advice(exc.code, exc.suggestion)
+def _error(exc: KnowledgeBridgeError, command: str = "<command>") -> int:
+    """Exit 1, or 2 for a VALIDATION_ERROR: the request was made of the options, so an option was bad (as
+    documented), said in the options' names (the route's checks name its fields: `top_k`)."""
+    bad_option = exc.code == "VALIDATION_ERROR"
+    print(f"error ({exc.code}): {as_options(exc.detail) if bad_option else exc.detail}", file=sys.stderr)
+    advice = cli_advice(exc.code, exc.suggestion).replace("<command>", command)
     if advice:
         print(f"  what to do: {advice}", file=sys.stderr)
-    return 1
+    return 2 if bad_option else 1
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
@@ -434,7 +437,7 @@ def _main(argv: Sequence[str] | None) -> int:
             refuse_setting(exc)
         return 2
     except KnowledgeBridgeError as exc:
-        return _error(exc)
+        return _error(exc, args.command)
 
 
 def _check_memory_args(args: argparse.Namespace) -> None:

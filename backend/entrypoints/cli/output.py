@@ -7,6 +7,7 @@ Answers go to stdout; progress, warnings and where the command ran go to stderr,
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Mapping
@@ -38,6 +39,17 @@ CLI_ADVICE = {
     "`--mode keyword` meanwhile.",
 }
 NOTE_ADVICE = f'Check the path, or find the note with `{PROGRAM} search "..."`.'
+# The request fields a VALIDATION_ERROR names, as the options a person typed (`--top-k: at least 1`)
+OPTIONS = {
+    "top_k": "--top-k",
+    "date_from": "--from",
+    "date_to": "--to",
+    "folders": "--folder",
+    "tags": "--tag",
+    "start_line": "--start-line",
+    "end_line": "--end-line",
+    "source": "--source",
+}
 
 
 def cli_advice(code: str, suggestion: str) -> str:
@@ -47,6 +59,11 @@ def cli_advice(code: str, suggestion: str) -> str:
     if code == "INDEX_UNAVAILABLE" and "--url" in suggestion:
         return suggestion
     return CLI_ADVICE.get(code, suggestion)
+
+
+def as_options(detail: str) -> str:
+    """A VALIDATION_ERROR's detail with the request fields it names written as the CLI's options."""
+    return re.sub(r"\b(" + "|".join(OPTIONS) + r")\b", lambda field: OPTIONS[field.group(1)], detail)
 
 
 def print_json(value: Any) -> None:
