@@ -165,6 +165,9 @@ def test_a_note_named_loosely_is_looked_up_in_every_vault(vaults: str, cli: Call
     assert both.returncode == 1
     assert "error (NOTE_AMBIGUOUS)" in both.stderr
     assert "work (Inbox.md), personal (Inbox.md)" in both.stderr
+    # said as the option to type, not as the route's field (it said "Ask again with vault set to one of")
+    assert "name one with `--vault`" in both.stderr
+    assert "what to do: Ask again with --vault set to one of: work (Inbox.md)" in both.stderr
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from backend.entrypoints.cli.commands import (
     cmd_verify,
     run_job,
 )
-from backend.entrypoints.cli.output import Progress, as_options, cli_advice
+from backend.entrypoints.cli.output import Progress, cli_advice, cli_detail
 from backend.entrypoints.cli.target import open_local
 from backend.entrypoints.cli.vaults import choose_vault
 
@@ -352,7 +352,7 @@ def _error(exc: KnowledgeBridgeError, command: str = "<command>") -> int:
     """Exit 1, or 2 for a VALIDATION_ERROR: the request was made of the options, so an option was bad (as
     documented), said in the options' names (the route's checks name its fields: `top_k`)."""
     bad_option = exc.code == "VALIDATION_ERROR"
-    print(f"error ({exc.code}): {as_options(exc.detail) if bad_option else exc.detail}", file=sys.stderr)
+    print(f"error ({exc.code}): {cli_detail(exc.code, exc.detail)}", file=sys.stderr)
     advice = cli_advice(exc.code, exc.suggestion).replace("<command>", command)
     if advice:
         print(f"  what to do: {advice}", file=sys.stderr)

@@ -58,11 +58,18 @@ def cli_advice(code: str, suggestion: str) -> str:
         return suggestion if suggestion.startswith(("Did you mean", "Use ")) else NOTE_ADVICE
     if code == "INDEX_UNAVAILABLE" and "--url" in suggestion:
         return suggestion
+    if code == "NOTE_AMBIGUOUS":  # the vaults to choose from are the service's; the option is ours
+        return suggestion.replace("with vault set to", "with --vault set to")
     return CLI_ADVICE.get(code, suggestion)
 
 
-def as_options(detail: str) -> str:
-    """A VALIDATION_ERROR's detail with the request fields it names written as the CLI's options."""
+def cli_detail(code: str, detail: str) -> str:
+    """An error's detail in the options a person types: a VALIDATION_ERROR names request fields (`top_k`),
+    a NOTE_AMBIGUOUS the route's `vault`."""
+    if code == "NOTE_AMBIGUOUS":
+        return detail.replace("`vault`", "`--vault`")
+    if code != "VALIDATION_ERROR":
+        return detail
     return re.sub(r"\b(" + "|".join(OPTIONS) + r")\b", lambda field: OPTIONS[field.group(1)], detail)
 
 
