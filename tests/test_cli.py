@@ -568,6 +568,10 @@ def test_url_reaches_a_service_that_left_no_record(served: Served, ask: Callable
         reached = ask("status", "--json", "--url", f"http://127.0.0.1:{service.port}", port=False)
         assert reached.returncode == 0, reached.stderr
         assert json.loads(reached.stdout)["indexed_notes"] == 2
+        # host:port, as people write it: it said "no Knowledge Bridge service answers" of a running one
+        bare = ask("status", "--url", f"127.0.0.1:{service.port}", port=False)
+        assert bare.returncode == 0, bare.stderr
+        assert f"asking the service at http://127.0.0.1:{service.port}" in bare.stderr
     finally:
         record.write_bytes(kept)
 

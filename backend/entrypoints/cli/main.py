@@ -37,7 +37,7 @@ from backend.entrypoints.cli.commands import (
     run_job,
 )
 from backend.entrypoints.cli.output import Progress, cli_advice, cli_detail
-from backend.entrypoints.cli.target import open_local
+from backend.entrypoints.cli.target import open_local, service_url
 from backend.entrypoints.cli.vaults import choose_vault
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     client = argparse.ArgumentParser(add_help=False, parents=[common])
     client.add_argument(
         "--url",
+        type=service_url,
         help="the running service to ask (default: the one recorded in the vault's data dir, else HOST:PORT; "
         "with API_KEY)",
     )

@@ -83,6 +83,12 @@ class RemoteService:
         self._client.close()
 
 
+def service_url(text: str) -> str:
+    """`--url 127.0.0.1:8000` is http://127.0.0.1:8000, as curl takes it: read as a URL without a scheme it
+    reached nothing, and the CLI said no service answered there while one did."""
+    return text if "://" in text else f"http://{text}"
+
+
 def find_service(settings: Settings, url: str | None) -> tuple[RemoteService | None, ServiceLookup]:
     """The service of the settings' vault (at `url` when given: that one or an error), and where the lookup
     went, for the message when none answers."""
