@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import errno
 import ipaddress
 import json
 import logging
@@ -36,7 +37,7 @@ from backend.entrypoints.cli.commands import (
     cmd_verify,
     run_job,
 )
-from backend.entrypoints.cli.output import Progress, cli_advice, cli_detail
+from backend.entrypoints.cli.output import Progress, show_error
 from backend.entrypoints.cli.target import open_local, service_url
 from backend.entrypoints.cli.vaults import choose_vault
 
@@ -274,6 +275,11 @@ def _listen(settings: Settings) -> socket.socket:
         sock.listen(2048)
     except OSError as exc:
         sock.close()
+        if exc.errno == errno.EADDRNOTAVAIL:  # the host, not the port: no other port would help
+            raise SettingsError(
+                f"invalid setting HOST: cannot listen on {settings.host}:{settings.port} ({exc.strerror}): "
+                "it is no address of this machine; use 127.0.0.1 (the default) or one of its own"
+            ) from None
         raise SettingsError(
             f"invalid setting PORT: cannot listen on {settings.host}:{settings.port} ({exc.strerror}); "
             "another program (or another vault's service) may use it: choose another, e.g. "
@@ -350,14 +356,9 @@ def _iso_day(text: str) -> dt.date:
 
 
 def _error(exc: KnowledgeBridgeError, command: str = "<command>") -> int:
-    """Exit 1, or 2 for a VALIDATION_ERROR: the request was made of the options, so an option was bad (as
-    documented), said in the options' names (the route's checks name its fields: `top_k`)."""
-    bad_option = exc.code == "VALIDATION_ERROR"
-    print(f"error ({exc.code}): {cli_detail(exc.code, exc.detail)}", file=sys.stderr)
-    advice = cli_advice(exc.code, exc.suggestion).replace("<command>", command)
-    if advice:
-        print(f"  what to do: {advice}", file=sys.stderr)
-    return 2 if bad_option else 1
+    show_error(exc.code, exc.detail, exc.suggestion, command)
+    # a VALIDATION_ERROR's request was made of the options: a bad option, exit 2 as documented
+    return 2 if exc.code == "VALIDATION_ERROR" else 1
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:

@@ -73,6 +73,14 @@ def cli_detail(code: str, detail: str) -> str:
     return re.sub(r"\b(" + "|".join(OPTIONS) + r")\b", lambda field: OPTIONS[field.group(1)], detail)
 
 
+def show_error(code: str, detail: str, suggestion: str, command: str) -> None:
+    """`error (CODE): ...` and `what to do: ...` on stderr, in the options and commands a person types."""
+    print(f"error ({code}): {cli_detail(code, detail)}", file=sys.stderr)
+    advice = cli_advice(code, suggestion).replace("<command>", command)
+    if advice:
+        print(f"  what to do: {advice}", file=sys.stderr)
+
+
 def print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
 
