@@ -25,6 +25,7 @@ from backend.config import load_settings
 from backend.domain import errors as domain_errors
 from backend.domain.errors import KnowledgeBridgeError
 from backend.entrypoints.app import create_app
+from backend.entrypoints.cli import commands
 from backend.entrypoints.cli import main as backend_cli_module
 from backend.entrypoints.cli.main import main
 from backend.entrypoints.cli.output import Progress, cli_advice, vectors_left
@@ -386,6 +387,23 @@ def test_ctrl_c_prints_no_traceback(
     stopped = cli("status", "--vault", str(vault))
     assert stopped.returncode == 130
     assert stopped.stderr.strip() == "interrupted"
+
+
+def test_ctrl_c_during_an_index_in_this_process_says_what_is_kept(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Ran]
+) -> None:
+    """It said "interrupted" alone: whether the work done was lost, and what to type next, went unsaid."""
+
+    def ctrl_c(*_: object) -> None:  # as a Ctrl+C lands while the command follows the job
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, "_show", ctrl_c)
+    stopped = run("index", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    assert stopped.returncode == 130
+    assert "the notes indexed so far are kept: `python -m backend index` goes on from there" in stopped.stderr
+    assert stopped.stderr.rstrip().endswith("interrupted")
+    rebuilt = run("rebuild", "--vault", str(vault), tmp_path=tmp_path, cli=cli)
+    assert "the index stays as it was: `python -m backend rebuild` starts again" in rebuilt.stderr
 
 
 def test_ctrl_c_while_the_cli_still_loads_prints_no_traceback() -> None:

@@ -57,6 +57,12 @@ POLL_SECONDS = 0.2  # following a job of the service: there is no event to await
 MEMORY_PAGE = 500  # `memory list` shows the first page, the largest the service gives
 
 Local = Callable[[Library], Any]
+# A job stopped by Ctrl+C: a sync keeps each note it wrote; a rebuild's new index is dropped unswitched
+STOPPED = {
+    "index": f"the notes indexed so far are kept: `{PROGRAM} index` goes on from there",
+    "sync": f"the notes indexed so far are kept: `{PROGRAM} sync` goes on from there",
+    "rebuild": f"the index stays as it was: `{PROGRAM} rebuild` starts again",
+}
 
 
 def answer(
@@ -363,9 +369,14 @@ def run_job(services: Services, kind: str, vault: str | None = None) -> None:
     play); its error, with its own code, when it fails."""
     services.supervisor.start_job(kind)
     with Progress(f"{kind} {vault}" if vault else kind) as progress:
-        while not services.jobs.wait(timeout=POLL_SECONDS):
+        try:
+            while not services.jobs.wait(timeout=POLL_SECONDS):
+                _show(progress, services)
             _show(progress, services)
-        _show(progress, services)
+        except KeyboardInterrupt:  # whether the work done is lost, and what to type next
+            if kind in STOPPED:
+                say(f"{kind}: stopped; {STOPPED[kind]}")
+            raise
     job = services.jobs.current
     if job is not None and job.phase == "failed":
         if services.jobs.last_error is not None:
