@@ -5,6 +5,7 @@ text."""
 
 from __future__ import annotations
 
+import argparse
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -93,6 +94,15 @@ def _routes() -> set[str]:
 def _shape(route: str) -> str:
     """`GET /note/{path}` and `GET /note/{note_path}` are one route; `GET /docs-assets/...` is its prefix."""
     return re.sub(r"\{[^}]*\}", "{}", route).removesuffix("...")
+
+
+def test_every_command_is_in_the_cli_doc() -> None:
+    """docs/cli.md's list of commands is the parser's (`calibrate` was missing from it)."""
+    from backend.entrypoints.cli.main import _parser
+
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    listed = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("## Which vault")[0]
+    assert not [c for c in commands if not re.search(rf"python -m backend (?:[a-z]+ \| )*{c}\b", listed)]
 
 
 @pytest.mark.parametrize("page", [README, API_DOC], ids=lambda p: p.name)
