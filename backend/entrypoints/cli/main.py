@@ -357,8 +357,8 @@ def _iso_day(text: str) -> dt.date:
 
 def _error(exc: KnowledgeBridgeError, command: str = "<command>") -> int:
     show_error(exc.code, exc.detail, exc.suggestion, command)
-    # a VALIDATION_ERROR's request was made of the options: a bad option, exit 2 as documented
-    return 2 if exc.code == "VALIDATION_ERROR" else 1
+    # the request was made of the options: a bad option (or a vault not of VAULTS), exit 2 as documented
+    return 2 if exc.code in ("VALIDATION_ERROR", "UNKNOWN_VAULT") else 1
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:

@@ -60,13 +60,15 @@ def cli_advice(code: str, suggestion: str) -> str:
         return suggestion
     if code == "NOTE_AMBIGUOUS":  # the vaults to choose from are the service's; the option is ours
         return suggestion.replace("with vault set to", "with --vault set to")
+    if code == "UNKNOWN_VAULT":  # at the terminal the vaults are VAULTS', served or not
+        return suggestion.replace("the vaults this service serves", "the vaults of VAULTS")
     return CLI_ADVICE.get(code, suggestion)
 
 
 def cli_detail(code: str, detail: str) -> str:
     """An error's detail in the options a person types: a VALIDATION_ERROR names request fields (`top_k`),
-    a NOTE_AMBIGUOUS the route's `vault`."""
-    if code == "NOTE_AMBIGUOUS":
+    a NOTE_AMBIGUOUS or UNKNOWN_VAULT the route's `vault`."""
+    if code in ("NOTE_AMBIGUOUS", "UNKNOWN_VAULT"):
         return detail.replace("`vault`", "`--vault`")
     if code != "VALIDATION_ERROR":
         return detail
