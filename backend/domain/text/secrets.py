@@ -11,11 +11,9 @@ Rules, applied in this order (each replacement is final: a marker never matches 
 3. tokens recognisable by their form: AWS access key ids, GitHub / GitLab / Slack / npm / PyPI / Hugging Face
    tokens, Stripe secret keys, `sk-...` API keys (OpenAI, Anthropic and the like), Google API keys, JWTs,
    `Bearer <token>` and `Authorization:` header values;
-4. labelled values: `password: x`, `passwd = x`, `passphrase: x` (a quoted value to its closing quote, an
-   unquoted one up to the prose after it: "hunter2 — ask Kieran" keeps "— ask Kieran", and a label followed
-   by a sentence about the password alone, "password: reset it twice", holds no value), and `api_key: x`,
-   `secret = x`, `token: x`, `client_secret: x`... when the value looks like a credential (8+ characters
-   with a digit, or 20+); the label stays so the reader knows what was there;
+4. labelled values: `password: x`, `passwd = x`, `passphrase: x` (the rest of the line), and `api_key: x`,
+   `secret = x`, `token: x`, `client_secret: x`... when the value looks like a credential (8+ characters with
+   a digit, or 20+); the label stays so the reader knows what was there;
 5. credentials inside URLs (`scheme://user:password@host`): the password;
 6. payment card numbers: 13-19 digits (spaces or dashes allowed between them) passing the Luhn check.
 
@@ -101,41 +99,9 @@ _AUTH_HEADER = re.compile(r"(?i)\b(authorization)(\s*:\s*)(?!\[REDACTED)((?:[A-Z
 
 _SEPARATOR = r"""["'`]?\**[ \t]*[:=][ \t]*\**[ \t]*"""
 _PREFIX = r"(?:[a-z0-9]+[_-])*"  # WIFI_PASSWORD, db-password, GITHUB_TOKEN
-# the label alone: the value after it is measured by _password_length, so that a label later on the line (in
-# the prose after a secret) is still found
 _PASSWORD = re.compile(
-    rf"""(?i)(?<![\w-]){_PREFIX}(?:password|passwd|pwd|passphrase|pass ?code){_SEPARATOR}"""
-    r"(?=\S)(?!\[REDACTED)"
-)
-# What a password label's value is, on the rest of its line (_password_length): people write the secret as
-# one token, maybe quoted, and go on in prose ("hunter2 — ask Kieran if it changes"), or write only prose
-# about the password ("had to reset it twice"). A quoted value ends at its closing quote; one unquoted runs
-# to a break (a dash, a bracket, a table's bar: no password is written with one between spaces) and, within
-# that, word by word until what is left reads as prose. Unquoted words that are not prose stay in the secret
-# ("correct horse battery staple" is a passphrase; "hunter2, 2nd floor" may be one), so only a sentence is
-# ever shown.
-_QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "«": "»"}
-# after a closing quote: the value ended there ('"x"}' in JSON); anything else and the quote was inside it
-_AFTER_QUOTE = re.compile(r"$|[\s,;:.!?)\]}>|]")
-_WORD = re.compile(r"\S+")
-_BREAK = re.compile(r"[-–—]+|\||[(\[].*")  # a word that starts what the value is not: "— ask", "(new)"
-# a word of prose: letters (an apostrophe or a hyphen inside), maybe closed by punctuation
-_PLAIN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*[)\]\"'”’]?[,;:.!?]*")
-# English function words: prose holds them, a passphrase of chosen words hardly ever does. Not the search
-# stop list (text_analysis.STOP_WORDS): a change made there for ranking must not change what is hidden.
-_FUNCTION_WORDS = frozenset(
-    """a an the this that these those my your his her its our their me him us them i you he she it we they is
-    are was were be been being am has have had do does did will would can could should shall may might must to
-    of in on at by for with from into onto about after before over under as than and or but if so because
-    when then not no nor all some any every each same also just still again only there here what which who
-    where how why""".split()
-)
-# the words that open a sentence about a password, not one that is a password ("reset it twice", "stored in
-# the vault"); with a function word after them. Only these open the prose after a value: a sentence opening
-# with a function word may be a passphrase of plain words ("the cat sat on the mat")
-_TALK_WORDS = frozenset(
-    """reset changed change changes forgot forgotten lost expired expires updated update rotated rotate stored
-    saved kept written shared sent see ask check needed needs required set given unknown locked""".split()
+    rf"""(?i)(?<![\w-])({_PREFIX}(?:password|passwd|pwd|passphrase|pass ?code){_SEPARATOR})"""
+    r"(?!\[REDACTED)(\S[^\n]*)"
 )
 _CREDENTIAL_LABEL = (
     r"(?:api[_-]?key|apikey|secret(?:[_-]?(?:key|access[_-]?key))?|client[_-]?secret"
@@ -225,62 +191,6 @@ def _key_word(match: re.Match[str]) -> str:
     return _marker("key-material") if upper and lower and digits >= 2 else word
 
 
-def _password_length(rest: str, bound: int) -> int:
-    """How much of `rest` (a password label's line after the label) is the secret, 0 when it is prose. An
-    unquoted value ends by `bound` at the latest (the next label on the line, whose value is its own)."""
-    close = _QUOTES.get(rest[0])
-    if close is not None:
-        end = rest.find(close, 1)
-        # unclosed, or closed inside a word ('it's'): the rest of the line, as before values were measured
-        return end + 1 if end > 0 and _AFTER_QUOTE.match(rest, end + 1) else len(rest)
-    words: list[re.Match[str]] = []
-    for word in _WORD.finditer(rest, 0, bound):
-        if words and _BREAK.fullmatch(word.group()):
-            break
-        words.append(word)
-    taken = _prose_start([word.group() for word in words])
-    return words[taken - 1].end() if taken else 0
-
-
-def _prose_start(words: list[str]) -> int:
-    """The first of `words` from which the rest reads as a sentence, len(words) when none does. A sentence:
-    plain words, a function word among them, the first a word said about a password ("reset it twice",
-    "stored in the vault"). One word alone is never one (it may be the secret), nor words opening with a
-    function word: "the cat sat on the mat" may be a passphrase, and a secret shown costs more than a
-    sentence hidden."""
-    start = len(words)
-    spoken_after = False  # a function word in words[i:]
-    for i in range(len(words) - 1, -1, -1):  # from the end: each suffix is looked at once
-        if not _PLAIN.fullmatch(words[i]):
-            break
-        bare = words[i].rstrip(")]\"'”’,;:.!?").lower()
-        spoken = bare in _FUNCTION_WORDS or "'" in bare or "’" in bare  # "it's": prose
-        spoken_after = spoken_after or spoken
-        if len(words) - i >= 2 and spoken_after and bare in _TALK_WORDS:
-            start = i
-    return start
-
-
-def _redact_passwords(text: str, counter: _Counter) -> str:
-    """`text` with each password label's value replaced, the prose after it kept."""
-    labels = list(_PASSWORD.finditer(text))
-    out: list[str] = []
-    done = 0  # where the text is copied up to
-    for i, label in enumerate(labels):
-        if label.start() < done:  # a label inside a secret already replaced (a quoted "password: x")
-            continue
-        start = label.end()
-        line_end = text.find("\n", start)
-        line_end = len(text) if line_end < 0 else line_end
-        bound = min(line_end, labels[i + 1].start()) if i + 1 < len(labels) else line_end
-        length = _password_length(text[start:line_end], bound - start)
-        if length:
-            out += (text[done:start], _marker("password"))
-            done = start + length
-            counter.count += 1
-    return "".join(out) + text[done:] if out else text
-
-
 def redact_secrets(text: str) -> Redacted:
     """`text` with every secret the rules above recognise replaced, and how many were replaced."""
     if not text:
@@ -305,7 +215,7 @@ def redact_secrets(text: str) -> Redacted:
     if "authorization" in lowered:
         text = c.sub(_AUTH_HEADER, _auth_header, text)
     if _PASSWORD_HINT.search(lowered):
-        text = _redact_passwords(text, c)
+        text = c.sub(_PASSWORD, lambda m: f"{m.group(1)}{_marker('password')}", text)
     if "|" in text and _PASSWORD_CELL_HINT.search(lowered):
         text = c.sub(_PASSWORD_CELL, lambda m: f"{m.group(1)}{_marker('password')}", text)
     if _CREDENTIAL_HINT.search(lowered):
