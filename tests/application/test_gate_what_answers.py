@@ -136,3 +136,11 @@ def test_a_reckoned_sum_stays_when_it_is_what_is_asked_or_all_there_is(
     kept, left_out = _picked(analyzer, asked, views)
     assert ESTIMATE in kept
     assert ONLY_ESTIMATED not in left_out.values()
+
+
+def test_a_sum_said_paid_stays_whatever_its_line_says_of_a_quote(analyzer: TextAnalyzer) -> None:
+    paid = _view(ESTIMATE, "Paid Ashby's £1,050 for the blacking, as quoted.", 0.9)
+    inverter = _view("Journal/2025-05-02.md", "Bought the boat's new inverter: £640.", 0.9)
+    kept, left_out = _picked(analyzer, "total spent on the boat in 2025", [paid, inverter])
+    assert kept == [ESTIMATE, "Journal/2025-05-02.md"]
+    assert left_out == {}

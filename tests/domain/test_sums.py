@@ -136,6 +136,11 @@ def test_a_question_asks_what_was_spent_or_for_the_quote_itself(question: str, s
         ("| Mar | Ashby's — dry dock, blacking | 2,210 |", False),  # a ledger's row: its £ is in the head
         ("He reckons it'll be £2,300.\nPaid the £100 deposit today.", False),  # one sum paid
         ("He reckons the hull is sound.", False),  # no sum at all
+        # a sum said paid is paid, whatever the line says of a quote, an expectation or a budget
+        ("Paid Ashby's £1,050 for the blacking, as quoted.", False),
+        ("Paid £2,310 in the end, more than I expected.", False),
+        ("Spent £300 on the saloon, under budget.", False),
+        ("| May | inverter, bought at the quoted price | 640 |", False),
     ],
 )
 def test_a_passage_whose_every_sum_is_reckoned_or_quoted_is_only_estimated(

@@ -68,6 +68,12 @@ _ESTIMATE = re.compile(
     r"|(?:would|will|should|could)\s+(?:cost|be|come\s+to)|going\s+to\s+cost)\b",
     re.IGNORECASE,
 )
+# a sum said paid, whatever else its line says ("Paid £1,050, as quoted", "spent £300, under budget")
+_PAID = re.compile(
+    r"\b(?:paid|pay(?:s|ing)?|spent|spend(?:s|ing)?|bought|buy(?:s|ing)?|cost\s+(?:me|us)|came\s+to|settled"
+    r"|invoiced?|receipt)\b",
+    re.IGNORECASE,
+)
 
 
 def asks_for_sum(question: str) -> bool:
@@ -95,12 +101,12 @@ def asks_what_was_spent(question: str) -> bool:
 
 
 def only_estimated(text: str) -> bool:
-    """Whether every sum a passage states is one not yet paid (reckoned, quoted, estimated, budgeted), and it
-    states one. A sum is a line with a figure and a currency mark, or a table row with a figure (a ledger
-    writes its currency once, in the column's head)."""
+    """Whether every sum a passage states is one not yet paid (reckoned, quoted, estimated, budgeted, and not
+    said paid: "Paid £1,050, as quoted" is a payment), and it states one. A sum is a line with a figure and a
+    currency mark, or a table row with a figure (a ledger writes its currency once, in the column's head)."""
     sums = [
         line
         for line in text.splitlines()
         if _FIGURE.search(line) and (_CURRENCY.search(line) or line.lstrip().startswith("|"))
     ]
-    return bool(sums) and all(_ESTIMATE.search(line) for line in sums)
+    return bool(sums) and all(_ESTIMATE.search(line) and not _PAID.search(line) for line in sums)
