@@ -28,7 +28,7 @@ from backend.entrypoints.app import create_app
 from backend.entrypoints.cli import commands
 from backend.entrypoints.cli import main as backend_cli_module
 from backend.entrypoints.cli.main import main
-from backend.entrypoints.cli.output import Progress, cli_advice, vectors_left
+from backend.entrypoints.cli.output import Progress, cli_advice, cli_detail, vectors_left
 from backend.infrastructure.qdrant.edge_engine import IDENTITY_FILE
 from scripts.measure.service import ServiceProcess
 from tests.api.conftest import wait_for_job
@@ -347,6 +347,20 @@ def test_a_bad_option_value_exits_2_naming_the_option(
         assert bad.returncode == 2, (command, bad.stderr)
         assert said in bad.stderr, command
         assert f"`python -m backend {command[0]} --help`" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("detail", "said"),
+    [
+        ("top_k: at least 1", "--top-k: at least 1"),
+        ("date_from must not be after date_to", "--from must not be after --to"),
+        # a word of a path the person typed is theirs: the path named must be the one typed
+        ("/tmp/kb/source/tags: no vault/ folder", "/tmp/kb/source/tags: no vault/ folder"),
+        ("vault:work/tags.md: not a note", "vault:work/tags.md: not a note"),
+    ],
+)
+def test_a_bad_value_is_named_by_its_option_and_paths_are_left_as_typed(detail: str, said: str) -> None:
+    assert cli_detail("VALIDATION_ERROR", detail) == said
 
 
 @pytest.mark.parametrize(

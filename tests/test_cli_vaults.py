@@ -116,7 +116,7 @@ def test_an_unknown_vault_names_the_vaults_there_are(vaults: str, cli: Callable[
     searched = cli("search", "budget", "--vaults", "work,holiday")
     assert searched.returncode == 2  # a bad option value, as `--vault holiday` is
     assert "error (UNKNOWN_VAULT)" in searched.stderr
-    assert "the vaults of VAULTS: work, personal" in searched.stderr
+    assert "the vaults there are: work, personal" in searched.stderr
     both = cli("search", "budget", "--vault", "work", "--vaults", "work")
     assert both.returncode == 2
 

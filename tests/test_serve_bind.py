@@ -146,16 +146,19 @@ def test_a_busy_port_is_one_line_naming_port(tmp_path: Path, capsys: pytest.Capt
     assert "\n" not in error
 
 
+@pytest.mark.parametrize(
+    "host", ["192.0.2.1", "no-such-host.invalid"], ids=["TEST-NET-1", "a name of nothing"]
+)
 def test_a_host_that_is_not_this_machines_is_one_line_naming_host(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """192.0.2.1 (TEST-NET-1) is no address of this machine: it was said as a busy PORT, with another port
-    to try."""
+    """192.0.2.1 (TEST-NET-1) is no address of this machine, and a name under .invalid resolves to none: each
+    was said as a busy PORT, with another port to try."""
     from backend.entrypoints.cli import main as cli
 
-    code = cli.main(["serve", "--host", "192.0.2.1", "--port", "0", "--data-dir", str(tmp_path)])
+    code = cli.main(["serve", "--host", host, "--port", "0", "--data-dir", str(tmp_path)])
     assert code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert error.startswith("error: invalid setting HOST: cannot listen on 192.0.2.1:0")
+    assert error.startswith(f"error: invalid setting HOST: cannot listen on {host}:0")
     assert "PORT=" not in error
     assert "127.0.0.1" in error  # the way out: loopback, or an address of this machine

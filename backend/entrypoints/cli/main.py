@@ -275,7 +275,8 @@ def _listen(settings: Settings) -> socket.socket:
         sock.listen(2048)
     except OSError as exc:
         sock.close()
-        if exc.errno == errno.EADDRNOTAVAIL:  # the host, not the port: no other port would help
+        # the host, not the port: no other port would help (a name that resolves to nothing, "locahost", too)
+        if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
             raise SettingsError(
                 f"invalid setting HOST: cannot listen on {settings.host}:{settings.port} ({exc.strerror}): "
                 "it is no address of this machine; use 127.0.0.1 (the default) or one of its own"

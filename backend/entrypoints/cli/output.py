@@ -61,7 +61,7 @@ def cli_advice(code: str, suggestion: str) -> str:
     if code == "NOTE_AMBIGUOUS":  # the vaults to choose from are the service's; the option is ours
         return suggestion.replace("with vault set to", "with --vault set to")
     if code == "UNKNOWN_VAULT":  # at the terminal the vaults are VAULTS', served or not
-        return suggestion.replace("the vaults this service serves", "the vaults of VAULTS")
+        return suggestion.replace("the vaults this service serves", "the vaults there are")
     return CLI_ADVICE.get(code, suggestion)
 
 
@@ -72,7 +72,9 @@ def cli_detail(code: str, detail: str) -> str:
         return detail.replace("`vault`", "`--vault`")
     if code != "VALIDATION_ERROR":
         return detail
-    return re.sub(r"\b(" + "|".join(OPTIONS) + r")\b", lambda field: OPTIONS[field.group(1)], detail)
+    # a field's name standing alone, never a word of a path the person typed ("/notes/source/tags")
+    alone = r"(?<![\w/.:-])(" + "|".join(OPTIONS) + r")(?![\w/.-])"
+    return re.sub(alone, lambda field: OPTIONS[field.group(1)], detail)
 
 
 def show_error(code: str, detail: str, suggestion: str, command: str) -> None:
