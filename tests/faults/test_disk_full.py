@@ -158,8 +158,9 @@ def test_a_really_full_disk_gives_storage_full_and_the_running_service_keeps_ans
         assert found.json()["results"][0]["note_path"] == "Shopping list.md"  # the old index, intact
         assert service.alive  # an error, not a SIGBUS death
 
-        # a second process cannot even open the index on the full disk: it says so instead of dying
-        offline = cli("status", vault=vault, data=small_disk / "other-data")
+        # a second process cannot even make an index on the full disk: it says so instead of dying (a read
+        # of a data dir never indexed makes none: INDEX_NOT_READY, so this asks to index)
+        offline = cli("index", vault=vault, data=small_disk / "other-data")
         assert offline.returncode == 1, (offline.returncode, offline.stderr)
         assert "STORAGE_FULL" in offline.stderr
 
