@@ -250,6 +250,9 @@ def test_memory_get_reads_the_lines_a_citation_names(gateway: Gateway) -> None:
     start, end = (int(n) for n in re.findall(r"\d+", citation.rsplit("#", 1)[1]))
     assert (read["fromLine"], read["lineCount"]) == (start, end - start + 1)
     assert "I owe Sreenivas €79.50" in read["text"]  # the best chunk of the ledger: its current balance
+    # more of the note follows: said as OpenClaw's own memory_get says it, and handed on by OpenClaw
+    assert (read["truncated"], read["nextFrom"]) == (True, end + 1)
+    assert read["text"].endswith(f"[More content available. Use from={end + 1} to continue.]")
     # the recall block's own citation, as the prompt asks the model to cite: the same lines
     cited = gateway.invoke("memory_get", {"path": f"[{LEDGER}:{start}-{end}]", "corpus": "all"})
     assert (cited["path"], cited["fromLine"], cited["lineCount"]) == (LEDGER, start, end - start + 1)

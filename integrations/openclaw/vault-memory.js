@@ -18,6 +18,10 @@ const CITATION = /^(?<path>.+?)#L(?<start>\d+)(?:-L?(?<end>\d+))?$/;
 // what the recall block cites, `[path:start-end]`: no note name holds a colon (Obsidian refuses one)
 const ATTRIBUTION = /^(?<path>[^:]+|vault:[^/]+\/[^:]+):(?<start>\d+)(?:-(?<end>\d+))?$/;
 const MAX_RESULTS = 20;
+// what OpenClaw's own memory_get reads of a memory file (memory-core, read-file-shared): a read without
+// `lines` gives the first 120 lines from `from`, and any read at most 12,000 characters, in whole lines
+const EXCERPT_LINES = 120;
+const EXCERPT_CHARS = 12_000;
 
 function citation(path, start, end) {
   return start === end ? `${path}#L${start}` : `${path}#L${start}-L${end}`;
@@ -60,6 +64,31 @@ export function parseLookup(lookup, fromLine, lineCount) {
   else if (fromLine === undefined && cited) end = Number(cited.groups.end ?? cited.groups.start);
   if (end !== undefined && start === undefined) start = 1;
   return { path, start, end };
+}
+
+/** A note's window as OpenClaw's memory_get gives a memory file's excerpt: whole lines up to EXCERPT_CHARS
+ * (one longer line cut there), and, while more of the note is left, `truncated`, `nextFrom` (the line to go
+ * on from, unless a line was cut) and memory-core's own note at the end of the text saying how to go on. */
+export function excerpt(note) {
+  const lines = note.start_line ? String(note.content).split("\n") : [];
+  let kept = 0;
+  let chars = 0;
+  for (const line of lines) {
+    const next = chars + line.length + (kept ? 1 : 0);
+    if (kept && next > EXCERPT_CHARS) break;
+    kept += 1;
+    chars = next;
+  }
+  const cut = chars > EXCERPT_CHARS; // a first line longer than the budget: its start only
+  let text = lines.slice(0, kept).join("\n");
+  if (cut) text = text.slice(0, /[\uD800-\uDBFF]/.test(text[EXCERPT_CHARS - 1]) ? EXCERPT_CHARS - 1 : EXCERPT_CHARS);
+  const more = kept < lines.length || note.end_line < note.total_lines;
+  const nextFrom = !cut && more ? note.start_line + kept : undefined;
+  if (!cut && !more) return { content: text, lineCount: kept };
+  const notice = nextFrom
+    ? `[More content available. Use from=${nextFrom} to continue.]`
+    : "[More content available. Requested excerpt exceeded the default maxChars budget.]";
+  return { content: `${text}\n\n${notice}`, lineCount: kept, truncated: true, ...(nextFrom ? { nextFrom } : {}) };
 }
 
 function notePath(path) {
@@ -132,8 +161,11 @@ export function vaultCorpus(api, health = new ServiceHealth(api)) {
 
     async get({ lookup, fromLine, lineCount, agentId }) {
       const config = settings(api.pluginConfig);
-      const { path: named, start, end } = parseLookup(lookup, fromLine, lineCount);
-      const { vault, path } = unqualify(named);
+      const window = parseLookup(lookup, fromLine, lineCount);
+      // no lines asked (a path, or `from` alone): a bounded excerpt, as OpenClaw's memory_get reads its files
+      const start = window.start ?? 1;
+      const end = window.end ?? start + EXCERPT_LINES - 1;
+      const { vault, path } = unqualify(window.path);
       if (!path) return null;
       const { several, names, asked } = await askedVaults(health, config, agentId);
       // the vaults a path without one may be in: none to name with one vault and no allowlist
@@ -156,15 +188,17 @@ export function vaultCorpus(api, health = new ServiceHealth(api)) {
       }
       if (!note) return null;
       const shown = qualify(note.vault, note.note_path, several);
+      const { content, lineCount: lines, ...more } = excerpt(note);
       return {
         corpus: CORPUS,
         path: shown,
         title: note.note_title,
         kind: "note",
-        content: note.content,
+        content,
         fromLine: note.start_line,
-        lineCount: note.start_line ? note.end_line - note.start_line + 1 : 0,
+        lineCount: lines,
         totalLines: note.total_lines,
+        ...more, // truncated, nextFrom: OpenClaw hands them on beside its own memory's (memory_get's contract)
         provenanceLabel: PROVENANCE,
         sourceType: SOURCE_TYPE,
         sourcePath: note.note_path,

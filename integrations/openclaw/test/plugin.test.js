@@ -2,6 +2,7 @@
 // the parts that call the service against a real one (KB_TEST_URL, KB_TEST_KEY: a service on a copy of the
 // example vault, keyword only), a closed port and a server that accepts and never answers.
 import assert from "node:assert/strict";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 
@@ -21,6 +22,41 @@ function pluginApi(config) {
     logged,
     logger: { warn: (line) => logged.push(["warn", line]), info: (line) => logged.push(["info", line]) },
   };
+}
+
+/** A stand-in service on a free port: `answer(method, url, body)` gives a JSON answer ({status, body} for
+ * another status than 200), or a promise of one. */
+async function standIn(answer) {
+  const server = createHttpServer(async (request, response) => {
+    let text = "";
+    for await (const part of request) text += part;
+    const url = new URL(request.url, "http://stand-in");
+    const given = await answer(request.method, url, text ? JSON.parse(text) : undefined);
+    const { status, body } = given?.status ? given : { status: 200, body: given };
+    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** GET /note of one note of `lines` (its windows as the service cuts them) and a status of one vault. */
+function noteService(path, lines) {
+  return standIn((method, url) => {
+    if (url.pathname === "/index/status") return { vault: "", indexed_notes: 1 };
+    if (decodeURIComponent(url.pathname) !== `/note/${path}`) {
+      return { status: 404, body: { error_code: "NOTE_NOT_FOUND", detail: "no such note" } };
+    }
+    const start = Number(url.searchParams.get("start_line") ?? 1);
+    const end = Math.min(Number(url.searchParams.get("end_line") ?? lines.length), lines.length);
+    const content = lines.slice(start - 1, end).join("\n");
+    return { note_path: path, note_title: "Long", total_lines: lines.length, start_line: start, end_line: end, content };
+  });
 }
 
 const turn = (text, session = "s1", messages = []) => [
@@ -70,6 +106,44 @@ describe("citations and line windows of memory_get", () => {
     assert.deepEqual(parseLookup(`[${LEDGER}:14-18]`), { path: LEDGER, start: 14, end: 18 });
     assert.deepEqual(parseLookup(`${LEDGER}:14`), { path: LEDGER, start: 14, end: 14 });
     assert.deepEqual(parseLookup(`vault:work/${LEDGER}:3-4`), { path: `vault:work/${LEDGER}`, start: 3, end: 4 });
+  });
+});
+
+describe("memory_get of a long note: a bounded excerpt, as OpenClaw's own memory_get reads its files", () => {
+  const numbered = Array.from({ length: 500 }, (_, i) => `line ${i + 1}`);
+  const services = [];
+  after(() => services.forEach((service) => service.close()));
+  const serving = async (path, lines) => services[services.push(await noteService(path, lines)) - 1];
+
+  test("a path alone gives the first 120 lines and says how to go on; `from` goes on", async () => {
+    const service = await serving("Long.md", numbered);
+    const corpus = vaultCorpus(pluginApi({ baseUrl: service.url }));
+    const first = await corpus.get({ lookup: "Long.md" });
+    assert.equal(first.fromLine, 1);
+    assert.equal(first.lineCount, 120);
+    assert.equal(first.truncated, true);
+    assert.equal(first.nextFrom, 121);
+    assert.equal(first.content, `${numbered.slice(0, 120).join("\n")}\n\n[More content available. Use from=121 to continue.]`);
+    const next = await corpus.get({ lookup: "Long.md", fromLine: 121 });
+    assert.deepEqual([next.fromLine, next.lineCount, next.nextFrom], [121, 120, 241]);
+    assert.match(next.content, /^line 121\n[\s\S]*\nline 240\n\n\[More content available\. Use from=241/);
+    const cited = await corpus.get({ lookup: "Long.md#L10-L12", fromLine: 400 }); // a citation and `from`
+    assert.deepEqual([cited.fromLine, cited.lineCount, cited.nextFrom], [400, 101, undefined]);
+    assert.equal(cited.truncated, undefined); // the note's end: nothing more to say
+    assert.equal(cited.content, numbered.slice(399).join("\n"));
+    const window = await corpus.get({ lookup: "Long.md", fromLine: 14, lineCount: 3 });
+    assert.equal(window.content, "line 14\nline 15\nline 16\n\n[More content available. Use from=17 to continue.]");
+  });
+
+  test("at most 12,000 characters, in whole lines; one longer line is cut and says so", async () => {
+    const wide = Array.from({ length: 130 }, (_, i) => `${i + 1}`.padEnd(200, "x"));
+    const read = await vaultCorpus(pluginApi({ baseUrl: (await serving("Wide.md", wide)).url })).get({ lookup: "Wide.md" });
+    assert.deepEqual([read.lineCount, read.nextFrom, read.truncated], [59, 60, true]); // 59 lines: 11,858 chars
+    assert.ok(read.content.startsWith(`${wide.slice(0, 59).join("\n")}\n\n[More content`));
+    const long = await serving("One.md", ["y".repeat(20_000)]);
+    const one = await vaultCorpus(pluginApi({ baseUrl: long.url })).get({ lookup: "One.md" });
+    assert.deepEqual([one.lineCount, one.nextFrom, one.truncated], [1, undefined, true]);
+    assert.equal(one.content, `${"y".repeat(12_000)}\n\n[More content available. Requested excerpt exceeded the default maxChars budget.]`);
   });
 });
 
@@ -187,7 +261,8 @@ describe("against the service", { skip: URL_ ? false : "KB_TEST_URL is not set" 
     assert.equal(cited.lineCount, 3);
     assert.match(cited.content, /I owe Sreenivas €79.50/);
     const window = await corpus.get({ lookup: LEDGER, fromLine: 14, lineCount: 1 });
-    assert.equal(window.content, "## Current balance");
+    assert.equal(window.content, "## Current balance\n\n[More content available. Use from=15 to continue.]");
+    assert.equal(window.nextFrom, 15);
     assert.equal(await corpus.get({ lookup: "MEMORY.md" }), null);
     assert.equal(await corpus.get({ lookup: "../../etc/passwd" }), null);
   });
