@@ -132,7 +132,7 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
     const state = recent.session(`${ctx?.agentId ?? ""}\u0000${ctx?.sessionKey ?? ctx?.sessionId ?? ""}`);
     const id = event?.currentUserMessageId;
     if (id && state.last?.id === id) return state.last.result; // the same request built again (a retry)
-    state.turn += 1;
+    const turn = state.turn + 1; // this turn's number, kept once it asked (a stale run keeps nothing)
     let answer;
     try {
       const vaults = await askable(health ?? (health = new ServiceHealth(api)), config, ctx?.agentId);
@@ -145,7 +145,7 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
           max_chars: recall.maxChars,
           max_chunks: recall.maxEntries,
           min_confidence: recall.minConfidence,
-          exclude: recent.excluded(state, recall.repeatTurns),
+          exclude: recent.excluded({ ...state, turn }, recall.repeatTurns),
           quoted: true,
           ...(vaults === null ? {} : { vaults }),
         },
@@ -154,11 +154,16 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
     } catch (error) {
       health?.saw(!error?.unavailable);
       outages.failed(error);
+      state.turn = turn;
       return undefined;
     }
     health?.saw(true);
     outages.answered();
+    // the run may have been aborted or replaced while /context answered: its block is discarded, so what it
+    // gave is not remembered as given (OpenClaw: assertActive after awaited work, before side effects)
     ctx?.hookInvocation?.assertActive?.();
+    authority?.assertActive?.();
+    state.turn = turn;
     recent.record(state, givenLabels(answer), recall.repeatTurns);
     const result = answer.context ? { prependContext: answer.context } : undefined;
     state.last = id ? { id, result } : null;

@@ -196,6 +196,38 @@ describe("what a session was given lately", () => {
   });
 });
 
+describe("recall against a stand-in service", () => {
+  const services = [];
+  after(() => services.forEach((service) => service.close()));
+  const serving = async (answer) => services[services.push(await standIn(answer)) - 1];
+  const block = { context: "<vault-notes-1>\n[x.md:1-4] x\n</vault-notes-1>", sources: [{ attribution: "x.md:1-4", vault: "" }] };
+
+  test("a run aborted or replaced while /context answered remembers nothing as given", async () => {
+    const excluded = [];
+    let active = true;
+    const service = await serving((method, url, body) => {
+      excluded.push(body.exclude);
+      active = false; // the run is replaced while the service answers
+      return block;
+    });
+    const hook = recallHook(pluginApi({ baseUrl: service.url }), new ServiceHealth(pluginApi({ baseUrl: service.url })));
+    const authority = {
+      allows: () => true,
+      assertActive() {
+        if (!active) throw new Error("prompt tool authority is no longer active");
+      },
+    };
+    const [event, ctx] = turn(QUESTION, "replaced");
+    await assert.rejects(hook(event, { ...ctx, toolAuthority: authority }), /no longer active/);
+    active = true;
+    const live = { allows: () => true, assertActive() {} };
+    assert.deepEqual(await hook(event, { ...ctx, toolAuthority: live }), { prependContext: block.context });
+    assert.deepEqual(excluded, [[], []]); // the discarded block's entry is offered again
+    await hook(event, { ...ctx, toolAuthority: live });
+    assert.deepEqual(excluded.at(-1), ["x.md:1-4"]); // a block given is not given again
+  });
+});
+
 describe("against services that do not answer", () => {
   let silent;
   let silentUrl;
