@@ -54,15 +54,16 @@ export class ServiceHealth {
 
   /**
    * The service's vaults: `{several, names}`, from a status at most VAULTS_TTL_MS old, else asked now within
-   * `timeoutMs`. Throws a ServiceError when the service cannot say.
+   * `timeoutMs` (and before `signal` aborts: a deadline the caller shares). Throws a ServiceError when the
+   * service cannot say.
    * @returns {Promise<{several: boolean, names: string[]}>}
    */
-  async vaults(config, timeoutMs) {
+  async vaults(config, timeoutMs, signal) {
     const key = this.key(config);
     let answer = this.status.key === key && Date.now() - this.status.at < VAULTS_TTL_MS ? this.status.answer : null;
     if (!answer) {
       try {
-        answer = await this.#status(config, timeoutMs);
+        answer = await this.#status(config, timeoutMs, signal);
         this.saw(true);
       } catch (error) {
         this.saw(!(error instanceof ServiceError && error.unavailable));
@@ -73,8 +74,8 @@ export class ServiceHealth {
     return { several, names: states.map((state) => state.vault) };
   }
 
-  async #status(config, timeoutMs) {
-    const answer = await request(config, { path: "/index/status", timeoutMs });
+  async #status(config, timeoutMs, signal) {
+    const answer = await request(config, { path: "/index/status", timeoutMs, signal });
     this.status = { at: Date.now(), key: this.key(config), answer };
     return answer;
   }

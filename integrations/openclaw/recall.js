@@ -103,10 +103,10 @@ export class OutageLog {
 
 /** The vaults an agent's recall asks: null (every vault: the service's default), or the allowed ones the
  * service serves (an allowlist naming a vault it does not serve must not fail the whole recall). */
-async function askable(health, config, agentId) {
+async function askable(health, config, agentId, signal) {
   const allowed = allowedVaults(config, agentId);
   if (allowed === null) return null;
-  const { names } = await health.vaults(config, config.recall.timeoutMs);
+  const { names } = await health.vaults(config, config.recall.timeoutMs, signal);
   return names.filter((name) => allowed.includes(name));
 }
 
@@ -133,9 +133,11 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
     const id = event?.currentUserMessageId;
     if (id && state.last?.id === id) return state.last.result; // the same request built again (a retry)
     const turn = state.turn + 1; // this turn's number, kept once it asked (a stale run keeps nothing)
+    // one deadline for the whole recall: the vaults' list (an allowlist's) and /context share recall.timeoutMs
+    const deadline = AbortSignal.timeout(recall.timeoutMs);
     let answer;
     try {
-      const vaults = await askable(health ?? (health = new ServiceHealth(api)), config, ctx?.agentId);
+      const vaults = await askable(health ?? (health = new ServiceHealth(api)), config, ctx?.agentId, deadline);
       if (vaults !== null && !vaults.length) return undefined; // this agent may reach none of the vaults
       answer = await request(config, {
         method: "POST",
@@ -150,6 +152,7 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
           ...(vaults === null ? {} : { vaults }),
         },
         timeoutMs: recall.timeoutMs,
+        signal: deadline,
       });
     } catch (error) {
       health?.saw(!error?.unavailable);

@@ -63,7 +63,8 @@ export async function fetchJson(config, { method = "GET", path, body, timeoutMs,
       signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });
   } catch (error) {
-    const reason = deadline.aborted
+    // `signal` may be a deadline the caller shares between calls (AbortSignal.timeout of the same limit)
+    const reason = deadline.aborted || signal?.reason?.name === "TimeoutError"
       ? `no answer within ${limit} ms`
       : String(error?.cause?.code ?? error?.message ?? error);
     throw new ServiceError(

@@ -226,6 +226,18 @@ describe("recall against a stand-in service", () => {
     await hook(event, { ...ctx, toolAuthority: live });
     assert.deepEqual(excluded.at(-1), ["x.md:1-4"]); // a block given is not given again
   });
+
+  test("with an allowlist, the vaults' status and /context share one deadline: recall.timeoutMs", async () => {
+    const service = await serving(async (method, url) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return url.pathname === "/index/status" ? { vault: "work", indexed_notes: 1 } : block;
+    });
+    const api = pluginApi({ baseUrl: service.url, recall: { timeoutMs: 500 }, agentVaults: { main: ["work"] } });
+    const started = Date.now();
+    assert.equal(await recallHook(api, new ServiceHealth(api))(...turn(QUESTION, "deadline")), undefined);
+    assert.ok(Date.now() - started < 700, `took ${Date.now() - started} ms`); // each call alone was in time
+    assert.match(api.logged[0][1], /no answer within 500 ms/);
+  });
 });
 
 describe("against services that do not answer", () => {
