@@ -7,6 +7,7 @@ import { stateInWords, vaultsOf } from "./vaults.js";
 
 export const COMMAND = { name: "kb", description: "Sync or rebuild a Knowledge Bridge vault's index, with its progress", hasSubcommands: true };
 const POLL_MS = 500;
+const FOLLOW_MINUTES = 120; // how long a job is followed (`--timeout`): it goes on in the service after
 const BAR = 30;
 
 /** `[#######.......]  indexing 150/725` for a job's progress. */
@@ -21,17 +22,30 @@ export function progressLine(job) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Start `action` (sync | rebuild) on a vault and follow its job until it ends; resolves to its last state. */
-export async function runJob(config, action, vault, out = process.stderr) {
+/**
+ * Start `action` (sync | rebuild) on a vault and follow its job until it ends; resolves to its last state, or,
+ * when the service started another job the moment ours ended (a sync queued behind it: the poll never sees
+ * ours end), to `{id, phase: "ended", followedBy: <that job>}`. Rejects past `timeoutMs`, the job going on.
+ */
+export async function runJob(
+  config,
+  action,
+  vault,
+  out = process.stderr,
+  { timeoutMs = FOLLOW_MINUTES * 60_000 } = {},
+) {
   const query = vault ? `?vault=${encodeURIComponent(vault)}` : "";
   const { job_id: id } = await request(config, { method: "POST", path: `/index/${action}${query}` });
   out.write(`${action} of ${vault ?? "the vault"} started (job ${id})\n`);
+  const until = Date.now() + timeoutMs;
   const tty = Boolean(out.isTTY);
   let shown = "";
+  let ours = null;
   for (;;) {
     const status = await request(config, { path: `/index/status${query}` });
     const job = status.job?.id === id ? status.job : null;
     if (job) {
+      ours = job;
       const line = progressLine(job);
       // a terminal redraws one line; a log gets a line when the phase or tenth changes, not every poll
       const key = tty ? line : `${job.phase}:${job.total ? Math.floor((10 * job.done) / job.total) : 0}`;
@@ -41,20 +55,48 @@ export async function runJob(config, action, vault, out = process.stderr) {
         if (tty) out.write("\n");
         return job;
       }
+    } else if (status.job && (!ours || status.job.started_at >= ours.started_at)) {
+      // the vault runs one job at a time and ours was its job when the POST answered: another one now means
+      // ours has ended, how it is not shown (the status holds the current job only)
+      if (tty && shown) out.write("\n");
+      return { ...(ours ?? { id, kind: action }), phase: "ended", followedBy: status.job };
+    }
+    if (Date.now() >= until) {
+      if (tty && shown) out.write("\n");
+      const after = timeoutMs >= 60_000 ? `${timeoutMs / 60_000} min` : `${timeoutMs} ms`;
+      throw new Error(
+        `stopped following ${action} job ${id} after ${after}; it goes on in the service (\`openclaw kb status\` ` +
+          "shows how far it is)",
+      );
     }
     await sleep(POLL_MS);
   }
 }
 
-function failed(error, logger) {
-  const text = error instanceof ServiceError ? error.message : String(error?.message ?? error);
-  logger?.error?.(text);
-  process.stderr.write(`${text}\n`);
-  process.exitCode = 1;
+/** What `openclaw kb sync|rebuild` prints of a job that ended: done, or ended followed by another job; a job
+ * that failed throws, saying so. */
+export function outcome(action, job) {
+  if (job.phase === "failed" || job.error) throw new Error(`${action} failed: ${job.error ?? job.phase}`);
+  if (job.phase === "ended") {
+    const next = job.followedBy;
+    return (
+      `${action} ended, how is not shown: the service started a ${next.kind} (job ${next.id}) right after it ` +
+      "(`openclaw kb status` shows the vault's state)"
+    );
+  }
+  return `${action} done: ${job.done}/${job.total} notes`;
 }
 
-/** Registers `openclaw kb` (its descriptor always: root help reads it without the plugin's runtime). */
-export function registerIndexCli(api) {
+function failed(error, logger, io) {
+  const text = error instanceof ServiceError ? error.message : String(error?.message ?? error);
+  logger?.error?.(text);
+  io.stderr.write(`${text}\n`);
+  io.exitCode = 1;
+}
+
+/** Registers `openclaw kb` (its descriptor always: root help reads it without the plugin's runtime); `io`
+ * (stdout, stderr, exitCode) is the process's. */
+export function registerIndexCli(api, io = process) {
   api.registerCli(
     ({ program, logger }) => {
       const kb = program.command(COMMAND.name).description(COMMAND.description);
@@ -66,13 +108,17 @@ export function registerIndexCli(api) {
               : "Build a vault's index anew beside the serving one and switch to it, showing the progress",
           )
           .option("--vault <name>", "the vault (its VAULTS name); needed when the service serves several")
+          .option("--timeout <minutes>", `how long to follow the job (default ${FOLLOW_MINUTES}); it goes on after`)
           .action(async (options) => {
             try {
-              const job = await runJob(settings(api.pluginConfig), action, options.vault);
-              if (job.phase === "failed" || job.error) throw new Error(`${action} failed: ${job.error ?? job.phase}`);
-              process.stdout.write(`${action} done: ${job.done}/${job.total} notes\n`);
+              const minutes = Number(options.timeout ?? FOLLOW_MINUTES);
+              if (!(minutes > 0)) throw new Error(`--timeout takes minutes, a number above 0 (not ${options.timeout})`);
+              const job = await runJob(settings(api.pluginConfig), action, options.vault, io.stderr, {
+                timeoutMs: minutes * 60_000,
+              });
+              io.stdout.write(`${outcome(action, job)}\n`);
             } catch (error) {
-              failed(error, logger);
+              failed(error, logger, io);
             }
           });
       }
@@ -81,9 +127,9 @@ export function registerIndexCli(api) {
         .action(async () => {
           try {
             const status = await request(settings(api.pluginConfig), { path: "/index/status" });
-            for (const state of vaultsOf(status).states) process.stdout.write(`${state.vault}: ${stateInWords(state)}\n`);
+            for (const state of vaultsOf(status).states) io.stdout.write(`${state.vault}: ${stateInWords(state)}\n`);
           } catch (error) {
-            failed(error, logger);
+            failed(error, logger, io);
           }
         });
     },

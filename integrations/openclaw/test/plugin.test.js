@@ -2,12 +2,12 @@
 // the parts that call the service against a real one (KB_TEST_URL, KB_TEST_KEY: a service on a copy of the
 // example vault, keyword only), a closed port and a server that accepts and never answers.
 import assert from "node:assert/strict";
-import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { conversation, givenLabels, OutageLog, RecentInjections, recallHook, spoken } from "../recall.js";
 import { parseLookup, ServiceHealth, vaultCorpus, vaultPromptLines } from "../vault-memory.js";
+import { standIn } from "./stand-in.js";
 
 const URL_ = process.env.KB_TEST_URL;
 const KEY = process.env.KB_TEST_KEY;
@@ -21,27 +21,6 @@ function pluginApi(config) {
     pluginConfig: config,
     logged,
     logger: { warn: (line) => logged.push(["warn", line]), info: (line) => logged.push(["info", line]) },
-  };
-}
-
-/** A stand-in service on a free port: `answer(method, url, body)` gives a JSON answer ({status, body} for
- * another status than 200), or a promise of one. */
-async function standIn(answer) {
-  const server = createHttpServer(async (request, response) => {
-    let text = "";
-    for await (const part of request) text += part;
-    const url = new URL(request.url, "http://stand-in");
-    const given = await answer(request.method, url, text ? JSON.parse(text) : undefined);
-    const { status, body } = given?.status ? given : { status: 200, body: given };
-    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
   };
 }
 

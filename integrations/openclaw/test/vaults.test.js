@@ -3,15 +3,16 @@
 // citation round trip of memory_search / memory_get and the per-agent allowlist (`agentVaults`) of memory,
 // recall, the prompt's lines and the tools.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 
-import { progressLine, runJob } from "../cli.js";
+import { progressLine, registerIndexCli, runJob } from "../cli.js";
 import { recallHook } from "../recall.js";
 import { settings } from "../service.js";
 import { statusWithin, withinVaults } from "../tool-vaults.js";
 import { execute, TOOLS } from "../tools.js";
 import { ServiceHealth, vaultCorpus, vaultPromptLines } from "../vault-memory.js";
 import { allowedVaults, qualify, stateInWords, unqualify } from "../vaults.js";
+import { standIn } from "./stand-in.js";
 
 const URL_ = process.env.KB_TEST_VAULTS_URL;
 const KEY = process.env.KB_TEST_KEY;
@@ -70,6 +71,59 @@ describe("which vaults an agent may reach, and how their notes are named", () =>
       "3 notes, keyword only while the model builds");
     assert.match(stateInWords({ available: false, detail: "its folder is gone" }), /unavailable \(its folder is gone\)/);
     assert.equal(progressLine({ phase: "indexing", done: 1, total: 2 }), `[${"#".repeat(15)}${".".repeat(15)}] indexing 1/2`);
+  });
+});
+
+/** `openclaw kb <command>` with `options` as OpenClaw runs it: the plugin's command registered on a stand-in
+ * of OpenClaw's program, writing to strings; what it wrote to stdout and stderr, its exit code and what it
+ * logged. */
+async function kb(config, command, options = {}) {
+  const actions = {};
+  const node = (path) => {
+    const self = {
+      description: () => self,
+      option: () => self,
+      command: (name) => node([...path, name]),
+      action: (run) => ((actions[path.join(" ")] = run), self),
+    };
+    return self;
+  };
+  const logged = [];
+  const logger = { error: (line) => logged.push(line), warn: (line) => logged.push(line), info() {} };
+  const io = { stdout: { write: (text) => (io.out += text) }, stderr: { write: (text) => (io.err += text) }, out: "", err: "" };
+  registerIndexCli({ pluginConfig: config, registerCli: (register) => register({ program: node([]), logger }) }, io);
+  await actions[`kb ${command}`](options);
+  return { stdout: io.out, stderr: io.err, code: io.exitCode ?? 0, logged };
+}
+
+describe("`openclaw kb` against a stand-in service", () => {
+  const services = [];
+  after(() => services.forEach((service) => service.close()));
+  /** A service whose sync starts job `a` and whose status answers `states[i]` at the i-th poll (then the last). */
+  async function jobs(...states) {
+    let polls = 0;
+    const service = await standIn((method, url) => {
+      if (method === "POST") return { job_id: "a", status: "started" };
+      return { vault: "", job: states[Math.min(polls++, states.length - 1)] };
+    });
+    services.push(service);
+    return { baseUrl: service.url };
+  }
+  const job = (id, phase, fields = {}) => ({ id, kind: "sync", phase, done: 0, total: 4, started_at: `2026-12-01T00:00:0${id === "a" ? 1 : 2}Z`, finished_at: null, error: null, ...fields });
+
+  test("a job the service follows at once with a queued one: ours has ended, and that is said", { timeout: 10_000 }, async () => {
+    const config = await jobs(job("a", "indexing"), job("b", "queued"));
+    const ran = await kb(config, "sync");
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /^sync ended, how is not shown: the service started a sync \(job b\) right after it/);
+  });
+
+  test("a job followed past --timeout: the command stops and says the job goes on", { timeout: 10_000 }, async () => {
+    const config = await jobs(job("a", "indexing"));
+    const ran = await kb(config, "sync", { timeout: "0.005" }); // 300 ms
+    assert.equal(ran.code, 1);
+    assert.match(ran.stderr, /stopped following sync job a after 300 ms; it goes on in the service/);
+    assert.equal(ran.stdout, "");
   });
 });
 
