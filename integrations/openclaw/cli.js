@@ -74,8 +74,12 @@ export async function runJob(
 }
 
 /** What `openclaw kb sync|rebuild` prints of a job that ended: done, or ended followed by another job; a job
- * that failed throws, saying so. */
+ * that failed or was cancelled throws, saying so. */
 export function outcome(action, job) {
+  if (job.phase === "cancelled") {
+    // the service's stopped job ends cancelled without an error: not done all the same
+    throw new Error(`${action} was cancelled: the service stopped it before it ended (shutting down, or closing the vault); run it again`);
+  }
   if (job.phase === "failed" || job.error) throw new Error(`${action} failed: ${job.error ?? job.phase}`);
   if (job.phase === "ended") {
     const next = job.followedBy;

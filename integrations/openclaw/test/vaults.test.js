@@ -125,6 +125,14 @@ describe("`openclaw kb` against a stand-in service", () => {
     assert.match(ran.stderr, /stopped following sync job a after 300 ms; it goes on in the service/);
     assert.equal(ran.stdout, "");
   });
+
+  test("a job the service cancelled: a failure, said so", { timeout: 10_000 }, async () => {
+    const config = await jobs(job("a", "cancelled", { finished_at: "2026-12-01T00:00:05Z" }));
+    const ran = await kb(config, "sync");
+    assert.equal(ran.code, 1);
+    assert.match(ran.stderr, /^sync of the vault started \(job a\)\n.*\nsync was cancelled: the service stopped it/);
+    assert.equal(ran.stdout, "");
+  });
 });
 
 describe("against a service of two vaults", { skip: URL_ ? false : "KB_TEST_VAULTS_URL is not set" }, () => {
