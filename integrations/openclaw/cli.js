@@ -91,10 +91,9 @@ export function outcome(action, job) {
   return `${action} done: ${job.done}/${job.total} notes`;
 }
 
-function failed(error, logger, io) {
-  const text = error instanceof ServiceError ? error.message : String(error?.message ?? error);
-  logger?.error?.(text);
-  io.stderr.write(`${text}\n`);
+function failed(error, io) {
+  // the command's one line on stderr (the plugin logger would print it a second time)
+  io.stderr.write(`${error instanceof ServiceError ? error.message : String(error?.message ?? error)}\n`);
   io.exitCode = 1;
 }
 
@@ -102,7 +101,7 @@ function failed(error, logger, io) {
  * (stdout, stderr, exitCode) is the process's. */
 export function registerIndexCli(api, io = process) {
   api.registerCli(
-    ({ program, logger }) => {
+    ({ program }) => {
       const kb = program.command(COMMAND.name).description(COMMAND.description);
       for (const action of ["sync", "rebuild"]) {
         kb.command(action)
@@ -122,7 +121,7 @@ export function registerIndexCli(api, io = process) {
               });
               io.stdout.write(`${outcome(action, job)}\n`);
             } catch (error) {
-              failed(error, logger, io);
+              failed(error, io);
             }
           });
       }
@@ -133,7 +132,7 @@ export function registerIndexCli(api, io = process) {
             const status = await request(settings(api.pluginConfig), { path: "/index/status" });
             for (const state of vaultsOf(status).states) io.stdout.write(`${state.vault}: ${stateInWords(state)}\n`);
           } catch (error) {
-            failed(error, logger, io);
+            failed(error, io);
           }
         });
     },

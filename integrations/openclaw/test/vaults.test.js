@@ -133,6 +133,15 @@ describe("`openclaw kb` against a stand-in service", () => {
     assert.match(ran.stderr, /^sync of the vault started \(job a\)\n.*\nsync was cancelled: the service stopped it/);
     assert.equal(ran.stdout, "");
   });
+
+  test("a command's failure is printed once", async () => {
+    const service = await standIn(() => ({ status: 401, body: { error_code: "AUTH_INVALID", detail: "wrong API key" } }));
+    services.push(service);
+    const ran = await kb({ baseUrl: service.url }, "status");
+    assert.equal(ran.code, 1);
+    assert.equal(ran.stderr, "Knowledge Bridge: wrong API key\n");
+    assert.deepEqual(ran.logged, []); // OpenClaw prints the plugin's log on stderr too: it would be twice
+  });
 });
 
 describe("against a service of two vaults", { skip: URL_ ? false : "KB_TEST_VAULTS_URL is not set" }, () => {
