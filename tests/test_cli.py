@@ -130,6 +130,26 @@ def test_index_search_status_note_links_without_a_service(
     assert "  Shopping list.md  (line 9)" in links.stdout
 
 
+def test_a_note_is_read_by_the_files_own_path_as_a_shell_completes_it(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    v = ["--vault", str(vault)]
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    own = vault / "Projects" / "Database migration.md"  # `note ~/Vault/Projects/<Tab>`: an absolute path
+    note = run("note", str(own), *v, tmp_path=tmp_path, cli=cli)
+    assert note.returncode == 0, note.stderr
+    assert note.stdout.startswith("Projects/Database migration.md (lines 1-9 of 9)")
+    links = run("links", str(own), *v, tmp_path=tmp_path, cli=cli)
+    assert "  Shopping list.md  (line 9)" in links.stdout
+    # a file outside the vault is no note of it, however it is named, nor is a link out of the vault
+    outside = write_notes(tmp_path / "elsewhere", {"Shopping list.md": "# Not the vault's\n"})
+    (vault / "Out.md").symlink_to(outside / "Shopping list.md")
+    for path in (outside / "Shopping list.md", vault / "Out.md"):
+        refused = run("note", str(path), *v, tmp_path=tmp_path, cli=cli)
+        assert refused.returncode != 0, path
+        assert "Not the vault's" not in refused.stdout
+
+
 def test_index_rebuilds_an_index_cut_by_older_chunk_rules(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:

@@ -48,7 +48,7 @@ from backend.entrypoints.cli.target import (
     say,
     working_here,
 )
-from backend.entrypoints.cli.vaults import lookup_settings, open_library, own_settings, several
+from backend.entrypoints.cli.vaults import in_vault, lookup_settings, open_library, own_settings, several
 from backend.vault_set import Library
 
 DRIFT_EXIT = 3  # `verify` found drift (1 is "could not check": an error)
@@ -165,6 +165,7 @@ def cmd_verify(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.vault_answers import read_note
 
+    args.path = in_vault(settings, args, args.path)
     params = {"start_line": args.start_line, "end_line": args.end_line, **vault_param(args)}
 
     def local(library: Library) -> Any:
@@ -184,6 +185,8 @@ def cmd_note(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.vault_answers import read_links
+
+    args.path = in_vault(settings, args, args.path)
 
     def local(library: Library) -> Any:
         return read_links(library, args.path, args.vault_name)

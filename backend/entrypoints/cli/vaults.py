@@ -65,6 +65,25 @@ def _check_vaults_option(args: argparse.Namespace, configured: dict[str, Path] |
     args.vaults = names
 
 
+def in_vault(settings: Settings, args: argparse.Namespace, typed: str) -> str:
+    """A note's path as typed at a terminal: a file's own path (absolute or `~/...`, as a shell completes
+    it) inside one of the vaults is that vault's path (`~/Vault/Projects/X.md` -> `Projects/X.md`), its vault
+    named in `args.vault_name` when several are configured and none was; any other path as typed (the
+    service refuses an absolute one outside every vault). Where the file really is decides: a symlink in
+    the vault leading out is not the vault's."""
+    given = Path(typed).expanduser()
+    if not given.is_absolute():
+        return typed
+    real = given.resolve()
+    for name, own in vault_settings(settings).items():
+        if args.vault_name not in (None, name) or not real.is_relative_to(own.vault_path.resolve()):
+            continue
+        if several(settings):
+            args.vault_name = name
+        return real.relative_to(own.vault_path.resolve()).as_posix()
+    return typed
+
+
 def several(settings: Settings) -> bool:
     """This command knows of more than one vault: answers name each result's vault."""
     return len(settings.vaults) > 1
