@@ -258,6 +258,12 @@ def test_memory_without_a_service_answers_as_the_service(
     with TestClient(create_app(settings)) as client:
         assert client.get("/memory", params={"limit": 500}).json() == listed
     assert [f["key"] for f in listed["facts"]] == ["db"]
+    # the source by the file's own path, as a shell completes it: kept as the vault's path
+    own = ["--source", str(vault / "Shopping list.md")]
+    assert run("memory", "remember", "milk", "oat", *own, *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    kept = json.loads(run("memory", "--json", *v, tmp_path=tmp_path, cli=cli).stdout)["facts"]
+    assert {f["key"]: f["source"] for f in kept}["milk"] == "Shopping list.md"
+    assert run("memory", "forget", "milk", *v, tmp_path=tmp_path, cli=cli).returncode == 0
 
     forgotten = run("memory", "forget", " db ", "--json", *v, tmp_path=tmp_path, cli=cli)
     assert json.loads(forgotten.stdout) == {"key": "db", "deleted": True}

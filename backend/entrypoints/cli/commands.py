@@ -202,6 +202,7 @@ def cmd_memory(settings: Settings, args: argparse.Namespace) -> int:
     from backend.api.vault_answers import remember_fact
 
     if args.action == "remember":
+        args.source = in_vault(settings, args, args.source)
         body = request_from(
             MemoryIn, key=args.key, value=args.value, source=args.source, vault=args.vault_name
         )
