@@ -71,7 +71,8 @@ def in_vault(settings: Settings, args: argparse.Namespace, typed: str) -> str:
     named in `args.vault_name` when several are configured and none was; any other path as typed (the
     service refuses an absolute one outside every vault). Where the file really is decides: a symlink in
     the vault leading out is not the vault's."""
-    given = Path(typed).expanduser()
+    # only the shell's own home forms: "~scratch.md" is a note's name (sorted last), not a user's home
+    given = Path(typed).expanduser() if typed == "~" or typed.startswith("~/") else Path(typed)
     if not given.is_absolute():
         return typed
     real = given.resolve()
