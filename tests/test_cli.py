@@ -134,7 +134,11 @@ def test_a_note_is_read_by_the_files_own_path_as_a_shell_completes_it(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:
     v = ["--vault", str(vault)]
+    (vault / "~scratch.md").write_text("# Scratch\n\nsorted last\n")  # a name with a tilde: no one's home
     assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    scratch = run("note", "~scratch.md", *v, tmp_path=tmp_path, cli=cli)
+    assert scratch.returncode == 0, scratch.stderr
+    assert scratch.stdout.startswith("~scratch.md")
     own = vault / "Projects" / "Database migration.md"  # `note ~/Vault/Projects/<Tab>`: an absolute path
     note = run("note", str(own), *v, tmp_path=tmp_path, cli=cli)
     assert note.returncode == 0, note.stderr
@@ -693,3 +697,47 @@ def test_calibrate_fits_the_gate_of_a_model_without_shipped_weights_and_says_so(
     assert fitted.returncode == 0, fitted.stderr
     assert fitted.stdout.startswith("recall gate fitted for fake-embed on ")
     assert (tmp_path / "ollama" / "recall_gate.json").exists()
+
+
+class _StandInService:
+    """A service's answers, in turn, to a job's start and its status polls (no HTTP: `_remote_job` reads
+    only what `request` answers)."""
+
+    def __init__(self, *statuses: dict) -> None:
+        self._statuses = list(statuses)
+
+    def request(self, method: str, path: str, **_: object) -> dict:
+        if method == "POST":
+            return {"job_id": "a", "status": "started"}
+        return self._statuses.pop(0) if len(self._statuses) > 1 else self._statuses[0]
+
+
+def _job(job_id: str, phase: str, **fields: object) -> dict:
+    ended = phase in ("done", "failed", "cancelled")
+    return {"id": job_id, "kind": "sync", "phase": phase, "done": 4, "total": 4,
+            "finished_at": "2026-12-01T00:00:05Z" if ended else None, "error": None, **fields}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ended", "failure"),
+    [
+        (_job("a", "done"), None),
+        (_job("a", "failed", error="disk full"), "the sync failed in the service: disk full"),
+        (_job("a", "cancelled"), "the sync was cancelled in the service"),
+    ],
+    ids=["done", "failed", "cancelled"],
+)
+def test_a_followed_job_ends_as_the_service_says_though_another_began_at_once(
+    ended: dict, failure: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A queued sync starts the moment the followed job ends: how ours ended is `previous_job`'s (a cancelled
+    job was taken for done; one followed at once by another, for done whatever it was)."""
+    monkeypatch.setattr(commands, "POLL_SECONDS", 0.0)
+    service = _StandInService(
+        {"job": _job("a", "indexing")}, {"job": _job("b", "queued"), "previous_job": ended}
+    )
+    if failure is None:
+        assert commands._remote_job(service, "sync")["previous_job"]["phase"] == "done"  # type: ignore[arg-type]
+        return
+    with pytest.raises(KnowledgeBridgeError, match=failure):
+        commands._remote_job(service, "sync")  # type: ignore[arg-type]

@@ -93,6 +93,7 @@ def status_answer(services: Services) -> IndexStatus:
         store=settings.qdrant_url or "embedded",
         store_healthy=store_healthy,
         job=JobInfo(**asdict(job)) if job else None,  # the snapshot's fields are the schema's, by name
+        previous_job=JobInfo(**asdict(before)) if (before := services.jobs.previous) else None,
         search_warming=supervisor.search_warming,
         failed_files=[FailedFile(path=f.rel_path, reason=f.reason) for f in index.failed_files],
     )

@@ -208,6 +208,11 @@ class IndexStatus(BaseModel):
         description="False when the store could not be reached; searches answer INDEX_UNAVAILABLE meanwhile."
     )
     job: JobInfo | None = None
+    previous_job: JobInfo | None = Field(
+        None,
+        description="The job before `job`, as it ended: a client following a job it started finds how it "
+        "ended here once the service has begun another (a queued sync starts the moment a job ends).",
+    )
     search_warming: bool = Field(
         False,
         description="True for the first seconds after a start, while the stored chunks are read into the "

@@ -43,7 +43,8 @@ export async function runJob(
   let ours = null;
   for (;;) {
     const status = await request(config, { path: `/index/status${query}` });
-    const job = status.job?.id === id ? status.job : null;
+    // another job may have begun the moment ours ended (a queued sync): ours is then the one before it
+    const job = status.job?.id === id ? status.job : status.previous_job?.id === id ? status.previous_job : null;
     if (job) {
       ours = job;
       const line = progressLine(job);
@@ -55,9 +56,10 @@ export async function runJob(
         if (tty) out.write("\n");
         return job;
       }
-    } else if (status.job && (!ours || status.job.started_at >= ours.started_at)) {
-      // the vault runs one job at a time and ours was its job when the POST answered: another one now means
-      // ours has ended, how it is not shown (the status holds the current job only)
+    } else if (status.job) {
+      // the vault runs one job at a time and ours was its job when the POST answered (a job running refuses
+      // another, 409): another one now, and ours not the one before it (a service without `previous_job`, or
+      // two jobs since), means ours has ended, how it is not shown
       if (tty && shown) out.write("\n");
       return { ...(ours ?? { id, kind: action }), phase: "ended", followedBy: status.job };
     }

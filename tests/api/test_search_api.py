@@ -85,6 +85,19 @@ def test_rebuild_is_accepted_and_a_second_one_conflicts(client: TestClient) -> N
     assert job_id
 
 
+def test_status_keeps_the_job_before_the_current_one_as_it_ended(client: TestClient) -> None:
+    """A client following the job it started finds its end once another has begun (a queued sync starts
+    the moment a job ends: the plugin's `kb sync` and the CLI polled for it forever)."""
+    before = wait_for_job(client)["job"]
+    started = client.post("/index/sync")
+    assert started.status_code == 202
+    status = wait_for_job(client)
+    assert status["job"]["id"] == started.json()["job_id"]
+    assert status["previous_job"]["id"] == before["id"]
+    assert status["previous_job"]["phase"] == before["phase"]
+    assert status["previous_job"]["finished_at"] is not None
+
+
 ONNX_MODEL = variant_model_name(DEFAULT_VARIANT)
 
 

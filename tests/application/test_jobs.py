@@ -71,6 +71,27 @@ def test_a_job_asked_for_after_the_running_one_runs_once_it_is_done() -> None:
     assert order[-1] == "now"
 
 
+def test_the_job_a_queued_one_followed_is_kept_as_it_ended() -> None:
+    """Whoever started a job and follows it finds how it ended though the queued one began at once."""
+    runner = JobRunner()
+    release = threading.Event()
+
+    def fails(progress: JobProgress) -> None:
+        release.wait(10)
+        raise RuntimeError("disk on fire")
+
+    first = runner.start("rebuild", fails)
+    runner.start_after("sync", lambda progress: None)
+    assert runner.previous is None
+    release.set()
+    assert runner.wait(10)
+    assert runner.current is not None
+    assert runner.current.kind == "sync"
+    before = runner.previous
+    assert before is not None
+    assert (before.id, before.phase, before.error) == (first.id, "failed", "disk on fire")
+
+
 def test_stop_drops_the_queued_job() -> None:
     runner = JobRunner()
     started = threading.Event()

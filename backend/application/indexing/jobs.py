@@ -84,6 +84,9 @@ class JobRunner:
         self._after_job = after_job  # run in the job's thread once a job has ended, however it ended
         self._lock = threading.Lock()
         self._current: JobSnapshot | None = None
+        # the job before the current one, as it ended: a queued job starts the moment one ends, so whoever
+        # follows the ended one finds its end here, not in `current`
+        self._previous: JobSnapshot | None = None
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
         self._queued: tuple[str, JobBody] | None = None  # started as soon as the running job finishes
@@ -94,6 +97,12 @@ class JobRunner:
         """The running job, or the last finished one."""
         with self._lock:
             return self._current
+
+    @property
+    def previous(self) -> JobSnapshot | None:
+        """The job before the current one, as it ended (None before a second job)."""
+        with self._lock:
+            return self._previous
 
     def start(self, kind: str, body: JobBody) -> JobSnapshot:
         with self._lock:
@@ -121,7 +130,7 @@ class JobRunner:
 
     def _start_locked(self, kind: str, body: JobBody) -> JobSnapshot:
         job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
-        self._current = job
+        self._previous, self._current = self._current, job
         self._cancel.clear()
         thread = threading.Thread(target=self._run, args=(job.id, body), name=f"job-{kind}", daemon=True)
         thread.start()
@@ -134,7 +143,7 @@ class JobRunner:
         """Run a job in the calling thread (CLI); raises what the body raised."""
         with self._lock:
             job = JobSnapshot(id=uuid.uuid4().hex[:12], kind=kind, phase="queued")
-            self._current = job
+            self._previous, self._current = self._current, job
         self._execute(job.id, body, reraise=True)
         return self.current  # type: ignore[return-value]
 

@@ -347,8 +347,12 @@ def _remote_job(service: RemoteService, kind: str, vault: str | None = None) -> 
         except KeyboardInterrupt:
             say(f"stopped following; the service goes on with the {kind} (`{PROGRAM} status` shows it)")
             raise
+    if job.get("id") != accepted["job_id"]:  # another began the moment ours ended: ours is the one before
+        job = status.get("previous_job") or {}
     if job.get("id") == accepted["job_id"] and job.get("phase") == "failed":
         raise KnowledgeBridgeError(f"the {kind} failed in the service: {job.get('error')}")
+    if job.get("id") == accepted["job_id"] and job.get("phase") == "cancelled":
+        raise KnowledgeBridgeError(f"the {kind} was cancelled in the service before it ended (stopped)")
     return status
 
 

@@ -118,6 +118,29 @@ describe("`openclaw kb` against a stand-in service", () => {
     assert.match(ran.stdout, /^sync ended, how is not shown: the service started a sync \(job b\) right after it/);
   });
 
+  /** A service whose sync starts job `a` and whose status answers the whole body `bodies[i]` at the i-th poll. */
+  async function statuses(...bodies) {
+    let polls = 0;
+    const service = await standIn((method) =>
+      method === "POST" ? { job_id: "a", status: "started" } : { vault: "", ...bodies[Math.min(polls++, bodies.length - 1)] },
+    );
+    services.push(service);
+    return { baseUrl: service.url };
+  }
+  const ended = (phase, fields = {}) => job("a", phase, { done: 4, finished_at: "2026-12-01T00:00:05Z", ...fields });
+
+  test("a job followed at once by a queued one: how ours ended is read in previous_job", { timeout: 10_000 }, async () => {
+    const done = await kb(await statuses({ job: job("a", "indexing") }, { job: job("b", "queued"), previous_job: ended("done") }), "sync");
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(done.stdout, "sync done: 4/4 notes\n");
+    const broken = await kb(
+      await statuses({ job: job("a", "indexing") }, { job: job("b", "queued"), previous_job: ended("failed", { error: "disk full" }) }),
+      "sync",
+    );
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /sync failed: disk full/);
+  });
+
   test("a job followed past --timeout: the command stops and says the job goes on", { timeout: 10_000 }, async () => {
     const config = await jobs(job("a", "indexing"));
     const ran = await kb(config, "sync", { timeout: "0.005" }); // 300 ms
