@@ -354,10 +354,11 @@ def remember_answer(services: Services, body: MemoryIn) -> MemoryStored:
     return MemoryStored(fact=_memory_out(view), created=created)
 
 
-def memories_answer(services: Services, limit: int, offset: int) -> MemoryListOut:
+def memories_answer(services: Services, limit: int, offset: int, vault: str) -> MemoryListOut:
+    """A page of the facts of the vault `vault` names (`services`), each naming it."""
     page = list_memories(services, limit, offset)
     return MemoryListOut(
-        facts=[_memory_out(v) for v in page.facts],
+        facts=[_memory_out(v, vault) for v in page.facts],
         total=page.total,
         limit=limit,
         offset=offset,
@@ -370,7 +371,8 @@ def forget_answer(services: Services, key: str) -> MemoryDeleted:
     return MemoryDeleted(key=key.strip(), deleted=True)
 
 
-def _memory_out(view: MemoryView) -> MemoryOut:
+def _memory_out(view: MemoryView, vault: str = "") -> MemoryOut:
     return MemoryOut(
-        **asdict(view) | {"created_at": _utc(view.created_at), "updated_at": _utc(view.updated_at)}
+        **asdict(view)
+        | {"created_at": _utc(view.created_at), "updated_at": _utc(view.updated_at), "vault": vault}
     )

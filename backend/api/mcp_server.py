@@ -400,10 +400,7 @@ def build_mcp_server(
 
         def work() -> MemoryListOut:
             name, services = library().get(vault)
-            answer = memories_answer(services, limit, offset)
-            for fact in answer.facts:
-                fact.vault = name
-            return answer
+            return memories_answer(services, limit, offset, name)
 
         return await _call(work)  # type: ignore[no-any-return]
 

@@ -52,10 +52,7 @@ async def list_memories(
 ) -> MemoryListOut:
     """Every remembered fact, by key, one page at a time (values with secrets redacted)."""
     name, services = library.get(vault)
-    answer = await run_in_threadpool(memories_answer, services, limit, offset)
-    for fact in answer.facts:
-        fact.vault = name
-    return answer
+    return await run_in_threadpool(memories_answer, services, limit, offset, name)
 
 
 @router.delete(

@@ -236,10 +236,7 @@ def _fact_page(settings: Settings, each: argparse.Namespace, offset: int) -> Any
 
     def listed(library: Library) -> Any:
         name, services = library.get(each.vault_name)
-        page = memories_answer(services, MEMORY_PAGE, offset)
-        for fact in page.facts:
-            fact.vault = name
-        return page
+        return memories_answer(services, MEMORY_PAGE, offset, name)
 
     params = {"limit": MEMORY_PAGE, "offset": offset, **vault_param(each)}
     return answer(settings, each, "GET", "/memory", listed, params=params)
