@@ -77,11 +77,12 @@ def in_vault(settings: Settings, args: argparse.Namespace, typed: str) -> str:
         return typed
     real = given.resolve()
     for name, own in vault_settings(settings).items():
-        if args.vault_name not in (None, name) or not real.is_relative_to(own.vault_path.resolve()):
+        root = own.vault_path.resolve()
+        if args.vault_name not in (None, name) or not real.is_relative_to(root):
             continue
         if several(settings):
             args.vault_name = name
-        return real.relative_to(own.vault_path.resolve()).as_posix()
+        return real.relative_to(root).as_posix()
     return typed
 
 
