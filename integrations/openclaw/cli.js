@@ -23,9 +23,10 @@ export function progressLine(job) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Start `action` (sync | rebuild) on a vault and follow its job until it ends; resolves to its last state, or,
- * when the service started another job the moment ours ended (a sync queued behind it: the poll never sees
- * ours end), to `{id, phase: "ended", followedBy: <that job>}`. Rejects past `timeoutMs`, the job going on.
+ * Start `action` (sync | rebuild) on a vault and follow its job until it ends; resolves to its last state
+ * (read in the status's `previous_job` once the service has started another, a sync queued behind it), or,
+ * when even that does not show it (a service without `previous_job`), to `{id, phase: "ended", followedBy:
+ * <that job>}`. Rejects past `timeoutMs`, the job going on.
  */
 export async function runJob(
   config,
