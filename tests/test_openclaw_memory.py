@@ -260,6 +260,11 @@ def test_memory_get_reads_the_lines_a_citation_names(gateway: Gateway) -> None:
     assert "I owe Sreenivas €79.50" in window["text"]
     missing = gateway.invoke("memory_get", {"path": "No such note.md", "corpus": "all"})
     assert missing["status"] == "not_found"
+    # `from` past the note's end: an empty read, as OpenClaw's memory_get reads a memory file past its end
+    past = gateway.invoke("memory_get", {"path": LEDGER, "from": 10_000, "corpus": "wiki"})
+    assert (past["status"], past["text"], past["fromLine"], past["lineCount"]) == ("ok", "", 10_000, 0)
+    assert "truncated" not in past
+    assert past["corpora"] == [{"corpus": "wiki", "outcome": "ok"}], past  # not a failure of the vault
 
 
 # -- a full agent turn --------------------------------------------------------------------------------

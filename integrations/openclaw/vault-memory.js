@@ -52,9 +52,17 @@ function toResult(result, several) {
   };
 }
 
+/** A line number or a count as OpenClaw's memory reads take one (read-file-shared's resolveIntegerOption
+ * with min 1, memory-wiki's normalizePositiveInteger): whole, at least 1 (0 or -3 is 1); not a number: unset. */
+function atLeastOne(value) {
+  return typeof value === "number" && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : undefined;
+}
+
 /** `path`, `path#L14`, `path#L14-L18` (what a result's citation says), `path:14-18` (what the recall
  * block cites) -> the note and a line window. */
-export function parseLookup(lookup, fromLine, lineCount) {
+export function parseLookup(lookup, from, count) {
+  const fromLine = atLeastOne(from);
+  const lineCount = atLeastOne(count);
   const text = String(lookup ?? "").trim().replace(/^\[(.*)\]$/, "$1");
   const cited = CITATION.exec(text) ?? ATTRIBUTION.exec(text);
   const path = cited ? cited.groups.path : text;
@@ -70,7 +78,8 @@ export function parseLookup(lookup, fromLine, lineCount) {
  * (one longer line cut there), and, while more of the note is left, `truncated`, `nextFrom` (the line to go
  * on from, unless a line was cut) and memory-core's own note at the end of the text saying how to go on. */
 export function excerpt(note) {
-  const lines = note.start_line ? String(note.content).split("\n") : [];
+  // no lines: an empty note (start_line 0), or a window past its end (end_line before start_line)
+  const lines = note.start_line && note.end_line >= note.start_line ? String(note.content).split("\n") : [];
   let kept = 0;
   let chars = 0;
   for (const line of lines) {
@@ -134,8 +143,21 @@ export function vaultCorpus(api, health = new ServiceHealth(api)) {
       );
     } catch (error) {
       if (isMissing(error)) return null;
+      if (error instanceof ServiceError && error.code === "VALIDATION_ERROR" && start > 1) {
+        return await pastTheEnd(config, path, vault, start, error);
+      }
       throw error;
     }
+  }
+
+  /** A window starting past the note's end, which the service refuses: an empty read of the note, as
+   * OpenClaw's memory_get reads a memory file past its end (read-file-shared: `from` kept, no lines, text
+   * "", nothing more to say). Its first line is read to learn that the note is there and how long it is. */
+  async function pastTheEnd(config, path, vault, start, refusal) {
+    const note = await read(config, path, vault, 1, 1);
+    if (!note) return null;
+    if (note.total_lines >= start) throw refusal; // not past its end (it grew meanwhile): the refusal stands
+    return { ...note, start_line: start, end_line: start - 1, content: "", redactions: 0, sensitive_categories: [] };
   }
 
   return {

@@ -33,6 +33,9 @@ function noteService(path, lines) {
     }
     const start = Number(url.searchParams.get("start_line") ?? 1);
     const end = Math.min(Number(url.searchParams.get("end_line") ?? lines.length), lines.length);
+    if (start > lines.length || end < start) { // as the service refuses them (line_ranges.py)
+      return { status: 422, body: { error_code: "VALIDATION_ERROR", detail: `start_line (${start}) is past the end` } };
+    }
     const content = lines.slice(start - 1, end).join("\n");
     return { note_path: path, note_title: "Long", total_lines: lines.length, start_line: start, end_line: end, content };
   });
@@ -112,6 +115,28 @@ describe("memory_get of a long note: a bounded excerpt, as OpenClaw's own memory
     assert.equal(cited.content, numbered.slice(399).join("\n"));
     const window = await corpus.get({ lookup: "Long.md", fromLine: 14, lineCount: 3 });
     assert.equal(window.content, "line 14\nline 15\nline 16\n\n[More content available. Use from=17 to continue.]");
+  });
+
+  test("`from` past the end reads nothing, as OpenClaw's memory_get; `from` or `lines` under 1 counts as 1", async () => {
+    const corpus = vaultCorpus(pluginApi({ baseUrl: (await serving("Long.md", numbered)).url }));
+    // read-file-shared: lines from-1.. of the file, none there: text "", `from` kept, no lines, nothing more
+    for (const fromLine of [501, 9_999]) {
+      const past = await corpus.get({ lookup: "Long.md", fromLine });
+      assert.deepEqual([past.content, past.fromLine, past.lineCount, past.totalLines], ["", fromLine, 0, 500]);
+      assert.equal(past.truncated, undefined);
+      assert.equal(past.nextFrom, undefined);
+    }
+    const cited = await corpus.get({ lookup: "Long.md#L600-L610" }); // a citation past the end, too
+    assert.deepEqual([cited.content, cited.fromLine, cited.lineCount], ["", 600, 0]);
+    const last = await corpus.get({ lookup: "Long.md", fromLine: 500 }); // the last line is still a line
+    assert.deepEqual([last.content, last.lineCount], ["line 500", 1]);
+    assert.equal(await corpus.get({ lookup: "Nowhere.md", fromLine: 501 }), null); // no note: not found here
+    // resolveIntegerOption(from, 1, {min: 1}) and (lines, 120, {min: 1}): 0 and negatives are 1, 2.5 is 2
+    for (const fromLine of [0, -3]) {
+      assert.deepEqual((await corpus.get({ lookup: "Long.md", fromLine, lineCount: 2 })).content.split("\n").slice(0, 2), ["line 1", "line 2"]);
+    }
+    const one = await corpus.get({ lookup: "Long.md", fromLine: 2.5, lineCount: 0 });
+    assert.deepEqual([one.fromLine, one.lineCount, one.nextFrom], [2, 1, 3]);
   });
 
   test("at most 12,000 characters, in whole lines; one longer line is cut and says so", async () => {
@@ -301,6 +326,12 @@ describe("against the service", { skip: URL_ ? false : "KB_TEST_URL is not set" 
     assert.equal(window.nextFrom, 15);
     assert.equal(await corpus.get({ lookup: "MEMORY.md" }), null);
     assert.equal(await corpus.get({ lookup: "../../etc/passwd" }), null);
+    // past the note's end, which the service refuses: an empty read of the note, as OpenClaw's memory_get
+    const past = await corpus.get({ lookup: LEDGER, fromLine: 10_000 });
+    assert.deepEqual([past.path, past.content, past.fromLine, past.lineCount], [LEDGER, "", 10_000, 0]);
+    assert.ok(past.totalLines > 14 && past.totalLines < 10_000);
+    assert.equal(past.truncated, undefined);
+    assert.equal(await corpus.get({ lookup: "MEMORY.md", fromLine: 10_000 }), null);
   });
 
   test("a wrong key fails with the service's own reason", async () => {
