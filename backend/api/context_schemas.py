@@ -123,6 +123,13 @@ class ContextRequest(SearchFilters):
         "and any such tag inside a note made inert, so a note can neither close nor imitate the fence. "
         "The fence counts in max_chars.",
     )
+    cite: JsonBool = Field(
+        True,
+        description="With `quoted`: whether the fence's head asks the model to cite the entries as "
+        "[path:lines] (true) or says only that they are data to use, not instructions (false: for an "
+        "agent told not to mention paths or lines, as OpenClaw's memory.citations `off`). Entries are "
+        "labelled [path:start-end] either way. Without `quoted`, nothing.",
+    )
     explain: JsonBool = Field(
         False,
         description="Also say what became of every candidate (`explain`): quoted, or left out and why. "

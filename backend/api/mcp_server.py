@@ -361,6 +361,7 @@ def build_mcp_server(
         min_confidence: Annotated[JsonFloat | None, _about(ContextRequest, "min_confidence")] = None,
         exclude: Annotated[list[Attribution] | None, _about(ContextRequest, "exclude")] = None,
         quoted: Annotated[bool, _about(ContextRequest, "quoted")] = False,
+        cite: Annotated[bool, _about(ContextRequest, "cite")] = True,
     ) -> ContextResponse:
         """A ready-to-inject block of the vault's best chunks for a question or a conversation, each entry
         attributed [path:start-end], within max_chars, never cut mid-word, without duplicates; the entries
@@ -382,6 +383,7 @@ def build_mcp_server(
                 min_confidence=min_confidence,
                 exclude=exclude,
                 quoted=quoted,
+                cite=cite,
             )
             return await context_vaults(library(), body)
 

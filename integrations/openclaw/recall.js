@@ -110,6 +110,19 @@ async function askable(health, config, agentId, signal) {
   return names.filter((name) => allowed.includes(name));
 }
 
+/** OpenClaw's `memory.citations` ("auto", "on" or "off"; unset: "auto"), which its memory section follows:
+ * the running config's (OpenClaw reloads it without a restart: api.runtime.config.current(), as its docs
+ * advise where no config is passed in, and a hook's context carries none), else the one registered with. */
+export function citationsMode(api) {
+  let running;
+  try {
+    running = api.runtime?.config?.current?.();
+  } catch {
+    running = undefined; // no runtime config here (a test, a CLI load): the registration's
+  }
+  return (running ?? api.config)?.memory?.citations;
+}
+
 // The turn's tool surface decides whether the vault may enter it: recall gives what these tools would.
 const VAULT_TOOLS = ["memory_search", "kb_context", "kb_search"];
 
@@ -149,6 +162,9 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
           min_confidence: recall.minConfidence,
           exclude: recent.excluded({ ...state, turn }, recall.repeatTurns),
           quoted: true,
+          // citations "off": OpenClaw's memory section asks for no paths or lines in replies, and the block's
+          // head must not ask for them either (sent only then: the default cites, as the memory section does)
+          ...(citationsMode(api) === "off" ? { cite: false } : {}),
           ...(vaults === null ? {} : { vaults }),
         },
         timeoutMs: recall.timeoutMs,

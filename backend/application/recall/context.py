@@ -70,6 +70,7 @@ class ContextQuery:
     min_confidence: float | None = None  # leave out hits less likely than this to be relevant
     exclude: Sequence[str] = ()  # attributions (`path:start-end`) the caller already has: not again
     quoted: bool = False  # the block fenced as quoted data (see context_packing.quote)
+    cite: bool = True  # a quoted block's head asks for its entries to be cited as [path:lines]
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +264,7 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
         quoted=request.quoted,
         vault_of=vault_of if several else None,
         reads=reads if request.min_confidence is not None else None,
+        cite=request.cite,
     )
     packed = entries.packed
     warnings = [w for part in parts for w in _named(part.vault, part.gathered.warnings, len(parts))]
@@ -272,11 +274,13 @@ def assemble(request: ContextQuery, parts: Sequence[VaultCandidates]) -> Context
             quoted=request.quoted,
             vault_of=vault_of if several else None,
             reads=reads if request.min_confidence is not None else None,
+            cite=request.cite,
         )
         if least is not None:
+            fenced = fence_overhead(cite=request.cite)
             warnings.append(
                 f"no entry fits in max_chars={request.max_chars}"
-                + (f" (the quoted fence alone takes {fence_overhead()})" if request.quoted else "")
+                + (f" (the quoted fence alone takes {fenced})" if request.quoted else "")
                 + f": the first quote needs max_chars={least} or more"
             )
     sources = [

@@ -84,11 +84,12 @@ class PackedEntries:
     packed: PackedContext
     nonce: str  # the fence's ("" unquoted)
     vault: str  # the one vault every entry is of, named once in the quote's head ("" otherwise)
+    cite: bool = True  # the quote's head asks for its entries to be cited (context_packing.quote)
 
     def block(self) -> str:
         if not self.nonce or not self.packed.block:
             return self.packed.block
-        return quote(self.packed.block, self.nonce, vault=self.vault)
+        return quote(self.packed.block, self.nonce, vault=self.vault, cite=self.cite)
 
 
 def packed_entries(
@@ -98,8 +99,10 @@ def packed_entries(
     quoted: bool,
     vault_of: dict[int, str] | None = None,
     reads: Mapping[int, Callable[[str], Reading]] | None = None,
+    cite: bool = True,
 ) -> PackedEntries:
-    """The candidates packed into `max_chars`, fenced room kept when `quoted`.
+    """The candidates packed into `max_chars`, fenced room kept when `quoted` (its head asking for
+    citations when `cite`).
 
     `vault_of` (a block of several vaults): id(candidate) -> its vault. A quoted block whose entries are
     all of one vault names it once, in the quote's head; only a block of several names each entry's. A name
@@ -116,7 +119,7 @@ def packed_entries(
     if vault_of is not None:
         # room for the longest name in the head, then: one vault's entries only, or each entry named
         vaults = {vault_of.get(id(c), "") for c in candidates}
-        room = max_chars - max((quote_overhead(nonce, vault=v) for v in vaults), default=0)
+        room = max_chars - max((quote_overhead(nonce, vault=v, cite=cite) for v in vaults), default=0)
         # each entry keeps its vault (one path in two vaults is two notes), named only if several are quoted
         unnamed = [
             replace(passage, vault=vault_of.get(id(candidate), ""))
@@ -127,16 +130,16 @@ def packed_entries(
         plain = pack(unnamed, max(0, room), share=share)
         named = {vault_of.get(id(candidates[p.index]), "") for p in plain.included}
         if len(named) <= 1:
-            return PackedEntries(plain, nonce, next(iter(named), ""))
-    room = max_chars - quote_overhead(nonce)
+            return PackedEntries(plain, nonce, next(iter(named), ""), cite)
+    room = max_chars - quote_overhead(nonce, cite=cite)
     return PackedEntries(
-        pack(_passages(candidates, vault_of, reads, neutral=True), max(0, room), share=share), nonce, ""
+        pack(_passages(candidates, vault_of, reads, neutral=True), max(0, room), share=share), nonce, "", cite
     )
 
 
-def fence_overhead() -> int:
+def fence_overhead(*, cite: bool = True) -> int:
     """What a quoted block's fence and its head take of max_chars."""
-    return quote_overhead(secrets.token_hex(8))
+    return quote_overhead(secrets.token_hex(8), cite=cite)
 
 
 def least_room(
@@ -146,13 +149,16 @@ def least_room(
     vault_of: dict[int, str] | None = None,
     reads: Mapping[int, Callable[[str], Reading]] | None = None,
     most: int = 32_000,
+    cite: bool = True,
 ) -> int | None:
     """The smallest budget (up to `most`) in which the candidates give a block any entry, None when none does:
     what to ask for when a block came back empty because nothing fit (a quoted block's fence alone takes
     over 200 characters)."""
 
     def fits(max_chars: int) -> bool:
-        packed = packed_entries(candidates, max_chars, quoted=quoted, vault_of=vault_of, reads=reads).packed
+        packed = packed_entries(
+            candidates, max_chars, quoted=quoted, vault_of=vault_of, reads=reads, cite=cite
+        ).packed
         return bool(packed.included)
 
     if not candidates or not fits(most):
