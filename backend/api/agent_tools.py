@@ -76,7 +76,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "type": "object",
             "description": 'The vaults each agent may reach, by agent id (`"*"`: every agent not named): '
             "its memory_search, memory_get, recall and tools see those vaults only. Unset (or an agent not "
-            "named and no `*`): every vault of the service.",
+            "named and no `*`): every vault of the service. Set, a call without an agent id reaches `*`'s "
+            "vaults only, none without `*`.",
             "additionalProperties": {"type": "array", "items": {"type": "string", "maxLength": 48}},
             "examples": [{"work": ["work"], "*": ["work", "personal"]}],
         },

@@ -9,13 +9,19 @@ const QUALIFIED = /^vault:(?<vault>[^/]+)\/(?<path>.+)$/;
 
 /**
  * The vaults an agent may reach: `agentVaults[agentId]`, else `agentVaults["*"]`, else null (all of them).
+ * A call without an agent id (OpenClaw's hook, tool and memory contexts may lack one) reaches, once an
+ * allowlist is set, only what `"*"` allows, and nothing when `"*"` is not listed: OpenClaw's plugin docs ask
+ * to fail closed rather than choose an agent when one is needed and missing, and an unnamed agent could be
+ * any, the one the allowlist keeps out of a vault too. Without an allowlist, every vault, as before.
  * @param {{agentVaults?: Record<string, string[]>}} config
  * @param {string | undefined} agentId
  * @returns {string[] | null}
  */
 export function allowedVaults(config, agentId) {
   const table = config.agentVaults ?? {};
-  const listed = (agentId !== undefined && Object.hasOwn(table, agentId) ? table[agentId] : undefined) ?? table["*"];
+  const named = typeof agentId === "string" && agentId.trim() !== "";
+  if (!named && Object.keys(table).length) return Array.isArray(table["*"]) ? [...table["*"]] : [];
+  const listed = (named && Object.hasOwn(table, agentId) ? table[agentId] : undefined) ?? table["*"];
   return Array.isArray(listed) ? [...listed] : null;
 }
 

@@ -31,6 +31,17 @@ describe("which vaults an agent may reach, and how their notes are named", () =>
     assert.equal(allowedVaults({ agentVaults: { work: ["work"] } }, "main"), null);
   });
 
+  test("a call without an agent id: with an allowlist only what `*` allows, nothing without `*`", () => {
+    // OpenClaw's contexts may lack agentId; its plugin docs: fail closed rather than choose an agent
+    for (const agentId of [undefined, null, "", "  "]) {
+      assert.deepEqual(allowedVaults({ agentVaults: { work: ["work"] } }, agentId), [], String(agentId));
+      assert.deepEqual(allowedVaults({ agentVaults: { work: ["work"], "*": ["personal"] } }, agentId), ["personal"]);
+      assert.deepEqual(allowedVaults({ agentVaults: { "*": ["work", "personal"] } }, agentId), ["work", "personal"]);
+      assert.equal(allowedVaults({}, agentId), null); // no allowlist: every vault, as before
+      assert.equal(allowedVaults({ agentVaults: {} }, agentId), null);
+    }
+  });
+
   test("a path names its vault only when the service has several, and reads back", () => {
     assert.equal(qualify("work", "Inbox.md", false), "Inbox.md");
     assert.equal(qualify("work", "Inbox.md", true), "vault:work/Inbox.md");
@@ -196,6 +207,29 @@ describe("against a service of two vaults", { skip: URL_ ? false : "KB_TEST_VAUL
     assert.match((await corpus.get({ lookup: "Inbox.md", agentId: "work" })).content, WORK_INBOX);
     const other = await vaultCorpus(api(worker)).search({ query: "tomato seeds", agentId: "main" });
     assert.ok(other.some((hit) => hit.vault === "personal")); // an agent not listed sees every vault
+  });
+
+  test("with an allowlist, a call without an agent id reaches no vault (`*` unlisted) or `*`'s", async () => {
+    const corpus = vaultCorpus(api(worker));
+    assert.deepEqual(await corpus.search({ query: "inbox budget garden tomato seeds launch" }), []);
+    assert.equal(await corpus.get({ lookup: "vault:work/Inbox.md" }), null);
+    assert.equal(await corpus.get({ lookup: "Inbox.md" }), null);
+    const recall = recallHook(api(worker), new ServiceHealth(api(worker)));
+    assert.equal(await recall({ prompt: "what about my inbox and the tomato seeds?" }, { sessionKey: "anon" }), undefined);
+    const tools = new Set(["memory_search", "memory_get", "kb_search"]);
+    assert.deepEqual(await vaultPromptLines(new ServiceHealth(api(worker)))({ availableTools: tools }), []);
+    const refused = await execute(api(worker), tool("kb_search"), { query: "tomato seeds inbox" }, undefined);
+    assert.equal(refused.error.error_code, "VAULT_NOT_ALLOWED");
+    assert.equal((await execute(api(worker), tool("kb_note"), { note_path: "Inbox.md" }, undefined)).ok, false);
+    // `*` listed: what it allows, and only that
+    const starred = { ...config, agentVaults: { work: ["work"], "*": ["personal"] } };
+    const hits = await vaultCorpus(api(starred)).search({ query: "inbox budget garden tomato seeds launch" });
+    assert.ok(hits.length > 0 && hits.every((hit) => hit.vault === "personal"), JSON.stringify(hits));
+    const found = await execute(api(starred), tool("kb_search"), { query: "tomato seeds inbox" }, undefined);
+    assert.ok(found.ok && found.result.results.every((r) => r.vault === "personal"), JSON.stringify(found));
+    // no allowlist: every vault, as before
+    const all = await vaultCorpus(api(config)).search({ query: "tomato seeds inbox budget" });
+    assert.deepEqual([...new Set(all.map((hit) => hit.vault))].sort(), ["personal", "work"]);
   });
 
   test("the work agent's recall quotes the work vault only", async () => {
