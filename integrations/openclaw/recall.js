@@ -133,7 +133,16 @@ export function givenLabels(answer) {
   return (answer.sources ?? []).map((source) => qualify(source.vault, source.attribution, true));
 }
 
+/** Whether a refusal of /context is an older service's of `cite` (its requests forbid unknown fields: "cite:
+ * not a field of this request"), which answers the same request without it. */
+export function refusesCite(error) {
+  return error?.status === 422 && /(?:^|;\s*)cite: /.test(String(error.detail ?? "").replace(/^Knowledge Bridge: /, ""));
+}
+
 export function recallHook(api, health, recent = new RecentInjections(), outages = new OutageLog(api.logger)) {
+  // services (by baseUrl) that refused `cite`, older than it: asked without it from then on, one request a turn
+  // (until OpenClaw restarts: a service upgraded meanwhile is asked with it again then)
+  const withoutCite = new Set();
   return async (event, ctx) => {
     const config = settings(api.pluginConfig);
     const recall = config.recall;
@@ -152,24 +161,36 @@ export function recallHook(api, health, recent = new RecentInjections(), outages
     try {
       const vaults = await askable(health ?? (health = new ServiceHealth(api)), config, ctx?.agentId, deadline);
       if (vaults !== null && !vaults.length) return undefined; // this agent may reach none of the vaults
-      answer = await request(config, {
-        method: "POST",
-        path: "/context",
-        body: {
-          messages,
-          max_chars: recall.maxChars,
-          max_chunks: recall.maxEntries,
-          min_confidence: recall.minConfidence,
-          exclude: recent.excluded({ ...state, turn }, recall.repeatTurns),
-          quoted: true,
-          // citations "off": OpenClaw's memory section asks for no paths or lines in replies, and the block's
-          // head must not ask for them either (sent only then: the default cites, as the memory section does)
-          ...(citationsMode(api) === "off" ? { cite: false } : {}),
-          ...(vaults === null ? {} : { vaults }),
-        },
-        timeoutMs: recall.timeoutMs,
-        signal: deadline,
-      });
+      const body = {
+        messages,
+        max_chars: recall.maxChars,
+        max_chunks: recall.maxEntries,
+        min_confidence: recall.minConfidence,
+        exclude: recent.excluded({ ...state, turn }, recall.repeatTurns),
+        quoted: true,
+        ...(vaults === null ? {} : { vaults }),
+      };
+      const ask = (sent) =>
+        request(config, { method: "POST", path: "/context", body: sent, timeoutMs: recall.timeoutMs, signal: deadline });
+      // citations "off": OpenClaw's memory section asks for no paths or lines in replies, and the block's head
+      // must not ask for them either (sent only then: the default cites, as the memory section does)
+      if (citationsMode(api) !== "off" || withoutCite.has(config.baseUrl)) {
+        answer = await ask(body);
+      } else {
+        try {
+          answer = await ask({ ...body, cite: false });
+        } catch (error) {
+          if (!refusesCite(error)) throw error;
+          // a service older than `cite` refuses it: its block (with its citing head) rather than none, asked
+          // again within the same deadline, and without it from now on
+          withoutCite.add(config.baseUrl);
+          api.logger?.info?.(
+            `knowledge-bridge recall: the service at ${config.baseUrl} is older than \`cite\` (${error.detail}): ` +
+              "its blocks ask for [path:lines] though memory.citations is off (upgraded, it is asked with it once OpenClaw restarts)",
+          );
+          answer = await ask(body);
+        }
+      }
     } catch (error) {
       health?.saw(!error?.unavailable);
       outages.failed(error);

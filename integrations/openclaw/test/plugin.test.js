@@ -254,6 +254,34 @@ describe("recall against a stand-in service", () => {
     assert.equal(citationsMode(broken), "off");
   });
 
+  test("citations off and a service older than `cite`: its block all the same, asked without `cite` from then on", async () => {
+    const asked = [];
+    const older = await serving((method, url, body) => {
+      asked.push(body.cite);
+      // an older ContextRequest forbids unknown fields (extra="forbid"), as the service words it
+      const unknown = "cite: not a field of this request (see /docs for the fields)";
+      return body.cite === undefined ? block : { status: 422, body: { error_code: "VALIDATION_ERROR", detail: unknown } };
+    });
+    const api = { ...pluginApi({ baseUrl: older.url }), config: { memory: { citations: "off" } } };
+    const hook = recallHook(api, new ServiceHealth(api));
+    assert.deepEqual(await hook(...turn(QUESTION, "older")), { prependContext: block.context });
+    assert.deepEqual(asked, [false, undefined]); // refused once, then asked again without it
+    assert.deepEqual(await hook(...turn("and what about Lisbon?", "older")), { prependContext: block.context });
+    assert.deepEqual(await hook(...turn(QUESTION, "another")), { prependContext: block.context });
+    assert.deepEqual(asked, [false, undefined, undefined, undefined]); // one request a turn from then on
+    assert.deepEqual(api.logged.map(([level]) => level), ["info"]); // said once, not an outage
+    assert.match(api.logged[0][1], /older than `cite`/);
+    // any other refusal is not asked again: no block, as before
+    const other = [];
+    const strict = await serving((method, url, body) => {
+      other.push(body.cite);
+      return { status: 422, body: { error_code: "VALIDATION_ERROR", detail: "max_chars: at least 200" } };
+    });
+    const refused = { ...pluginApi({ baseUrl: strict.url }), config: { memory: { citations: "off" } } };
+    assert.equal(await recallHook(refused, new ServiceHealth(refused))(...turn(QUESTION, "strict")), undefined);
+    assert.deepEqual(other, [false]);
+  });
+
   test("with an allowlist, the vaults' status and /context share one deadline: recall.timeoutMs", async () => {
     const service = await serving(async (method, url) => {
       await new Promise((resolve) => setTimeout(resolve, 400));
