@@ -119,9 +119,9 @@ async function watched(health, call) {
 
 
 /** The vaults this agent's memory asks: null (all, nothing to name), or those of the service it may reach. */
-async function askedVaults(health, config, agentId) {
+async function askedVaults(health, config, agentId, signal) {
   const allowed = allowedVaults(config, agentId);
-  const { several, names } = await health.vaults(config, config.memory.timeoutMs);
+  const { several, names } = await health.vaults(config, config.memory.timeoutMs, signal);
   return { several, names, asked: allowed === null ? null : names.filter((name) => allowed.includes(name)) };
 }
 
@@ -130,34 +130,56 @@ function isMissing(error) {
   return error instanceof ServiceError && ["NOTE_NOT_FOUND", "SECURITY_VIOLATION", "UNKNOWN_VAULT"].includes(error.code);
 }
 
+// GET /note's refusal of a window that starts past the note's end (line_ranges.py), which says the note's length
+const PAST_THE_END = /past the end of the note \((?<total>\d+) lines?\)/;
+
+function isPastTheEnd(error, start) {
+  return error instanceof ServiceError && error.code === "VALIDATION_ERROR" && start > 1;
+}
+
 export function vaultCorpus(api, health = new ServiceHealth(api)) {
-  /** One note read of one vault (`vault` undefined: the service's own choice); null when it is not there. */
-  async function read(config, path, vault, start, end) {
+  /** One note read of one vault (`vault` undefined: the service's own choice) before `signal` (the call's one
+   * deadline) aborts; null when it is not there. */
+  async function fetchNote(config, path, vault, start, end, signal) {
     const query = new URLSearchParams();
     if (start !== undefined) query.set("start_line", String(start));
     if (end !== undefined) query.set("end_line", String(end));
     if (vault !== undefined) query.set("vault", vault);
+    const target = notePath(path) + (query.size ? `?${query}` : "");
     try {
-      return await watched(health, () =>
-        request(config, { path: notePath(path) + (query.size ? `?${query}` : ""), timeoutMs: config.memory.timeoutMs }),
-      );
+      return await watched(health, () => request(config, { path: target, timeoutMs: config.memory.timeoutMs, signal }));
     } catch (error) {
       if (isMissing(error)) return null;
-      if (error instanceof ServiceError && error.code === "VALIDATION_ERROR" && start > 1) {
-        return await pastTheEnd(config, path, vault, start, error);
-      }
       throw error;
     }
   }
 
-  /** A window starting past the note's end, which the service refuses: an empty read of the note, as
-   * OpenClaw's memory_get reads a memory file past its end (read-file-shared: `from` kept, no lines, text
-   * "", nothing more to say). Its first line is read to learn that the note is there and how long it is. */
-  async function pastTheEnd(config, path, vault, start, refusal) {
-    const note = await read(config, path, vault, 1, 1);
-    if (!note) return null;
-    if (note.total_lines >= start) throw refusal; // not past its end (it grew meanwhile): the refusal stands
-    return { ...note, start_line: start, end_line: start - 1, content: "", redactions: 0, sensitive_categories: [] };
+  /** A note's window, and a window starting past the note's end, which the service refuses, as an empty read
+   * of the note: OpenClaw's memory_get reads a memory file past its end so (read-file-shared: `from` kept, no
+   * lines, text "", nothing more to say). */
+  async function read(config, path, vault, start, end, signal) {
+    try {
+      return await fetchNote(config, path, vault, start, end, signal);
+    } catch (error) {
+      if (!isPastTheEnd(error, start)) throw error;
+    }
+    // its first line tells that the note is there, how long it is, and what the answer names
+    const note = await fetchNote(config, path, vault, 1, 1, signal);
+    if (!note || note.total_lines < start) return note && empty(note, start, note.total_lines);
+    // it grew meanwhile and reaches `start` now: its window read again, once (within the same deadline); refused
+    // again (it shrank back), the empty read of the length that refusal says
+    try {
+      return await fetchNote(config, path, vault, start, end, signal);
+    } catch (error) {
+      if (!isPastTheEnd(error, start)) throw error;
+      const told = PAST_THE_END.exec(error.detail)?.groups.total;
+      return empty(note, start, told === undefined ? start - 1 : Number(told));
+    }
+  }
+
+  function empty(note, start, total) {
+    const nothing = { start_line: start, end_line: start - 1, content: "", redactions: 0, sensitive_categories: [] };
+    return { ...note, total_lines: total, ...nothing };
   }
 
   return {
@@ -183,25 +205,28 @@ export function vaultCorpus(api, health = new ServiceHealth(api)) {
 
     async get({ lookup, fromLine, lineCount, agentId }) {
       const config = settings(api.pluginConfig);
+      // one deadline for the whole read: the vaults' list, the window, and what a window past the end costs
+      const deadline = AbortSignal.timeout(config.memory.timeoutMs);
       const window = parseLookup(lookup, fromLine, lineCount);
       // no lines asked (a path, or `from` alone): a bounded excerpt, as OpenClaw's memory_get reads its files
       const start = window.start ?? 1;
       const end = window.end ?? start + EXCERPT_LINES - 1;
       const { vault, path } = unqualify(window.path);
       if (!path) return null;
-      const { several, names, asked } = await askedVaults(health, config, agentId);
+      const { several, names, asked } = await askedVaults(health, config, agentId, deadline);
       // the vaults a path without one may be in: none to name with one vault and no allowlist
       const pool = asked ?? (several ? names : null);
       let note;
       if (vault !== undefined) {
         // a vault this agent may not reach is "not found here": its notes' existence is not told either
         if (asked !== null && !asked.includes(vault)) return null;
-        note = await read(config, path, vault, start, end);
+        note = await read(config, path, vault, start, end, deadline);
       } else if (pool === null) {
-        note = await read(config, path, undefined, start, end); // one vault: as it always was
+        note = await read(config, path, undefined, start, end, deadline); // one vault: as it always was
       } else {
         // each vault it may be in is asked (only the allowed ones: the service's own choice could be another's)
-        const found = (await Promise.all(pool.map((name) => read(config, path, name, start, end)))).filter(Boolean);
+        const reads = pool.map((name) => read(config, path, name, start, end, deadline));
+        const found = (await Promise.all(reads)).filter(Boolean);
         if (found.length > 1) {
           const choices = found.map((hit) => `vault:${hit.vault}/${path}`).join(", ");
           throw new ServiceError("NOTE_AMBIGUOUS", `'${path}' is in several vaults`, `Read one of ${choices}.`);

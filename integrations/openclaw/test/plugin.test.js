@@ -34,7 +34,8 @@ function noteService(path, lines) {
     const start = Number(url.searchParams.get("start_line") ?? 1);
     const end = Math.min(Number(url.searchParams.get("end_line") ?? lines.length), lines.length);
     if (start > lines.length || end < start) { // as the service refuses them (line_ranges.py)
-      return { status: 422, body: { error_code: "VALIDATION_ERROR", detail: `start_line (${start}) is past the end` } };
+      const detail = `start_line (${start}) is past the end of the note (${lines.length} lines)`;
+      return { status: 422, body: { error_code: "VALIDATION_ERROR", detail } };
     }
     const content = lines.slice(start - 1, end).join("\n");
     return { note_path: path, note_title: "Long", total_lines: lines.length, start_line: start, end_line: end, content };
@@ -96,6 +97,7 @@ describe("memory_get of a long note: a bounded excerpt, as OpenClaw's own memory
   const services = [];
   after(() => services.forEach((service) => service.close()));
   const serving = async (path, lines) => services[services.push(await noteService(path, lines)) - 1];
+  serving.standIn = async (answer) => services[services.push(await standIn(answer)) - 1];
 
   test("a path alone gives the first 120 lines and says how to go on; `from` goes on", async () => {
     const service = await serving("Long.md", numbered);
@@ -137,6 +139,45 @@ describe("memory_get of a long note: a bounded excerpt, as OpenClaw's own memory
     }
     const one = await corpus.get({ lookup: "Long.md", fromLine: 2.5, lineCount: 0 });
     assert.deepEqual([one.fromLine, one.lineCount, one.nextFrom], [2, 1, 3]);
+  });
+
+  test("a note that grows past `from` while it is read: its window is read again, within the call's one deadline", async () => {
+    // the note has 500 lines when its window from 501 is asked, 600 when its first line is read
+    const lengths = [];
+    const growing = (grown, again, delay = 0) =>
+      serving.standIn(async (method, url) => {
+        if (url.pathname === "/index/status") return { vault: "", indexed_notes: 1 };
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        const start = Number(url.searchParams.get("start_line"));
+        const end = Number(url.searchParams.get("end_line"));
+        const total = [500, grown, again][lengths.length];
+        lengths.push(total);
+        if (start > total) {
+          const detail = `start_line (${start}) is past the end of the note (${total} lines)`;
+          return { status: 422, body: { error_code: "VALIDATION_ERROR", detail } };
+        }
+        const last = Math.min(end, total);
+        const content = numbered.concat(["line 501"]).slice(start - 1, last).join("\n");
+        return { note_path: "Long.md", note_title: "Long", total_lines: total, start_line: start, end_line: last, content };
+      });
+    let service = await growing(600, 600);
+    let read = await vaultCorpus(pluginApi({ baseUrl: service.url })).get({ lookup: "Long.md", fromLine: 501, lineCount: 1 });
+    assert.deepEqual([read.fromLine, read.lineCount, read.totalLines, read.nextFrom], [501, 1, 600, 502]);
+    assert.match(read.content, /^line 501\n\n\[More content available\. Use from=502/);
+    assert.deepEqual(lengths, [500, 600, 600]); // the window, its first line, the window again: once
+    // it shrank back before the window was read again: the empty read, of the length that refusal says
+    lengths.length = 0;
+    service = await growing(600, 450);
+    read = await vaultCorpus(pluginApi({ baseUrl: service.url })).get({ lookup: "Long.md", fromLine: 501 });
+    assert.deepEqual([read.content, read.fromLine, read.lineCount, read.totalLines], ["", 501, 0, 450]);
+    assert.deepEqual(lengths, [500, 600, 450]);
+    // three reads of 200 ms each: the call's memory.timeoutMs (500) ends them all, not each its own
+    lengths.length = 0;
+    service = await growing(600, 600, 200);
+    const api = pluginApi({ baseUrl: service.url, memory: { timeoutMs: 500 } });
+    const started = Date.now();
+    await assert.rejects(vaultCorpus(api).get({ lookup: "Long.md", fromLine: 501, lineCount: 1 }), /no answer within 500 ms/);
+    assert.ok(Date.now() - started < 700, `took ${Date.now() - started} ms`);
   });
 
   test("at most 12,000 characters, in whole lines; one longer line is cut and says so", async () => {
