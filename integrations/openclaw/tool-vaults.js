@@ -27,7 +27,9 @@ export function withinVaults(route, args, allowed, { listing = false } = {}) {
     }
     // without a vault the service picks one (the one holding a path, the first): it could be a barred one
     if (allowed.length === 1) return { args: { ...args, vault: allowed[0] } };
-    if (listing) return { args }; // the status of every vault, filtered after (statusWithin)
+    // the status of every vault, filtered after (statusWithin); none allowed: refused as the other tools are,
+    // since a service of one vault answers as that vault, with nothing to filter it out of
+    if (listing && allowed.length) return { args };
     return { refused: vaultRefused(undefined, allowed) };
   }
   return { args };

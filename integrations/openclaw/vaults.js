@@ -49,7 +49,9 @@ export function vaultRefused(vault, allowed) {
     error_code: "VAULT_NOT_ALLOWED",
     detail: vault
       ? `this agent may not read the vault '${vault}'`
-      : "this agent may reach several vaults: name one with `vault`",
+      : allowed.length
+        ? "this agent may reach several vaults: name one with `vault`"
+        : "this agent may reach no vault",
     recoverable: true,
     suggestion: allowed.length ? `Name one of: ${allowed.join(", ")}.` : "This agent may reach no vault.",
   };

@@ -61,6 +61,29 @@ describe("which vaults an agent may reach, and how their notes are named", () =>
     assert.deepEqual(withinVaults(route(["vault"]), { vault: "personal" }, null).args, { vault: "personal" });
   });
 
+  test("an agent allowed no vault: kb_status refused as kb_search and kb_note are, of one vault too", async () => {
+    let asked = 0;
+    const one = await standIn(() => {
+      asked += 1; // a service of one vault: its status is that vault's, with no list to filter
+      return { vault: "notes", indexed_notes: 7, vault_path: "/home/someone/Vault" };
+    });
+    after(() => one.close());
+    for (const [agentVaults, agentId] of [[{ main: [] }, "main"], [{ work: ["work"] }, undefined]]) {
+      const config = { baseUrl: one.url, agentVaults };
+      const status = await execute(api(config), tool("kb_status"), {}, agentId);
+      const search = await execute(api(config), tool("kb_search"), { query: "inbox" }, agentId);
+      const note = await execute(api(config), tool("kb_note"), { note_path: "Inbox.md" }, agentId);
+      assert.equal(status.error?.error_code, "VAULT_NOT_ALLOWED", JSON.stringify(status));
+      assert.equal(status.error.detail, "this agent may reach no vault"); // not "name one": there is none to name
+      assert.deepEqual(status, search);
+      assert.deepEqual(status, note);
+    }
+    assert.equal(asked, 0); // refused before it leaves: no vault's figures
+    const allowed = await execute(api({ baseUrl: one.url, agentVaults: { main: ["notes"] } }), tool("kb_status"), {}, "main");
+    assert.equal(allowed.result.indexed_notes, 7); // its one vault, asked by name
+    assert.equal(asked, 1);
+  });
+
   test("a status of several vaults shows an agent its own only", () => {
     const work = { vault: "work", indexed_notes: 2, vault_path: "/w" };
     const status = { vault: "personal", indexed_notes: 9, vault_path: "/p", vaults: [
