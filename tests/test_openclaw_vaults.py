@@ -1,7 +1,8 @@
 """Two vaults and a per-agent allowlist through the real OpenClaw (tools/openclaw, pinned; issue 46 point 4):
 a live service of two vaults of its own (tests/two_vaults.py: `work` and `personal`, both holding Inbox.md),
-the plugin installed with OpenClaw's own command and `agentVaults: {"work": ["work"]}`, a Gateway with the
-agents `main` (every vault) and `work`, and a model provider stub that records each request.
+the plugin installed with OpenClaw's own command and `agentVaults: {"Work": ["work"]}` (a key as OpenClaw
+normalizes agent ids: the agent `work`), a Gateway with the agents `main` (every vault) and `work`, and a
+model provider stub that records each request.
 
 - the work agent's memory_search and per-turn recall never show the personal vault; main's show both;
 - memory_get of a memory_search citation reads the note of the vault it names, where both hold the path;
@@ -54,7 +55,8 @@ def openclaw(tmp_path_factory: pytest.TempPathFactory, service: str, model: Mode
     settings = gateway_config(openclaw, free_port())
     settings["gateway"]["mode"] = "local"
     entry = settings["plugins"]["entries"]["knowledge-bridge"]
-    entry["config"] = {"baseUrl": service, "agentVaults": {"work": ["work"]}}
+    # "Work": OpenClaw hands the plugin the agent's normalized id, `work`, which the key matches all the same
+    entry["config"] = {"baseUrl": service, "agentVaults": {"Work": ["work"]}}
     entry["hooks"] = {"allowConversationAccess": True}
     model.configure(settings)
     settings["agents"]["entries"] = {"main": {}, "work": {}}

@@ -74,7 +74,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
         },
         "agentVaults": {
             "type": "object",
-            "description": 'The vaults each agent may reach, by agent id (`"*"`: every agent not named): '
+            "description": 'The vaults each agent may reach, by agent id (`"*"`: every agent not named; a '
+            'key matches as OpenClaw normalizes ids, trimmed and lowercased: `"Work"` is the agent `work`): '
             "its memory_search, memory_get, recall and tools see those vaults only. Unset (or an agent not "
             "named and no `*`): every vault of the service. Set, a call without an agent id reaches `*`'s "
             "vaults only, none without `*`.",

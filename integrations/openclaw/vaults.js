@@ -7,8 +7,23 @@
 
 const QUALIFIED = /^vault:(?<vault>[^/]+)\/(?<path>.+)$/;
 
+// OpenClaw's agent ids (normalizeAgentIdStrict, dist/agent-id-*.mjs): a valid one, lowercased; any other,
+// lowercased, each run of characters besides a-z 0-9 _ - a dash, no dash at either end, at most 64
+const VALID_AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+
+/** An agent id, or an `agentVaults` key, as OpenClaw normalizes agent ids (trimmed, lowercased, ...): "" when
+ * nothing is left (OpenClaw refuses such an id: "unrepresentable"). */
+export function agentKey(value) {
+  const trimmed = typeof value === "string" ? value.trim() : "";
+  const lowered = trimmed.toLowerCase();
+  if (VALID_AGENT_ID.test(trimmed)) return lowered;
+  return lowered.replace(/[^a-z0-9_-]+/g, "-").replace(/^-+/, "").replace(/-+$/, "").slice(0, 64);
+}
+
 /**
  * The vaults an agent may reach: `agentVaults[agentId]`, else `agentVaults["*"]`, else null (all of them).
+ * Keys and the id are compared as OpenClaw normalizes agent ids (agentKey: `"Work"` is the agent `work`);
+ * two keys of one agent (`"Work"` and `"work"`) allow only the vaults both list.
  * A call without an agent id (OpenClaw's hook, tool and memory contexts may lack one) reaches, once an
  * allowlist is set, only what `"*"` allows, and nothing when `"*"` is not listed: OpenClaw's plugin docs ask
  * to fail closed rather than choose an agent when one is needed and missing, and an unnamed agent could be
@@ -19,10 +34,18 @@ const QUALIFIED = /^vault:(?<vault>[^/]+)\/(?<path>.+)$/;
  */
 export function allowedVaults(config, agentId) {
   const table = config.agentVaults ?? {};
-  const named = typeof agentId === "string" && agentId.trim() !== "";
-  if (!named && Object.keys(table).length) return Array.isArray(table["*"]) ? [...table["*"]] : [];
-  const listed = (named && Object.hasOwn(table, agentId) ? table[agentId] : undefined) ?? table["*"];
+  const id = agentKey(agentId);
+  if (!id && Object.keys(table).length) return Array.isArray(table["*"]) ? [...table["*"]] : [];
+  const own = Object.entries(table)
+    .filter(([key, list]) => key !== "*" && agentKey(key) === id && list !== undefined && list !== null)
+    .map(([, list]) => list);
+  const listed = own.length ? own.reduce(bothAllow) : table["*"];
   return Array.isArray(listed) ? [...listed] : null;
+}
+
+function bothAllow(first, second) {
+  if (!Array.isArray(first)) return second; // not a list (every vault): the other one's
+  return Array.isArray(second) ? first.filter((name) => second.includes(name)) : first;
 }
 
 /** A note as OpenClaw names it: its own path with one vault, `vault:<name>/<path>` with several. */

@@ -11,7 +11,7 @@ import { settings } from "../service.js";
 import { statusWithin, withinVaults } from "../tool-vaults.js";
 import { execute, TOOLS } from "../tools.js";
 import { ServiceHealth, vaultCorpus, vaultPromptLines } from "../vault-memory.js";
-import { allowedVaults, qualify, stateInWords, unqualify } from "../vaults.js";
+import { agentKey, allowedVaults, qualify, stateInWords, unqualify } from "../vaults.js";
 import { standIn } from "./stand-in.js";
 
 const URL_ = process.env.KB_TEST_VAULTS_URL;
@@ -29,6 +29,23 @@ describe("which vaults an agent may reach, and how their notes are named", () =>
     assert.deepEqual(allowedVaults(config, "main"), ["work", "personal"]);
     assert.equal(allowedVaults({}, "work"), null);
     assert.equal(allowedVaults({ agentVaults: { work: ["work"] } }, "main"), null);
+  });
+
+  test("keys match as OpenClaw normalizes agent ids: `Work` is the agent `work`", () => {
+    // normalizeAgentIdStrict (dist/agent-id-*.mjs): trimmed, lowercased, other characters dashes
+    const config = { agentVaults: { Work: ["work"], " Ops Team ": ["ops"], "*": ["personal"] } };
+    for (const agentId of ["work", "WORK", " Work "]) assert.deepEqual(allowedVaults(config, agentId), ["work"], agentId);
+    assert.deepEqual(allowedVaults(config, "ops-team"), ["ops"]);
+    assert.deepEqual(allowedVaults(config, "main"), ["personal"]);
+    assert.equal(allowedVaults({ agentVaults: { Work: ["work"] } }, "main"), null); // not listed, no `*`: all
+    // two keys of one agent: only what both allow
+    assert.deepEqual(allowedVaults({ agentVaults: { Work: ["work", "personal"], work: ["work"] } }, "work"), ["work"]);
+    // an id OpenClaw could not represent names no agent: as a call without one
+    assert.deepEqual(allowedVaults({ agentVaults: { Work: ["work"] } }, "!!!"), []);
+    assert.deepEqual(
+      ["Work", " work ", "My Agent!", "--x--", "!!!", "a_b-c", "x".repeat(70)].map(agentKey),
+      ["work", "work", "my-agent", "x", "", "a_b-c", "x".repeat(64)],
+    );
   });
 
   test("a call without an agent id: with an allowlist only what `*` allows, nothing without `*`", () => {
