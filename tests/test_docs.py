@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from starlette.routing import Mount, Route
 
 from backend.api.schemas import SCORE_SCALES
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, Settings, load_settings
+from backend.domain.recall.context_packing import quote_overhead
 from backend.entrypoints.app import create_app
 from scripts.settings_doc import SETTINGS_DOC, render
 from tests.application.fakes import FakeEmbedder
@@ -112,6 +114,26 @@ def test_every_route_is_listed(page: Path) -> None:
     listed |= {f"GET {span}" for span in re.findall(r"`(/docs-assets/)", text)}
     missing = {route for route in _routes() if _shape(route) not in listed}
     assert not missing, f"{page.name} does not list {sorted(missing)}"
+
+
+def test_the_quoted_fence_is_described_at_its_cost() -> None:
+    """What docs/api.md says a quoted /context block's fence takes is quote_overhead's: with and without
+    citations, and a vault's name and one more where the head names the block's vault."""
+    nonce = secrets.token_hex(8)  # the length a block's fence has (application/recall/entries.py)
+    cited, uncited = quote_overhead(nonce), quote_overhead(nonce, cite=False)
+    row = next(
+        line
+        for line in API_DOC.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `POST /context`") and "fence alone" in line
+    )
+    said = re.search(
+        r"fence alone takes (\d+) characters, (\d+) with `cite: false`, and the vault's name and one more",
+        row,
+    )
+    assert said, row
+    assert (int(said[1]), int(said[2])) == (cited, uncited)
+    assert quote_overhead(nonce, vault="work") == cited + len("work") + 1
+    assert quote_overhead(nonce, vault="work", cite=False) == uncited + len("work") + 1
 
 
 def test_fusion_and_score_scales_are_described_as_configured() -> None:

@@ -53,7 +53,10 @@ function toResult(result, several) {
 }
 
 /** A line number or a count as OpenClaw's memory reads take one (read-file-shared's resolveIntegerOption
- * with min 1, memory-wiki's normalizePositiveInteger): whole, at least 1 (0 or -3 is 1); not a number: unset. */
+ * with min 1, memory-wiki's normalizePositiveInteger): whole, at least 1 (0 or -3 is 1); not a number: unset.
+ * OpenClaw's memory_get tool never hands such a one on: it refuses a `from` or `lines` that is not a positive
+ * integer (readPositiveIntegerParam: "from must be a positive integer") before any corpus is asked, so this
+ * matters to the supplement's other callers only. */
 function atLeastOne(value) {
   return typeof value === "number" && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : undefined;
 }

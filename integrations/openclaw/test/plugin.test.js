@@ -119,7 +119,7 @@ describe("memory_get of a long note: a bounded excerpt, as OpenClaw's own memory
     assert.equal(window.content, "line 14\nline 15\nline 16\n\n[More content available. Use from=17 to continue.]");
   });
 
-  test("`from` past the end reads nothing, as OpenClaw's memory_get; `from` or `lines` under 1 counts as 1", async () => {
+  test("`from` past the end reads nothing, as OpenClaw's memory_get; `from` or `lines` under 1 counts as 1 (memory-core's reads)", async () => {
     const corpus = vaultCorpus(pluginApi({ baseUrl: (await serving("Long.md", numbered)).url }));
     // read-file-shared: lines from-1.. of the file, none there: text "", `from` kept, no lines, nothing more
     for (const fromLine of [501, 9_999]) {
@@ -133,7 +133,8 @@ describe("memory_get of a long note: a bounded excerpt, as OpenClaw's own memory
     const last = await corpus.get({ lookup: "Long.md", fromLine: 500 }); // the last line is still a line
     assert.deepEqual([last.content, last.lineCount], ["line 500", 1]);
     assert.equal(await corpus.get({ lookup: "Nowhere.md", fromLine: 501 }), null); // no note: not found here
-    // resolveIntegerOption(from, 1, {min: 1}) and (lines, 120, {min: 1}): 0 and negatives are 1, 2.5 is 2
+    // as memory-core's reads take them, resolveIntegerOption(from, 1, {min: 1}) and (lines, 120, {min: 1}): 0 and
+    // negatives are 1, 2.5 is 2 (OpenClaw's memory_get tool refuses these itself: "must be a positive integer")
     for (const fromLine of [0, -3]) {
       assert.deepEqual((await corpus.get({ lookup: "Long.md", fromLine, lineCount: 2 })).content.split("\n").slice(0, 2), ["line 1", "line 2"]);
     }
