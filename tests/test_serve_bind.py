@@ -119,7 +119,7 @@ def test_serve_warns_when_the_vault_is_reachable_without_a_key(
     monkeypatch.setattr(
         backend.entrypoints.app, "open_services", lambda settings, **_: SimpleNamespace(settings=settings)
     )
-    monkeypatch.setattr(cli, "_listen", lambda settings: Bound())
+    monkeypatch.setattr(cli, "listen", lambda settings: Bound())
     monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets: ran.update(vars(server.config)))
     monkeypatch.delenv("API_KEY", raising=False)
     if key:
@@ -147,18 +147,27 @@ def test_a_busy_port_is_one_line_naming_port(tmp_path: Path, capsys: pytest.Capt
 
 
 @pytest.mark.parametrize(
-    "host", ["192.0.2.1", "no-such-host.invalid"], ids=["TEST-NET-1", "a name of nothing"]
+    ("host", "where"),
+    [
+        ("192.0.2.1", "192.0.2.1:0"),
+        ("no-such-host.invalid", "no-such-host.invalid:0"),
+        ("fe80::1", "[fe80::1]:0"),
+    ],
+    ids=["TEST-NET-1", "a name of nothing", "link-local without its interface"],
 )
 def test_a_host_that_is_not_this_machines_is_one_line_naming_host(
-    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    host: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """192.0.2.1 (TEST-NET-1) is no address of this machine, and a name under .invalid resolves to none: each
-    was said as a busy PORT, with another port to try."""
+    """192.0.2.1 (TEST-NET-1) is no address of this machine, a name under .invalid resolves to none, and a
+    link-local fe80::1 without its interface (%eth0) is refused by the kernel as invalid (EINVAL): each was
+    said as a busy PORT, with another port to try."""
     from backend.entrypoints.cli import main as cli
 
     code = cli.main(["serve", "--host", host, "--port", "0", "--data-dir", str(tmp_path)])
     assert code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert error.startswith(f"error: invalid setting HOST: cannot listen on {host}:0")
+    assert error.startswith(f"error: invalid setting HOST: cannot listen on {where}")
     assert "PORT=" not in error
     assert "127.0.0.1" in error  # the way out: loopback, or an address of this machine
+    if host == "fe80::1":
+        assert "link-local" in error

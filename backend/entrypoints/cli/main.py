@@ -3,19 +3,16 @@ migrate, mcp, prepare-model): parses the command line and runs the command, read
 
 The commands that read or change the index are in `commands.py` (asking the running service over HTTP when
 one answers: `target.py`), what they print in `output.py`, the operator commands (migrate, prepare-model) in
-`admin.py`."""
+`admin.py`, where `serve` listens in `listening.py`."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import errno
-import ipaddress
 import json
 import logging
 import os
 import secrets
-import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,6 +34,7 @@ from backend.entrypoints.cli.commands import (
     cmd_verify,
     run_job,
 )
+from backend.entrypoints.cli.listening import is_loopback, listen
 from backend.entrypoints.cli.output import Progress, show_error
 from backend.entrypoints.cli.target import open_local, service_url
 from backend.entrypoints.cli.vaults import choose_vault
@@ -215,14 +213,14 @@ def _cmd_serve(settings: Settings) -> None:
     from backend.infrastructure.running_service import forget_service, record_path, record_service
     from backend.vault_set import Library, vault_settings
 
-    if not settings.api_key and not _is_loopback(settings.host):
+    if not settings.api_key and not is_loopback(settings.host):
         log.warning(
             "HOST=%s without API_KEY: anyone who can reach port %d can read the vault; set API_KEY "
             "(fine behind a loopback-only port mapping, as in docker-compose.yml)",
             settings.host,
             settings.port,
         )
-    sock = _listen(settings)  # before the index is opened: a busy port is said at once
+    sock = listen(settings)  # before the index is opened: a busy port is said at once
     # fails here, in one line, if the index is locked or unusable
     library = Library.open(settings, lambda own: open_services(own, settle=settle_heap, freeze=freeze_heap))
     instance = secrets.token_hex(8)
@@ -260,43 +258,6 @@ def _cmd_serve(settings: Settings) -> None:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         forget_all()  # a start that failed before the app ran
-
-
-def _listen(settings: Settings) -> socket.socket:
-    """The server's socket, bound and listening (PORT=0: any free port, recorded as the one it got)."""
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # as uvicorn does for the sockets it opens: without it, Nagle and delayed ACKs cost 40 ms a request
-    # (tests/live_server.py measured it)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        sock.bind((settings.host, settings.port))
-        sock.listen(2048)
-    except OSError as exc:
-        sock.close()
-        # the host, not the port: no other port would help (a name that resolves to nothing, "locahost", too)
-        if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
-            raise SettingsError(
-                f"invalid setting HOST: cannot listen on {settings.host}:{settings.port} ({exc.strerror}): "
-                "it is no address of this machine; use 127.0.0.1 (the default) or one of its own"
-            ) from None
-        raise SettingsError(
-            f"invalid setting PORT: cannot listen on {settings.host}:{settings.port} ({exc.strerror}); "
-            "another program (or another vault's service) may use it: choose another, e.g. "
-            f"`PORT={settings.port + 1} make run`"
-        ) from None
-    sock.set_inheritable(True)
-    return sock
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a host name: it may resolve to anything
-        return False
 
 
 def _cmd_eval(settings: Settings, args: argparse.Namespace) -> None:
