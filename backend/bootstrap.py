@@ -51,6 +51,7 @@ from backend.domain.text.sparse import FieldWeights, SparseEncoder
 from backend.domain.text.text_analysis import TextAnalyzer
 from backend.embedding_server_settings import REMOTE_PROVIDERS
 from backend.infrastructure.data_dir import data_dir_problem
+from backend.infrastructure.index_catalog.last_job_file import LastJobFile
 from backend.infrastructure.index_catalog.recall_gate_file import RecallGateFile
 from backend.infrastructure.markdown.parser import parse_note
 from backend.infrastructure.vault.file_system import FileSystemVault
@@ -258,7 +259,7 @@ def build_services(
     )
     context = ContextService(search=search, memory=memory, policy=policy)
     # the supervisor decides how the heap is settled once a job has ended (it is made just below)
-    jobs = JobRunner(after_job=lambda: supervisor.after_job())
+    jobs = JobRunner(after_job=lambda ended: supervisor.after_job(ended))
     supervisor = IndexSupervisor(
         index=index,
         indexer=indexer,
@@ -271,6 +272,7 @@ def build_services(
         settle=settle,
         freeze=freeze,
         gate=GateUpkeep(search=search, index=index, automatic=settings.recall_gate_fit),
+        last_job=LastJobFile(settings.data_dir),
     )
     return Services(
         settings,

@@ -287,6 +287,45 @@ def test_rebuild_starts_over_and_keeps_no_removed_note(
     assert rebuilt.stdout.startswith("rebuilt 1 notes, ")
 
 
+def test_status_says_when_an_index_in_this_process_last_met_the_vault_and_how_it_ended(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """The job ended with the process that ran it: status, in another, said 'last sync  -' and no job, where
+    after a sync by the service it said both. The data dir keeps the last job's end (last_job.json)."""
+    v = ["--vault", str(vault)]
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    rows = run("status", *v, tmp_path=tmp_path, cli=cli).stdout.splitlines()
+    synced = next(row for row in rows if row.startswith("last sync"))
+    assert synced != "last sync  -"
+    assert synced.endswith(" UTC")
+    job = next(row for row in rows if row.startswith("job"))
+    assert job.startswith("job        index done 2/2, finished ")
+
+    (vault / "Shopping list.md").unlink()  # a later job is the one shown, with its own end
+    assert run("sync", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    status = json.loads(run("status", "--json", *v, tmp_path=tmp_path, cli=cli).stdout)
+    assert (status["job"]["kind"], status["job"]["phase"], status["indexed_notes"]) == ("sync", "done", 1)
+    assert status["last_sync"] >= synced.removeprefix("last sync  ").removesuffix(" UTC").replace(" ", "T")
+    assert status["last_indexed"] is not None
+
+
+def test_status_without_the_service_says_what_its_last_sync_was(
+    vault: Path, tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """A sync by the service, then status once the service has stopped: what /index/status said of it."""
+    settings = load_settings(
+        vault_path=vault, data_dir=tmp_path / "data", embedding_provider="none", watch=False
+    )
+    with TestClient(create_app(settings)) as client:
+        wait_for_job(client)
+        assert client.post("/index/sync").status_code == 202
+        served = wait_for_job(client)
+    assert served["job"]["kind"] == "sync"
+    status = json.loads(run("status", "--json", "--vault", str(vault), tmp_path=tmp_path, cli=cli).stdout)
+    seen = ("job", "last_sync", "last_indexed")
+    assert {k: status[k] for k in seen} == {k: served[k] for k in seen}
+
+
 def test_eval_prints_the_metrics_for_each_mode_asked(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:

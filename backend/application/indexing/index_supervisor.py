@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from backend.application.indexing.gate_upkeep import GateUpkeep
 from backend.application.indexing.indexer import Indexer
 from backend.application.indexing.jobs import JobRunner, JobSnapshot
+from backend.application.indexing.last_job import LastJob, LastJobStore
 from backend.application.ports import Embedder, IndexCatalog
 from backend.application.search.warm_up import ShowingWarmUp
 from backend.application.serving.index_handle import IndexHandle
@@ -81,6 +82,7 @@ class IndexSupervisor:
         settle: Callable[[], None] | None = None,
         freeze: Callable[[], None] | None = None,
         gate: GateUpkeep | None = None,
+        last_job: LastJobStore | None = None,
     ) -> None:
         self.index = index
         self.indexer = indexer
@@ -101,6 +103,11 @@ class IndexSupervisor:
         self._next_catch_up = 0.0
         self.catch_up_interval = CATCH_UP_SECONDS
         self.watcher: ChangeFeed | None = None
+        self._last_job = last_job  # the last job's end, kept in the data dir for other processes and runs
+        recorded = last_job.load() if last_job is not None else None
+        if recorded is not None:  # until this run's own first job: the last one's, whoever ran it
+            jobs.restore(recorded.job)
+            index.last_sync, index.last_indexed = recorded.last_sync, recorded.last_indexed
 
     @property
     def gate(self) -> GateUpkeep | None:
@@ -175,11 +182,12 @@ class IndexSupervisor:
         "rebuild" when another model or keyword encoding, or older chunk rules, built it; else "index"."""
         return "rebuild" if self.index.model_mismatch or self.chunks_outdated() else "index"
 
-    def after_job(self) -> None:
-        """Once a job has ended, however it ended: the heap settled, unless the job was a whole pass that
-        replaced no note (the catch-up sync of most starts): then what is alive is frozen only, since a full
-        collection held the interpreter 344 ms on the Zettelkasten with the service answering, to find no
-        garbage the pass could have left."""
+    def after_job(self, ended: JobSnapshot | None = None) -> None:
+        """Once a job has ended, however it ended: its end recorded in the data dir (`ended`, the job as
+        it ended), and the heap settled, unless the job was a whole pass that replaced no note (the catch-up
+        sync of most starts): then what is alive is frozen only, since a full collection held the interpreter
+        344 ms on the Zettelkasten with the service answering, to find no garbage the pass could have left."""
+        self._record(ended)
         last, self.indexer.last_pass = self.indexer.last_pass, None
         if last is not None and not last.replaced_notes:
             self._freeze()
@@ -187,6 +195,14 @@ class IndexSupervisor:
             self._settle()
         if self._gate is not None:
             self._gate.check()
+
+    def _record(self, ended: JobSnapshot | None) -> None:
+        if self._last_job is None or ended is None:
+            return
+        try:
+            self._last_job.save(LastJob(ended, self.index.last_sync, self.index.last_indexed))
+        except OSError as exc:  # a full disk: the index itself is what matters, and it says so on its own
+            log.warning("the last job's end was not recorded in the data dir: %s", exc)
 
     def _lay_out_for_search(self) -> None:
         """Before the first search: the store's layout for searching made (`ChunkStore.optimize`; 1.1 s for

@@ -80,8 +80,9 @@ JobBody = Callable[[JobProgress], None]
 
 
 class JobRunner:
-    def __init__(self, *, after_job: Callable[[], None] | None = None) -> None:
-        self._after_job = after_job  # run in the job's thread once a job has ended, however it ended
+    def __init__(self, *, after_job: Callable[[JobSnapshot | None], None] | None = None) -> None:
+        # run in the job's thread once a job has ended, however it ended, with the job as it ended
+        self._after_job = after_job
         self._lock = threading.Lock()
         self._current: JobSnapshot | None = None
         # the job before the current one, as it ended: a queued job starts the moment one ends, so whoever
@@ -139,6 +140,13 @@ class JobRunner:
         self._thread = thread
         return job
 
+    def restore(self, job: JobSnapshot) -> None:
+        """The last job of an earlier run, as it ended (recorded in the data dir: last_job.py), shown as the
+        current one until this run starts its own."""
+        with self._lock:
+            if self._current is None and not job.running:
+                self._current = job
+
     def run_inline(self, kind: str, body: JobBody) -> JobSnapshot:
         """Run a job in the calling thread (CLI); raises what the body raised."""
         with self._lock:
@@ -171,26 +179,27 @@ class JobRunner:
 
     def _execute(self, job_id: str, body: JobBody, *, reraise: bool) -> None:
         self.last_error = None
+        ended: JobSnapshot | None = None
         try:
             body(JobProgress(self, job_id))
         except JobCancelled:
-            self._finish(job_id, phase="cancelled")
+            ended = self._finish(job_id, phase="cancelled")
         except KnowledgeBridgeError as exc:  # expected (damaged index, disk full): its detail says it all
             log.error("job %s failed: %s", job_id, exc.detail)
             self.last_error = exc
-            self._finish(job_id, phase="failed", error=exc.detail)
+            ended = self._finish(job_id, phase="failed", error=exc.detail)
             if reraise:
                 raise
         except Exception as exc:  # a failed job must be visible in status, never kill the service
             log.exception("job %s failed", job_id)
-            self._finish(job_id, phase="failed", error=str(exc) or type(exc).__name__)
+            ended = self._finish(job_id, phase="failed", error=str(exc) or type(exc).__name__)
             if reraise:
                 raise
         else:
-            self._finish(job_id, phase="done")
+            ended = self._finish(job_id, phase="done")
         finally:
             if self._after_job is not None:
-                self._after_job()
+                self._after_job(ended)
 
     def _update(self, job_id: str, **changes: object) -> None:
         with self._lock:
@@ -206,13 +215,16 @@ class JobRunner:
             if self._current is not None and self._current.id == job_id:
                 self._current = replace(self._current, done=self._current.done + n)
 
-    def _finish(self, job_id: str, *, phase: str, error: str | None = None) -> None:
+    def _finish(self, job_id: str, *, phase: str, error: str | None = None) -> JobSnapshot | None:
+        """The job ended: `phase` (done, failed, cancelled); the job as it ended."""
+        ended = None
         with self._lock:
             if self._current is not None and self._current.id == job_id:
-                self._current = replace(  # vectors still left stay said; no time is promised any more
+                self._current = ended = replace(  # vectors still left stay said; no time is promised any more
                     self._current, phase=phase, error=error, finished_at=datetime.now(UTC), eta_seconds=None
                 )
             # under the same lock: nobody sees "no job running" while one is queued
             queued, self._queued = self._queued, None
             if queued is not None and not self._cancel.is_set():
                 self._start_locked(*queued)
+        return ended

@@ -447,4 +447,4 @@ class IndexHandle(ServingReads):
         )
         if records:
             self._complete = True  # built by an earlier run; a start-up sync catches up with edits
-            self.last_indexed = datetime.now(UTC)
+            self.last_indexed = self.last_indexed or datetime.now(UTC)  # that run's, when recorded

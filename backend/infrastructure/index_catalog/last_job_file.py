@@ -1,0 +1,68 @@
+"""The last job kept beside the index (`last_job.json` in DATA_DIR): how it ended and when the index last met
+the vault (application/indexing/last_job.py). A file that cannot be read is logged and taken as none: the next
+job writes it again."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from backend.application.indexing.jobs import JobSnapshot
+from backend.application.indexing.last_job import LastJob
+from backend.infrastructure.durable_files import write_json_durably
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "last_job.json"
+_MOMENTS = ("started_at", "finished_at")
+
+
+class LastJobFile:
+    def __init__(self, data_dir: Path) -> None:
+        self._path = data_dir / FILE_NAME
+
+    def load(self) -> LastJob | None:
+        if not self._path.exists():
+            return None
+        try:
+            return _last_job(json.loads(self._path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("ignoring %s (%s): the next job records the last one again", self._path, exc)
+            return None
+
+    def save(self, last: LastJob) -> None:
+        job = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in asdict(last.job).items()}
+        write_json_durably(
+            self._path,
+            {
+                "job": job,
+                "last_sync": _text(last.last_sync),
+                "last_indexed": _text(last.last_indexed),
+            },
+        )
+
+
+def _last_job(record: dict[str, Any]) -> LastJob:
+    known = {f.name for f in fields(JobSnapshot)}
+    job = {k: v for k, v in record["job"].items() if k in known}  # a field a later version adds is left
+    for moment in _MOMENTS:
+        job[moment] = _moment(job.get(moment))
+    if job["finished_at"] is None:
+        raise ValueError("the job recorded has not ended")
+    return LastJob(
+        job=JobSnapshot(**job),
+        last_sync=_moment(record.get("last_sync")),
+        last_indexed=_moment(record.get("last_indexed")),
+    )
+
+
+def _text(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _moment(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text is not None else None
