@@ -277,6 +277,46 @@ def test_memory_without_a_service_answers_as_the_service(
     assert "error (MEMORY_NOT_FOUND)" in again.stderr
 
 
+def test_memory_remember_takes_its_source_as_note_takes_a_note(
+    tmp_path: Path, cli: Callable[..., Ran]
+) -> None:
+    """`--source` took a path only, where `note` takes the path without .md, the title or an alias: now the
+    same lookup (NoteReader.find), with the same errors, and the fact keeps the note's path."""
+    vault = write_notes(
+        tmp_path / "vault",
+        {
+            **NOTES,
+            "Recipes/Tomato rasam.md": "---\naliases: [Rasam]\n---\n# Tomato rasam\n\nTamarind, late.\n",
+            "Inbox.md": "---\naliases: [Errands]\n---\n# Inbox\n\nCall the plumber.\n",
+            "Archive/Inbox.md": "---\naliases: [Errands]\n---\n# Inbox\n\nOld errands.\n",
+        },
+    )
+    v = ["--vault", str(vault)]
+    assert run("index", *v, tmp_path=tmp_path, cli=cli).returncode == 0
+    for key, source, path in [
+        ("db", "Database migration", "Projects/Database migration.md"),  # its title
+        ("rasam", "rasam", "Recipes/Tomato rasam.md"),  # its alias, in another letter case
+        ("milk", "Shopping list", "Shopping list.md"),  # its path without .md
+        ("rasam-file", str(vault / "Recipes" / "Tomato rasam.md"), "Recipes/Tomato rasam.md"),  # the file
+    ]:
+        kept = run("memory", "remember", key, "a fact", "--source", source, *v, tmp_path=tmp_path, cli=cli)
+        assert kept.stdout.strip() == f"remembered {key}", kept.stderr
+        facts = json.loads(run("memory", "--json", *v, tmp_path=tmp_path, cli=cli).stdout)["facts"]
+        assert {f["key"]: f["source"] for f in facts}[key] == path
+
+    def errors(ran: Ran) -> list[str]:
+        return [line for line in ran.stderr.splitlines() if line.startswith(("error", "  what to do"))]
+
+    for name in ("Errands", "Tomato rasm"):  # two notes answer to it; none does
+        read = run("note", name, *v, tmp_path=tmp_path, cli=cli)
+        kept = run("memory", "remember", "k", "v", "--source", name, *v, tmp_path=tmp_path, cli=cli)
+        assert (read.returncode, kept.returncode) == (1, 1)
+        assert errors(kept) == errors(read)
+        assert errors(kept)[0].startswith("error (NOTE_NOT_FOUND)")
+    ambiguous = run("memory", "remember", "k", "v", "--source", "Errands", *v, tmp_path=tmp_path, cli=cli)
+    assert "Archive/Inbox.md, Inbox.md" in errors(ambiguous)[1]
+
+
 def test_rebuild_starts_over_and_keeps_no_removed_note(
     vault: Path, tmp_path: Path, cli: Callable[..., Ran]
 ) -> None:

@@ -158,9 +158,10 @@ def test_a_note_named_loosely_is_looked_up_in_every_vault(vaults: str, cli: Call
     garden = cli("note", "garden")
     assert garden.stdout.startswith("[personal] Garden.md"), garden.stderr
     assert cli("links", "Garden").stdout.startswith("[personal] Garden.md")
+    # a fact's source as `note` takes it: personal's Garden.md, kept by its path (it was refused: 'Garden.md')
     kept = cli("memory", "remember", "basil", "in pots", "--source", "GARDEN")
-    assert kept.returncode == 1
-    assert "'Garden.md'" in kept.stderr  # a fact needs the path: personal's note's, not a miss in work
+    assert kept.stdout.strip() == "remembered basil", kept.stderr
+    assert "basil: in pots  (from [personal] Garden.md)" in cli("memory").stdout
     both = cli("note", "inbox")  # both vaults have Inbox.md: which is meant must be said
     assert both.returncode == 1
     assert "error (NOTE_AMBIGUOUS)" in both.stderr
@@ -168,6 +169,14 @@ def test_a_note_named_loosely_is_looked_up_in_every_vault(vaults: str, cli: Call
     # said as the option to type, not as the route's field (it said "Ask again with vault set to one of")
     assert "name one with `--vault`" in both.stderr
     assert "what to do: Ask again with --vault set to one of: work (Inbox.md)" in both.stderr
+    either = cli("memory", "remember", "tray", "seedlings", "--source", "inbox")  # and a source alike
+    assert either.returncode == 1
+    assert errors(either) == errors(both)
+
+
+def errors(ran: Ran) -> list[str]:
+    """The error and its advice, without the lines saying where the command ran."""
+    return [line for line in ran.stderr.splitlines() if line.startswith(("error", "  what to do"))]
 
 
 @pytest.fixture

@@ -36,7 +36,9 @@ class MemoryIn(BaseModel):
         description="The fact itself (some text).",
     )
     source: str = Field(
-        description="Vault-relative path of the note the fact comes from; it must be an indexed note."
+        description="The indexed note the fact comes from, named as a note read takes it: its vault-relative "
+        "path (`.md` may be left out), or its title or alias when one note answers to it. The fact keeps "
+        "the note's path."
     )
     vault: str | None = Field(
         None,

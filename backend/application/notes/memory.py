@@ -101,8 +101,9 @@ class MemoryService:
     def remember(self, key: str, value: str, source: str) -> tuple[MemoryView, bool]:
         """Store (or replace) the fact; True when the key is new. `source` must be an indexed note."""
         key, value = memory_key(key), memory_value(value)
-        # SECURITY_VIOLATION or NOTE_NOT_FOUND before anything is written; the note's own spelling (NFC)
-        source = self._notes.record(source).path
+        # the note as a read takes it (its path, with or without .md, its title or alias when one note answers
+        # to it), with the same errors, before anything is written; the fact keeps the note's own path
+        source = self._notes.find(source).path
         with self._lock:
             self._open()
             existing = self._store.get(key)

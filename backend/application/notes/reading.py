@@ -47,17 +47,6 @@ class NoteReader:
         self._vault = vault
         self._policy = policy
 
-    def record(self, path: str) -> NoteRecord:
-        """The indexed note at `path`; SecurityViolationError or NoteNotFoundError otherwise."""
-        path = vault_path(path)  # checked, and in NFC: the form the index stores
-        record = self._index.note_record(path)
-        if record is None:
-            meant = self.find(path)  # raises with the closest paths as suggestion, unless a name matches
-            raise NoteNotFoundError(
-                f"no indexed note at {path!r}", suggestion=f"Use the note's path: {meant.path!r}."
-            )
-        return record
-
     def find(self, asked: str) -> NoteRecord:
         """The indexed note `asked` means: its path, the path without `.md`, or (when only one note answers
         to it) its title, alias or file name, in any letter case (rules: `domain.note_lookup`). A 404 names

@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("action", nargs="?", choices=["list", "remember", "forget"], default="list")
     memory.add_argument("key", nargs="?", help="the fact's key (remember, forget)")
     memory.add_argument("value", nargs="?", help="the fact (remember)")
-    memory.add_argument("--source", help="the vault note the fact comes from (remember)")
+    memory.add_argument("--source", help="the note the fact comes from: path, title or alias (remember)")
 
     ev = sub.add_parser("eval", parents=[common], help="score search against judged queries")
     ev.add_argument(

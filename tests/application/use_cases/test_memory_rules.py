@@ -42,6 +42,15 @@ def test_the_source_must_be_an_indexed_note_and_nothing_is_written_otherwise(
     assert handles.memory_store.calls == []
 
 
+@pytest.mark.parametrize("named", ["Projects/Database migration", "database migration", "DB move"])
+def test_the_source_is_named_as_a_read_names_a_note_and_kept_as_its_path(
+    handles: FakeHandles, named: str
+) -> None:
+    """Its path without .md, its title, an alias (NoteReader.find, as a note read): it took the path alone."""
+    view, _ = handles.memory.remember("db", "we chose PostgreSQL", named)
+    assert view.source == "Projects/Database migration.md"
+
+
 def test_keys_are_cleaned_and_checked(handles: FakeHandles) -> None:
     view, _ = handles.memory.remember("  milk  ", "we prefer oat milk", "Shopping list.md")
     assert view.key == "milk"
