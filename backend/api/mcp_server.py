@@ -40,6 +40,7 @@ from backend.api.input_types import (
     PageSize,
     request_from,
 )
+from backend.api.mcp_advice import mcp_suggestion
 from backend.api.memory_schemas import MemoryDeleted, MemoryIn, MemoryListOut, MemoryStored
 from backend.api.note_schemas import NoteOut
 from backend.api.schemas import ErrorBody, NoteLinksOut, SearchRequest, SearchResponse, VaultNames
@@ -109,15 +110,9 @@ def _about(model: type[BaseModel], field: str) -> Any:
     return about
 
 
-# the routes an error's suggestion names, as the tools that do the same over MCP (an agent here calls tools)
-_AS_TOOLS = (("GET /index/status", "the index_status tool"), ("GET /memory", "the list_memories tool"))
-
-
 def _failure(body: ErrorBody) -> CallToolResult:
-    suggestion = body.suggestion
-    for route, tool in _AS_TOOLS:
-        suggestion = suggestion.replace(route, tool)
-    payload = {**body.model_dump(), "suggestion": suggestion}
+    # the routes a suggestion names, as what an MCP client can do instead (an agent here calls tools)
+    payload = {**body.model_dump(), "suggestion": mcp_suggestion(body.suggestion)}
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(payload))],
         structured_content=payload,

@@ -28,6 +28,7 @@ from typing import IO, Any
 import anyio
 import httpx
 
+from backend.api.mcp_advice import mcp_suggestion
 from backend.config import Settings
 from backend.domain.errors import IndexNotReadyError, KnowledgeBridgeError
 from backend.infrastructure.running_service import describe, find_running_service
@@ -79,7 +80,11 @@ def _forward(client: httpx.Client, message: Any) -> Any:
     body = response.json()
     if response.is_success or "jsonrpc" in body:
         return body
-    # refused before MCP (401 without the right API_KEY, 413, ...): the envelope as the error's data
+    # refused before MCP (401 without the right API_KEY, 413, ...): the envelope as the error's data, its
+    # advice for this client (which sends API_KEY as the header, and calls no route)
+    if isinstance(body.get("suggestion"), str):
+        advice = STDIO_ADVICE.get(body.get("error_code"), mcp_suggestion(body["suggestion"]))
+        body = {**body, "suggestion": advice}
     return (
         _rpc_error(message_id, -32001, body.get("detail", response.reason_phrase), body)
         if is_request
@@ -120,6 +125,12 @@ def serve_local(settings: Settings) -> None:
 
 
 UNUSABLE = -32002  # a server error of JSON-RPC's reserved range: the server cannot serve at all
+
+# what this client does about a refusal the service's envelope words for a client sending HTTP itself
+STDIO_ADVICE = {
+    "UNAUTHORIZED": "Set API_KEY, where `python -m backend mcp` runs (its environment or .env), to the key "
+    "the service was started with.",
+}
 
 NO_SERVICE = (
     "Start the service for the vault (`make run` or `python -m backend serve`): it indexes the vault, and "
@@ -166,7 +177,7 @@ def run(settings: Settings) -> int:
         reason = f"Knowledge Bridge ({exc.code}): {exc.detail}"
         reason += "" if reason.endswith((".", "!", "?")) else "."
         if exc.suggestion:
-            reason += f" What to do: {exc.suggestion}"
+            reason += f" What to do: {mcp_suggestion(exc.suggestion)}"
         log.error("%s", reason)
         refuse(reason, sys.stdin, sys.stdout)
         return 1

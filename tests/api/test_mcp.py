@@ -242,6 +242,22 @@ def test_failures_are_tool_errors_with_our_error_code(
     assert result.structured_content == body
 
 
+def test_a_failures_suggestion_names_what_an_mcp_client_can_do_and_rest_keeps_the_route(example: str) -> None:
+    """The envelope's suggestion named REST routes and /docs, which an MCP client cannot call or read; each
+    route is said as a tool or the command to type (backend/api/mcp_advice.py), REST's answer unchanged."""
+
+    async def work(session: ClientSession) -> Any:
+        return await session.call_tool("get_note", {"path": "Home.md", "start_line": 9999})
+
+    said = json.loads(in_session(example, work).content[0].text)
+    assert said["error_code"] == "VALIDATION_ERROR"
+    assert "/docs" not in said["suggestion"]
+    assert "tools/list" in said["suggestion"]
+    rest = live_server.LOOPBACK.get(f"{example}/note/Home.md", params={"start_line": 9999}).json()
+    assert rest["error_code"] == "VALIDATION_ERROR"
+    assert rest["suggestion"] == "Fix the request fields named in detail; the schema is at /docs."
+
+
 def test_a_tool_not_served_is_said_so(example: str) -> None:
     async def work(session: ClientSession) -> Any:
         return await session.call_tool("forget_everything", {"key": "x"})

@@ -184,6 +184,8 @@ def test_request_zero_refused_by_the_service_gets_its_error(wrong_key_service: i
     assert reply["id"] == 0
     assert reply["error"]["data"]["error_code"] == "UNAUTHORIZED"
     assert "wrong API key" in reply["error"]["message"]
+    # what this client can do: set API_KEY where it runs (it said to send an Authorization header)
+    assert reply["error"]["data"]["suggestion"].startswith("Set API_KEY, where `python -m backend mcp` runs")
 
 
 def test_request_zero_to_a_service_gone_gets_an_error() -> None:

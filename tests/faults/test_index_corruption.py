@@ -7,11 +7,13 @@ service itself; the shard layout is qdrant-edge's (see backend/infrastructure/in
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -138,6 +140,30 @@ def test_damaged_files_answer_index_corrupted_and_a_rebuild_serves_again(
         assert client.get("/index/verify").json()["consistent"] is True
     finally:
         client.__exit__(None, None, None)
+
+
+def test_an_mcp_tool_on_a_damaged_index_says_the_command_that_rebuilds_it(
+    vault: Path, index_dir: Path
+) -> None:
+    """Over MCP the suggestion named POST /index/rebuild, a route an MCP client cannot call."""
+    from tests import live_server
+    from tests.api.test_mcp import in_session
+
+    DAMAGES["the chunk shard's config garbled"](index_dir)
+    settings = load_settings(
+        vault_path=vault, data_dir=index_dir.parent, embedding_provider="none", watch=False
+    )
+
+    async def work(session: Any) -> Any:
+        return await session.call_tool("search", {"query": "basmati rice", "mode": "keyword"})
+
+    with live_server.serving(create_app(settings)) as base:
+        said = json.loads(in_session(base, work).content[0].text)
+        rest = live_server.LOOPBACK.post(f"{base}/search", json={"query": "basmati rice", "mode": "keyword"})
+    assert said["error_code"] == "INDEX_CORRUPTED"
+    assert "`python -m backend rebuild`" in said["suggestion"]
+    assert "POST /" not in said["suggestion"]
+    assert_corrupted(rest.json(), rest.status_code)  # REST still names its route
 
 
 def test_a_damaged_identity_record_is_rebuilt_at_start_by_itself(vault: Path, index_dir: Path) -> None:
