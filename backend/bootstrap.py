@@ -242,7 +242,7 @@ def build_services(
             southern=settings.seasons == "southern",
             saved_folders=tuple(settings.saved_folders),
         ),
-        gate=RecallGate(RecallGateFile(settings.data_dir)),
+        gate=RecallGate(RecallGateFile(settings.data_dir, settings.vault_name)),
     )
     policy = build_policy(settings)
     notes = NoteReader(index=index, vault=vault, policy=policy)
@@ -272,7 +272,7 @@ def build_services(
         settle=settle,
         freeze=freeze,
         gate=GateUpkeep(search=search, index=index, automatic=settings.recall_gate_fit),
-        last_job=LastJobFile(settings.data_dir),
+        last_job=LastJobFile(settings.data_dir, settings.vault_name),
     )
     return Services(
         settings,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from typing import Any
 def write_json_durably(target: Path, record: dict[str, Any]) -> None:
     """Replace `target` so that after a crash it holds either the old or the new record, never a mix."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
+    # a temporary file of this writer's own: two writers of one record (two threads, or two processes on one
+    # data dir) would otherwise write into one temporary file and rename it from under each other
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(record, fh)
         fh.flush()

@@ -53,6 +53,14 @@ def test_another_model_or_a_vault_grown_or_shrunk_past_twice_is_fitted_again(tmp
     assert not gate.needs_fit("nomic-embed-text", 1900)
 
 
+def test_vaults_sharing_a_data_dir_keep_their_own_gate(tmp_path: Path) -> None:
+    """Two backends on one DATA_DIR, each its VAULT_NAME: a gate fitted on one vault's chunks is not the
+    other's (it fits its own)."""
+    RecallGate(RecallGateFile(tmp_path)).fit("nomic-embed-text", _ask(), 1000)
+    assert not RecallGate(RecallGateFile(tmp_path)).needs_fit("nomic-embed-text", 1000)
+    assert RecallGate(RecallGateFile(tmp_path, "beta")).needs_fit("nomic-embed-text", 1000)
+
+
 def test_an_unreadable_gate_file_is_fitted_again(tmp_path: Path) -> None:
     (tmp_path / "recall_gate.json").write_text("{not json", encoding="utf-8")
     gate = RecallGate(RecallGateFile(tmp_path))

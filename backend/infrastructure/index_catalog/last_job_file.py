@@ -1,11 +1,16 @@
-"""The last job kept beside the index (`last_job.json` in DATA_DIR): how it ended and when the index last met
-the vault (application/indexing/last_job.py). A file that cannot be read is logged and taken as none: the next
-job writes it again."""
+"""The last job kept beside the index (`last_job.json` in DATA_DIR, `last_job-<VAULT_NAME>.json` for another
+VAULT_NAME, as the service record and the store are named: vaults may share a DATA_DIR): how it ended and when
+the index last met the vault (application/indexing/last_job.py). A file that cannot be read is logged and
+taken as none: the next job writes it again.
+
+A job ending starts the one queued behind it before its own end is recorded, so two ends may be saved at
+once: saves take turns, and one never replaces the record of a job that ended later."""
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from dataclasses import asdict, fields
 from datetime import datetime
 from pathlib import Path
@@ -13,6 +18,7 @@ from typing import Any
 
 from backend.application.indexing.jobs import JobSnapshot
 from backend.application.indexing.last_job import LastJob
+from backend.config import DEFAULT_VAULT_NAME
 from backend.infrastructure.durable_files import write_json_durably
 
 log = logging.getLogger(__name__)
@@ -22,8 +28,10 @@ _MOMENTS = ("started_at", "finished_at")
 
 
 class LastJobFile:
-    def __init__(self, data_dir: Path) -> None:
-        self._path = data_dir / FILE_NAME
+    def __init__(self, data_dir: Path, vault_name: str = DEFAULT_VAULT_NAME) -> None:
+        name = FILE_NAME if vault_name == DEFAULT_VAULT_NAME else f"last_job-{vault_name}.json"
+        self._path = data_dir / name
+        self._turn = threading.Lock()
 
     def load(self) -> LastJob | None:
         if not self._path.exists():
@@ -35,6 +43,14 @@ class LastJobFile:
             return None
 
     def save(self, last: LastJob) -> None:
+        with self._turn:
+            kept = self.load()
+            ended = last.job.finished_at
+            if kept is not None and kept.job.finished_at and ended and kept.job.finished_at > ended:
+                return  # the job queued behind this one ended first, and said so
+            self._write(last)
+
+    def _write(self, last: LastJob) -> None:
         job = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in asdict(last.job).items()}
         write_json_durably(
             self._path,
