@@ -18,8 +18,10 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
 5: a secret written in a note (a password, an API key) is no keyword term and no embedded word: a guessed
    password typed as a query found the note holding it, though its text was shown redacted; a table's header
    naming a column Pin is no PIN (a wiring table's colours were redacted, and now would not be indexed).
+6: the days and months a chunk writes in other languages than English are its periods ("12. März 2026",
+   "12.03.2026", "12 de marzo de 2026", "2026年3月12日", "März 2026"), as a note's name's are.
 """
 
 from __future__ import annotations
 
-CHUNK_RULES = 5  # 0: an index built before the rules were recorded
+CHUNK_RULES = 6  # 0: an index built before the rules were recorded

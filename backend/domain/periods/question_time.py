@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 import re
 
+from backend.domain.periods.month_words import NAMED_MONTHS, RELATIVE_YEARS, month_number
 from backend.domain.periods.time_intent import (
     _ABSOLUTE,
     _FULL_MONTHS,
@@ -195,7 +196,7 @@ def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del southern
     match = _search(_RELATIVE, query)
     if match is None:
-        return None
+        return _relative_year_abroad(query, today)
     text = match.group(1)
     words = text.lower().split()
     if words == ["today"]:
@@ -220,15 +221,36 @@ def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     return TimeSpan(text, dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
 
 
+def _relative_year_abroad(query: str, today: dt.date) -> TimeSpan | None:
+    """ "letztes Jahr", "l'année dernière", "去年": "last year"; "dieses Jahr", "cette année", "今年": "this
+    year"."""
+    for pattern, back in RELATIVE_YEARS:
+        match = _search(pattern, query)
+        if match is not None:
+            year = today.year - int(back)
+            return TimeSpan(match.group(0), dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
+    return None
+
+
 def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    """ "in March" / "last March": the latest March not after this month ("last": before this month)."""
+    """ "in March" / "last March": the latest March not after this month ("last": before this month); so
+    "im März", "en mars" and "letzten März", "en mars dernier" (month_words.NAMED_MONTHS)."""
     del southern
     match = _search(_NAMED_MONTH, query)
-    if match is None:
-        return None
-    month = _MONTHS[match.group(2).lower()]
-    latest = month < today.month if match.group(1).lower() == "last" else month <= today.month
-    return _month_span(match.group(0), today.year if latest else today.year - 1, month)
+    if match is not None:
+        return _latest_month(
+            match.group(0), _MONTHS[match.group(2).lower()], match.group(1).lower() == "last", today
+        )
+    for pattern, last in NAMED_MONTHS:
+        match = _search(pattern, query)
+        if match is not None:
+            return _latest_month(match.group(0), month_number(match.group(1)), last, today)
+    return None
+
+
+def _latest_month(text: str, month: int, last: bool, today: dt.date) -> TimeSpan:
+    latest = month < today.month if last else month <= today.month
+    return _month_span(text, today.year if latest else today.year - 1, month)
 
 
 # "since" first (it holds the time it starts from); the absolute forms before those read from today, a bare

@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from backend.domain.periods import month_words
+
 _MONTHS = {
     name: number
     for number, names in enumerate(
@@ -183,19 +185,46 @@ def parse_day(text: str) -> dt.date | None:
     return span.start if span is not None else None
 
 
-# the ways a day is written, with the order of their groups: ISO, "12 March 2026", "March 12, 2026"
-DAY_FORMS = ((_ISO_DAY, "ymd"), (_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy"))
+# the ways a day is written, with the order of their groups: ISO, "12 March 2026", "March 12, 2026", then
+# the other languages' (month_words.py): "12. März 2026", "12.03.2026", "2026年3月12日"
+DAY_FORMS = (
+    (_ISO_DAY, "ymd"),
+    (_DAY_MONTH_YEAR, "dmy"),
+    (_MONTH_DAY_YEAR, "mdy"),
+    (month_words.WRITTEN_DAY, "dmy"),
+    (month_words.DOTTED_DAY, "dmy"),
+    (month_words.CJK_DAY, "ymd"),
+)
+# the ways a month of a year is written: "March 2026", "2026-03", "März 2026", "2026年3月"
+MONTH_FORMS = (
+    (_MONTH_YEAR, "my"),
+    (_ISO_MONTH, "ym"),
+    (month_words.WRITTEN_MONTH, "my"),
+    (month_words.CJK_MONTH, "ym"),
+)
+
+
+def _month_number(word: str) -> int:
+    if word.isdigit():
+        return int(word)
+    return _MONTHS.get(word.lower()) or month_words.month_number(word)
 
 
 def day_written(match: re.Match[str], order: str) -> TimeSpan | None:
     """The day a match of one of DAY_FORMS writes, or None for one that does not exist (2026-02-30)."""
     parts = dict(zip(order, match.groups(), strict=True))
-    month = int(parts["m"]) if parts["m"].isdigit() else _MONTHS[parts["m"].lower()]
     try:
-        day = dt.date(int(parts["y"]), month, int(parts["d"]))
+        day = dt.date(int(parts["y"]), _month_number(parts["m"]), int(parts["d"]))
     except ValueError:
         return None
     return TimeSpan(match.group(0), day, day, "day")
+
+
+def month_written(match: re.Match[str], order: str) -> TimeSpan | None:
+    """The month a match of one of MONTH_FORMS writes, or None for one there is not ("2026年13月")."""
+    parts = dict(zip(order, match.groups(), strict=True))
+    month = _month_number(parts["m"])
+    return _month_span(match.group(0), int(parts["y"]), month) if 1 <= month <= 12 else None
 
 
 def _exact_day(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
@@ -235,12 +264,11 @@ def _month_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 
 def _month_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today, southern
-    match = _search(_MONTH_YEAR, query)
-    if match is not None:
-        return _month_span(match.group(0), int(match.group(2)), _MONTHS[match.group(1).lower()])
-    match = _search(_ISO_MONTH, query)
-    if match is not None:
-        return _month_span(match.group(0), int(match.group(1)), int(match.group(2)))
+    for pattern, order in MONTH_FORMS:
+        match = _search(pattern, query)
+        span = month_written(match, order) if match is not None else None
+        if span is not None:
+            return span
     return None
 
 

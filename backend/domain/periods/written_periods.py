@@ -14,15 +14,14 @@ import re
 from collections.abc import Sequence
 
 from backend.domain.periods.time_intent import (
-    _ISO_MONTH,
     _ISO_WEEK,
-    _MONTH_YEAR,
-    _MONTHS,
     DAY_FORMS,
+    MONTH_FORMS,
     TimeSpan,
     _iso_week,
     _month_span,
     day_written,
+    month_written,
     name_span,
 )
 
@@ -67,9 +66,9 @@ def mentioned_span(name: str, *, southern: bool = False) -> TimeSpan | None:
 
 def spans_in_text(text: str) -> list[TimeSpan]:
     """The days and months a text writes out, in order, each once: ISO days ("2026-03-12"), days in words
-    ("12 March 2026", "March 12, 2026"), ISO weeks, and months with their year ("March 2026", "2026-03") not
-    inside a day already found. Bare years are left out: prose mentions years it is not about ("founded in
-    1989")."""
+    ("12 March 2026", "March 12, 2026", "12. März 2026", "2026年3月12日") or dotted ("12.03.2026"), ISO weeks,
+    and months with their year ("March 2026", "2026-03", "marzo de 2026") not inside a day already found.
+    Bare years are left out: prose mentions years it is not about ("founded in 1989")."""
     found: list[tuple[int, TimeSpan]] = []
     taken: list[tuple[int, int]] = []
 
@@ -84,10 +83,9 @@ def spans_in_text(text: str) -> list[TimeSpan]:
             claim(match, day_written(match, order))
     for match in _ISO_WEEK.finditer(text):
         claim(match, _iso_week(match.group(0), dt.date.min, False))
-    for match in _MONTH_YEAR.finditer(text):
-        claim(match, _month_span(match.group(0), int(match.group(2)), _MONTHS[match.group(1).lower()]))
-    for match in _ISO_MONTH.finditer(text):
-        claim(match, _month_span(match.group(0), int(match.group(1)), int(match.group(2))))
+    for pattern, order in MONTH_FORMS:
+        for match in pattern.finditer(text):
+            claim(match, month_written(match, order))
     return [span for _, span in sorted(found, key=lambda item: item[0])]
 
 

@@ -1,0 +1,275 @@
+"""The periods notes and questions in other languages than English write: days and months in German, French,
+Spanish, Italian, Portuguese, Dutch, Russian, Chinese, Japanese and Korean, read as the English ones are (a
+fixed `today`, so relative forms are checked exactly)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from backend.domain.periods.question_time import find_time_span
+from backend.domain.periods.time_intent import parse_day
+from backend.domain.periods.written_periods import chunk_periods, spans_in_text, title_span
+
+TODAY = dt.date(2026, 4, 15)
+
+
+def _written(text: str) -> list[tuple[str, str]]:
+    """The first and last day of each period a note's text writes out."""
+    return [(span.start.isoformat(), span.end.isoformat()) for span in spans_in_text(text)]
+
+
+def _asked(question: str) -> tuple[str, str] | None:
+    span = find_time_span(question, TODAY)
+    return None if span is None else (span.start.isoformat(), span.end.isoformat())
+
+
+MARCH_12 = [("2026-03-12", "2026-03-12")]
+MARCH = [("2026-03-01", "2026-03-31")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Am 12. März 2026 haben wir entschieden.",  # German
+        "Donnerstag, 12. Maerz 2026",  # without the umlaut
+        "Le 12 mars 2026, nous avons décidé.",  # French
+        "El 12 de marzo de 2026 decidimos.",  # Spanish
+        "Il 12 marzo 2026 abbiamo deciso.",  # Italian
+        "Em 12 de março de 2026 decidimos.",  # Portuguese
+        "Op 12 maart 2026 besloten we.",  # Dutch
+        "12 марта 2026 г. мы решили.",  # Russian
+        "12 марта 2026 года",
+        "2026年3月12日に決めた。",  # Japanese
+        "我们在2026年3月12日决定了。",  # Chinese
+        "2026 年 3 月 12 日",
+        "2026년 3월 12일에 결정했다.",  # Korean
+        "Besprechung am 12.03.2026 um 10 Uhr",  # day-first, dotted
+        "Termin: 12.3.2026.",
+        "12 mrt. 2026",  # abbreviations
+        "12 Mär. 2026",
+    ],
+)
+def test_a_day_written_in_another_language_is_that_day(text: str) -> None:
+    assert _written(text) == MARCH_12
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("1er mars 2026", "2026-03-01"),
+        ("le 1ᵉʳ mai 2026", "2026-05-01"),
+        ("1º de maio de 2026", "2026-05-01"),
+        ("5. Februar 2026", "2026-02-05"),
+        ("5 fevrier 2026", "2026-02-05"),  # without the accent
+        ("3 janv. 2026", "2026-01-03"),
+        ("3 févr. 2026", "2026-02-03"),
+        ("3 Febr. 2026", "2026-02-03"),
+        ("3 ene. 2026", "2026-01-03"),
+        ("3 сент. 2026", "2026-09-03"),
+        ("12 gen 2026", "2026-01-12"),  # as Italian calendars write it
+        ("12 out. 2026", "2026-10-12"),  # "out" is a month with a day before it
+        ("31.12.2025", "2025-12-31"),
+        ("2025年12月31日", "2025-12-31"),
+    ],
+)
+def test_ordinals_abbreviations_and_dropped_accents(text: str, day: str) -> None:
+    assert _written(text) == [(day, day)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der Umzug war im März 2026.",
+        "Reise Marz 2026",  # without the umlaut
+        "Pläne: marzo de 2026",
+        "marzo del 2026",
+        "en mars 2026",
+        "em março de 2026",
+        "maart 2026",
+        "в марте 2026 года",
+        "март 2026",
+        "Mrz. 2026",
+        "2026年3月",
+        "2026년 3월",
+    ],
+)
+def test_a_month_of_a_year_in_another_language_is_that_month(text: str) -> None:
+    assert _written(text) == MARCH
+
+
+@pytest.mark.parametrize(
+    ("text", "month"),
+    [
+        ("Jan. 2026", ("2026-01-01", "2026-01-31")),
+        ("Febr. 2026", ("2026-02-01", "2026-02-28")),
+        ("janv. 2026", ("2026-01-01", "2026-01-31")),
+        ("fevrier 2026", ("2026-02-01", "2026-02-28")),
+        ("ene. 2026", ("2026-01-01", "2026-01-31")),
+        ("сент. 2026", ("2026-09-01", "2026-09-30")),
+        ("Okt. 2026", ("2026-10-01", "2026-10-31")),
+        ("mayo de 2025", ("2025-05-01", "2025-05-31")),
+        ("maio de 2025", ("2025-05-01", "2025-05-31")),
+    ],
+)
+def test_a_month_abbreviated_or_without_accents(text: str, month: tuple[str, str]) -> None:
+    assert _written(text) == [month]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "la planète Mars",  # the planet, not the month
+        "Mars est rouge.",
+        "Mayo Clinic",
+        "el cinco de mayo",  # a month without a year is no period of a note
+        "Version 1.2.2026",
+        "v1.2.2026",
+        "Build 3.4.2026",
+        "pi is 3.14",
+        "Preis 12.50 €",
+        "1.250.000 Einwohner",
+        "10.1.2026.4",  # a number of more parts
+        "192.168.1.2026",
+        "1.2.26",  # a two-digit year
+        "31.02.2026",  # no such day
+        "2026年13月",  # no such month
+        "Sold out. 2026 will be different",  # "out." only with a day
+        "Marco 2026",  # a name, not março
+    ],
+)
+def test_what_is_no_date(text: str) -> None:
+    assert spans_in_text(text) == []
+
+
+def test_a_chunk_of_an_undated_note_is_of_the_day_it_writes_in_its_language() -> None:
+    periods = chunk_periods(
+        "Am 12. März 2026 haben wir Postgres gewählt.", ("Entscheidung",), (), note_states=False
+    )
+    assert periods == (("2026-03-12",), True)
+    periods = chunk_periods("Budget.", ("Ausgaben", "März 2025"), (), note_states=False)
+    assert periods == (("2025-03-01/2025-03-31",), True)
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "end"),
+    [
+        ("Reise März 2026", "2026-03-01", "2026-03-31"),
+        ("Voyage mars 2026", "2026-03-01", "2026-03-31"),
+        ("12.03.2026 Besprechung", "2026-03-12", "2026-03-12"),
+        ("2026年3月12日 会议", "2026-03-12", "2026-03-12"),
+        ("2026년 3월 회의", "2026-03-01", "2026-03-31"),
+    ],
+)
+def test_a_note_named_with_a_period_in_another_language(name: str, start: str, end: str) -> None:
+    span = title_span(name)
+    assert span is not None
+    assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
+
+
+def test_a_note_named_after_the_planet_is_of_no_month() -> None:
+    assert title_span("Projekt Mars") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "day"),
+    [("12.03.2026", "2026-03-12"), ("12. März 2026", "2026-03-12"), ("2026年3月12日", "2026-03-12")],
+)
+def test_a_date_property_written_in_another_language(value: str, day: str) -> None:
+    found = parse_day(value)
+    assert found is not None
+    assert found.isoformat() == day
+
+
+# --- questions ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        # a month of a year, not the year it writes
+        ("was habe ich im Januar 2026 entschieden", "2026-01-01", "2026-01-31"),
+        ("qu'ai-je décidé en mars 2026 ?", "2026-03-01", "2026-03-31"),
+        ("¿qué decidí en enero de 2025?", "2025-01-01", "2025-01-31"),
+        ("cosa ho deciso a gennaio 2025", "2025-01-01", "2025-01-31"),
+        ("o que decidi em janeiro de 2025", "2025-01-01", "2025-01-31"),
+        ("wat heb ik in januari 2025 besloten", "2025-01-01", "2025-01-31"),
+        ("что я решил в январе 2026", "2026-01-01", "2026-01-31"),
+        ("我2026年1月决定了什么", "2026-01-01", "2026-01-31"),
+        ("2026年1月に何を決めた", "2026-01-01", "2026-01-31"),
+        ("2026년 1월에 무엇을 결정했지", "2026-01-01", "2026-01-31"),
+        # a day
+        ("was war am 12.03.2026", "2026-03-12", "2026-03-12"),
+        ("que s'est-il passé le 12 mars 2026", "2026-03-12", "2026-03-12"),
+        ("2026년 3월 12일 회의", "2026-03-12", "2026-03-12"),
+        # a month without its year: the latest not after this one (April 2026), as "in March" is
+        ("was habe ich im März entschieden", "2026-03-01", "2026-03-31"),
+        ("qu'ai-je décidé en mars", "2026-03-01", "2026-03-31"),
+        ("¿qué decidí en marzo?", "2026-03-01", "2026-03-31"),
+        ("cosa ho deciso a marzo", "2026-03-01", "2026-03-31"),
+        ("что я решил в марте", "2026-03-01", "2026-03-31"),
+        ("was war im Mai", "2025-05-01", "2025-05-31"),  # May is still to come this year
+        ("fin mai", "2025-05-01", "2025-05-31"),
+        ("wat deed ik in mei", "2025-05-01", "2025-05-31"),
+        # "last": the latest before this month, as "last March" is
+        ("was habe ich letzten März entschieden", "2026-03-01", "2026-03-31"),
+        ("im letzten März", "2026-03-01", "2026-03-31"),
+        ("qu'ai-je fait en mars dernier", "2026-03-01", "2026-03-31"),
+        ("el pasado marzo", "2026-03-01", "2026-03-31"),
+        ("en marzo pasado", "2026-03-01", "2026-03-31"),
+        ("lo scorso maggio", "2025-05-01", "2025-05-31"),
+        ("em maio passado", "2025-05-01", "2025-05-31"),
+        ("afgelopen maart", "2026-03-01", "2026-03-31"),
+        ("в прошлом марте", "2026-03-01", "2026-03-31"),
+        ("letzten April", "2025-04-01", "2025-04-30"),  # this April is not over
+        # last year and this year
+        ("was habe ich letztes Jahr gelesen", "2025-01-01", "2025-12-31"),
+        ("im letzten Jahr", "2025-01-01", "2025-12-31"),
+        ("dieses Jahr", "2026-01-01", "2026-12-31"),
+        ("qu'ai-je lu l'année dernière", "2025-01-01", "2025-12-31"),
+        ("l’an dernier", "2025-01-01", "2025-12-31"),
+        ("cette année", "2026-01-01", "2026-12-31"),
+        ("¿qué leí el año pasado?", "2025-01-01", "2025-12-31"),
+        ("este año", "2026-01-01", "2026-12-31"),
+        ("l'anno scorso", "2025-01-01", "2025-12-31"),
+        ("quest'anno", "2026-01-01", "2026-12-31"),
+        ("o ano passado", "2025-01-01", "2025-12-31"),
+        ("vorig jaar", "2025-01-01", "2025-12-31"),
+        ("dit jaar", "2026-01-01", "2026-12-31"),
+        ("что я читал в прошлом году", "2025-01-01", "2025-12-31"),
+        ("в этом году", "2026-01-01", "2026-12-31"),
+        ("我去年读了什么书", "2025-01-01", "2025-12-31"),
+        ("今年の目標", "2026-01-01", "2026-12-31"),
+        ("작년에 읽은 책", "2025-01-01", "2025-12-31"),
+        ("올해 계획", "2026-01-01", "2026-12-31"),
+    ],
+)
+def test_the_period_a_question_in_another_language_names(question: str, start: str, end: str) -> None:
+    assert _asked(question) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "was weiß ich über die Mission zum Mars",
+        "qu'est-ce que je sais de la planète Mars",
+        "¿qué dijo Mayo sobre el proyecto?",
+        "Ziele für dieses Jahr",  # the year a plan is for, as "goals for this year"
+        "objectifs pour cette année",
+        "mein letztes Jahr an der Schule",  # someone's, as "my last year at school"
+        "im letzten Jahr meines Studiums",  # a part of another time
+        "Version 1.2.2026 veröffentlicht",
+        "Preis 12.50",
+    ],
+)
+def test_questions_in_another_language_that_name_no_time(question: str) -> None:
+    assert find_time_span(question, TODAY) is None
+
+
+def test_a_period_in_words_comes_before_a_bare_year_as_in_english() -> None:
+    # "im Januar 2026" was read as the year 2026; the month is what the person asked about
+    span = find_time_span("was habe ich im Januar 2026 entschieden", TODAY)
+    assert span is not None
+    assert span.granularity == "month"
+    assert span.text == "Januar 2026"
