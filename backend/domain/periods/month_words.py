@@ -82,6 +82,31 @@ def month_number(word: str) -> int:
     return _NUMBERS[_folded(word.rstrip("."))]
 
 
+def _written() -> dict[str, tuple[int, bool]]:
+    """Each spelling as a case-blind pattern of it reads it: its month, and whether it is an abbreviation
+    written with a dot ("sept.": "März." is no month)."""
+    written: dict[str, tuple[int, bool]] = {}
+    for months in _LANGUAGES.values():
+        for number, forms in enumerate(months.split(", "), start=1):
+            for spelling in (spelling for form in forms.split() for spelling in _spellings(form)):
+                bare = spelling.rstrip(".").lower()
+                written[bare] = (number, written.get(bare, (0, False))[1] or spelling.endswith("."))
+    return written
+
+
+_WRITTEN = _written()
+
+
+def written_month(word: str) -> int | None:
+    """The month a word before a year (WRITTEN_MONTH's) is, or None: a word that is no month here, a full
+    name with a dot, or an ordinary word ("out", "ago": a month only with a day before it)."""
+    bare = word[:-1] if word.endswith(".") else word
+    found = _WRITTEN.get(bare.lower())
+    if found is None or (bare != word and not found[1]) or bare.lower() in _ORDINARY_WORDS:
+        return None
+    return found[0]
+
+
 def _alternation(languages: Iterable[str], *, full: bool = False, ordinary: bool = True) -> str:
     """A pattern of the months of `languages`, longest first, an abbreviation's dot optional: only the full
     names (`full`), or without the ordinary words (not `ordinary`)."""
@@ -108,14 +133,15 @@ WRITTEN_DAY = re.compile(
     rf"{_YEAR_END}",
     re.I,
 )
-# "März 2026", "marzo de 2026", "mars 2026", "марте 2026": month, year
-WRITTEN_MONTH = re.compile(
-    rf"\b({_alternation(_LANGUAGES, ordinary=False)}),?\s+{_OF}{_YEAR}{_YEAR_END}", re.I
-)
+# "März 2026", "marzo de 2026", "mars 2026", "марте 2026": a word before a year (group "w"), which
+# `written_month` says is a month or not. Not the months' alternation, as WRITTEN_DAY is: tried at every word
+# of a text, its ~300 spellings took more than every other form of a day or month together (a 2,000-character
+# chunk of the Zettelkasten: ~300 us of ~500), where a word and a year are found at the cost of any pattern
+WRITTEN_MONTH = re.compile(rf"\b([^\W\d_]+\.?),?\s+{_OF}{_YEAR}{_YEAR_END}", re.I)
 # "12.03.2026", "1.2.2026": day, month, year; never a version ("v1.2.2026", "Version 1.2.2026"), an address
 # or a number of more parts ("10.1.2026.4"), nor a two-digit year ("1.2.26": a version as often as a day)
-DOTTED_DAY = re.compile(
-    r"(?<![\w.,:/])(?<!\bv\s)(?<!\bv\.\s)(?<!\bver\.\s)(?<!\bbuild\s)(?<!\bversion\s)(?<!\bversión\s)"
+DOTTED_DAY = re.compile(  # the digit looked for first: the lookbehinds, tried at every place, cost more
+    r"(?=\d)(?<![\w.,:/])(?<!\bv\s)(?<!\bv\.\s)(?<!\bver\.\s)(?<!\bbuild\s)(?<!\bversion\s)(?<!\bversión\s)"
     r"(?<!\brelease\s)(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?!\d|[.,]\d)",
     re.I,
 )
@@ -123,6 +149,23 @@ DOTTED_DAY = re.compile(
 CJK_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号일]")
 # "2026年3月", "2026년 3월": year, month
 CJK_MONTH = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[年년]\s*(\d{1,2})\s*[月월]")
+
+
+# the full names NAMED_MONTHS read, each a whole word there: a question naming none of them (most) is not
+# tried against its 17 patterns (~50 us a question)
+_FULL_NAMES = frozenset(
+    spelling.lower()
+    for months in _LANGUAGES.values()
+    for form in months.replace(",", "").split()
+    if not form.endswith(".")
+    for spelling in _spellings(form)
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def names_a_month(text: str) -> bool:
+    """Whether `text` writes a month's full name of these languages: what NAMED_MONTHS need."""
+    return any(word.lower() in _FULL_NAMES for word in _LETTERS.findall(text))
 
 
 def _month_after(words: str, language: str) -> re.Pattern[str]:
@@ -184,6 +227,11 @@ _LAST_YEAR = (
 _THIS_YEAR = (
     r"(?:in\s+)?diese[ms]\s+Jahr(?:es)?|cette\s+ann[ée]e|este\s+año|(?:n?este|n?esse)\s+ano|quest['’]\s?anno"
     r"|questo\s+anno|dit\s+jaar|в\s+этом\s+году|этот\s+год"
+)
+# a word for a year that RELATIVE_YEARS need (their lookbehinds, tried at every place of a question, cost
+# ~40 us a question; this, a few)
+YEAR_WORD = re.compile(
+    r"jahr|ann[ée]e|l['’]\s?an\b|año|\bano\b|anno|jaar|год|去年|昨年|작년|지난해|今年|올해|금년", re.I
 )
 RELATIVE_YEARS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (

@@ -15,7 +15,13 @@ import dataclasses
 import datetime as dt
 import re
 
-from backend.domain.periods.month_words import NAMED_MONTHS, RELATIVE_YEARS, month_number
+from backend.domain.periods.month_words import (
+    NAMED_MONTHS,
+    RELATIVE_YEARS,
+    YEAR_WORD,
+    month_number,
+    names_a_month,
+)
 from backend.domain.periods.time_intent import (
     _ABSOLUTE,
     _FULL_MONTHS,
@@ -224,6 +230,8 @@ def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 def _relative_year_abroad(query: str, today: dt.date) -> TimeSpan | None:
     """ "letztes Jahr", "l'année dernière", "去年": "last year"; "dieses Jahr", "cette année", "今年": "this
     year"."""
+    if YEAR_WORD.search(query) is None:
+        return None
     for pattern, back in RELATIVE_YEARS:
         match = _search(pattern, query)
         if match is not None:
@@ -241,7 +249,7 @@ def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
         return _latest_month(
             match.group(0), _MONTHS[match.group(2).lower()], match.group(1).lower() == "last", today
         )
-    for pattern, last in NAMED_MONTHS:
+    for pattern, last in NAMED_MONTHS if names_a_month(query) else ():
         match = _search(pattern, query)
         if match is not None:
             return _latest_month(match.group(0), month_number(match.group(1)), last, today)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from backend.domain.periods import month_words
@@ -150,10 +150,14 @@ def _period_bounds(period: str) -> tuple[dt.date, dt.date] | None:
 
 def _search(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
     """The first match not introduced by "for" (a purpose, not a time: "intentions for this year")."""
+    return next(_matches(pattern, query), None)
+
+
+def _matches(pattern: re.Pattern[str], query: str) -> Iterator[re.Match[str]]:
+    """The matches not introduced by "for", in order."""
     for match in pattern.finditer(query):
         if not _PURPOSE.search(query, 0, match.start()):
-            return match
-    return None
+            yield match
 
 
 # a Zettelkasten ID opening a name: the day and time the note was written ("20201009143049-nic")
@@ -199,7 +203,7 @@ DAY_FORMS = (
 MONTH_FORMS = (
     (_MONTH_YEAR, "my"),
     (_ISO_MONTH, "ym"),
-    (month_words.WRITTEN_MONTH, "my"),
+    (month_words.WRITTEN_MONTH, "wy"),  # a word that may be a month (month_words.written_month)
     (month_words.CJK_MONTH, "ym"),
 )
 
@@ -221,10 +225,13 @@ def day_written(match: re.Match[str], order: str) -> TimeSpan | None:
 
 
 def month_written(match: re.Match[str], order: str) -> TimeSpan | None:
-    """The month a match of one of MONTH_FORMS writes, or None for one there is not ("2026年13月")."""
+    """The month a match of one of MONTH_FORMS writes, or None for one there is not ("2026年13月", "Leute
+    2026")."""
     parts = dict(zip(order, match.groups(), strict=True))
-    month = _month_number(parts["m"])
-    return _month_span(match.group(0), int(parts["y"]), month) if 1 <= month <= 12 else None
+    month = month_words.written_month(parts["w"]) if "w" in parts else _month_number(parts["m"])
+    if month is None or not 1 <= month <= 12:
+        return None
+    return _month_span(match.group(0), int(parts["y"]), month)
 
 
 def _exact_day(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
@@ -265,10 +272,10 @@ def _month_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 def _month_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today, southern
     for pattern, order in MONTH_FORMS:
-        match = _search(pattern, query)
-        span = month_written(match, order) if match is not None else None
-        if span is not None:
-            return span
+        for match in _matches(pattern, query):  # "war 2025 und im März 2026": not its first word and year
+            span = month_written(match, order)
+            if span is not None:
+                return span
     return None
 
 
