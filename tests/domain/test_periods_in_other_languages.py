@@ -273,3 +273,61 @@ def test_a_period_in_words_comes_before_a_bare_year_as_in_english() -> None:
     assert span is not None
     assert span.granularity == "month"
     assert span.text == "Januar 2026"
+
+
+# --- a word a case-blind pattern matches that no table spells so -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # the long s of old print is an s, as re.I matches it: the month it spells
+        ("den 12 auguſtus 1920", "1920-08-12", "1920-08-12"),
+        ("il 3 ſettembre 1920", "1920-09-03", "1920-09-03"),
+        ("12 Auguſt 1905", "1905-08-12", "1905-08-12"),
+        ("Auguſt 1905", "1905-08-01", "1905-08-31"),
+    ],
+)
+def test_a_month_written_with_the_long_s_is_that_month(text: str, start: str, end: str) -> None:
+    assert _written(text) == [(start, end)]
+    span = find_time_span(text, TODAY)
+    assert span is not None
+    assert (span.start.isoformat(), span.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "in Auguſt",
+        "Auguſt and June 2024",
+        "the firſt half of 2025",
+        "ſpring 2024",
+        "chriſtmas 2024",
+        "this ſummer",
+        "the paſt ſix weeks",
+        "the laſt few weekſ",
+        "laſt year",
+        # the dotless i re.I takes for an i, which no casing makes one: no period, never an exception
+        "in Augıst",
+        "12 Augıst 1905",
+        "fırst quarter of 2025",
+        "the past sıx weeks",
+        "this wınter",
+    ],
+)
+def test_a_word_matched_case_blind_reads_as_its_letters_never_raising(question: str) -> None:
+    find_time_span(question, TODAY)
+    spans_in_text(question)
+    title_span(question)
+    parse_day(question)
+
+
+def test_a_word_matched_case_blind_that_no_table_spells_is_no_period() -> None:
+    assert parse_day("12 Augıst 1905") is None
+    assert find_time_span("in Augıst", TODAY) is None
+    assert find_time_span("this wınter", TODAY) is None
+    assert find_time_span("the past sıx weeks", TODAY) is None
+    assert parse_day("den 12 auguſtus 1920") == dt.date(1920, 8, 12)
+    span = find_time_span("laſt year", TODAY)
+    assert span is not None
+    assert span.start == dt.date(2025, 1, 1)  # "laſt" is "last", not "this"

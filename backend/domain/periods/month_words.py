@@ -57,8 +57,9 @@ _ORDINARY_WORDS = frozenset({"out", "ago", "set", "gen", "mag", "marco"})
 
 
 def _folded(word: str) -> str:
-    """`word` in lower case without its accents, as people type a month on a keyboard without them."""
-    bare = "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
+    """`word` casefolded without its accents, as people type a month on a keyboard without them (and as a
+    case-blind pattern matched it: "auguſtus" is "augustus")."""
+    bare = "".join(c for c in unicodedata.normalize("NFD", word.casefold()) if not unicodedata.combining(c))
     return unicodedata.normalize("NFC", bare)
 
 
@@ -77,9 +78,10 @@ _NUMBERS = {
 }
 
 
-def month_number(word: str) -> int:
-    """The month (1-12) a name or abbreviation of these languages is, however it is cased or accented."""
-    return _NUMBERS[_folded(word.rstrip("."))]
+def month_number(word: str) -> int | None:
+    """The month (1-12) a name or abbreviation of these languages is, however it is cased or accented, or
+    None for a word that is none."""
+    return _NUMBERS.get(_folded(word.rstrip(".")))
 
 
 def _written() -> dict[str, tuple[int, bool]]:
@@ -89,7 +91,7 @@ def _written() -> dict[str, tuple[int, bool]]:
     for months in _LANGUAGES.values():
         for number, forms in enumerate(months.split(", "), start=1):
             for spelling in (spelling for form in forms.split() for spelling in _spellings(form)):
-                bare = spelling.rstrip(".").lower()
+                bare = spelling.rstrip(".").casefold()
                 written[bare] = (number, written.get(bare, (0, False))[1] or spelling.endswith("."))
     return written
 
@@ -101,8 +103,8 @@ def written_month(word: str) -> int | None:
     """The month a word before a year (WRITTEN_MONTH's) is, or None: a word that is no month here, a full
     name with a dot, or an ordinary word ("out", "ago": a month only with a day before it)."""
     bare = word[:-1] if word.endswith(".") else word
-    found = _WRITTEN.get(bare.lower())
-    if found is None or (bare != word and not found[1]) or bare.lower() in _ORDINARY_WORDS:
+    found = _WRITTEN.get(bare.casefold())
+    if found is None or (bare != word and not found[1]) or bare.casefold() in _ORDINARY_WORDS:
         return None
     return found[0]
 
@@ -154,7 +156,7 @@ CJK_MONTH = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[年년]\s*(\d{1,2})\s*[月월
 # the full names NAMED_MONTHS read, each a whole word there: a question naming none of them (most) is not
 # tried against its 17 patterns (~50 us a question)
 _FULL_NAMES = frozenset(
-    spelling.lower()
+    spelling.casefold()
     for months in _LANGUAGES.values()
     for form in months.replace(",", "").split()
     if not form.endswith(".")
@@ -165,7 +167,7 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 def names_a_month(text: str) -> bool:
     """Whether `text` writes a month's full name of these languages: what NAMED_MONTHS need."""
-    return any(word.lower() in _FULL_NAMES for word in _LETTERS.findall(text))
+    return any(word.casefold() in _FULL_NAMES for word in _LETTERS.findall(text))
 
 
 def _month_after(words: str, language: str) -> re.Pattern[str]:

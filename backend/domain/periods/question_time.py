@@ -35,6 +35,8 @@ from backend.domain.periods.time_intent import (
     _month_span,
     _search,
     _season_span,
+    named_time,
+    read_word,
 )
 
 # not a part of another time ("the last week of March") nor someone's ("my last year at school")
@@ -129,8 +131,8 @@ def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     rest = match.group(1)
     # "since March" of the latest March; "since March 2024" of that one (the finders below)
     month = re.match(rf"({_FULL_MONTHS})\b(?!,?\s+(?:of\s+)?(?:19|20)\d\d)", rest, re.I)
-    if month is not None:
-        number = _MONTHS[month.group(1).lower()]
+    number = None if month is None else read_word(_MONTHS, month.group(1))
+    if month is not None and number is not None:
         start = _month_span("", today.year if number <= today.month else today.year - 1, number).start
         return TimeSpan(f"since {month.group(1)}", start, today, "since")
     for find in _FINDERS[1:]:
@@ -145,12 +147,12 @@ def _rolling(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del southern
     match = _search(_ROLLING, query)
     if match is not None:
-        count, unit = match.group(1), match.group(2).lower().rstrip("s")
-        said_last = "last" in match.group(0).lower().split()
+        count, unit = match.group(1), match.group(2).casefold().rstrip("s")
+        said_last = "last" in match.group(0).casefold().split()
         if count is None and said_last and unit != "fortnight":
             return None  # "last week" is the calendar one (_relative); "the last day of term" is no time
-        number = 1 if count is None else int(count) if count.isdigit() else _COUNTS[count.lower()]
-        days = number * _UNIT_DAYS[unit]
+        number = 1 if count is None else int(count) if count.isdigit() else read_word(_COUNTS, count) or 0
+        days = number * (read_word(_UNIT_DAYS, unit) or 0)
         if 0 < days <= 100 * 365:
             return TimeSpan(match.group(0).strip(), today - dt.timedelta(days=days - 1), today, "days")
     return None
@@ -173,7 +175,9 @@ def _relative_period(query: str, today: dt.date, southern: bool) -> TimeSpan | N
     match = _search(_RELATIVE_PERIOD, query)
     if match is None:
         return None
-    text, which, name = match.group(0), match.group(1).lower(), match.group(2).lower()
+    text, which, name = match.group(0), match.group(1).casefold(), match.group(2).casefold()
+    if not named_time(name):
+        return None
     season = name in _SEASON_START
 
     def of(year: int) -> TimeSpan:
@@ -204,7 +208,7 @@ def _relative(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     if match is None:
         return _relative_year_abroad(query, today)
     text = match.group(1)
-    words = text.lower().split()
+    words = text.casefold().split()
     if words == ["today"]:
         return TimeSpan(text, today, today, "day")
     if words == ["yesterday"]:
@@ -245,14 +249,14 @@ def _named_month(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     "im März", "en mars" and "letzten März", "en mars dernier" (month_words.NAMED_MONTHS)."""
     del southern
     match = _search(_NAMED_MONTH, query)
-    if match is not None:
-        return _latest_month(
-            match.group(0), _MONTHS[match.group(2).lower()], match.group(1).lower() == "last", today
-        )
+    month = None if match is None else read_word(_MONTHS, match.group(2))
+    if match is not None and month is not None:
+        return _latest_month(match.group(0), month, match.group(1).casefold() == "last", today)
     for pattern, last in NAMED_MONTHS if names_a_month(query) else ():
         match = _search(pattern, query)
-        if match is not None:
-            return _latest_month(match.group(0), month_number(match.group(1)), last, today)
+        month = None if match is None else month_number(match.group(1))
+        if match is not None and month is not None:
+            return _latest_month(match.group(0), month, last, today)
     return None
 
 

@@ -208,18 +208,27 @@ MONTH_FORMS = (
 )
 
 
-def _month_number(word: str) -> int:
+def read_word(table: dict[str, int], word: str) -> int | None:
+    """What `table` says of a word a case-blind pattern matched, or None: casefolded, as the pattern matched
+    it ("Auguſt 1905": the long s is an s), and None for a spelling it lacks, never an exception (re.I also
+    takes the dotless "ı" for "i", which no casing turns into one)."""
+    return table.get(word.casefold())
+
+
+def month_of(word: str) -> int | None:
+    """The month a number, an English name or another language's (month_words) is, or None."""
     if word.isdigit():
         return int(word)
-    return _MONTHS.get(word.lower()) or month_words.month_number(word)
+    return read_word(_MONTHS, word) or month_words.month_number(word)
 
 
 def day_written(match: re.Match[str], order: str) -> TimeSpan | None:
     """The day a match of one of DAY_FORMS writes, or None for one that does not exist (2026-02-30)."""
     parts = dict(zip(order, match.groups(), strict=True))
+    month = month_of(parts["m"])
     try:
-        day = dt.date(int(parts["y"]), _month_number(parts["m"]), int(parts["d"]))
-    except ValueError:
+        day = dt.date(int(parts["y"]), month or 0, int(parts["d"]))
+    except ValueError:  # no such day, or no month
         return None
     return TimeSpan(match.group(0), day, day, "day")
 
@@ -228,7 +237,7 @@ def month_written(match: re.Match[str], order: str) -> TimeSpan | None:
     """The month a match of one of MONTH_FORMS writes, or None for one there is not ("2026年13月", "Leute
     2026")."""
     parts = dict(zip(order, match.groups(), strict=True))
-    month = month_words.written_month(parts["w"]) if "w" in parts else _month_number(parts["m"])
+    month = month_words.written_month(parts["w"]) if "w" in parts else month_of(parts["m"])
     if month is None or not 1 <= month <= 12:
         return None
     return _month_span(match.group(0), int(parts["y"]), month)
@@ -262,7 +271,9 @@ def _month_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     match = _search(_MONTH_PAIR, query)
     if match is None:
         return None
-    first, last, year = _MONTHS[match.group(1).lower()], _MONTHS[match.group(2).lower()], int(match.group(3))
+    first, last, year = month_of(match.group(1)), month_of(match.group(2)), int(match.group(3))
+    if first is None or last is None:
+        return None
     if first == last:
         return _month_span(match.group(0), year, first)
     start = _month_span("", year - 1 if first > last else year, first).start
@@ -293,14 +304,24 @@ def _named_of_year(
     if match is None:
         return None
     name, year = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
-    return span_of(match.group(0), name, int(year), southern)
+    return span_of(match.group(0), name, int(year), southern) if named_time(name) else None
+
+
+# the first words of the seasons and holidays _SEASON_NAMES and _HOLIDAY_NAMES name
+_TIME_NAMES = frozenset({*_SEASON_NAMES.split("|"), "christmas", "xmas", "easter"})
+
+
+def named_time(name: str) -> bool:
+    """Whether a season or holiday a case-blind pattern matched is one, casefolded ("ſpring" is; "wınter",
+    which re.I takes for "winter", is none)."""
+    return name.casefold().split()[0] in _TIME_NAMES
 
 
 def _holiday_span(text: str, name: str, year: int, southern: bool) -> TimeSpan:
     """The holidays a person names, as the days people mean by them: Christmas, 20 December to 1 January;
     Easter, the two weeks of school holidays around Easter Sunday; the summer holidays, July and August
     (December and January in the southern hemisphere)."""
-    name = name.lower()
+    name = name.casefold()
     if name in ("christmas", "xmas"):
         return TimeSpan(text, dt.date(year, 12, 20), dt.date(year + 1, 1, 1), "holiday")
     if name == "easter":
@@ -336,7 +357,7 @@ _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 def _season_span(text: str, name: str, year: int, southern: bool) -> TimeSpan:
     """Three whole months; a winter (a southern summer) runs into the next year: "winter 2024" is December
     2024 to February 2025."""
-    first = _SEASON_START[name.lower()]
+    first = _SEASON_START[name.casefold()]
     if southern:
         first = (first + 6 - 1) % 12 + 1
     start = dt.date(year, first, 1)
@@ -352,13 +373,13 @@ def _part_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None
         return None
     g = match.groups()
     if g[0]:
-        number, kind, year = _ORDINALS[g[0].lower()], g[1].lower(), _year_of(g[2], today)
+        number, kind, year = read_word(_ORDINALS, g[0]) or 0, g[1].casefold(), _year_of(g[2], today)
     elif g[3]:
         number, kind, year = int(g[4]), "half" if g[3].upper() == "H" else "quarter", _year_of(g[5], today)
     else:
         number, kind, year = int(g[8]), "half" if g[7].upper() == "H" else "quarter", int(g[6])
     months = 6 if kind == "half" else 3
-    if year is None or number * months > 12:  # "third half", "H3"
+    if year is None or not 0 < number * months <= 12:  # "third half", "H3"; no ordinal
         return None
     first = (number - 1) * months + 1
     start = dt.date(year, first, 1)
@@ -367,7 +388,7 @@ def _part_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None
 
 def _year_of(text: str, today: dt.date) -> int | None:
     """A year written out, or "this year" / "last year" from `today` (None without one: a note's name)."""
-    words = text.lower().split()
+    words = text.casefold().split()
     if words[0].isdigit():
         return int(words[0])
     if today == dt.date.min:
