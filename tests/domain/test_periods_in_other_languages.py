@@ -331,3 +331,40 @@ def test_a_word_matched_case_blind_that_no_table_spells_is_no_period() -> None:
     span = find_time_span("laſt year", TODAY)
     assert span is not None
     assert span.start == dt.date(2025, 1, 1)  # "laſt" is "last", not "this"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "如今年轻人都在做什么",  # 如今 + 年轻, not 今年
+        "当今年轻人的想法",  # 当今
+        "我失去年轻时的梦想",  # 失去 + 年轻, not 去年
+        "过去年代的音乐笔记",  # 过去 + 年代
+        "過去年代的音樂",  # traditional
+        "逝去年华",  # 逝去 + 年华
+        "如今年纪大了",  # 年纪
+        "今年龄",  # 年龄
+        "一昨年の夏",  # the year before last, not last year
+        "재작년에 읽은 책",  # the same in Korean
+    ],
+)
+def test_this_year_and_last_year_inside_other_cjk_words_are_no_period(question: str) -> None:
+    assert find_time_span(question, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "year"),
+    [
+        ("今年纪念活动", 2026),  # 纪念 (a commemoration) begins after 今年
+        ("今年代表团", 2026),  # 代表
+        ("今年华为发布了什么", 2026),  # 华为
+        ("今年轻松完成", 2026),  # 轻松
+        ("去年年底", 2025),
+        ("今年度の予算", 2026),
+        ("昨年の売上", 2025),
+    ],
+)
+def test_this_year_and_last_year_before_another_word_are_that_year(question: str, year: int) -> None:
+    span = find_time_span(question, TODAY)
+    assert span is not None
+    assert (span.start, span.end) == (dt.date(year, 1, 1), dt.date(year, 12, 31))

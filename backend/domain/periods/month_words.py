@@ -230,6 +230,14 @@ _THIS_YEAR = (
     r"(?:in\s+)?diese[ms]\s+Jahr(?:es)?|cette\s+ann[ée]e|este\s+año|(?:n?este|n?esse)\s+ano|quest['’]\s?anno"
     r"|questo\s+anno|dit\s+jaar|в\s+этом\s+году|этот\s+год"
 )
+# Chinese, Japanese and Korean write no spaces, so "去年" and "今年" are also the middle of other
+# words: a verb ending in 去 before 年 ("过去", "失去": "过去年代的音乐", "我失去年轻时的梦想"),
+# "如今" ("如今年轻人"), a word starting with 年 after ("年轻", "年代", "年龄", "年纪", "年华"; not
+# "今年纪念", "今年代表", "今年华为"); "一昨年" and "재작년" are the year before last
+_NOT_IN_WORD = r"(?!轻(?!松)|輕|代(?!表|理|替|价)|龄|齡|纪(?!念|录)|紀|华(?!为|人|侨|语)|華)"
+_GONE = r"(?<![过過失离離逝死老除减減删刪抹褪淡远遠])"  # "过去", "失去", "逝去" ...
+_LAST_YEAR_CJK = rf"{_GONE}去年{_NOT_IN_WORD}|(?<!一)昨年{_NOT_IN_WORD}|(?<!재)작년|지난해"
+_THIS_YEAR_CJK = rf"(?<![如当當现現而])今年{_NOT_IN_WORD}|올해|금년"
 # a word for a year that RELATIVE_YEARS need (their lookbehinds, tried at every place of a question, cost
 # ~40 us a question; this, a few)
 YEAR_WORD = re.compile(
@@ -238,10 +246,10 @@ YEAR_WORD = re.compile(
 RELATIVE_YEARS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (
         re.compile(
-            rf"{_NOT_A_PURPOSE}{_NOT_SOMEONES}(?:\b(?:{_LAST_YEAR})\b{_NOT_A_PART}|去年|昨年|작년|지난해)",
+            rf"{_NOT_A_PURPOSE}{_NOT_SOMEONES}(?:\b(?:{_LAST_YEAR})\b{_NOT_A_PART}|{_LAST_YEAR_CJK})",
             re.I,
         ),
         True,
     ),
-    (re.compile(rf"{_NOT_A_PURPOSE}(?:\b(?:{_THIS_YEAR})\b|今年|올해|금년)", re.I), False),
+    (re.compile(rf"{_NOT_A_PURPOSE}(?:\b(?:{_THIS_YEAR})\b|{_THIS_YEAR_CJK})", re.I), False),
 )
