@@ -368,3 +368,51 @@ def test_this_year_and_last_year_before_another_word_are_that_year(question: str
     span = find_time_span(question, TODAY)
     assert span is not None
     assert (span.start, span.end) == (dt.date(year, 1, 1), dt.date(year, 12, 31))
+
+
+# --- a month English writes as a name -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("The Mars 2020 mission landed Perseverance", 2020),  # the mission, not March 2020
+        ("Julio 2026 visited the farm", 2026),  # a name before a year in an English text
+        ("Avril 2026 tour dates", 2026),
+        ("Abril 2026 tour", 2026),
+        ("Mayo 2026 report", 2026),
+        ("MARS 2026", 2026),
+    ],
+)
+def test_a_capitalised_name_before_a_year_is_no_month_but_the_year(text: str, year: int) -> None:
+    # as on main, where only English months were read: the question names the year, the text no month
+    span = find_time_span(text, TODAY)
+    assert span is not None
+    assert (span.text, span.granularity) == (str(year), "year")
+    assert spans_in_text(text) == []
+
+
+@pytest.mark.parametrize("name", ["Mars 2020 Rover", "Avril 2026 tour", "Julio 2026 visited"])
+def test_a_note_named_after_a_name_and_a_year_is_of_no_month(name: str) -> None:
+    assert title_span(name) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "month"),
+    [
+        ("en Mars 2026", MARCH),  # a word of its language before it
+        ("début Mars 2026", MARCH),
+        ("mi-Mars 2026", MARCH),
+        ("Depuis Mars 2026", MARCH),
+        ("le 12 Mars 2026", MARCH_12),  # a day before it
+        ("mars 2026", MARCH),  # in lower case, as French writes its months
+        ("Julio de 2026", [("2026-07-01", "2026-07-31")]),  # "de" before the year
+        ("desde Julio 2026", [("2026-07-01", "2026-07-31")]),
+        ("julio 2026", [("2026-07-01", "2026-07-31")]),
+        ("d'Avril 2026", [("2026-04-01", "2026-04-30")]),
+    ],
+)
+def test_a_month_english_writes_as_a_name_is_a_month_where_its_language_says_so(
+    text: str, month: list[tuple[str, str]]
+) -> None:
+    assert _written(text) == month

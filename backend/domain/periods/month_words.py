@@ -54,6 +54,17 @@ _LANGUAGES = {
 # without its cedilla): a month only with a day before them ("12 out. 2026"), never with a year alone ("sold
 # out. 2026 will...")
 _ORDINARY_WORDS = frozenset({"out", "ago", "set", "gen", "mag", "marco"})
+# months that English text writes capitalised before a year as names ("the Mars 2020 mission", "Julio 2026
+# visited", "Avril 2026 tour"): so written, a month only after a word of its language that makes it one ("en
+# Mars 2026", "début Mars 2026", "desde Julio 2026") or with "de" before its year ("Julio de 2026"); in lower
+# case, as French, Spanish and Portuguese write their months ("mars 2026", "julio 2026"), a month
+_NAMES = frozenset({"mars", "julio", "avril", "abril", "mayo"})
+_MONTH_AFTER = re.compile(
+    r"(?:\b(?:en|de|d[ée]but|fin|courant|depuis|d[èe]s|avant|apr[èe]s|jusqu['’](?:en|à|a)|desde|hasta|em|"
+    r"at[ée]|ap[óo]s)\s+|\bd['’]\s?|\bmi-)$",
+    re.I,
+)
+_OF_YEAR = re.compile(r",?\s+del?\s", re.I)
 
 
 def _folded(word: str) -> str:
@@ -107,6 +118,19 @@ def written_month(word: str) -> int | None:
     if found is None or (bare != word and not found[1]) or bare.casefold() in _ORDINARY_WORDS:
         return None
     return found[0]
+
+
+def month_before_year(match: re.Match[str]) -> int | None:
+    """The month WRITTEN_MONTH's match is ("März 2026", "marzo de 2026"), or None (`written_month`; a name
+    English writes capitalised, unless a word of its language makes it a month: _NAMES)."""
+    word = match.group(1)
+    month = written_month(word)
+    if month is None or word[:1].islower() or word.casefold() not in _NAMES:
+        return month
+    if _OF_YEAR.match(match.group(0), len(word)):
+        return month
+    before = match.string[max(0, match.start() - 20) : match.start()]
+    return month if _MONTH_AFTER.search(before) else None
 
 
 def _alternation(languages: Iterable[str], *, full: bool = False, ordinary: bool = True) -> str:

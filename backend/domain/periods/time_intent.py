@@ -203,7 +203,7 @@ DAY_FORMS = (
 MONTH_FORMS = (
     (_MONTH_YEAR, "my"),
     (_ISO_MONTH, "ym"),
-    (month_words.WRITTEN_MONTH, "wy"),  # a word that may be a month (month_words.written_month)
+    (month_words.WRITTEN_MONTH, "wy"),  # a word that may be a month (month_words.month_before_year)
     (month_words.CJK_MONTH, "ym"),
 )
 
@@ -237,7 +237,7 @@ def month_written(match: re.Match[str], order: str) -> TimeSpan | None:
     """The month a match of one of MONTH_FORMS writes, or None for one there is not ("2026年13月", "Leute
     2026")."""
     parts = dict(zip(order, match.groups(), strict=True))
-    month = month_words.written_month(parts["w"]) if "w" in parts else month_of(parts["m"])
+    month = month_words.month_before_year(match) if "w" in parts else month_of(parts["m"])
     if month is None or not 1 <= month <= 12:
         return None
     return _month_span(match.group(0), int(parts["y"]), month)
