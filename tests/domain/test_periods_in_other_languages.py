@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from backend.domain.periods.question_time import find_time_span
+from backend.domain.periods.question_time import days_telling, find_time_span
 from backend.domain.periods.time_intent import parse_day
 from backend.domain.periods.written_periods import chunk_periods, spans_in_text, title_span
 
@@ -416,3 +416,145 @@ def test_a_month_english_writes_as_a_name_is_a_month_where_its_language_says_so(
     text: str, month: list[tuple[str, str]]
 ) -> None:
     assert _written(text) == month
+
+
+# --- the words that change what a period means --------------------------------------------------------------
+
+MARCH_15 = dt.date(2026, 3, 15)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "März bis Mai 2026",
+        "was war zwischen März und Mai 2026",
+        "März–Mai 2026",
+        "qu'ai-je fait de mars à mai 2026",
+        "entre mars et mai 2026",
+        "de marzo a mayo de 2026",
+        "desde marzo hasta mayo de 2026",  # "desde" opens the range: not "since"
+        "da marzo a maggio 2026",
+        "de março a maio de 2026",
+        "van maart tot mei 2026",
+        "с марта по май 2026",
+        "March to May 2026",  # as English reads it
+    ],
+)
+def test_a_range_of_months_is_all_of_them(question: str) -> None:
+    span = find_time_span(question, MARCH_15)
+    assert span is not None
+    assert (span.start, span.end, span.granularity) == (dt.date(2026, 3, 1), dt.date(2026, 5, 31), "months")
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        ("was ist seit März 2025 passiert", "2025-03-01"),
+        ("depuis mars 2025", "2025-03-01"),
+        ("Depuis Mars 2025", "2025-03-01"),  # the French word makes "Mars" a month
+        ("desde marzo de 2025", "2025-03-01"),
+        ("dall'aprile 2025", "2025-04-01"),
+        ("sinds maart 2025", "2025-03-01"),
+        ("что изменилось с марта 2025 года", "2025-03-01"),
+        ("seit dem 12.03.2025", "2025-03-12"),
+        ("desde el 12 de marzo de 2025", "2025-03-12"),
+        ("seit 2024", "2024-01-01"),
+        ("seit März", "2026-03-01"),  # the latest March, as "since March"
+        ("depuis l'année dernière", "2025-01-01"),
+        ("since March 2025", "2025-03-01"),
+    ],
+)
+def test_since_a_period_is_from_its_start_to_today(question: str, start: str) -> None:
+    span = find_time_span(question, MARCH_15)
+    assert span is not None
+    assert (span.start.isoformat(), span.end, span.granularity) == (start, MARCH_15, "since")
+
+
+def test_the_start_of_a_range_of_years_is_no_since() -> None:
+    # "с 2000 по 2005 год" is from 2000 to 2005, not since 2000: its first year, as before
+    span = find_time_span("вырубалось ежегодно в период с 2000 по 2005 год", MARCH_15)
+    assert span is not None
+    assert span.granularity == "year"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "vor März 2026",
+        "was war nach März 2025",
+        "bis Mai 2026",
+        "avant mars 2026",
+        "après mars 2025",
+        "antes de marzo de 2026",
+        "prima di marzo 2026",
+        "depois de março de 2025",
+        "na maart 2025",
+        "до марта 2026 года",
+        "before March 2026",
+    ],
+)
+def test_a_period_that_bounds_the_time_asked_tells_no_days(question: str) -> None:
+    span = find_time_span(question, MARCH_15)
+    assert span is not None
+    assert days_telling(question, span) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Pläne für März 2026",
+        "mes plans pour mars 2026",
+        "lo planeado para marzo de 2026",
+        "plans for March 2026",
+    ],
+)
+def test_a_plan_for_a_month_is_of_its_year_told_by_any_earlier_day(question: str) -> None:
+    # as "plans for March 2026": the month is what the plan is for, its year the period, told from any day
+    span = find_time_span(question, MARCH_15)
+    assert span is not None
+    assert (span.text, span.granularity) == ("2026", "year")
+    days = days_telling(question, span)
+    assert days is not None
+    assert (days.start, days.end) == (dt.date.min, dt.date(2026, 12, 31))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Ziele für dieses Jahr",
+        "was habe ich für März 2026 geplant",
+        "piani per marzo 2026",
+        "piani per il 2026",
+        "doelen voor 2026",
+    ],
+)
+def test_what_a_plan_is_for_is_no_period_of_its_own(question: str) -> None:
+    span = find_time_span(question, MARCH_15)
+    assert span is None or span.granularity == "year"
+
+
+def test_the_italian_per_before_a_number_is_no_purpose() -> None:
+    span = find_time_span("as per 2024 rules", MARCH_15)
+    assert span is not None
+    assert span.text == "2024"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "verglichen mit März 2025",
+        "wie war der Umsatz im Vergleich zum letzten Jahr",
+        "gegenüber 2024",
+        "par rapport à l'année dernière",
+        "comparé à mars 2025",
+        "comparado con el año pasado",
+        "rispetto al 2024",
+        "em comparação com 2024",
+        "vergeleken met vorig jaar",
+        "по сравнению с 2024 годом",
+        "засуха сильнее, чем в 2005 году",
+        "compared with last year",
+    ],
+)
+def test_a_period_compared_against_in_another_language_is_not_the_period_asked(question: str) -> None:
+    assert find_time_span(question, MARCH_15) is None

@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 import re
 
+from backend.domain.periods import period_words
 from backend.domain.periods.month_words import (
     NAMED_MONTHS,
     RELATIVE_YEARS,
@@ -32,6 +33,7 @@ from backend.domain.periods.time_intent import (
     TimeSpan,
     _Finder,
     _holiday_span,
+    _matches,
     _month_span,
     _search,
     _season_span,
@@ -69,10 +71,14 @@ _SINCE = re.compile(r"\bsince\s+(.{1,40})", re.I)
 
 
 # "the week before August 3", "won by July 10", "after March 2024": the period bounds the time asked about
-_BOUND = re.compile(r"\b(?:before|after|by|until|till|prior\s+to|up\s+to|ahead\s+of)\s*$", re.I)
+_BOUND = re.compile(
+    rf"\b(?:before|after|by|until|till|prior\s+to|up\s+to|ahead\s+of|{period_words.BOUND})\s*$", re.I
+)
 # a plan is written before the time it is for
 _PLAN = re.compile(
-    r"\b(?:plan(?:s|ned|ning)?|intend(?:s|ed)?|going\s+to|meant\s+to|hop(?:e|es|ed|ing)\s+to)\b", re.I
+    rf"\b(?:plan(?:s|ned|ning)?|intend(?:s|ed)?|going\s+to|meant\s+to|hop(?:e|es|ed|ing)\s+to"
+    rf"|{period_words.PLAN})\b",
+    re.I,
 )
 
 
@@ -101,7 +107,7 @@ def find_time_span(query: str, today: dt.date, *, southern: bool = False) -> Tim
 # "compare with last year", "compared to 2023", "colder than last winter", "versus 2023": the measure of it
 _COMPARED = re.compile(
     r"(?:\bcompar(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}?(?:with|to|against)|\b(?:than|versus|vs\.?))"
-    r"\s+(?:in\s+|the\s+|during\s+)?$",
+    rf"\s+(?:in\s+|the\s+|during\s+)?$|\b{period_words.COMPARED}\s*$",
     re.I,
 )
 
@@ -124,21 +130,49 @@ def _said_before(query: str, span: TimeSpan, words: re.Pattern[str]) -> bool:
 
 def _since(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     """ "since March": from the latest 1 March not after today to today; "since 2024", "since last summer":
-    from the start of that time."""
+    from the start of that time; so "seit März", "depuis mars 2025", "desde 2024" (period_words.SINCE)."""
     match = _search(_SINCE, query)
     if match is None:
-        return None
+        return _since_abroad(query, today, southern)
     rest = match.group(1)
     # "since March" of the latest March; "since March 2024" of that one (the finders below)
     month = re.match(rf"({_FULL_MONTHS})\b(?!,?\s+(?:of\s+)?(?:19|20)\d\d)", rest, re.I)
     number = None if month is None else read_word(_MONTHS, month.group(1))
     if month is not None and number is not None:
-        start = _month_span("", today.year if number <= today.month else today.year - 1, number).start
-        return TimeSpan(f"since {month.group(1)}", start, today, "since")
+        return _since_month(f"since {month.group(1)}", number, today)
     for find in _FINDERS[1:]:
         span = find(rest, today, southern)
         if span is not None and rest.lower().startswith(span.text.lower()) and span.start <= today:
             return TimeSpan(f"since {span.text}", span.start, today, "since")
+    return _since_abroad(query, today, southern)
+
+
+def _since_month(text: str, number: int, today: dt.date) -> TimeSpan:
+    start = _month_span("", today.year if number <= today.month else today.year - 1, number).start
+    return TimeSpan(text, start, today, "since")
+
+
+def _since_abroad(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
+    """ "seit März 2025", "depuis mars", "desde 2024", "с марта 2025 года", as "since": the first of those
+    words a time follows. Its words are read from the word on ("depuis Mars 2025": the French word makes
+    "Mars" a month), and the start of a range is none ("desde marzo hasta mayo de 2026", "с 2000 по 2005
+    год": from one to the other)."""
+    for match in _matches(period_words.SINCE, query):
+        if _COMPARED.search(query, 0, match.end(1)):  # "по сравнению с 2024 годом": "compared with"
+            continue
+        rest, scope = match.group(2), query[match.start() : match.end()]
+        for find in _FINDERS[1:]:
+            span = find(scope, today, southern)
+            if span is None or not rest.startswith(span.text) or span.start > today:
+                continue
+            if span.granularity == "months" or period_words.RANGE_GOES_ON.match(rest, len(span.text)):
+                return None
+            words = query[match.start() : match.start(2) + len(span.text)]
+            return TimeSpan(words, span.start, today, "since")
+        month = period_words.month_alone(rest)
+        number = None if month is None else month_number(month)
+        if month is not None and number is not None:
+            return _since_month(query[match.start() : match.start(2) + len(month)], number, today)
     return None
 
 

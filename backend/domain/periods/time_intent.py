@@ -18,7 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from backend.domain.periods import month_words
+from backend.domain.periods import month_words, period_words
+from backend.domain.periods.period_words import MONTH_PAIR, pair_of_months
 
 _MONTHS = {
     name: number
@@ -154,9 +155,9 @@ def _search(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
 
 
 def _matches(pattern: re.Pattern[str], query: str) -> Iterator[re.Match[str]]:
-    """The matches not introduced by "for", in order."""
+    """The matches not introduced by "for" ("für", "pour": period_words.for_a_purpose), in order."""
     for match in pattern.finditer(query):
-        if not _PURPOSE.search(query, 0, match.start()):
+        if not (_PURPOSE.search(query, 0, match.start()) or period_words.for_a_purpose(query, match.start())):
             yield match
 
 
@@ -266,18 +267,21 @@ def _iso_week(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
 
 
 def _month_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
-    """ "May and June 2024", "May-June 2024"; "December to February 2025" starts the year before."""
+    """ "May and June 2024", "May-June 2024"; "December to February 2025" starts the year before; so "März bis
+    Mai 2026", "de mars à mai 2026" (MONTH_PAIR: not tried on a question writing no year, as most)."""
     del today, southern
     match = _search(_MONTH_PAIR, query)
-    if match is None:
+    if match is not None:
+        paired = match.group(0), month_of(match.group(1)), month_of(match.group(2)), int(match.group(3))
+    elif not _YEAR_WRITTEN.search(query) or not (paired := pair_of_months(_matches(MONTH_PAIR, query))):
         return None
-    first, last, year = month_of(match.group(1)), month_of(match.group(2)), int(match.group(3))
+    text, first, last, year = paired
     if first is None or last is None:
         return None
     if first == last:
-        return _month_span(match.group(0), year, first)
+        return _month_span(text, year, first)
     start = _month_span("", year - 1 if first > last else year, first).start
-    return TimeSpan(match.group(0), start, _month_span("", year, last).end, "months")
+    return TimeSpan(text, start, _month_span("", year, last).end, "months")
 
 
 def _month_of_year(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
@@ -307,14 +311,9 @@ def _named_of_year(
     return span_of(match.group(0), name, int(year), southern) if named_time(name) else None
 
 
-# the first words of the seasons and holidays _SEASON_NAMES and _HOLIDAY_NAMES name
-_TIME_NAMES = frozenset({*_SEASON_NAMES.split("|"), "christmas", "xmas", "easter"})
-
-
 def named_time(name: str) -> bool:
-    """Whether a season or holiday a case-blind pattern matched is one, casefolded ("ſpring" is; "wınter",
-    which re.I takes for "winter", is none)."""
-    return name.casefold().split()[0] in _TIME_NAMES
+    """Whether a season or holiday a case-blind pattern matched is one ("ſpring" is; "wınter" is none)."""
+    return name.casefold().split()[0] in (*_SEASON_START, "christmas", "xmas", "easter")
 
 
 def _holiday_span(text: str, name: str, year: int, southern: bool) -> TimeSpan:
@@ -398,9 +397,9 @@ def _year_of(text: str, today: dt.date) -> int | None:
 
 def _year_pair(query: str, today: dt.date, southern: bool) -> TimeSpan | None:
     del today, southern
-    for match in _YEAR_PAIR.finditer(query):
+    for match in _matches(_YEAR_PAIR, query):
         first, second = int(match.group(1)), match.group(2)
-        if int(second) in ((first + 1) % 100, first + 1) and not _PURPOSE.search(query, 0, match.start()):
+        if int(second) in ((first + 1) % 100, first + 1):
             return TimeSpan(match.group(0), dt.date(first, 1, 1), dt.date(first + 1, 12, 31), "years")
     return None
 
