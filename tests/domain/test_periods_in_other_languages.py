@@ -558,3 +558,32 @@ def test_the_italian_per_before_a_number_is_no_purpose() -> None:
 )
 def test_a_period_compared_against_in_another_language_is_not_the_period_asked(question: str) -> None:
     assert find_time_span(question, MARCH_15) is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Seit März 2020",
+        "Depuis mars 2020",
+        "Desde marzo de 2020",
+        "Bis Mai 2026",
+        "Nach 2020",
+        "Avant mars 2026",
+        "Antes de marzo de 2026",
+        "Dall'aprile 2020",
+        "Sinds maart 2020",
+        "С марта 2020",
+        "До марта 2026",
+        "Since March 2020",
+    ],
+)
+def test_a_note_named_with_a_bound_of_a_period_is_of_no_period(name: str) -> None:
+    assert title_span(name) is None
+
+
+def test_a_day_after_a_bound_labels_a_note_in_any_language_as_in_english() -> None:
+    # a day labels a note wherever it stands in its name ("Before 12 March 2026" is of the 12th): so in German
+    english, german = title_span("Before 12 March 2026"), title_span("vor 12.03.2026")
+    assert english is not None
+    assert german is not None
+    assert english.start == german.start == dt.date(2026, 3, 12)

@@ -45,9 +45,12 @@ def pair_of_months(matches: Iterable[re.Match[str]]) -> tuple[str, int | None, i
 # "since": "seit März 2025", "ab 2025", "depuis mars 2025", "dès 2025", "à partir de mars 2025", "desde marzo
 # de 2025", "a partir de 2025", "dal marzo 2025", "dall'aprile 2025", "sinds maart 2025", "vanaf 2025", "с
 # марта 2025 года", "начиная с 2025 года": the word (group 1) and what follows it (group 2)
+_SINCE_WORDS = (
+    r"seit|ab|depuis|dès|[àa]\s+partir\s+d(?:e|u|el|o|a|['’])|desde|da(?=\s+[^\W\d_])|dal|dalla|dall['’]"
+    r"|sinds|vanaf|начиная\s+с|с|со"
+)
 SINCE = re.compile(  # their first letters looked for first: the words tried at every place cost twice as much
-    r"(?=[sadvàнс])\b(seit|ab|depuis|dès|[àa]\s+partir\s+d(?:e|u|el|o|a|['’])|desde|da(?=\s+[^\W\d_])|dal|dalla|dall['’]|sinds|vanaf"
-    r"|начиная\s+с|с|со)(?:\s+(?:dem|den|le|el|il|lo|la|o|a|het))?(?:\s+|(?<=['’]))(.{1,40})",
+    rf"(?=[sadvàнс])\b({_SINCE_WORDS})(?:\s+(?:dem|den|le|el|il|lo|la|o|a|het))?(?:\s+|(?<=['’]))(.{{1,40}})",
     re.I,
 )
 # after the time that follows one of those, the word to another: a range, not "since" ("с 2000 по 2005 год",
@@ -72,6 +75,10 @@ BOUND = (
     r"|vóór|voordat|na|tot|uiterlijk|до|после|перед)"
     r"(?:\s+(?:dem|der|den|le|la|les|el|il|lo|o|a|het|de))?"
 )
+
+# a start or a bound before a period in a note's name, as "since" or "before": not the time the note is of
+# ("Seit März 2020", "Depuis mars 2020", "Desde marzo de 2020", "Bis Mai 2026")
+NAME_BOUNDS = rf"{_SINCE_WORDS}|{BOUND}"
 
 # the time a plan is for, not when it was written ("Pläne für März 2026", "objectifs pour 2026", "planes
 # para 2026", "piani per il 2026", "plannen voor 2026"), as "plans for 2026" (not the Russian "на", as often

@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
+from backend.domain.periods import period_words
 from backend.domain.periods.time_intent import (
     _ISO_WEEK,
     DAY_FORMS,
@@ -29,8 +30,12 @@ from backend.domain.periods.time_intent import (
 MAX_WRITTEN = 12
 
 
-# a year after these words in a title is a bound, not the note's time: "What changed since 1989"
-_BOUND_BEFORE = re.compile(r"\b(?:since|before|after|until|till|from|by|pre|post|circa|ca|c)\.?[\s-]*$", re.I)
+# a year after these words in a title is a bound, not the note's time: "What changed since 1989", "Seit März
+# 2020" (period_words.NAME_BOUNDS)
+_BOUND_BEFORE = re.compile(
+    rf"\b(?:since|before|after|until|till|from|by|pre|post|circa|ca|c|{period_words.NAME_BOUNDS})\.?[\s-]*$",
+    re.I,
+)
 _EDGE = " -_.,:;()[]#"
 # words besides its time a name that labels a note with it holds at most ("Trip to Lisbon 2019"); more is
 # a sentence that mentions a time ("1466 starben mutmaßlich 40.000 Menschen an": named by its first words)
