@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from backend.application.search.ranking import MENTIONED_ONLY, OF_PERIOD, OTHER_TIME, UNDATED
+from backend.application.search.ranking import MENTIONED_ONLY, OF_PERIOD, OTHER_TIME, UNDATED, WRITES_ITS_YEAR
 
 # the reasons `time_factor` gives, as the explain data says them
-_TIME_REASONS = ", ".join(f'"{reason}"' for reason in (OF_PERIOD, OTHER_TIME, MENTIONED_ONLY, UNDATED))
+_TIME_REASONS = ", ".join(
+    f'"{reason}"' for reason in (OF_PERIOD, OTHER_TIME, MENTIONED_ONLY, WRITES_ITS_YEAR, UNDATED)
+)
 
 
 class SidePlaceOut(BaseModel):

@@ -15,6 +15,7 @@ from backend.domain.index.payload import DATE, FOLDERS, PERIOD_STATED, PERIODS, 
 from backend.domain.models import ScoredPoint
 from backend.domain.notes.note_origin import once_per_source, saved_from
 from backend.domain.periods.time_intent import TimeSpan
+from backend.domain.periods.written_periods import writes_year_of
 from backend.domain.ranking.result_rules import (
     LineSpan,
     WordTerms,
@@ -103,6 +104,7 @@ def _lowered(point: ScoredPoint, factor: float) -> ScoredPoint:
 OF_PERIOD = "of the period asked"
 OTHER_TIME = "says it is of another time"
 MENTIONED_ONLY = "its name only mentions another time: kept as it scored"
+WRITES_ITS_YEAR = "writes the year asked besides days of another time: kept as it scored"
 UNDATED = "undated: kept as it scored"
 
 
@@ -115,18 +117,22 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
     share of its period inside. A chunk that says it is of another time — it writes days of another time, or
     its note's `date:`, name, properties or folder state one (a journal day, "Honey sales 2025") — scores
     its own over (1 + boost): asked about 2024, the 2025 sales answer nothing. Any other chunk keeps its
-    score: undated (`created:` says when a file was made, never what it is of), or named with a year it only
-    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014): a period is a preference, and
-    never lowers a note for a time it does not say it is of."""
+    score: undated (`created:` says when a file was made, never what it is of), named with a year it only
+    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014), or writing a year of the
+    span besides its days of another time (a paragraph on a university founded "1 de agosto de 1963" that
+    tells what happened "en 1992", asked about 1992): a period is a preference, and never lowers a note for
+    a time it does not say it is of alone."""
     periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
         return 1.0 + boost * share, OF_PERIOD
     if not periods:
         return 1.0, UNDATED
-    if payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
-        return 1.0 / (1.0 + boost), OTHER_TIME
-    return 1.0, MENTIONED_ONLY
+    if not payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
+        return 1.0, MENTIONED_ONLY
+    if writes_year_of(str(payload.get("content", "")), span):
+        return 1.0, WRITES_ITS_YEAR
+    return 1.0 / (1.0 + boost), OTHER_TIME
 
 
 def note_periods(payload: dict[str, Any]) -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from backend.domain.periods import period_words
 from backend.domain.periods.time_intent import (
+    _BARE_YEAR,
     _ISO_WEEK,
     DAY_FORMS,
     MONTH_FORMS,
@@ -137,3 +138,13 @@ def _month_of(period: str) -> str:
         return period
     day = dt.date.fromisoformat(period)
     return _period(_month_span("", day.year, day.month))
+
+
+def writes_year_of(text: str, span: TimeSpan) -> bool:
+    """Whether `text` writes a year `span` is ("in 1992", "1992年"; not "£1992" nor "BA1992"): a chunk that
+    does speaks of the year asked, whatever days of other times it writes besides. Only a span of whole
+    years: the year a journal day of January writes says nothing of that year's Christmas."""
+    if span.granularity not in ("year", "years"):
+        return False
+    first, last = span.start.year, span.end.year
+    return any(first <= int(match.group(1)) <= last for match in _BARE_YEAR.finditer(text))

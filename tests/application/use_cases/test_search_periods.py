@@ -165,6 +165,38 @@ def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> No
     assert then[named] == pytest.approx(2 * plain[named])
 
 
+def test_a_chunk_writing_the_year_asked_keeps_its_score_whatever_other_days_it_writes() -> None:
+    """A paragraph telling of a university founded on 1 August 1963 that says what happened in 1992 speaks of
+    1992: asked about 1992 it keeps its score, where a paragraph writing only a day of 1963 is lowered; asked
+    about 1963 it is raised as before, and about a month of 1992 lowered as before."""
+    vault = {
+        "The university was founded.md": "The university was founded on 1 August 1963. In 1992 the "
+        "polytechnic beside it became a university too.\n",
+        "The river flooded.md": "The river flooded the polytechnic on 3 March 1963, and it became a "
+        "university.\n",
+        "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",  # the bottom of the list, at 0
+    }
+    flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
+    handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
+
+    def scores(h: FakeHandles, question: str) -> dict[str, float]:
+        return {str(hit.payload["note_path"]): hit.score for hit in h.search.search(question, top_k=10).hits}
+
+    founded, flooded = "The university was founded.md", "The river flooded.md"
+    question = "when did the polytechnic become a university in 1992"
+    plain, asked = scores(flat, question), scores(handles, question)
+    assert plain[founded] > 0
+    assert asked[founded] == pytest.approx(plain[founded])
+    assert asked[flooded] == pytest.approx(plain[flooded] / 2)
+    question = "when did the polytechnic become a university in 1963"
+    plain, asked = scores(flat, question), scores(handles, question)
+    assert asked[founded] == pytest.approx(2 * plain[founded])
+    # a year written says nothing of a month of it: asked about December 1992, its day of 1963 counts
+    question = "when did the polytechnic become a university in December 1992"
+    plain, asked = scores(flat, question), scores(handles, question)
+    assert asked[founded] == pytest.approx(plain[founded] / 2)
+
+
 def test_the_last_couple_of_weeks_are_the_days_up_to_today() -> None:
     """ "What have I been up to over the last couple of weeks?" is answered by the journal days of the
     fourteen days up to today (pinned), above a better-matching day of a month ago."""
