@@ -108,6 +108,16 @@ def _written() -> dict[str, tuple[int, bool]]:
 
 
 _WRITTEN = _written()
+_ITALIAN = frozenset(
+    spelling.rstrip(".").casefold()
+    for form in _LANGUAGES["it"].replace(",", "").split()
+    for spelling in _spellings(form)
+)
+
+
+def italian_month(word: str) -> bool:
+    """Whether `word` names an Italian month (the Italian "per" before one is a purpose)."""
+    return word.casefold() in _ITALIAN
 
 
 def written_month(word: str) -> int | None:

@@ -43,10 +43,12 @@ def pair_of_months(matches: Iterable[re.Match[str]]) -> tuple[str, int | None, i
 
 
 # "since": "seit März 2025", "ab 2025", "depuis mars 2025", "dès 2025", "à partir de mars 2025", "desde marzo
-# de 2025", "a partir de 2025", "dal marzo 2025", "dall'aprile 2025", "sinds maart 2025", "vanaf 2025", "с
-# марта 2025 года", "начиная с 2025 года": the word (group 1) and what follows it (group 2)
+# de 2025", "a partir de 2025", "dal marzo 2025" (only before a word: "red lentil dal 2024" is a dish),
+# "dall'aprile 2025", "sinds maart 2025", "vanaf 2025", "с марта 2025 года", "начиная с 2025 года": the word
+# (group 1) and what follows it (group 2)
 _SINCE_WORDS = (
-    r"seit|ab|depuis|dès|[àa]\s+partir\s+d(?:e|u|el|o|a|['’])|desde|da(?=\s+[^\W\d_])|dal|dalla|dall['’]"
+    r"seit|ab|depuis|dès|[àa]\s+partir\s+d(?:e|u|el|o|a|['’])|desde|da(?=\s+[^\W\d_])"
+    r"|(?-i:dal)(?=\s+[^\W\d_])|dalla|dall['’]"
     r"|sinds|vanaf|начиная\s+с|с|со"
 )
 SINCE = re.compile(  # their first letters looked for first: the words tried at every place cost twice as much
@@ -66,13 +68,15 @@ def month_alone(rest: str) -> str | None:
     return match.group(1) if match is not None and month_words.names_a_month(match.group(1)) else None
 
 
-# before a period, a bound of the time asked: "vor März 2026", "nach dem 12.03.2026", "bis Mai 2026",
+# before a period, a bound of the time asked (words English writes too only as English does not: "até" with
+# its accent, not "ate"; the Dutch "na", "tot" in lower case, not "Tot 2024 swim lessons"): "vor März 2026",
+# "nach dem 12.03.2026", "bis Mai 2026",
 # "avant mars 2026", "jusqu'en mai 2026", "antes de marzo de 2026", "hasta mayo", "prima di marzo 2026",
 # "entro maggio", "depois de março", "até maio", "vóór maart 2026", "na maart 2025", "до марта 2026", "после"
 BOUND = (
     r"(?:vor|nach|bis(?:\s+zu[mr]?)?|spätestens|avant|apr[èe]s|jusqu['’](?:à|au|en)|d['’]ici|antes\s+d[eo]l?"
-    r"|despu[ée]s\s+del?|hasta|tras|prima\s+d(?:i|el)|dopo|entro|fino\s+a(?:l)?|depois\s+d[eo]|ap[óo]s|at[ée]"
-    r"|vóór|voordat|na|tot|uiterlijk|до|после|перед)"
+    r"|despu[ée]s\s+del?|hasta|tras|prima\s+d(?:i|el)|dopo|entro|fino\s+a(?:l)?|depois\s+d[eo]|ap[óo]s|até"
+    r"|vóór|voordat|(?-i:na|tot)|uiterlijk|до|после|перед)"
     r"(?:\s+(?:dem|der|den|le|la|les|el|il|lo|o|a|het|de))?"
 )
 
@@ -83,24 +87,31 @@ NAME_BOUNDS = rf"{_SINCE_WORDS}|{BOUND}"
 # the time a plan is for, not when it was written ("Pläne für März 2026", "objectifs pour 2026", "planes
 # para 2026", "piani per il 2026", "plannen voor 2026"), as "plans for 2026" (not the Russian "на", as often
 # "as of": "по состоянию на январь 2016 года")
+# the Italian "per" alone only before an Italian month ("piani per marzo 2026"): before anything else it is
+# the English "per" ("as per March 2024", "sales per June 2024"), which asks about that time
 _FOR = re.compile(
     r"\b(?:für|pour|para|voor|per\s+(?:il|lo|la|l['’]))\s*(?<=\s|['’])"
     r"(?:(?:den|die|das|le|la|les|el|los|o|a|het|de)\s+|l['’]\s?)?$|\b(per)\s+$",
     re.I,
 )
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def for_a_purpose(text: str, start: int) -> bool:
-    """Whether `text` says the period starting at `start` is what something is for: "für März 2026", "per
-    marzo 2026" (the Italian "per" before a month, not before a number: "as per 2024")."""
+    """Whether `text` says the period starting at `start` is what something is for: "für März 2026", "per il
+    2026", "per marzo 2026"."""
     match = _FOR.search(text, max(0, start - 30), start)
-    return match is not None and (match.group(1) is None or not text[start : start + 1].isdigit())
+    if match is None or match.group(1) is None:
+        return match is not None
+    word = _WORD.match(text, start)
+    return word is not None and month_words.italian_month(word.group(0))
 
 
 # a plan is written before the time it is for: "Pläne", "geplant", "prévu", "planeado", "previsto",
-# "pianificato", "planejado", "gepland", "планирую", "собираюсь"
+# "pianificato", "planejado", "gepland", "планирую", "собираюсь" (not the German "plant", "plante": English
+# plants them: "when did I plant the tomatoes in May 2024")
 PLAN = (
-    r"Pläne[n]?|planen|plant|planten?|geplant|vorhaben|vorgenommen|pr[ée]vu[es]*|pr[ée]voi[st]|planifi\w+"
+    r"Pläne[n]?|planen|geplant|vorhaben|vorgenommen|pr[ée]vu[es]*|pr[ée]voi[st]|planifi\w+"
     r"|planead[oa]s?|planeaba|planeo|previst[oaie]s?|pianificat\w+|piani|planejad[oa]s?|pretend(?:o|ia|emos)"
     r"|plannen|gepland|van\s+plan|план\w*|собира\w+"
 )
