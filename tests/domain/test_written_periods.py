@@ -99,3 +99,34 @@ def test_a_year_labels_a_name_at_either_end_but_not_as_a_bound_or_in_its_middle(
         "1466 starben mutmaßlich 40.000 Menschen an",
     ):
         assert title_span(name) is None, name
+
+
+def test_a_chunk_writes_the_year_asked_in_any_form_of_a_date_but_not_in_a_code() -> None:
+    from backend.domain.periods.time_intent import TimeSpan
+    from backend.domain.periods.written_periods import writes_year_of
+
+    year = TimeSpan("2024", dt.date(2024, 1, 1), dt.date(2024, 12, 31), "year")
+    written = [
+        "in 2024",
+        "Follow-up from [[2024-12-20]]",
+        "20.12.2024",
+        "2024/03/12",
+        "20 December 2024",
+        "2024年3月",
+    ]
+    for text in written:
+        assert writes_year_of(text, year), text
+    for text in [
+        "IMG_2024.jpg",
+        "report_2024.pdf",
+        "Ticket #2024",
+        "?p=2024",
+        "commit 2024f9a",
+        "£2024",
+        "BA2024",
+    ]:
+        assert not writes_year_of(text, year), text
+    # a month of the year is not the year: the year a January day writes says nothing of its Christmas
+    assert not writes_year_of(
+        "in 2024", TimeSpan("March 2024", dt.date(2024, 3, 1), dt.date(2024, 3, 31), "month")
+    )
