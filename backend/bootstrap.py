@@ -41,6 +41,7 @@ from backend.application.search.service import SearchOptions, SearchService
 from backend.application.search.warm_up import ShowingWarmUp
 from backend.application.serving.index_handle import IndexHandle
 from backend.config import Settings, SettingsError
+from backend.data_dirs import records_suffix
 from backend.domain.index.embedding_instructions import Instructions
 from backend.domain.models import IndexIdentity
 from backend.domain.ranking.fusion import AdaptiveWeights
@@ -242,7 +243,7 @@ def build_services(
             southern=settings.seasons == "southern",
             saved_folders=tuple(settings.saved_folders),
         ),
-        gate=RecallGate(RecallGateFile(settings.data_dir, settings.vault_name)),
+        gate=RecallGate(RecallGateFile(settings.data_dir, records_suffix(settings.store_dir))),
     )
     policy = build_policy(settings)
     notes = NoteReader(index=index, vault=vault, policy=policy)
@@ -272,7 +273,7 @@ def build_services(
         settle=settle,
         freeze=freeze,
         gate=GateUpkeep(search=search, index=index, automatic=settings.recall_gate_fit),
-        last_job=LastJobFile(settings.data_dir, settings.vault_name),
+        last_job=LastJobFile(settings.data_dir, records_suffix(settings.store_dir)),
     )
     return Services(
         settings,

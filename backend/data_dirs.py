@@ -55,6 +55,14 @@ def store_dir(data_dir: Path, vault_name: str, vault: Path | None = None) -> Pat
     return kept[0] if kept else named
 
 
+def records_suffix(store: Path) -> str:
+    """What the records kept beside a store (its last job, its fitted recall gate) add to their names: ""
+    beside `DATA_DIR/qdrant`, "-<name>" beside `DATA_DIR/qdrant-<name>`. Named as the store is, they follow
+    it: vaults sharing a data dir keep their own, and a vault named in VAULTS that kept the store it had
+    alone keeps its records too."""
+    return store.name.removeprefix("qdrant")
+
+
 def models_dir(data_dir: Path) -> Path:
     """Where built graphs were kept before MODEL_CACHE_DIR, still read, and written when the shared
     cache is not writable: the data dirs under ./data share `data/models`, any other DATA_DIR has its

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from backend.config import SettingsError, load_settings
-from backend.data_dirs import vault_data_dir
+from backend.data_dirs import records_suffix, vault_data_dir
 from backend.entrypoints.cli.commands import run_job
 from backend.entrypoints.cli.target import open_local
+from backend.infrastructure.index_catalog.last_job_file import LastJobFile
 from backend.vault_set import vault_settings
 
 
@@ -101,3 +102,29 @@ def test_a_vault_keeps_the_index_it_had_alone_when_a_second_vault_joins_it_and_b
     again = load_settings(vault_path=personal, embedding_provider="none", watch=False)
     assert again.store_dir == each["personal"].store_dir
     assert not (again.data_dir / "qdrant").exists()
+
+
+def test_a_vault_joining_vaults_keeps_its_last_job_and_fitted_gate_with_its_index(
+    two: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records kept beside an index (its last job, its fitted recall gate) follow it: a vault indexed
+    alone, then named in VAULTS, keeps the index it had and the records of it ("last sync" as before), and
+    the vault beside it has none of them."""
+    work, personal = two
+    (work / "Plan.md").write_text("# Plan\n\nThe launch plan.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    alone = load_settings(vault_path=work, embedding_provider="none", watch=False)
+    services = open_local(alone)
+    try:
+        run_job(services, "index")
+    finally:
+        services.close()
+    recorded = LastJobFile(alone.data_dir, records_suffix(alone.store_dir)).load()
+    assert recorded is not None
+    assert recorded.job.phase == "done"
+
+    each = vault_settings(load_settings(vaults=f"work={work},personal={personal}", embedding_provider="none"))
+    kept = each["work"]
+    assert LastJobFile(kept.data_dir, records_suffix(kept.store_dir)).load() == recorded
+    other = each["personal"]
+    assert LastJobFile(other.data_dir, records_suffix(other.store_dir)).load() is None

@@ -15,11 +15,15 @@ def write_json_durably(target: Path, record: dict[str, Any]) -> None:
     # a temporary file of this writer's own: two writers of one record (two threads, or two processes on one
     # data dir) would otherwise write into one temporary file and rename it from under each other
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(record, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # of this writer alone: no other writes into it, and none would remove it
+        raise
     _fsync_dir(target.parent)  # the rename itself is only durable once the directory is on disk
 
 

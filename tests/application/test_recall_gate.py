@@ -58,7 +58,7 @@ def test_vaults_sharing_a_data_dir_keep_their_own_gate(tmp_path: Path) -> None:
     other's (it fits its own)."""
     RecallGate(RecallGateFile(tmp_path)).fit("nomic-embed-text", _ask(), 1000)
     assert not RecallGate(RecallGateFile(tmp_path)).needs_fit("nomic-embed-text", 1000)
-    assert RecallGate(RecallGateFile(tmp_path, "beta")).needs_fit("nomic-embed-text", 1000)
+    assert RecallGate(RecallGateFile(tmp_path, "-beta")).needs_fit("nomic-embed-text", 1000)
 
 
 def test_an_unreadable_gate_file_is_fitted_again(tmp_path: Path) -> None:

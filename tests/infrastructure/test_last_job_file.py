@@ -61,9 +61,9 @@ def test_vaults_sharing_a_data_dir_keep_their_own_last_job(tmp_path: Path) -> No
     mine = LastJob(JOB, last_sync=ENDED, last_indexed=ENDED)
     theirs = LastJob(replace(JOB, id="ffffffffffff", done=5, total=5, phase="done", error=None), ENDED, ENDED)
     LastJobFile(tmp_path).save(mine)
-    LastJobFile(tmp_path, "beta").save(theirs)
+    LastJobFile(tmp_path, "-beta").save(theirs)
     assert LastJobFile(tmp_path).load() == mine
-    assert LastJobFile(tmp_path, "beta").load() == theirs
+    assert LastJobFile(tmp_path, "-beta").load() == theirs
 
 
 def test_a_job_ending_after_another_is_never_replaced_by_the_earlier_ones_end(tmp_path: Path) -> None:
@@ -88,3 +88,20 @@ def test_saves_at_once_leave_the_last_ended_job_and_no_error(tmp_path: Path) -> 
         list(pool.map(record.save, reversed(ends)))  # each raises here if a save failed
     assert LastJobFile(tmp_path).load() == ends[-1]
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_a_save_that_fails_leaves_the_record_as_it_was_and_no_temporary_file(tmp_path: Path) -> None:
+    """A write that fails (here a value JSON cannot hold; a full disk alike) leaves the last record whole and
+    nothing of its own behind: each writer's temporary file is its own, so no later write would replace it."""
+    record = LastJobFile(tmp_path)
+    kept = LastJob(JOB, ENDED, ENDED)
+    record.save(kept)
+    broken = LastJob(
+        replace(JOB, id="later0000000", finished_at=ENDED + timedelta(seconds=1), error=object()),
+        ENDED,
+        ENDED,
+    )  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        record.save(broken)
+    assert LastJobFile(tmp_path).load() == kept
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -1,7 +1,7 @@
-"""The last job kept beside the index (`last_job.json` in DATA_DIR, `last_job-<VAULT_NAME>.json` for another
-VAULT_NAME, as the service record and the store are named: vaults may share a DATA_DIR): how it ended and when
-the index last met the vault (application/indexing/last_job.py). A file that cannot be read is logged and
-taken as none: the next job writes it again.
+"""The last job kept beside the index (`last_job.json` beside `DATA_DIR/qdrant`, `last_job-<name>.json`
+beside `DATA_DIR/qdrant-<name>`: named as the store is, data_dirs.records_suffix, so vaults sharing a DATA_DIR
+keep their own): how it ended and when the index last met the vault (application/indexing/last_job.py). A
+file that cannot be read is logged and taken as none: the next job writes it again.
 
 A job ending starts the one queued behind it before its own end is recorded, so two ends may be saved at
 once: saves take turns, and one never replaces the record of a job that ended later."""
@@ -18,7 +18,6 @@ from typing import Any
 
 from backend.application.indexing.jobs import JobSnapshot
 from backend.application.indexing.last_job import LastJob
-from backend.config import DEFAULT_VAULT_NAME
 from backend.infrastructure.durable_files import write_json_durably
 
 log = logging.getLogger(__name__)
@@ -28,9 +27,9 @@ _MOMENTS = ("started_at", "finished_at")
 
 
 class LastJobFile:
-    def __init__(self, data_dir: Path, vault_name: str = DEFAULT_VAULT_NAME) -> None:
-        name = FILE_NAME if vault_name == DEFAULT_VAULT_NAME else f"last_job-{vault_name}.json"
-        self._path = data_dir / name
+    def __init__(self, data_dir: Path, suffix: str = "") -> None:
+        """`suffix`: data_dirs.records_suffix of the store the record is of."""
+        self._path = data_dir / f"last_job{suffix}.json"
         self._turn = threading.Lock()
 
     def load(self) -> LastJob | None:

@@ -1,7 +1,8 @@
-"""The fitted recall gate kept beside the index (`recall_gate.json` in DATA_DIR; for another VAULT_NAME
-`recall_gate-<VAULT_NAME>.json`, as the store is named: vaults may share a DATA_DIR, and each fits its own),
-so a restart serves it at once instead of fitting again. A file that cannot be read (an older layout, a
-partial write from before writes were durable) is logged and treated as no fit: the gate is fitted again."""
+"""The fitted recall gate kept beside the index (`recall_gate.json` beside `DATA_DIR/qdrant`,
+`recall_gate-<name>.json` beside `DATA_DIR/qdrant-<name>`, as data_dirs.records_suffix names them: vaults
+sharing a DATA_DIR each fit their own), so a restart serves it at once instead of fitting again. A file that
+cannot be read (an older layout, a partial write from before writes were durable) is logged and treated as no
+fit: the gate is fitted again."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from backend.application.search.recall_gate import StoredGate
-from backend.config import DEFAULT_VAULT_NAME
 from backend.domain.ranking.confidence import Calibration
 from backend.domain.recall.gate_fit import FittedGate, NullScale
 from backend.infrastructure.durable_files import write_json_durably
@@ -22,9 +22,9 @@ FILE_NAME = "recall_gate.json"
 
 
 class RecallGateFile:
-    def __init__(self, data_dir: Path, vault_name: str = DEFAULT_VAULT_NAME) -> None:
-        name = FILE_NAME if vault_name == DEFAULT_VAULT_NAME else f"recall_gate-{vault_name}.json"
-        self._path = data_dir / name
+    def __init__(self, data_dir: Path, suffix: str = "") -> None:
+        """`suffix`: data_dirs.records_suffix of the store the record is of."""
+        self._path = data_dir / f"recall_gate{suffix}.json"
 
     def load(self) -> StoredGate | None:
         if not self._path.exists():
