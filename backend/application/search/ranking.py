@@ -118,10 +118,10 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
     its note's `date:`, name, properties or folder state one (a journal day, "Honey sales 2025") — scores
     its own over (1 + boost): asked about 2024, the 2025 sales answer nothing. Any other chunk keeps its
     score: undated (`created:` says when a file was made, never what it is of), named with a year it only
-    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014), or writing a year of the
-    span besides its days of another time (a paragraph on a university founded "1 de agosto de 1963" that
-    tells what happened "en 1992", asked about 1992): a period is a preference, and never lowers a note for
-    a time it does not say it is of alone."""
+    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014), or, in a note without a day
+    of its own, writing a year of the span besides its days of another time (a paragraph on a university
+    founded "1 de agosto de 1963" that tells what happened "en 1992", asked about 1992): a period is a
+    preference, and never lowers a note for a time it does not say it is of alone."""
     periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
@@ -130,7 +130,9 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
         return 1.0, UNDATED
     if not payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
         return 1.0, MENTIONED_ONLY
-    if writes_year_of(str(payload.get("content", "")), span):
+    # a note of its own day (a journal's, a Zettelkasten ID's, `date:`) is of that day whatever it writes, as
+    # chunk_periods reads it ("2022-01-10: new program" in a log of 2021 is no note of 2022)
+    if not payload.get(DATE) and writes_year_of(str(payload.get("content", "")), span):
         return 1.0, WRITES_ITS_YEAR
     return 1.0 / (1.0 + boost), OTHER_TIME
 

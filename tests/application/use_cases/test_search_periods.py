@@ -167,13 +167,16 @@ def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> No
 
 def test_a_chunk_writing_the_year_asked_keeps_its_score_whatever_other_days_it_writes() -> None:
     """A paragraph telling of a university founded on 1 August 1963 that says what happened in 1992 speaks of
-    1992: asked about 1992 it keeps its score, where a paragraph writing only a day of 1963 is lowered; asked
-    about 1963 it is raised as before, and about a month of 1992 lowered as before."""
+    1992: asked about 1992 it keeps its score, where a paragraph writing only a day of 1963 is lowered, and a
+    journal day of 1993 writing 1992 too (a note of its own day is of that day); asked about 1963 it is raised
+    as before, and about a month of 1992 lowered as before."""
     vault = {
         "The university was founded.md": "The university was founded on 1 August 1963. In 1992 the "
         "polytechnic beside it became a university too.\n",
         "The river flooded.md": "The river flooded the polytechnic on 3 March 1963, and it became a "
         "university.\n",
+        # a journal day of its own (its name): of that day, whatever year it writes
+        "Journal/1993-01-05.md": "The polytechnic that became a university in 1992 held its first exams.\n",
         "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",  # the bottom of the list, at 0
     }
     flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
@@ -188,6 +191,7 @@ def test_a_chunk_writing_the_year_asked_keeps_its_score_whatever_other_days_it_w
     assert plain[founded] > 0
     assert asked[founded] == pytest.approx(plain[founded])
     assert asked[flooded] == pytest.approx(plain[flooded] / 2)
+    assert asked["Journal/1993-01-05.md"] == pytest.approx(plain["Journal/1993-01-05.md"] / 2)
     question = "when did the polytechnic become a university in 1963"
     plain, asked = scores(flat, question), scores(handles, question)
     assert asked[founded] == pytest.approx(2 * plain[founded])
