@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.config import SettingsError, load_settings
+from backend.config import Settings, SettingsError, load_settings
 from backend.data_dirs import records_suffix, vault_data_dir
 from backend.entrypoints.cli.commands import run_job
 from backend.entrypoints.cli.target import open_local
@@ -75,10 +75,8 @@ def test_a_named_data_dir_holds_a_folder_per_vault(two: tuple[Path, Path], tmp_p
     assert each["personal"].data_dir == tmp_path / "d" / "personal"
 
 
-def test_a_vault_keeps_the_index_it_had_alone_when_a_second_vault_joins_it_and_back(
-    two: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    work, personal = two
+def _indexed_alone(work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """`work` with a note, indexed as the one vault of a service (its data dir derived, under ./data)."""
     (work / "Plan.md").write_text("# Plan\n\nThe launch plan.\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # the derived data dirs live under ./data
     alone = load_settings(vault_path=work, embedding_provider="none", watch=False)
@@ -87,6 +85,14 @@ def test_a_vault_keeps_the_index_it_had_alone_when_a_second_vault_joins_it_and_b
         run_job(services, "index")
     finally:
         services.close()
+    return alone
+
+
+def test_a_vault_keeps_the_index_it_had_alone_when_a_second_vault_joins_it_and_back(
+    two: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work, personal = two
+    alone = _indexed_alone(work, tmp_path, monkeypatch)
     assert alone.store_dir.is_dir()
 
     each = vault_settings(load_settings(vaults=f"work={work},personal={personal}", embedding_provider="none"))
@@ -111,14 +117,7 @@ def test_a_vault_joining_vaults_keeps_its_last_job_and_fitted_gate_with_its_inde
     alone, then named in VAULTS, keeps the index it had and the records of it ("last sync" as before), and
     the vault beside it has none of them."""
     work, personal = two
-    (work / "Plan.md").write_text("# Plan\n\nThe launch plan.\n", encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    alone = load_settings(vault_path=work, embedding_provider="none", watch=False)
-    services = open_local(alone)
-    try:
-        run_job(services, "index")
-    finally:
-        services.close()
+    alone = _indexed_alone(work, tmp_path, monkeypatch)
     recorded = LastJobFile(alone.data_dir, records_suffix(alone.store_dir)).load()
     assert recorded is not None
     assert recorded.job.phase == "done"

@@ -135,6 +135,20 @@ def test_a_chunk_is_of_the_days_it_writes_not_of_when_its_note_was_made() -> Non
     assert periods["Database migration > Options"] == []  # `created:` says when the file was made
 
 
+def with_and_without_the_period(
+    vault: dict[str, str], question: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each note's score for `question` without the period rule, then with it (today pinned)."""
+
+    def scores(options: SearchOptions) -> dict[str, float]:
+        handles = wire(vault, embedder=FakeEmbedder(spread=True), options=options)
+        return {
+            str(hit.payload["note_path"]): hit.score for hit in handles.search.search(question, top_k=10).hits
+        }
+
+    return scores(SearchOptions(time_boost=0.0)), scores(SearchOptions(today=lambda: TODAY))
+
+
 def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> None:
     """A note named by its first words ("In 2010 the drought hit the forest") mentions 2010: a question about
     2010 prefers it, one about 2014 leaves it as it scored, where a journal day of another time (named by
@@ -144,61 +158,52 @@ def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> No
         "Journal/2013-06-02.md": "The drought in the forest, seen from the rivers.\n",
         "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",  # the bottom of the list, at 0
     }
-    flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
-    handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
-
-    def scores(h: FakeHandles, question: str) -> dict[str, float]:
-        return {str(hit.payload["note_path"]): hit.score for hit in h.search.search(question, top_k=10).hits}
-
     named, day = "In 2010 the drought hit the forest hard.md", "Journal/2013-06-02.md"
-    plain, later = (
-        scores(flat, "the drought in the forest in 2014"),
-        scores(handles, "the drought in the forest in 2014"),
-    )
+    plain, later = with_and_without_the_period(vault, "the drought in the forest in 2014")
     assert plain[named] > 0
     assert later[named] == pytest.approx(plain[named])
     assert later[day] == pytest.approx(plain[day] / 2)
-    plain, then = (
-        scores(flat, "the drought in the forest in 2010"),
-        scores(handles, "the drought in the forest in 2010"),
-    )
+    plain, then = with_and_without_the_period(vault, "the drought in the forest in 2010")
     assert then[named] == pytest.approx(2 * plain[named])
 
 
-def test_a_chunk_writing_the_year_asked_keeps_its_score_whatever_other_days_it_writes() -> None:
+FOUNDED, FLOODED, DAY_OF_1993 = (
+    "The university was founded.md",
+    "The river flooded.md",
+    "Journal/1993-01-05.md",
+)
+POLYTECHNIC = {
+    FOUNDED: "The university was founded on 1 August 1963. In 1992 the polytechnic beside it became a "
+    "university too.\n",
+    FLOODED: "When did the polytechnic become a university? The river flooded it on 3 March 1963.\n",
+    # a journal day of its own (its name): of that day, whatever year it writes
+    DAY_OF_1993: "The polytechnic that became a university in 1992 held its first exams.\n",
+    "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",
+    "Resources/Bread.md": "# Bread\n\nFlour, water, salt, yeast.\n",  # the bottom of the list, at 0
+}
+
+
+@pytest.mark.parametrize(
+    ("asked", "factors"),
+    [
+        ("1992", {FOUNDED: 1.0, FLOODED: 0.5, DAY_OF_1993: 0.5}),
+        ("1963", {FOUNDED: 2.0}),
+        # a year written says nothing of a month of it: asked about December 1992, its day of 1963 counts
+        ("December 1992", {FOUNDED: 0.5}),
+    ],
+)
+def test_a_chunk_writing_the_year_asked_keeps_its_score_whatever_other_days_it_writes(
+    asked: str, factors: dict[str, float]
+) -> None:
     """A paragraph telling of a university founded on 1 August 1963 that says what happened in 1992 speaks of
     1992: asked about 1992 it keeps its score, where a paragraph writing only a day of 1963 is lowered, and a
     journal day of 1993 writing 1992 too (a note of its own day is of that day); asked about 1963 it is raised
     as before, and about a month of 1992 lowered as before."""
-    vault = {
-        "The university was founded.md": "The university was founded on 1 August 1963. In 1992 the "
-        "polytechnic beside it became a university too.\n",
-        "The river flooded.md": "The river flooded the polytechnic on 3 March 1963, and it became a "
-        "university.\n",
-        # a journal day of its own (its name): of that day, whatever year it writes
-        "Journal/1993-01-05.md": "The polytechnic that became a university in 1992 held its first exams.\n",
-        "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",  # the bottom of the list, at 0
-    }
-    flat = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(time_boost=0.0))
-    handles = wire(vault, embedder=FakeEmbedder(spread=True), options=SearchOptions(today=lambda: TODAY))
-
-    def scores(h: FakeHandles, question: str) -> dict[str, float]:
-        return {str(hit.payload["note_path"]): hit.score for hit in h.search.search(question, top_k=10).hits}
-
-    founded, flooded = "The university was founded.md", "The river flooded.md"
-    question = "when did the polytechnic become a university in 1992"
-    plain, asked = scores(flat, question), scores(handles, question)
-    assert plain[founded] > 0
-    assert asked[founded] == pytest.approx(plain[founded])
-    assert asked[flooded] == pytest.approx(plain[flooded] / 2)
-    assert asked["Journal/1993-01-05.md"] == pytest.approx(plain["Journal/1993-01-05.md"] / 2)
-    question = "when did the polytechnic become a university in 1963"
-    plain, asked = scores(flat, question), scores(handles, question)
-    assert asked[founded] == pytest.approx(2 * plain[founded])
-    # a year written says nothing of a month of it: asked about December 1992, its day of 1963 counts
-    question = "when did the polytechnic become a university in December 1992"
-    plain, asked = scores(flat, question), scores(handles, question)
-    assert asked[founded] == pytest.approx(plain[founded] / 2)
+    question = f"when did the polytechnic become a university in {asked}"
+    plain, ruled = with_and_without_the_period(POLYTECHNIC, question)
+    for note, factor in factors.items():
+        assert plain[note] > 0
+        assert ruled[note] == pytest.approx(factor * plain[note]), note
 
 
 def test_the_last_couple_of_weeks_are_the_days_up_to_today() -> None:
