@@ -118,6 +118,8 @@ def test_a_chunk_writes_the_year_asked_in_any_form_of_a_date_but_not_in_a_code()
         assert writes_year_of(text, year), text
     for text in [
         "IMG_2024.jpg",
+        "IMG-2024.jpg",
+        "ratio 0.2024",
         "report_2024.pdf",
         "Ticket #2024",
         "?p=2024",
@@ -130,3 +132,14 @@ def test_a_chunk_writes_the_year_asked_in_any_form_of_a_date_but_not_in_a_code()
     assert not writes_year_of(
         "in 2024", TimeSpan("March 2024", dt.date(2024, 3, 1), dt.date(2024, 3, 31), "month")
     )
+
+
+def test_a_decade_and_a_school_year_write_the_years_they_hold() -> None:
+    from backend.domain.periods.time_intent import TimeSpan
+    from backend.domain.periods.written_periods import writes_year_of
+
+    nineties = TimeSpan("the 1990s", dt.date(1990, 1, 1), dt.date(1999, 12, 31), "years")
+    assert writes_year_of("In the 1990s it became a university", nineties)
+    season = TimeSpan("2025", dt.date(2025, 1, 1), dt.date(2025, 12, 31), "year")
+    assert writes_year_of("the 2024–25 season", season)
+    assert not writes_year_of("the 2023–24 season", season)

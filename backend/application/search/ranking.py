@@ -11,7 +11,16 @@ from dataclasses import replace
 from typing import Any
 
 from backend.application.search.question import Question
-from backend.domain.index.payload import DATE, FOLDERS, PERIOD_STATED, PERIODS, REPLACED, SAVED_FROM, TAGS
+from backend.domain.index.payload import (
+    DATE,
+    FOLDERS,
+    NOTE_STATES_TIME,
+    PERIOD_STATED,
+    PERIODS,
+    REPLACED,
+    SAVED_FROM,
+    TAGS,
+)
 from backend.domain.models import ScoredPoint
 from backend.domain.notes.note_origin import once_per_source, saved_from
 from backend.domain.periods.time_intent import TimeSpan
@@ -118,10 +127,10 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
     its note's `date:`, name, properties or folder state one (a journal day, "Honey sales 2025") — scores
     its own over (1 + boost): asked about 2024, the 2025 sales answer nothing. Any other chunk keeps its
     score: undated (`created:` says when a file was made, never what it is of), named with a year it only
-    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014), or, in a note without a day
-    of its own, writing a year of the span besides its days of another time (a paragraph on a university
-    founded "1 de agosto de 1963" that tells what happened "en 1992", asked about 1992): a period is a
-    preference, and never lowers a note for a time it does not say it is of alone."""
+    mentions ("Im Jahr 2010 erlitt der Amazonas-Regenwald" asked about 2014), or, in a note that does not
+    state its own time, writing a year of the span besides its days of another time (a paragraph on a
+    university founded "1 de agosto de 1963" that tells what happened "en 1992", asked about 1992): a period
+    is a preference, and never lowers a note for a time it does not say it is of alone."""
     periods = note_periods(payload)
     share = span.share_of(periods)
     if share > 0.0:
@@ -130,9 +139,10 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
         return 1.0, UNDATED
     if not payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
         return 1.0, MENTIONED_ONLY
-    # a note of its own day (a journal's, a Zettelkasten ID's, `date:`) is of that day whatever it writes, as
-    # chunk_periods reads it ("2022-01-10: new program" in a log of 2021 is no note of 2022)
-    if not payload.get(DATE) and writes_year_of(str(payload.get("content", "")), span):
+    # a note that states its time (a journal's day, a Zettelkasten ID's, `date:`, a label in its name; never
+    # `created:`) is of that time whatever it writes, as chunk_periods reads it ("2022-01-10: new program" in
+    # a log of 2021 is no note of 2022); an index built before it was stored: as stated
+    if not payload.get(NOTE_STATES_TIME, True) and writes_year_of(str(payload.get("content", "")), span):
         return 1.0, WRITES_ITS_YEAR
     return 1.0 / (1.0 + boost), OTHER_TIME
 

@@ -20,8 +20,11 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
    naming a column Pin is no PIN (a wiring table's colours were redacted, and now would not be indexed).
 6: the days and months a chunk writes in other languages than English are its periods ("12. März 2026",
    "12.03.2026", "12 de marzo de 2026", "2026年3月12日", "März 2026"), as a note's name's are.
+7: a chunk says whether its note states the time it is of (`date:`, a day or label in its name, its folder;
+   not `created:`): asked about a year, a chunk of a note that does not, writing that year beside days of
+   another time, keeps its score (search.ranking.time_factor).
 """
 
 from __future__ import annotations
 
-CHUNK_RULES = 6  # 0: an index built before the rules were recorded
+CHUNK_RULES = 7  # 0: an index built before the rules were recorded

@@ -140,19 +140,37 @@ def _month_of(period: str) -> str:
 
 
 # a year as a text writes one, alone or in a date of any form ("in 1992", "1992年", "[[1992-12-20]]",
-# "20.12.1992", "1992/03/12", "12 March 1992"), not inside a code, an ID or a sum ("£1992", "BA1992",
-# "IMG_1992.jpg", "#1992", "?p=1992", "1992f9a"); its digits looked for first (a lookbehind tried at every
-# place of a chunk cost five times as much)
+# "20.12.1992", "1992/03/12", "12 March 1992"), a decade ("the 1990s": group 2) or a school or financial year
+# ("1992-93", "1992–93": group 3), not inside a code, an ID, a decimal or a sum ("£1992", "BA1992",
+# "IMG_1992.jpg", "report-1992.pdf", "#1992", "?p=1992", "1992f9a", "0.1992": after a digit and a point only
+# in a dotted day); its digits looked for first (a lookbehind tried at every place of a chunk cost five times
+# as much)
 _YEAR_IN_TEXT = re.compile(
-    r"(?=(?:19|20)\d\d)(?<![0-9A-Za-z_#=$£€¥])((?:19|20)\d\d)(?![0-9A-Za-z_]|[.,]\d|['’]s\b|[x×]\d)"
+    r"(?=(?:19|20)\d\d)(?<![0-9A-Za-z_#=$£€¥])"
+    r"(?:(?<=\d\.\d\.)|(?<=\d\.\d\d\.)|(?<=\d\d\.\d\.)|(?<=\d\d\.\d\d\.)|(?<!\d[.,]))((?:19|20)\d\d)"
+    r"(?:(s)\b|\s*[-/\u2013]\s*(\d\d)(?![\d/-]))?"
+    r"(?![0-9A-Za-z_]|[.,]\d|\.[A-Za-z]{2,4}\b|['’]s\b|[x×]\d)"
 )
 
 
 def writes_year_of(text: str, span: TimeSpan) -> bool:
-    """Whether `text` writes a year `span` is, alone or in a date (_YEAR_IN_TEXT): a chunk that does speaks
-    of the year asked, whatever days of other times it writes besides. Only a span of whole years: the year
-    a journal day of January writes says nothing of that year's Christmas."""
+    """Whether `text` writes a year `span` is, alone or in a date, or a decade or school year holding one
+    (_YEAR_IN_TEXT): a chunk that does speaks of the year asked, whatever days of other times it writes
+    besides. Only a span of whole years: the year a journal day of January writes says nothing of that
+    year's Christmas."""
     if span.granularity not in ("year", "years"):
         return False
     first, last = span.start.year, span.end.year
-    return any(first <= int(match.group(1)) <= last for match in _YEAR_IN_TEXT.finditer(text))
+    return any(
+        _years(match)[0] <= last and first <= _years(match)[1] for match in _YEAR_IN_TEXT.finditer(text)
+    )
+
+
+def _years(match: re.Match[str]) -> tuple[int, int]:
+    """The years a match of _YEAR_IN_TEXT writes: one, a decade's ten, or a school year's two."""
+    year = int(match.group(1))
+    if match.group(2) and year % 10 == 0:
+        return year, year + 9
+    if match.group(3) and int(match.group(3)) == (year + 1) % 100:
+        return year, year + 1
+    return year, year

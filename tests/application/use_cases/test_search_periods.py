@@ -173,8 +173,9 @@ FOUNDED, FLOODED, DAY_OF_1993 = (
     "Journal/1993-01-05.md",
 )
 POLYTECHNIC = {
-    FOUNDED: "The university was founded on 1 August 1963. In 1992 the polytechnic beside it became a "
-    "university too.\n",
+    # `created:`, as templates leave it, says when the file was made: no time the note states
+    FOUNDED: "---\ncreated: 2023-05-02\n---\nThe university was founded on 1 August 1963. In 1992 the "
+    "polytechnic beside it became a university too.\n",
     FLOODED: "When did the polytechnic become a university? The river flooded it on 3 March 1963.\n",
     # a journal day of its own (its name): of that day, whatever year it writes
     DAY_OF_1993: "The polytechnic that became a university in 1992 held its first exams.\n",
