@@ -594,12 +594,11 @@ def test_a_day_after_a_bound_labels_a_note_in_any_language_as_in_english() -> No
     [
         # the English "per", not the Italian purpose: the month asked about
         ("What were sales per March 2024?", dt.date(2024, 3, 1), dt.date(2024, 3, 31)),
+        ("sales per Mar 2024", dt.date(2024, 3, 1), dt.date(2024, 3, 31)),  # no Italian "mar" after "per"
         ("As per June 2024 minutes, what did we decide?", dt.date(2024, 6, 1), dt.date(2024, 6, 30)),
         # the English "plant", not the German plan: no earlier day told
         ("When did I plant the tomatoes in May 2024?", dt.date(2024, 5, 1), dt.date(2024, 5, 31)),
         ("What plant did I buy in 2024?", dt.date(2024, 1, 1), dt.date(2024, 12, 31)),
-        # a dish, not the Italian "since"
-        ("Red lentil dal 2024", dt.date(2024, 1, 1), dt.date(2024, 12, 31)),
     ],
 )
 def test_english_words_the_other_languages_write_too_read_as_english(
@@ -614,12 +613,12 @@ def test_english_words_the_other_languages_write_too_read_as_english(
 
 @pytest.mark.parametrize(
     ("name", "start"),
-    [("What I ate March 2024", dt.date(2024, 3, 1)), ("Team Tot 2025", dt.date(2025, 1, 1))],
+    [("What I ate March 2024", dt.date(2024, 3, 1))],
 )
 def test_an_english_name_is_labelled_as_before_whatever_other_languages_write(
     name: str, start: dt.date
 ) -> None:
-    # "ate" is no Portuguese "até" without its accent, "Tot" no Dutch "tot" (until) with its capital
+    # "ate" is no Portuguese "até" without its accent
     span = title_span(name)
     assert span is not None
     assert span.start == start

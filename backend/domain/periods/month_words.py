@@ -108,9 +108,11 @@ def _written() -> dict[str, tuple[int, bool]]:
 
 
 _WRITTEN = _written()
+# the full names alone: the abbreviations ("mar", "nov") are English ones too ("sales per Mar 2024")
 _ITALIAN = frozenset(
-    spelling.rstrip(".").casefold()
+    spelling.casefold()
     for form in _LANGUAGES["it"].replace(",", "").split()
+    if not form.endswith(".")
     for spelling in _spellings(form)
 )
 

@@ -48,7 +48,7 @@ def pair_of_months(matches: Iterable[re.Match[str]]) -> tuple[str, int | None, i
 # (group 1) and what follows it (group 2)
 _SINCE_WORDS = (
     r"seit|ab|depuis|dès|[àa]\s+partir\s+d(?:e|u|el|o|a|['’])|desde|da(?=\s+[^\W\d_])"
-    r"|(?-i:dal)(?=\s+[^\W\d_])|dalla|dall['’]"
+    r"|dal|dalla|dall['’]"
     r"|sinds|vanaf|начиная\s+с|с|со"
 )
 SINCE = re.compile(  # their first letters looked for first: the words tried at every place cost twice as much
@@ -68,15 +68,16 @@ def month_alone(rest: str) -> str | None:
     return match.group(1) if match is not None and month_words.names_a_month(match.group(1)) else None
 
 
-# before a period, a bound of the time asked (words English writes too only as English does not: "até" with
-# its accent, not "ate"; the Dutch "na", "tot" in lower case, not "Tot 2024 swim lessons"): "vor März 2026",
+# before a period, a bound of the time asked ("até" only with its accent: "What I ate March 2024" is English;
+# the Dutch "tot", "na" in any case, as Dutch opens a sentence with them, though "Team Tot 2025" then is no
+# label): "vor März 2026",
 # "nach dem 12.03.2026", "bis Mai 2026",
 # "avant mars 2026", "jusqu'en mai 2026", "antes de marzo de 2026", "hasta mayo", "prima di marzo 2026",
 # "entro maggio", "depois de março", "até maio", "vóór maart 2026", "na maart 2025", "до марта 2026", "после"
 BOUND = (
     r"(?:vor|nach|bis(?:\s+zu[mr]?)?|spätestens|avant|apr[èe]s|jusqu['’](?:à|au|en)|d['’]ici|antes\s+d[eo]l?"
     r"|despu[ée]s\s+del?|hasta|tras|prima\s+d(?:i|el)|dopo|entro|fino\s+a(?:l)?|depois\s+d[eo]|ap[óo]s|até"
-    r"|vóór|voordat|(?-i:na|tot)|uiterlijk|до|после|перед)"
+    r"|vóór|voordat|na|tot|uiterlijk|до|после|перед)"
     r"(?:\s+(?:dem|der|den|le|la|les|el|il|lo|o|a|het|de))?"
 )
 
