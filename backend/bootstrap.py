@@ -41,7 +41,7 @@ from backend.application.search.service import SearchOptions, SearchService
 from backend.application.search.warm_up import ShowingWarmUp
 from backend.application.serving.index_handle import IndexHandle
 from backend.config import Settings, SettingsError
-from backend.data_dirs import records_suffix
+from backend.data_dirs import records_suffix, store_dir
 from backend.domain.index.embedding_instructions import Instructions
 from backend.domain.models import IndexIdentity
 from backend.domain.ranking.fusion import AdaptiveWeights
@@ -243,7 +243,7 @@ def build_services(
             southern=settings.seasons == "southern",
             saved_folders=tuple(settings.saved_folders),
         ),
-        gate=RecallGate(RecallGateFile(settings.data_dir, records_suffix(settings.store_dir))),
+        gate=RecallGate(RecallGateFile(settings.data_dir, _records_suffix(settings))),
     )
     policy = build_policy(settings)
     notes = NoteReader(index=index, vault=vault, policy=policy)
@@ -273,7 +273,7 @@ def build_services(
         settle=settle,
         freeze=freeze,
         gate=GateUpkeep(search=search, index=index, automatic=settings.recall_gate_fit),
-        last_job=LastJobFile(settings.data_dir, records_suffix(settings.store_dir)),
+        last_job=LastJobFile(settings.data_dir, _records_suffix(settings)),
     )
     return Services(
         settings,
@@ -314,3 +314,11 @@ def _choose_model(settings: Settings, catalog: IndexCatalog, languages: Language
         choice = choose_model(settings.embedding_model, model, languages, multilingual_installed=installed)
     (log.warning if choice.proposal else log.info)("embedding model: %s", choice.describe())
     return choice
+
+
+def _records_suffix(settings: Settings) -> str:
+    """The suffix of the records kept beside the vault's index (data_dirs.records_suffix): its embedded
+    store's, or, on a Qdrant server (where a store left in the data dir is another era's), its name's."""
+    if settings.qdrant_url is None:
+        return records_suffix(settings.store_dir)
+    return records_suffix(store_dir(settings.data_dir, settings.vault_name))

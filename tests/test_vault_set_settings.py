@@ -127,3 +127,18 @@ def test_a_vault_joining_vaults_keeps_its_last_job_and_fitted_gate_with_its_inde
     assert LastJobFile(kept.data_dir, records_suffix(kept.store_dir)).load() == recorded
     other = each["personal"]
     assert LastJobFile(other.data_dir, records_suffix(other.store_dir)).load() is None
+
+
+def test_on_a_qdrant_server_the_records_follow_the_vault_name_not_a_store_left_in_the_data_dir(
+    two: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault indexed alone in the embedded store, then served from a Qdrant server under its name: its last
+    job and gate are the server's index's (`last_job-work.json`), not the embedded store's left behind."""
+    from backend.bootstrap import _records_suffix
+
+    work, _ = two
+    alone = _indexed_alone(work, tmp_path, monkeypatch)
+    embedded = alone.model_copy(update={"vault_name": "work"})
+    assert _records_suffix(embedded) == ""  # the store it had alone, kept under its new name
+    served = embedded.model_copy(update={"qdrant_url": "http://127.0.0.1:6333"})
+    assert _records_suffix(served) == "-work"
