@@ -78,6 +78,8 @@ def _paths(body: Any) -> list[str]:
     if not isinstance(body, dict):
         return []
     found = [body["note_path"]] if isinstance(body.get("note_path"), str) else []
+    fact = body.get("fact")  # a fact kept names the note it was tied to
+    found += [fact["source"]] if isinstance(fact, dict) and isinstance(fact.get("source"), str) else []
     for listed in ("results", "notes", "sources", "related_notes", "outlinks", "backlinks"):
         found += [item["note_path"] for item in body.get(listed) or [] if item.get("note_path")]
     return found
@@ -170,8 +172,10 @@ def judge(vector: Vector, how: str, outcome: Outcome, notes: set[str]) -> str | 
     if vector.kind == "absent":
         if refused or outcome.code == "NOTE_NOT_FOUND" or (outcome.status == 200 and not outcome.paths):
             return None
-        if outcome.status == 200 and all(_named(vector.value, path) for path in outcome.paths):
-            return None  # a note read forgives case and `.md` (`CON` reads the vault's `Con.md`)
+        if outcome.status in (200, 201) and all(_named(vector.value, path) for path in outcome.paths):
+            return (
+                None  # a note named forgives case and `.md` (`CON` is the vault's `Con.md`, read or tied to)
+            )
         return f"expected refused or not found: {outcome.status} {outcome.code} {outcome.paths}"
     return None  # inside: an in-vault note may be read
 

@@ -91,12 +91,16 @@ def test_a_name_no_vault_answers_to_suggests_the_closest_notes_of_every_vault(cl
 
 
 def test_a_fact_s_source_named_loosely_is_looked_up_in_every_vault(client: TestClient) -> None:
-    # a fact is tied to a note's path: a name one vault answers to is refused with that vault's path
+    # a fact's source is named as a note read names a note: the one vault answering to the name ties it to its
+    # note's path, as `note` reads it
     loose = client.post("/memory", json={"key": "tomato-water", "value": "daily", "source": "Red Fruit"})
-    assert loose.status_code == 404, loose.json()
-    assert "'Projects/Tomatoes.md'" in loose.json()["suggestion"]
+    assert loose.status_code == 201, loose.json()
+    assert (loose.json()["fact"]["source"], loose.json()["fact"]["vault"]) == (
+        "Projects/Tomatoes.md",
+        "personal",
+    )
     stored = client.post(
-        "/memory", json={"key": "tomato-water", "value": "daily", "source": "Projects/Tomatoes.md"}
+        "/memory", json={"key": "tomato-feed", "value": "weekly", "source": "Projects/Tomatoes.md"}
     )
     assert stored.status_code == 201, stored.json()
     assert stored.json()["fact"]["vault"] == "personal"
