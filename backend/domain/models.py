@@ -43,6 +43,9 @@ class ParsedNote:
     # those of `periods` the note states (its `date:`, its name's label, properties, folder): not a year its
     # name only mentions
     stated_periods: tuple[str, ...] = ()
+    # its `date:`, a day or label in its name, or its folder says the time it is of (not a property's day:
+    # a person's `birthday:`, a clipping's `published:`; never `created:`): every chunk is of that time
+    own_time: bool = False
     headings: tuple[Heading, ...] = ()
     inline_tags: tuple[str, ...] = ()  # those of `tags` written in the text ("#sleep"), not the frontmatter
     metadata: dict[str, Any] = field(default_factory=dict)

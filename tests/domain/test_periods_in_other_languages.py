@@ -622,3 +622,28 @@ def test_an_english_name_is_labelled_as_before_whatever_other_languages_write(
     span = title_span(name)
     assert span is not None
     assert span.start == start
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        ("Quanto ho speso dal 2024?", dt.date(2024, 1, 1)),  # the Italian "since", with a year
+        ("Dal marzo 2025 cosa ho fatto?", dt.date(2025, 3, 1)),  # and opening a question
+    ],
+)
+def test_the_italian_dal_is_since_before_a_year_or_a_month(question: str, start: dt.date) -> None:
+    span = find_time_span(question, MARCH_15)
+    assert span is not None
+    assert (span.start, span.end, span.granularity) == (start, MARCH_15, "since")
+
+
+@pytest.mark.parametrize("question", ["Tot maart 2026 heb ik gespaard?", "Na maart 2025, wat deed ik?"])
+def test_the_dutch_bounds_opening_a_question_tell_no_days(question: str) -> None:
+    span = find_time_span(question, MARCH_15)
+    assert span is not None
+    assert days_telling(question, span) is None
+
+
+@pytest.mark.parametrize("name", ["Dal 2024", "Dal marzo 2025", "Tot maart 2026", "Na maart 2025"])
+def test_a_note_named_with_an_italian_or_dutch_bound_opening_it_is_of_no_period(name: str) -> None:
+    assert title_span(name) is None

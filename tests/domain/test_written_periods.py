@@ -143,3 +143,20 @@ def test_a_decade_and_a_school_year_write_the_years_they_hold() -> None:
     season = TimeSpan("2025", dt.date(2025, 1, 1), dt.date(2025, 12, 31), "year")
     assert writes_year_of("the 2024–25 season", season)
     assert not writes_year_of("the 2023–24 season", season)
+
+
+def test_the_year_asked_is_read_as_people_write_it_around_a_year() -> None:
+    from backend.domain.periods.time_intent import TimeSpan
+    from backend.domain.periods.written_periods import writes_year_of
+
+    def year(y: int) -> TimeSpan:
+        return TimeSpan(str(y), dt.date(y, 1, 1), dt.date(y, 12, 31), "year")
+
+    nineties = TimeSpan("the 1990's", dt.date(1990, 1, 1), dt.date(1999, 12, 31), "years")
+    assert writes_year_of("a playlist of the 1990's hits", nineties)
+    assert writes_year_of("we reviewed 2024's budget", year(2024))
+    assert writes_year_of("Stand: 03.2024", year(2024))  # a dotted month
+    assert writes_year_of("March 3,2019", year(2019))
+    assert writes_year_of("1999-00 season", year(2000))
+    assert not writes_year_of("[[2011-12]]", year(2012))  # an ISO month: December 2011
+    assert not writes_year_of("release v2.2024", year(2024))

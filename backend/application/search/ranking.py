@@ -139,10 +139,11 @@ def time_factor(payload: dict[str, Any], span: TimeSpan, boost: float) -> tuple[
         return 1.0, UNDATED
     if not payload.get(PERIOD_STATED, True):  # an index written before it was stored: as stated, as then
         return 1.0, MENTIONED_ONLY
-    # a note that states its time (a journal's day, a Zettelkasten ID's, `date:`, a label in its name; never
-    # `created:`) is of that time whatever it writes, as chunk_periods reads it ("2022-01-10: new program" in
-    # a log of 2021 is no note of 2022); an index built before it was stored: as stated
-    if not payload.get(NOTE_STATES_TIME, True) and writes_year_of(str(payload.get("content", "")), span):
+    # a note that says its time (a journal's day, a Zettelkasten ID's, `date:`, a label in its name, its
+    # folder; not a `birthday:`, never `created:`) is of that time whatever year it writes, as chunk_periods
+    # reads it ("2022-01-10: new program" in a log of 2021 is no note of 2022)
+    own_time = payload.get(NOTE_STATES_TIME, bool(payload.get(DATE)))  # before it was stored: its date
+    if not own_time and writes_year_of(str(payload.get("content", "")), span):
         return 1.0, WRITES_ITS_YEAR
     return 1.0 / (1.0 + boost), OTHER_TIME
 

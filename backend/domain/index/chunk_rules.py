@@ -23,8 +23,10 @@ holds. Leave it for a change that needs no index work (ranking, recall, anything
 7: a chunk says whether its note states the time it is of (`date:`, a day or label in its name, its folder;
    not `created:`): asked about a year, a chunk of a note that does not, writing that year beside days of
    another time, keeps its score (search.ranking.time_factor).
+8: that record reads the note's `date:`, name and folder only: a property's day (a person's `birthday:`, a
+   clipping's `published:`) says what a note holds, not the time every chunk of it is of.
 """
 
 from __future__ import annotations
 
-CHUNK_RULES = 7  # 0: an index built before the rules were recorded
+CHUNK_RULES = 8  # 0: an index built before the rules were recorded

@@ -21,8 +21,9 @@ PERIODS = "periods"
 # whether the chunk says what time it is of (days it writes out, its note's date:, name, properties or
 # folder), not only a year its note's name mentions: only such a chunk is of another time
 PERIOD_STATED = "period_stated"
-# its note states the time it is of (its `date:`, a day or label in its name, its properties or folder; never
-# `created:`): every chunk is of that time, whatever days it writes (chunk_periods)
+# its note says the time it is of by its `date:`, a day or label in its name or its folder
+# (ParsedNote.own_time; not a property's day, never `created:`): every chunk is of that time, whatever year it
+# writes
 NOTE_STATES_TIME = "note_states_time"
 # its note says another note replaced it (note_status): it ranks lower and is never quoted by the recall
 REPLACED = "replaced"
@@ -91,4 +92,4 @@ def written_words(payload: dict[str, Any]) -> str:
 def _periods(note: ParsedNote, chunk: Chunk) -> dict[str, Any]:
     states = bool(note.stated_periods)
     periods, stated = chunk_periods(chunk.text, chunk.heading_path, note.periods, note_states=states)
-    return {PERIODS: list(periods), PERIOD_STATED: stated, NOTE_STATES_TIME: states}
+    return {PERIODS: list(periods), PERIOD_STATED: stated, NOTE_STATES_TIME: note.own_time}

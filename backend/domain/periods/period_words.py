@@ -43,9 +43,9 @@ def pair_of_months(matches: Iterable[re.Match[str]]) -> tuple[str, int | None, i
 
 
 # "since": "seit März 2025", "ab 2025", "depuis mars 2025", "dès 2025", "à partir de mars 2025", "desde marzo
-# de 2025", "a partir de 2025", "dal marzo 2025" (only before a word: "red lentil dal 2024" is a dish),
-# "dall'aprile 2025", "sinds maart 2025", "vanaf 2025", "с марта 2025 года", "начиная с 2025 года": the word
-# (group 1) and what follows it (group 2)
+# de 2025", "a partir de 2025", "dal 2024", "dal marzo 2025", "dall'aprile 2025", "sinds maart 2025", "vanaf
+# 2025", "с марта 2025 года", "начиная с 2025 года": the word (group 1) and what follows it (group 2). "dal
+# 2024" is the Italian "since 2024" far more often than an English dish and its year
 _SINCE_WORDS = (
     r"seit|ab|depuis|dès|[àa]\s+partir\s+d(?:e|u|el|o|a|['’])|desde|da(?=\s+[^\W\d_])"
     r"|dal|dalla|dall['’]"

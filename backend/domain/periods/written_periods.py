@@ -140,16 +140,19 @@ def _month_of(period: str) -> str:
 
 
 # a year as a text writes one, alone or in a date of any form ("in 1992", "1992年", "[[1992-12-20]]",
-# "20.12.1992", "1992/03/12", "12 March 1992"), a decade ("the 1990s": group 2) or a school or financial year
-# ("1992-93", "1992–93": group 3), not inside a code, an ID, a decimal or a sum ("£1992", "BA1992",
-# "IMG_1992.jpg", "report-1992.pdf", "#1992", "?p=1992", "1992f9a", "0.1992": after a digit and a point only
-# in a dotted day); its digits looked for first (a lookbehind tried at every place of a chunk cost five times
+# "20.12.1992", "03.1992", "1992/03/12", "12 March 1992"), a decade ("the 1990s": group 2) or a school or
+# financial year ("1992–93", "1992/93": groups 3 and 4), not inside a code, an ID, a decimal or a sum
+# ("£1992", "BA1992", "IMG_1992.jpg", "report-1992.pdf", "#1992", "?p=1992", "1992f9a", "0.1992",
+# "v2.1992"); its digits looked for first (a lookbehind tried at every place of a chunk cost five times
 # as much)
 _YEAR_IN_TEXT = re.compile(
     r"(?=(?:19|20)\d\d)(?<![0-9A-Za-z_#=$£€¥])"
-    r"(?:(?<=\d\.\d\.)|(?<=\d\.\d\d\.)|(?<=\d\d\.\d\.)|(?<=\d\d\.\d\d\.)|(?<!\d[.,]))((?:19|20)\d\d)"
-    r"(?:(s)\b|\s*[-/\u2013]\s*(\d\d)(?![\d/-]))?"
-    r"(?![0-9A-Za-z_]|[.,]\d|\.[A-Za-z]{2,4}\b|['’]s\b|[x×]\d)"
+    # after a digit and a point or a comma only in a dotted day, a dotted month ("03.2024") or "March 3,2019"
+    r"(?:(?<=\d\.\d\.)|(?<=\d\.\d\d\.)|(?<=\d\d\.\d\.)|(?<=\d\d\.\d\d\.)"
+    r"|(?<=[^\w.,][1-9][.,])|(?<=[^\w.,]0[1-9]\.)|(?<=[^\w.,][12]\d,)|(?<=[^\w.,]1[0-2]\.)|(?<=[^\w.,]3[01],)"
+    r"|(?<=^[1-9]\.)|(?<=^0[1-9]\.)|(?<=^1[0-2]\.)|(?<!\d[.,]))"
+    r"((?:19|20)\d\d)(?:(s|['’]s)\b|\s*([-/\u2013])\s*(\d\d)(?![\d/-]))?"
+    r"(?![0-9A-Za-z_]|[.,]\d|\.[A-Za-z]{2,4}\b|[x×]\d)"
 )
 
 
@@ -167,10 +170,13 @@ def writes_year_of(text: str, span: TimeSpan) -> bool:
 
 
 def _years(match: re.Match[str]) -> tuple[int, int]:
-    """The years a match of _YEAR_IN_TEXT writes: one, a decade's ten, or a school year's two."""
+    """The years a match of _YEAR_IN_TEXT writes: one ("2024's budget" too), a decade's ten ("the 1990s",
+    "the 1990's"), or a school year's two ("2024–25", "2019/20"; "2011-12" is December 2011, as an ISO month
+    is read)."""
     year = int(match.group(1))
     if match.group(2) and year % 10 == 0:
         return year, year + 9
-    if match.group(3) and int(match.group(3)) == (year + 1) % 100:
+    pair = match.group(4)
+    if pair and int(pair) == (year + 1) % 100 and (match.group(3) != "-" or not 1 <= int(pair) <= 12):
         return year, year + 1
     return year, year

@@ -211,6 +211,17 @@ def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[tuple[s
     return tuple(dict.fromkeys(periods))[:MAX_PERIODS], stated
 
 
+def states_own_time(front: dict[str, Any], stem: str, folder: str) -> bool:
+    """Whether a note says the time it is of by its `date:`, its name (`title_span`) or its folder: a journal
+    day, a Zettelkasten ID, "Budget 2024", `Journal/2024/`. Not a property's day (`birthday:`, `published:`):
+    a person, a clipping, a book are about more than that day."""
+    return (
+        _front_day(front, [], keys=("date",)) is not None
+        or title_span(stem) is not None
+        or _FOLDER_PERIOD.search(folder) is not None
+    )
+
+
 def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
     """The periods a note states it is of: its `date:` day, the period its file name labels it with
     ("2025-03-14", "2025-W12", "Trip Oct 2024", "Budget 2024", a Zettelkasten ID; not "What changed since

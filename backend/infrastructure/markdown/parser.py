@@ -26,6 +26,7 @@ from backend.infrastructure.markdown.frontmatter import (
     note_date,
     note_periods,
     split_frontmatter,
+    states_own_time,
 )
 from backend.infrastructure.markdown.links import frontmatter_links, read_links
 from backend.infrastructure.markdown.tokens import body_tokens
@@ -40,7 +41,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     stem = _stem(rel_path)
     title = front.get("title")
     inline = _dedupe_casefold(inline_tags(tokens))
-    periods, stated = note_periods(front, stem, rel_path.rpartition("/")[0])
+    folder = rel_path.rpartition("/")[0]
+    periods, stated = note_periods(front, stem, folder)
     return ParsedNote(
         path=rel_path,
         # a Templater command left as the title (`title: <% tp.file.title %>`) names nothing: the file does
@@ -53,6 +55,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         date=note_date(front, stem, problems),
         periods=periods,
         stated_periods=stated,
+        own_time=states_own_time(front, stem, folder),
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),

@@ -10,7 +10,7 @@ import datetime as dt
 
 import pytest
 
-from backend.application.search.ranking import boosted
+from backend.application.search.ranking import OTHER_TIME, WRITES_ITS_YEAR, boosted, time_factor
 from backend.application.search.service import SearchOptions
 from backend.domain.models import ScoredPoint
 from backend.domain.periods.question_time import find_time_span
@@ -167,6 +167,7 @@ def test_a_year_a_name_only_mentions_raises_the_note_but_never_lowers_it() -> No
     assert then[named] == pytest.approx(2 * plain[named])
 
 
+ALICE = "People/Alice.md"
 FOUNDED, FLOODED, DAY_OF_1993 = (
     "The university was founded.md",
     "The river flooded.md",
@@ -179,6 +180,9 @@ POLYTECHNIC = {
     FLOODED: "When did the polytechnic become a university? The river flooded it on 3 March 1963.\n",
     # a journal day of its own (its name): of that day, whatever year it writes
     DAY_OF_1993: "The polytechnic that became a university in 1992 held its first exams.\n",
+    # a property's day (her birthday) is what the note holds, not the time it is of
+    ALICE: "---\nbirthday: 1940-01-02\n---\nAlice taught at the polytechnic from 3 March 1963; in 1992 she "
+    "saw it become a university.\n",
     "Resources/Dal.md": "# Red lentil dal\n\nLentils, onion, cumin.\n",
     "Resources/Bread.md": "# Bread\n\nFlour, water, salt, yeast.\n",  # the bottom of the list, at 0
 }
@@ -187,10 +191,10 @@ POLYTECHNIC = {
 @pytest.mark.parametrize(
     ("asked", "factors"),
     [
-        ("1992", {FOUNDED: 1.0, FLOODED: 0.5, DAY_OF_1993: 0.5}),
+        ("1992", {FOUNDED: 1.0, FLOODED: 0.5, DAY_OF_1993: 0.5, ALICE: 1.0}),
         ("1963", {FOUNDED: 2.0}),
         # a year written says nothing of a month of it: asked about December 1992, its day of 1963 counts
-        ("December 1992", {FOUNDED: 0.5}),
+        ("December 1992", {FOUNDED: 0.5, ALICE: 0.5}),
     ],
 )
 def test_a_chunk_writing_the_year_asked_keeps_its_score_whatever_other_days_it_writes(
@@ -242,3 +246,13 @@ def test_a_vault_narrows_to_a_period_only_with_notes_of_it_that_speak_to_the_que
 ) -> None:
     # beside another vault, one that narrows answers first (vault_merge.merged_by_confidence)
     assert handles.search.search(question, top_k=10).narrowed.kinds == int(narrowed)
+
+
+def test_an_index_built_before_notes_recorded_their_own_time_goes_by_the_note_s_date() -> None:
+    span = find_time_span("in 1992", TODAY)
+    assert span is not None
+    text = "Founded on 1 August 1963. In 1992 it became a university."
+    paragraph = {"periods": ["1963-08-01"], "period_stated": True, "content": text, "date": None}
+    day = {**paragraph, "date": "1963-08-01"}
+    assert time_factor(paragraph, span, 1.0) == (1.0, WRITES_ITS_YEAR)
+    assert time_factor(day, span, 1.0) == (0.5, OTHER_TIME)
