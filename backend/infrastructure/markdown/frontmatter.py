@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -198,36 +198,32 @@ def _front_day(
     return None
 
 
-def note_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+class NotePeriods(NamedTuple):
+    periods: tuple[str, ...]  # every period the note is of (ParsedNote.periods)
+    stated: tuple[str, ...]  # those it states (ParsedNote.stated_periods)
+    own_time: bool  # its `date:`, name or folder says the time it is of (ParsedNote.own_time)
+
+
+def note_periods(front: dict[str, Any], stem: str, folder: str) -> NotePeriods:
     """Every period a note is of, each an ISO day or "start/end" (inclusive days), for a question that
     names a time, and those of them it states (`stated_periods`): the stated ones with, after its `date:`,
     a period its name mentions without labelling the note with it ("Im Jahr 2010 erlitt der
-    Amazonas-Regenwald": `mentioned_span`)."""
+    Amazonas-Regenwald": `mentioned_span`). And whether its `date:`, its name (`title_span`) or its folder
+    says the time it is of: a journal day, a Zettelkasten ID, "Budget 2024", `Journal/2024/`; not a
+    property's day (`birthday:`, `published:`): a person, a clipping, a book are about more than that day."""
+    own = _own_periods(front, stem)
+    stated = stated_periods(own, front, folder)
+    own_time = bool(own) or _FOLDER_PERIOD.search(folder) is not None
     mentioned = mentioned_span(stem)
-    stated = stated_periods(front, stem, folder)
     if mentioned is None:
-        return stated, stated
+        return NotePeriods(stated, stated, own_time)
     periods = [*stated[:1], _period(mentioned.start, mentioned.end), *stated[1:]]
-    return tuple(dict.fromkeys(periods))[:MAX_PERIODS], stated
+    return NotePeriods(tuple(dict.fromkeys(periods))[:MAX_PERIODS], stated, own_time)
 
 
-def states_own_time(front: dict[str, Any], stem: str, folder: str) -> bool:
-    """Whether a note says the time it is of by its `date:`, its name (`title_span`) or its folder: a journal
-    day, a Zettelkasten ID, "Budget 2024", `Journal/2024/`. Not a property's day (`birthday:`, `published:`):
-    a person, a clipping, a book are about more than that day."""
-    return (
-        _front_day(front, [], keys=("date",)) is not None
-        or title_span(stem) is not None
-        or _FOLDER_PERIOD.search(folder) is not None
-    )
-
-
-def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, ...]:
-    """The periods a note states it is of: its `date:` day, the period its file name labels it with
-    ("2025-03-14", "2025-W12", "Trip Oct 2024", "Budget 2024", a Zettelkasten ID; not "What changed since
-    1989": `title_span`), the days or ranges its properties hold (`finished: 2024-03-17`, `dates: 2024-10-26
-    to 2024-11-02`, `year: 2024`), else the year (or year/month) of its folder (`Journal/2024/`). Never when
-    the file was made or edited: `created:`, which templates put on every note, `modified:`, `updated:`."""
+def _own_periods(front: dict[str, Any], stem: str) -> list[str]:
+    """Its `date:` day, and the period its file name labels it with ("2025-03-14", "2025-W12", "Trip Oct
+    2024", "Budget 2024", a Zettelkasten ID; not "What changed since 1989": `title_span`)."""
     periods: list[str] = []
     day = _front_day(front, [], keys=("date",))
     if day is not None:
@@ -235,6 +231,15 @@ def stated_periods(front: dict[str, Any], stem: str, folder: str) -> tuple[str, 
     named = title_span(stem)
     if named is not None:
         periods.append(_period(named.start, named.end))
+    return periods
+
+
+def stated_periods(own: list[str], front: dict[str, Any], folder: str) -> tuple[str, ...]:
+    """The periods a note states it is of: its `own` (`_own_periods`), the days or ranges its properties
+    hold (`finished: 2024-03-17`, `dates: 2024-10-26 to 2024-11-02`, `year: 2024`), else the year (or
+    year/month) of its folder (`Journal/2024/`). Never when the file was made or edited: `created:`, which
+    templates put on every note, `modified:`, `updated:`."""
+    periods = list(own)
     for key, value in front.items():
         if str(key).casefold() != "date" and not _STAMP_KEY.search(str(key)):
             period = _property_period(key, value)

@@ -26,7 +26,6 @@ from backend.infrastructure.markdown.frontmatter import (
     note_date,
     note_periods,
     split_frontmatter,
-    states_own_time,
 )
 from backend.infrastructure.markdown.links import frontmatter_links, read_links
 from backend.infrastructure.markdown.tokens import body_tokens
@@ -41,8 +40,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     stem = _stem(rel_path)
     title = front.get("title")
     inline = _dedupe_casefold(inline_tags(tokens))
-    folder = rel_path.rpartition("/")[0]
-    periods, stated = note_periods(front, stem, folder)
+    periods = note_periods(front, stem, rel_path.rpartition("/")[0])
     return ParsedNote(
         path=rel_path,
         # a Templater command left as the title (`title: <% tp.file.title %>`) names nothing: the file does
@@ -53,9 +51,9 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         inline_tags=inline,
         aliases=_dedupe_casefold(frontmatter_aliases(front)),
         date=note_date(front, stem, problems),
-        periods=periods,
-        stated_periods=stated,
-        own_time=states_own_time(front, stem, folder),
+        periods=periods.periods,
+        stated_periods=periods.stated,
+        own_time=periods.own_time,
         headings=headings(tokens, body_start_line),
         metadata=metadata(front, problems),
         problems=tuple(problems),
