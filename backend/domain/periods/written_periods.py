@@ -164,9 +164,7 @@ def writes_year_of(text: str, span: TimeSpan) -> bool:
     if span.granularity not in ("year", "years"):
         return False
     first, last = span.start.year, span.end.year
-    return any(
-        _years(match)[0] <= last and first <= _years(match)[1] for match in _YEAR_IN_TEXT.finditer(text)
-    )
+    return any(start <= last and first <= end for start, end in map(_years, _YEAR_IN_TEXT.finditer(text)))
 
 
 def _years(match: re.Match[str]) -> tuple[int, int]:
