@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def write_json_durably(target: Path, record: dict[str, Any]) -> None:
@@ -35,3 +40,16 @@ def _fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def read_json_record(target: Path, read: Callable[[dict[str, Any]], T], otherwise: str) -> T | None:
+    """The record `write_json_durably` kept at `target`, as `read` makes it, or None: none kept, or one that
+    cannot be read (a layout of another version, a field missing), said in the log with what follows
+    (`otherwise`), never an error that stops a start or a status."""
+    if not target.exists():
+        return None
+    try:
+        return read(json.loads(target.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("ignoring %s (%s): %s", target, exc, otherwise)
+        return None

@@ -8,8 +8,6 @@ once: saves take turns, and one never replaces the record of a job that ended la
 
 from __future__ import annotations
 
-import json
-import logging
 import threading
 from dataclasses import asdict, fields
 from datetime import datetime
@@ -18,9 +16,7 @@ from typing import Any
 
 from backend.application.indexing.jobs import JobSnapshot
 from backend.application.indexing.last_job import LastJob
-from backend.infrastructure.durable_files import write_json_durably
-
-log = logging.getLogger(__name__)
+from backend.infrastructure.durable_files import read_json_record, write_json_durably
 
 FILE_NAME = "last_job.json"
 _MOMENTS = ("started_at", "finished_at")
@@ -33,13 +29,7 @@ class LastJobFile:
         self._turn = threading.Lock()
 
     def load(self) -> LastJob | None:
-        if not self._path.exists():
-            return None
-        try:
-            return _last_job(json.loads(self._path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("ignoring %s (%s): the next job records the last one again", self._path, exc)
-            return None
+        return read_json_record(self._path, _last_job, "the next job records the last one again")
 
     def save(self, last: LastJob) -> None:
         with self._turn:

@@ -6,17 +6,13 @@ fit: the gate is fitted again."""
 
 from __future__ import annotations
 
-import json
-import logging
 from pathlib import Path
 from typing import Any
 
 from backend.application.search.recall_gate import StoredGate
 from backend.domain.ranking.confidence import Calibration
 from backend.domain.recall.gate_fit import FittedGate, NullScale
-from backend.infrastructure.durable_files import write_json_durably
-
-log = logging.getLogger(__name__)
+from backend.infrastructure.durable_files import read_json_record, write_json_durably
 
 FILE_NAME = "recall_gate.json"
 
@@ -27,13 +23,7 @@ class RecallGateFile:
         self._path = data_dir / f"recall_gate{suffix}.json"
 
     def load(self) -> StoredGate | None:
-        if not self._path.exists():
-            return None
-        try:
-            return _stored(json.loads(self._path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("ignoring %s (%s): the recall gate is fitted again", self._path, exc)
-            return None
+        return read_json_record(self._path, _stored, "the recall gate is fitted again")
 
     def save(self, stored: StoredGate) -> None:
         gate = stored.gate
