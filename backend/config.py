@@ -33,6 +33,8 @@ from backend.vault_set_settings import VaultSetSettings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = REPO_ROOT / "docs" / "example-vault"
+# how the CLI is typed: every message naming one of its commands, at the terminal or to an MCP client
+PROGRAM = "python -m backend"
 
 # comma-separated in the environment
 LIST_SETTINGS = ("deny_dirs", "allow_dirs", "saved_folders", "cors_origins", "allowed_hosts")

@@ -5,7 +5,7 @@ each route named is said as the tool that does the same, else as the command a p
 
 from __future__ import annotations
 
-PROGRAM = "python -m backend"  # the CLI, as the errors name it (the api layer cannot import it)
+from backend.config import PROGRAM
 
 # longest first where one holds another; every route a suggestion names (tests/api/test_mcp_advice.py)
 AS_MCP = (

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from pydantic import BaseModel
 
 from backend.bootstrap import Services
-from backend.config import Settings
+from backend.config import PROGRAM, Settings
 from backend.domain.errors import KnowledgeBridgeError, MemoryNotFoundError, NoteAmbiguousError
 from backend.entrypoints.cli.asked_vaults import (
     each_vault,
@@ -27,7 +27,6 @@ from backend.entrypoints.cli.asked_vaults import (
 )
 from backend.entrypoints.cli.output import (
     LIST_LIMIT,
-    PROGRAM,
     Progress,
     print_json,
     show_links,

@@ -16,11 +16,12 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from backend.config import PROGRAM
+
 SNIPPET_CHARS = 200
 LIST_LIMIT = 20
 PLAIN_LINE_SECONDS = 5.0  # without a terminal: one progress line per phase change, else at most this often
 
-PROGRAM = "python -m backend"
 
 # The service's suggestions speak HTTP (POST /index/rebuild, /docs); at the terminal the CLI says the command.
 CLI_ADVICE = {
