@@ -108,13 +108,21 @@ def _written() -> dict[str, tuple[int, bool]]:
 
 
 _WRITTEN = _written()
+
+
+def _full_names(languages: Iterable[str]) -> frozenset[str]:
+    """The full names of the months of `languages` (no abbreviation), casefolded, with and without accents."""
+    return frozenset(
+        spelling.casefold()
+        for language in languages
+        for form in _LANGUAGES[language].replace(",", "").split()
+        if not form.endswith(".")
+        for spelling in _spellings(form)
+    )
+
+
 # the full names alone: the abbreviations ("mar", "nov") are English ones too ("sales per Mar 2024")
-_ITALIAN = frozenset(
-    spelling.casefold()
-    for form in _LANGUAGES["it"].replace(",", "").split()
-    if not form.endswith(".")
-    for spelling in _spellings(form)
-)
+_ITALIAN = _full_names(["it"])
 
 
 def italian_month(word: str) -> bool:
@@ -191,13 +199,7 @@ CJK_MONTH = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[年년]\s*(\d{1,2})\s*[月월
 
 # the full names NAMED_MONTHS read, each a whole word there: a question naming none of them (most) is not
 # tried against its 17 patterns (~50 us a question)
-_FULL_NAMES = frozenset(
-    spelling.casefold()
-    for months in _LANGUAGES.values()
-    for form in months.replace(",", "").split()
-    if not form.endswith(".")
-    for spelling in _spellings(form)
-)
+_FULL_NAMES = _full_names(_LANGUAGES)
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
