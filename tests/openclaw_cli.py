@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -211,12 +210,6 @@ def note(shown: str, output: str) -> None:
     if transcript:
         with open(transcript, "a", encoding="utf-8") as out:
             out.write(f"$ {shown}\n{output.rstrip()}\n\n")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def gateway_config(openclaw: OpenClaw, port: int) -> dict[str, Any]:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import socket
+from scripts.measure.service import free_port
 
 
 def refused_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])  # closed again on leaving: connections to it are refused
+    return free_port()  # closed again once drawn: connections to it are refused
 
 
 def refused_url() -> str:

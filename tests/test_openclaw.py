@@ -24,13 +24,13 @@ import pytest
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, Settings, load_settings
 from backend.entrypoints.app import create_app
 from backend.infrastructure.running_service import record_service
+from scripts.measure.service import free_port
 from tests import live_server
 from tests.openclaw_cli import (
     Gateway,
     OpenClaw,
     Result,
     configure_plugin,
-    free_port,
     gateway_config,
     note,
     record,

@@ -33,6 +33,7 @@ import pytest
 
 from backend.config import EXAMPLE_VAULT, load_settings
 from backend.entrypoints.app import create_app
+from scripts.measure.service import free_port
 from tests import live_server, model_stub
 from tests.model_stub import ModelStub, last_user_text, system_text, tool_names
 from tests.openclaw_cli import (
@@ -42,7 +43,6 @@ from tests.openclaw_cli import (
     README,
     Gateway,
     OpenClaw,
-    free_port,
     gateway_config,
     note,
     readme_steps,

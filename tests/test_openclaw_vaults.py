@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from scripts.measure.service import free_port
 from tests import model_stub, two_vaults
 from tests.model_stub import ModelStub, last_user_text, system_text
 from tests.openclaw_cli import (
@@ -26,7 +27,6 @@ from tests.openclaw_cli import (
     PLUGIN_DIR,
     Gateway,
     OpenClaw,
-    free_port,
     gateway_config,
     require_openclaw,
 )

@@ -17,15 +17,10 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from scripts.measure.service import free_port
 from tests.live_server import LOOPBACK
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def answers(host: str, port: int) -> bool:

@@ -9,6 +9,7 @@ load test, the benchmarks and the fault tests (SIGKILL, a full disk).
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -24,9 +25,30 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port where nothing listens, drawn below the kernel's ephemeral range. A port bound to 0
+    comes from that range, from which every outgoing connection of the suite's other worker takes its own
+    port too: one did, between this check and the service's bind (a CI run, 2026-12-01)."""
+    low = _ephemeral_low()
+    for _ in range(100):
+        port = _PICK.randrange(_FIRST_PICKED, low) if low > _FIRST_PICKED + 1000 else 0
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # one of ours, or another program's: draw again
+            return int(sock.getsockname()[1])
+    raise OSError("no free loopback port below the ephemeral range after 100 draws")
+
+
+_FIRST_PICKED = 20000  # above the ports services are known by (Qdrant's 6333, Ollama's 11434)
+_PICK = random.SystemRandom()  # not the test's seeded `random`: two workers must not draw alike
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0  # not Linux: the kernel's own choice
 
 
 class ServiceProcess(AbstractContextManager["ServiceProcess"]):

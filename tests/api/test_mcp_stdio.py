@@ -8,7 +8,6 @@ import io
 import json
 import os
 import shutil
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from backend.bootstrap import build_services
 from backend.config import EXAMPLE_VAULT, REPO_ROOT, load_settings
 from backend.entrypoints.app import create_app
 from backend.entrypoints.mcp_stdio import relay
-from scripts.measure.service import ServiceProcess
+from scripts.measure.service import ServiceProcess, free_port
 from tests import live_server
 
 KEY = "stdio-test-key"
@@ -44,12 +43,6 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     finally:
         services.close()
     return vault, data
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def spawn(vault: Path, data: Path, port: int, work: Any) -> Any:
@@ -88,7 +81,7 @@ async def search_and_list(session: ClientSession) -> tuple[set[str], dict[str, A
 
 
 def test_with_no_service_it_serves_the_index_read_only(indexed: tuple[Path, Path]) -> None:
-    tools, found, missing = spawn(*indexed, closed_port(), search_and_list)
+    tools, found, missing = spawn(*indexed, free_port(), search_and_list)
     assert tools == READ_TOOLS  # remember and forget write: they need the service
     assert found["results"][0]["note_path"] == "Finance/Money with Sreenivas.md"
     assert missing.is_error is True
@@ -132,7 +125,7 @@ def test_it_finds_the_service_of_its_vault_whatever_port(indexed: tuple[Path, Pa
     with ServiceProcess(vault, data, env=env) as service:
         service.wait_ready()
         # relayed: remember and forget write through the service
-        assert spawn(vault, data, closed_port(), tools) == READ_TOOLS | {"remember", "forget"}
+        assert spawn(vault, data, free_port(), tools) == READ_TOOLS | {"remember", "forget"}
 
 
 @pytest.fixture
@@ -189,7 +182,7 @@ def test_request_zero_refused_by_the_service_gets_its_error(wrong_key_service: i
 
 
 def test_request_zero_to_a_service_gone_gets_an_error() -> None:
-    [reply] = relayed(f"http://127.0.0.1:{closed_port()}", KEY, INITIALIZE)
+    [reply] = relayed(f"http://127.0.0.1:{free_port()}", KEY, INITIALIZE)
     assert reply["id"] == 0
     assert "did not answer" in reply["error"]["message"]
 
@@ -207,7 +200,7 @@ def test_an_index_it_cannot_open_is_an_error_the_client_shows(indexed: tuple[Pat
     holder.supervisor.open(start_indexing=False)  # this process holds the embedded index; it records nothing
     try:
         with pytest.raises(BaseException) as raised:  # noqa: PT011 - anyio wraps it in an exception group
-            spawn(vault, data, closed_port(), lambda session: None)
+            spawn(vault, data, free_port(), lambda session: None)
     finally:
         holder.close()
     (refused,) = [error for error in _leaves(raised.value) if isinstance(error, MCPError)]
@@ -220,7 +213,7 @@ def test_an_index_it_cannot_open_is_an_error_the_client_shows(indexed: tuple[Pat
 def _refused(vault: Path, data: Path) -> MCPError:
     """The error the client's `initialize` gets from `python -m backend mcp` over this vault and data dir."""
     with pytest.raises(BaseException) as raised:  # noqa: PT011 - anyio wraps it in an exception group
-        spawn(vault, data, closed_port(), lambda session: None)
+        spawn(vault, data, free_port(), lambda session: None)
     (refused,) = [error for error in _leaves(raised.value) if isinstance(error, MCPError)]
     assert refused.error.code == -32002
     return refused
