@@ -33,6 +33,7 @@ EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today
 # open_tasks.py
 ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, beside an entry telling what happened"
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
+NO_CODE = "its note writes none of the codes the question names, beside one that does"  # codes.py
 ONLY_ESTIMATED = "its sums are reckoned or quoted, not paid, beside an entry stating one paid"  # sums.py
 
 
@@ -52,7 +53,9 @@ class Gate:
     a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
     time is not quoted beside an entry of it at least as likely to answer (the physio visit of November
-    beside the spring's, for "my shoulder recovery in the first half of 2025"); with `latest_on` (today:
+    beside the spring's, for "my shoulder recovery in the first half of 2025"); with `codes` (it names a
+    code: "11C3", "12oz") likewise an entry whose note writes none of them beside one whose note writes
+    one (codes.py); with `latest_on` (today:
     the question asks for the last time of something) the newest dated entry comes first and older dated
     ones stay out (recency.py); with `about_chat` (the turn asks about the conversation itself: "summarize our
     conversation so far") or `made_up` (it asks the agent to make something up: "tell me a joke") none is
@@ -79,6 +82,8 @@ class Gate:
     # asked for a sum: the question's terms naming what it is of ("hygienist"), one of which an entry, its
     # heading or its note's title must hold
     sum_of: frozenset[str] = frozenset()
+    # the question's codes ("11c3"): an entry writing none of them stays out beside one writing one
+    codes: frozenset[str] = frozenset()
     reads: QuestionReading | None = None
 
     @classmethod
@@ -102,6 +107,7 @@ class Gate:
             spent=question.spent,
             span=days_telling(question.text, question.span) if question.span else None,
             sum_of=question.sum_of,
+            codes=question.codes,
             reads=QuestionReading(words, question),
         )
 
@@ -126,6 +132,15 @@ class Gate:
         # after the odds: these only leave out, never let a less likely entry in
         left_out.update((v.chunk_id, why) for v in kept if (why := lacks[v.chunk_id]) is not None)
         kept = [v for v in kept if lacks[v.chunk_id] is None]
+        if self.codes and (reads := self.reads) is not None:
+            # by note: the section deciding on the A2 exam belongs to the note that names it above
+            writing = {v.note_path for v in kept if reads.holds(_told(v)) & self.codes}
+            # a preference among entries that answer, as the period's: never above a likelier entry
+            surest = max((v.confidence for v in kept if v.note_path in writing), default=None)
+            if surest is not None:
+                kept = _without(
+                    kept, left_out, NO_CODE, lambda v: v.note_path not in writing and v.confidence <= surest
+                )
         if self.present_on is not None:
             earlier = {kept[i].chunk_id for i in earlier_of_their_series(kept, _title, self.present_on)}
             kept = _without(kept, left_out, EARLIER_OF_SERIES, lambda v: v.chunk_id in earlier)

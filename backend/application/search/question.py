@@ -21,6 +21,7 @@ from backend.domain.periods.recency import asks_for_latest
 from backend.domain.periods.series import asks_about_the_present
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.recall.chat_turns import asks_about_the_chat, asks_to_make_something
+from backend.domain.recall.codes import codes_among
 from backend.domain.recall.measures import Measure, measure_asked
 from backend.domain.recall.open_tasks import asks_what_happened
 from backend.domain.recall.sums import asks_for_sum, asks_what_was_spent, sum_subject
@@ -60,6 +61,7 @@ class Question:
     # several vaults (narrowing.py), as `names` do
     word_tags: frozenset[str] = frozenset()
     names: tuple[str, ...] = ()  # folded words it writes with a capital inside a sentence (named_words.py)
+    codes: frozenset[str] = frozenset()  # its terms that are codes ("11c3", "rav4": codes.py)
 
     @property
     def keyword_terms(self) -> dict[str, float]:
@@ -139,4 +141,10 @@ class QuestionReader:
             words=frozenset(tokenize(text)),
             word_tags=word_tags,
             names=named_words(text, period.text if period else "", own_language),
+            codes=codes_among(own) - self._period_terms(period, languages),
         )
+
+    def _period_terms(self, period: TimeSpan | None, languages: tuple[str, ...]) -> frozenset[str]:
+        """The terms of the words naming the question's period: "2024-W38" and "Q3 2025" are its time, which
+        a note tells by its dates, not codes it must write."""
+        return frozenset(self._judge.query_terms(period.text, languages)) if period else frozenset()
