@@ -17,9 +17,10 @@ from backend.bootstrap import build_services
 from backend.config import load_settings
 from backend.entrypoints.app import create_app
 from backend.vault_set import vault_settings
+from scripts.measure.service import free_port
 from tests import live_server
 from tests.api.test_mcp import ERROR_KEYS, in_session, payload
-from tests.api.test_mcp_stdio import closed_port, in_stdio_session
+from tests.api.test_mcp_stdio import in_stdio_session
 from tests.test_cli_vaults import PERSONAL, WORK
 from tests.two_vaults import merged_as_documented
 from tests.vault_files import write_notes
@@ -138,4 +139,4 @@ def test_mcp_over_stdio_serves_every_vault_itself(tmp_path: Path) -> None:
             services.indexer.sync()
         finally:
             services.close()
-    _check_tour(_spawn(env, closed_port()))
+    _check_tour(_spawn(env, free_port()))
