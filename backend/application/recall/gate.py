@@ -18,6 +18,7 @@ from backend.domain.periods.series import earlier_of_their_series
 from backend.domain.periods.time_intent import TimeSpan
 from backend.domain.ranking.confidence import far_less_likely
 from backend.domain.ranking.result_rules import WordTerms
+from backend.domain.recall.codes import writes_code
 from backend.domain.recall.measures import Measure, gives
 from backend.domain.recall.open_tasks import on_the_question
 from backend.domain.recall.sums import gives_sum, only_estimated
@@ -54,13 +55,14 @@ class Gate:
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
     time is not quoted beside an entry of it at least as likely to answer (the physio visit of November
     beside the spring's, for "my shoulder recovery in the first half of 2025"); with `codes` (it names a
-    code: "11C3", "12oz") likewise an entry whose note writes none of them beside one whose note writes
-    one (codes.py); with `latest_on` (today:
-    the question asks for the last time of something) the newest dated entry comes first and older dated
-    ones stay out (recency.py); with `about_chat` (the turn asks about the conversation itself: "summarize our
-    conversation so far") or `made_up` (it asks the agent to make something up: "tell me a joke") none is
-    quoted (chat_turns.py). `reads` reads an entry's text for the question:
-    when the entries let through do not fit whole, a long one quotes its lines that match it (excerpts.py).
+    code: "11C3", "RAV4") likewise an entry whose note, as far as its entries left show, writes none of
+    them beside one whose note writes one (codes.py; after the rules on what an entry tells); with
+    `latest_on` (today: the question asks for the last time of something) the newest dated entry comes
+    first and older dated ones stay out (recency.py); with `about_chat` (the turn asks about the
+    conversation itself: "summarize our conversation so far") or `made_up` (it asks the agent to make
+    something up: "tell me a joke") none is quoted (chat_turns.py). `reads` reads an entry's text for the
+    question: when the entries let through do not fit whole, a long one quotes its lines that match it
+    (excerpts.py).
 
     `by_odds` needs confidences a note cannot raise by repeating the question's words: by keyword alone a
     note saying "how much do I owe Sreenivas?" five times reads as near certain, and beside it the ledger
@@ -82,7 +84,7 @@ class Gate:
     # asked for a sum: the question's terms naming what it is of ("hygienist"), one of which an entry, its
     # heading or its note's title must hold
     sum_of: frozenset[str] = frozenset()
-    # the question's codes ("11c3"): an entry writing none of them stays out beside one writing one
+    # the question's codes ("11c3"): an entry whose note writes none stays out beside one whose note does
     codes: frozenset[str] = frozenset()
     reads: QuestionReading | None = None
 
@@ -132,15 +134,6 @@ class Gate:
         # after the odds: these only leave out, never let a less likely entry in
         left_out.update((v.chunk_id, why) for v in kept if (why := lacks[v.chunk_id]) is not None)
         kept = [v for v in kept if lacks[v.chunk_id] is None]
-        if self.codes and (reads := self.reads) is not None:
-            # by note: the section deciding on the A2 exam belongs to the note that names it above
-            writing = {v.note_path for v in kept if reads.holds(_told(v)) & self.codes}
-            # a preference among entries that answer, as the period's: never above a likelier entry
-            surest = max((v.confidence for v in kept if v.note_path in writing), default=None)
-            if surest is not None:
-                kept = _without(
-                    kept, left_out, NO_CODE, lambda v: v.note_path not in writing and v.confidence <= surest
-                )
         if self.present_on is not None:
             earlier = {kept[i].chunk_id for i in earlier_of_their_series(kept, _title, self.present_on)}
             kept = _without(kept, left_out, EARLIER_OF_SERIES, lambda v: v.chunk_id in earlier)
@@ -164,6 +157,16 @@ class Gate:
             planned = {v.chunk_id for v in kept if only_estimated(v.content)}
             if any(v.chunk_id not in planned and gives_sum(v.content) for v in kept):
                 kept = _without(kept, left_out, ONLY_ESTIMATED, lambda v: v.chunk_id in planned)
+        if self.codes:
+            # after the rules on what an entry tells (the plan beside the journal of what happened): a
+            # preference among the entries left, as the period's, never above a likelier one; by note, as
+            # the section deciding on the A2 exam belongs to the note that names the exam above it
+            writing = {v.note_path for v in kept if writes_code(_told(v), self.codes)}
+            surest = max((v.confidence for v in kept if v.note_path in writing), default=None)
+            if surest is not None:
+                kept = _without(
+                    kept, left_out, NO_CODE, lambda v: v.note_path not in writing and v.confidence <= surest
+                )
         if self.latest_on is not None:
             today = self.latest_on
             kept, earlier_days = newest_first(kept, lambda v: days_of(v.periods, today))
