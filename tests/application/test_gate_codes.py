@@ -52,7 +52,9 @@ def test_the_code_is_read_in_the_heading_and_the_aliases_however_it_is_joined(an
     toyota = result_view(
         "Cars/Toyota.md", "Tires: 225/65R17, rotated every 5,000 miles.", 0.8, aliases=("RAV-4",)
     )
-    timetable = replace(result_view(TIMETABLE, "| P4 | free |", 0.8), heading_context="Timetable > 11 C3")
+    timetable = replace(
+        result_view(TIMETABLE, "| P4 | free |", 0.8), heading_context="Timetable > 11C3 (Year 11)"
+    )
     views = [result_view(element, "Tires 225/70R16, 35 psi front and back.", 0.7), toyota]
     assert _picked(analyzer, "what size tires does my rav4 take?", views) == (
         ["Cars/Toyota.md"],
@@ -60,6 +62,18 @@ def test_the_code_is_read_in_the_heading_and_the_aliases_however_it_is_joined(an
     )
     views = [timetable, result_view(OTHER_CLASS, "Seating plan v4.", 0.6)]
     assert _picked(analyzer, "when do I teach 11C3", views) == ([TIMETABLE], {OTHER_CLASS: NO_CODE})
+
+
+def test_the_code_is_read_in_the_notes_title_and_tags(analyzer: TextAnalyzer) -> None:
+    element = "Cars/Honda Element.md"
+    titled = result_view("Cars/RAV4.md", "Tires: 225/65R17, rotated every 5,000 miles.", 0.8)
+    tagged = replace(result_view("Cars/Toyota.md", "Tires: 225/65R17.", 0.8), tags=["cars/rav4"])
+    for view in (titled, tagged):
+        views = [view, result_view(element, "Tires 225/70R16, 35 psi front and back.", 0.7)]
+        assert _picked(analyzer, "what size tires does my RAV-4 take?", views) == (
+            [view.chunk_id],
+            {element: NO_CODE},
+        )
 
 
 def test_a_section_of_the_note_that_writes_the_code_stays(analyzer: TextAnalyzer) -> None:
@@ -95,13 +109,16 @@ def test_an_entry_likelier_than_every_note_writing_the_code_stays(
         ("what do I charge for a 12oz jar", "12oz jar £9"),
         ("how much did I spend on the £2k deposit", "about £2k"),
         ("what did I finish in Q3", "Q3 goals"),
+        ("how big is the living room in m2", "12 m2 of wall"),
+        ("did I sit the A2 exam", "a 2 week holiday"),  # a word and a figure, not the code
+        ("which E2Fs did the lab test", "E2F-1 binding"),  # another code
     ],
 )
 def test_no_entry_is_left_out_when_none_writes_a_code_the_question_names(
     analyzer: TextAnalyzer, asked: str, written: str
 ) -> None:
-    # "3rd", "12oz", "£2k", "Q3": an ordinal, quantities and a period, written many ways ("third", "12 oz",
-    # "£2,000", a date in August): no codes
+    # "3rd", "12oz", "£2k", "m2", "Q3": an ordinal, quantities and a period, written many ways ("third",
+    # "12 oz", "£2,000", "m²", a date in August): no codes; "a 2 week" and "E2F-1" write no "A2" nor "E2Fs"
     views = [
         result_view("Areas/Notes.md", f"Noted: {written}.", 0.8),
         result_view(
@@ -137,3 +154,12 @@ def test_the_words_naming_the_questions_period_are_no_codes(
 ) -> None:
     # "2025W38" is the week asked, which a note tells by its dates, not a code it must write
     assert Question.plain(asked, analyzer).codes == codes
+
+
+def test_a_code_among_chinese_words_is_read(analyzer: TextAnalyzer) -> None:
+    seating = "Teaching/座位表.md"
+    views = [
+        result_view("Teaching/课表.md", "周二第四节教11C3班化学", 0.7),
+        result_view(seating, "10C3班座位表", 0.65),
+    ]
+    assert _picked(analyzer, "11C3班什么时候上课", views) == (["Teaching/课表.md"], {seating: NO_CODE})

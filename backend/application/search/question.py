@@ -141,7 +141,7 @@ class QuestionReader:
             words=frozenset(tokenize(text)),
             word_tags=word_tags,
             names=named_words(text, period.text if period else "", own_language),
-            codes=codes_among(own) - self._period_terms(period, languages),
+            codes=codes_among(own, text) - self._period_terms(period, languages),
         )
 
     def _period_terms(self, period: TimeSpan | None, languages: tuple[str, ...]) -> frozenset[str]:
