@@ -1,10 +1,11 @@
 """`python -m backend serve` binds where the settings say: loopback only by default, HOST (or --host)
 otherwise. A real process on a real socket: 127.0.0.2 is another loopback address, so it tells "bound to
-127.0.0.1" from "bound to every interface" without leaving the machine."""
+127.0.0.1" from "bound to every interface" without leaving the machine. Ctrl+C stops it cleanly."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -76,6 +77,29 @@ def test_serve_listens_on_loopback_only_by_default(tmp_path: Path, second_loopba
     with serve(tmp_path, port) as process:
         wait_for("127.0.0.1", port, process)
         assert not answers("127.0.0.2", port)  # not 0.0.0.0: only 127.0.0.1 itself
+
+
+@pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice"])
+def test_ctrl_c_stops_serve_with_one_word_and_no_traceback(tmp_path: Path, presses: int) -> None:
+    # uvicorn raises the SIGINT again once it has shut down; left to asyncio's runner, a second press
+    # (or `timeout`, `make` passing the first on) printed two tracebacks
+    port = free_port()
+    with serve(tmp_path, port) as process:
+        wait_for("127.0.0.1", port, process)
+        process.send_signal(signal.SIGINT)
+        said = ""
+        if presses == 2:  # pressed again while it shuts down
+            assert process.stderr is not None
+            while "Shutting down" not in said and (line := process.stderr.readline()):
+                said += line
+            process.send_signal(signal.SIGINT)
+        said += process.communicate(timeout=60)[1]
+    assert process.returncode == 130
+    assert "Traceback" not in said
+    assert "ERROR" not in said
+    assert said.rstrip().splitlines()[-1] == "interrupted"
+    assert "Application shutdown complete" in said  # the app's own shutdown ran: nothing left half-done
+    assert ("Ctrl+C again stops at once" in said) is (presses == 2)
 
 
 @pytest.mark.parametrize("how", ["env", "flag"])

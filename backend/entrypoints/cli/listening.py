@@ -1,13 +1,20 @@
 """Where `serve` listens: the socket bound to HOST:PORT, and a bind that fails said as the setting to change
-(HOST when no port would help, PORT otherwise)."""
+(HOST when no port would help, PORT otherwise); and how it stops on Ctrl+C."""
 
 from __future__ import annotations
 
 import errno
 import ipaddress
+import logging
+import signal
 import socket
+from types import FrameType
+
+import uvicorn
 
 from backend.config import Settings, SettingsError
+
+log = logging.getLogger("backend")
 
 # the host, not the port: no other port would help (a name that resolves to nothing, "locahost", raises
 # socket.gaierror, said the same way)
@@ -72,3 +79,42 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:  # a host name: it may resolve to anything
         return False
+
+
+class StoppingServer(uvicorn.Server):
+    """uvicorn's server, with Ctrl+C pressed again while it stops said instead of obeyed: a second press made
+    uvicorn skip the app's own shutdown (the watcher, the jobs and the index left unclosed) and cancel its
+    lifespan, printing a traceback. A third press still stops at once."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._told = False
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit and sig == signal.SIGINT and not self._told:
+            self._told = True
+            log.warning("stopping: closing the index first (Ctrl+C again stops at once)")
+            return
+        super().handle_exit(sig, frame)
+
+
+def serve_until_stopped(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Serve on `sock` until a signal stops the server; KeyboardInterrupt once it has shut down when Ctrl+C
+    stopped it (the CLI then says "interrupted", exit 130).
+
+    uvicorn shuts down gracefully on SIGINT, then raises the signal again for whoever handled it before.
+    Left to asyncio's runner, that SIGINT landed in the loop still closing and printed a traceback (a
+    KeyboardInterrupt logged as ERROR) after a clean stop; a handler of ours, set first, takes it instead
+    and the runner sets none of its own."""
+    stopped: list[int] = []
+
+    def taken(signum: int, frame: FrameType | None) -> None:
+        stopped.append(signum)
+
+    previous = signal.signal(signal.SIGINT, taken)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if stopped:
+        raise KeyboardInterrupt

@@ -34,7 +34,7 @@ from backend.entrypoints.cli.commands import (
     cmd_verify,
     run_job,
 )
-from backend.entrypoints.cli.listening import is_loopback, listen
+from backend.entrypoints.cli.listening import StoppingServer, is_loopback, listen, serve_until_stopped
 from backend.entrypoints.cli.output import Progress, show_error
 from backend.entrypoints.cli.target import open_local, service_url
 from backend.entrypoints.cli.vaults import choose_vault
@@ -255,7 +255,7 @@ def _cmd_serve(settings: Settings) -> None:
             config.port,
         )
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        serve_until_stopped(StoppingServer(config), sock)
     finally:
         forget_all()  # a start that failed before the app ran
 
