@@ -29,21 +29,31 @@ _LETTER_THEN_FIGURE = re.compile(r"[^\W\d_]\d")
 _PERIOD_WORD = r"q[1-4]|h[12]|k?w\d{1,2}|wk\d{1,2}|cw\d{1,2}|fy\d{2,4}|\d{1,2}h\d{2}"
 _QUANTITY = r"\d+(?:[x×]\d+)+[^\W\d_]*|(?:\d+)?(?:[ckm]?m|ft|in)[23]|\d+h\d+(?:min)?|\d+m\d+s?|\d{2}r\d{2}"
 _NOT_A_CODE = re.compile(rf"{_PERIOD_WORD}|{_QUANTITY}", re.IGNORECASE)
-# a code the analyser splits at its joint ("RAV-4", "COVID-19", "B.12"): read from the question's text
-_JOINED = re.compile(r"(?<![^\W_])([^\W\d_]+)[.\-\u2010-\u2015](\d+)(?![^\W_]|[.\-\u2010-\u2015]\d)")
-_RUNS = re.compile(r"\d+|[^\W\d_]+")
-_JOINT = r"[.\-\u2010-\u2015]"
-_WORD_JOINT = r"[ \t.\-\u2010-\u2015\u00a0]"
 # Han, kana and Hangul are letters to a regular expression, but no word of theirs runs on into a code: a
 # code stands among them as among spaces ("教11C3班")
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_LETTER = rf"[^\W\d_{_CJK}]"
 _WORD_CHAR = rf"[^\W_{_CJK}]"
+_DASHES = r"\u2010-\u2015\u2212"
+_JOINT = rf"[.\-{_DASHES}]"
+_WORD_JOINT = rf"[ \t.\-{_DASHES}]"
+# a code the analyser splits at its joint ("RAV-4", "COVID-19", "LC-34"), read from the question's text:
+# never a year ("Jan-2024", "class-of-2010"), nor letters after a figure's joint ("2-in-1")
+_JOINED = re.compile(
+    rf"(?<!{_WORD_CHAR})(?<!\d{_JOINT})({_LETTER}+){_JOINT}(?!(?:19|20)\d\d(?!\d))(\d+)(?!{_WORD_CHAR}|{_JOINT}\d)"
+)
+_RUNS = re.compile(r"\d+|[^\W\d_]+")
 
 
 def codes_among(terms: Iterable[str], text: str = "") -> frozenset[str]:
     """The codes among the terms the analyser made of a question's words, and those `text` (the question)
-    writes with a joint the analyser splits at."""
-    joined = (f"{letters}{figures}".casefold() for letters, figures in _JOINED.findall(_folded(text)))
+    writes with a joint the analyser splits at, in capitals as codes are written ("row-3", "week-12" are
+    words)."""
+    joined = (
+        f"{letters}{figures}".casefold()
+        for letters, figures in _JOINED.findall(_folded(text))
+        if letters.isupper()
+    )
     return frozenset(
         code
         for code in (*terms, *joined)
@@ -58,7 +68,11 @@ def writes_code(text: str, codes: frozenset[str]) -> bool:
 
 
 def _folded(text: str) -> str:
-    return unicodedata.normalize("NFKC", text) if not text.isascii() else text
+    """`text` as the analyser reads codes: compatibility forms ("１１Ｃ３", "m²") and accents folded."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 @lru_cache(maxsize=256)
@@ -71,5 +85,5 @@ def _written(code: str) -> re.Pattern[str]:
         # a lone letter joined by a space is a word of a sentence ("a 2 week holiday"), no code
         lone = any(len(run) == 1 and not run.isdigit() for run in (before, after))
         pattern += f"{_JOINT if lone else _WORD_JOINT}?{re.escape(after)}"
-    # not inside a longer word or code: "b12" is not in "b123", nor "e2f" in "E2F-1"
-    return re.compile(rf"(?<!{_WORD_CHAR}){pattern}s?(?!{_WORD_CHAR}|{_JOINT}\d)", re.IGNORECASE)
+    # not inside a longer word or code: "b12" is not in "b123", nor "e2f" in "E2F-1"; "v2.1" writes "v2"
+    return re.compile(rf"(?<!{_WORD_CHAR}){pattern}s?(?!{_WORD_CHAR}|[\-{_DASHES}]\d)", re.IGNORECASE)
