@@ -72,7 +72,10 @@ def _folded(text: str) -> str:
     if text.isascii():
         return text
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    # composed again: Hangul decomposed is jamo, letters that would run on into a code ("11C3반")
+    return unicodedata.normalize(
+        "NFC", "".join(char for char in decomposed if not unicodedata.combining(char))
+    )
 
 
 @lru_cache(maxsize=256)
