@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import ipaddress
 import logging
+import os
 import signal
 import socket
 from types import FrameType
@@ -82,18 +83,24 @@ def is_loopback(host: str) -> bool:
 
 
 class StoppingServer(uvicorn.Server):
-    """uvicorn's server, with Ctrl+C pressed again while it stops said instead of obeyed: a second press made
-    uvicorn skip the app's own shutdown (the watcher, the jobs and the index left unclosed) and cancel its
-    lifespan, printing a traceback. A third press still stops at once."""
+    """uvicorn's server, with Ctrl+C pressed again while it stops said instead of obeyed, and a third press
+    stopping the process at once. uvicorn's own second press skipped the app's shutdown (the watcher, the
+    jobs and the index left unclosed) and printed tracebacks, and did not stop a shutdown already closing
+    the index (joining a search warm-up takes seconds on a large vault)."""
 
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
         self._told = False
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.should_exit and sig == signal.SIGINT and not self._told:
+        if self.should_exit and sig == signal.SIGINT:
+            if self._told:
+                log.warning("stopped at once: the index's log is read again at the next start")
+                os._exit(130)
             self._told = True
-            log.warning("stopping: closing the index first (Ctrl+C again stops at once)")
+            log.warning(
+                "stopping: finishing the requests under way, then closing the index (Ctrl+C again: at once)"
+            )
             return
         super().handle_exit(sig, frame)
 
@@ -110,6 +117,8 @@ def serve_until_stopped(server: uvicorn.Server, sock: socket.socket) -> None:
 
     def taken(signum: int, frame: FrameType | None) -> None:
         stopped.append(signum)
+        if not server.should_exit:  # pressed before uvicorn set its own handler: it stops all the same
+            server.handle_exit(signum, frame)
 
     previous = signal.signal(signal.SIGINT, taken)
     try:
