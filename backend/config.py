@@ -25,6 +25,7 @@ from backend.setting_values import (
     browser_origins,
     default_categories,
     header_token,
+    named_folder,
     share,
     split_list,
     upper_text,
@@ -53,12 +54,16 @@ class SettingsError(Exception):
 class Settings(EmbeddingServerSettings, VaultSetSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
-    vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index (read-only).")
+    vault_path: Path = Field(
+        EXAMPLE_VAULT,
+        description="The Obsidian vault to index (read-only). Set empty: refused, not the working folder.",
+    )
     data_dir: Path = Field(
         default_factory=lambda fields: vault_data_dir(fields.get("vault_path", EXAMPLE_VAULT)),
         description="Where this vault's index, embedding cache and remembered facts live. Unset: a folder of "
         "the vault's own under ./data, `data/<vault folder>-<8 hex digits of its path>`, so each vault keeps "
-        "its index and switching back finds it. A data dir belongs to one vault: another is refused.",
+        "its index and switching back finds it. A data dir belongs to one vault: another is refused. Set "
+        "empty: refused, not the working folder.",
     )
     qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")
@@ -375,6 +380,7 @@ class Settings(EmbeddingServerSettings, VaultSetSettings):
     )
 
     _split_lists = field_validator(*LIST_SETTINGS, mode="before")(split_list)
+    _named_folders = field_validator("vault_path", "data_dir", mode="before")(named_folder)
     _absolute_vault = field_validator("vault_path")(absolute_path)
     _printable_key = field_validator("api_key")(header_token)
     _origins = field_validator("cors_origins")(browser_origins)

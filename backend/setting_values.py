@@ -66,6 +66,14 @@ def browser_origins(value: list[str]) -> list[str]:
     return value
 
 
+def named_folder(value: object) -> object:
+    """An empty folder setting refused: read as a path it is the working folder, where `VAULT_PATH=` left
+    blank in a .env indexed whatever folder the service started in, and `DATA_DIR=` wrote the index there."""
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("empty: name a folder, or leave the setting out for its default")
+    return value
+
+
 def absolute_path(value: Path) -> Path:
     """One spelling per vault (~, .., symlinks): it names its data dir and is recorded in its index."""
     return value.expanduser().resolve()

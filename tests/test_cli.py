@@ -425,6 +425,18 @@ def test_a_read_of_a_data_dir_never_indexed_says_so_and_makes_none(
     assert cli("status", "--data-dir", str(typo)).returncode == 0
 
 
+@pytest.mark.parametrize("option", ["--vault", "--data-dir"])
+def test_an_empty_folder_option_is_refused_not_read_as_the_working_folder(
+    option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where an index would have been written, a vault read
+    with pytest.raises(SystemExit) as stopped:
+        main(["index", option, ""])
+    assert stopped.value.code == 2
+    assert f"argument {option}: empty: name a folder" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_errors_give_cli_advice_not_http_advice(vault: Path, tmp_path: Path, cli: Callable[..., Ran]) -> None:
     nothing = run("search", "milk", "--vault", str(vault), tmp_path=tmp_path, cli=cli)  # never indexed
     assert nothing.returncode == 1

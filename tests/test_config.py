@@ -46,6 +46,9 @@ def test_environment_and_dotenv_are_read(monkeypatch: pytest.MonkeyPatch, tmp_pa
         ("EMBEDDING_PROVIDER", "cohere", "EMBEDDING_PROVIDER"),
         ("DEBOUNCE_SECONDS", "-1", "DEBOUNCE_SECONDS"),
         ("VAULT_PATH", "/no/such/vault", "VAULT_PATH"),
+        # blank, each would be the working folder: a vault indexed, an index written, wherever it started
+        ("VAULT_PATH", "", "VAULT_PATH"),
+        ("DATA_DIR", " ", "DATA_DIR"),
     ],
 )
 def test_invalid_settings_fail_with_one_line_naming_the_variable(

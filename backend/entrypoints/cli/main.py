@@ -47,16 +47,23 @@ log = logging.getLogger("backend")
 EVAL_ROOT = DATA_ROOT / "eval"  # evaluation indexes: a cache of their own, never a service's data dir
 
 
+def _folder(text: str) -> Path:
+    """A folder option; empty, refused (read as a path it is the working folder: settings.named_folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: name a folder, or leave the option out")
+    return Path(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--vault",
-        type=Path,
+        type=_folder,
         help="vault folder (overrides VAULT_PATH); with several vaults (VAULTS), the name of one",
     )
     common.add_argument(
         "--data-dir",
-        type=Path,
+        type=_folder,
         help="index folder (overrides DATA_DIR; default: the vault's own folder under ./data); alone, it "
         "names the vault its index belongs to",
     )
