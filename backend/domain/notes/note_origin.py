@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -62,7 +63,7 @@ def saved_from(
     own note. `folders`: every ancestor folder of the note (payload.folders_of)."""
     if url:
         return url
-    wanted = {folder.strip("/").casefold() for folder in saved_folders if folder.strip("/")}
+    wanted = _folded_folders(tuple(saved_folders))
     for folder in folders:
         name = folder.rsplit("/", 1)[-1]
         if folder.casefold() in wanted or name.casefold() in wanted:
@@ -71,6 +72,12 @@ def saved_from(
         if tag.casefold().rsplit("/", 1)[-1] in CLIPPING_TAGS:
             return f"#{tag}"
     return None
+
+
+@lru_cache(maxsize=16)
+def _folded_folders(saved_folders: tuple[str, ...]) -> frozenset[str]:
+    """The clippers' folders as `saved_from` compares them: folded once, not for every hit of every search."""
+    return frozenset(folder.strip("/").casefold() for folder in saved_folders if folder.strip("/"))
 
 
 def asks_about_saved(question: str) -> bool:
