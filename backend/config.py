@@ -54,16 +54,13 @@ class SettingsError(Exception):
 class Settings(EmbeddingServerSettings, VaultSetSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
-    vault_path: Path = Field(
-        EXAMPLE_VAULT,
-        description="The Obsidian vault to index (read-only). Set empty: refused, not the working folder.",
-    )
+    vault_path: Path = Field(EXAMPLE_VAULT, description="The Obsidian vault to index, read-only (not empty).")
     data_dir: Path = Field(
         default_factory=lambda fields: vault_data_dir(fields.get("vault_path", EXAMPLE_VAULT)),
         description="Where this vault's index, embedding cache and remembered facts live. Unset: a folder of "
         "the vault's own under ./data, `data/<vault folder>-<8 hex digits of its path>`, so each vault keeps "
-        "its index and switching back finds it. A data dir belongs to one vault: another is refused. Set "
-        "empty: refused, not the working folder.",
+        "its index and switching back finds it. A data dir belongs to one vault: another is refused. Empty: "
+        "refused.",
     )
     qdrant_url: str | None = Field(None, description="Qdrant server URL; unset = embedded store in DATA_DIR.")
     qdrant_api_key: str | None = Field(None, description="API key for the Qdrant server.")

@@ -42,7 +42,7 @@ def test_a_year_a_word_or_a_longer_code_with_a_joint_is_no_code_of_the_question(
 @pytest.mark.parametrize(
     "text",
     ["RAV4", "my rav4's tires", "RAV-4", "RAV‑4", "RAV\u22124", "rav 4", "Rav.4", "two RAV4s", "ＲＡＶ４"]
-    + ["RAV4のタイヤ", "RAV4를 샀다", "RAV4.1"],
+    + ["RAV4のタイヤ", "RAV4를 샀다", "RAV4ㅋㅋ", "RAV4.1"],
 )
 def test_a_code_is_written_with_or_without_a_joint_in_any_case(text: str) -> None:
     assert writes_code(text, frozenset({"rav4"}))

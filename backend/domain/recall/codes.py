@@ -29,9 +29,9 @@ _LETTER_THEN_FIGURE = re.compile(r"[^\W\d_]\d")
 _PERIOD_WORD = r"q[1-4]|h[12]|k?w\d{1,2}|wk\d{1,2}|cw\d{1,2}|fy\d{2,4}|\d{1,2}h\d{2}"
 _QUANTITY = r"\d+(?:[x×]\d+)+[^\W\d_]*|(?:\d+)?(?:[ckm]?m|ft|in)[23]|\d+h\d+(?:min)?|\d+m\d+s?|\d{2}r\d{2}"
 _NOT_A_CODE = re.compile(rf"{_PERIOD_WORD}|{_QUANTITY}", re.IGNORECASE)
-# Han, kana and Hangul are letters to a regular expression, but no word of theirs runs on into a code: a
-# code stands among them as among spaces ("教11C3班")
-_CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# Han, kana and Hangul (its jamo too: "ㅋㅋ") are letters to a regular expression, but no word of theirs
+# runs on into a code: a code stands among them as among spaces ("教11C3班")
+_CJK = r"\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\ua960-\ua97f\uac00-\ud7ff" r"\uf900-\ufaff"
 _LETTER = rf"[^\W\d_{_CJK}]"
 _WORD_CHAR = rf"[^\W_{_CJK}]"
 _DASHES = r"\u2010-\u2015\u2212"

@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 from types import FrameType
 
 import uvicorn
@@ -95,7 +96,9 @@ class StoppingServer(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.should_exit and sig == signal.SIGINT:
             if self._told:
-                log.warning("stopped at once: the index's log is read again at the next start")
+                log.warning("stopped at once: the next start checks the index")
+                sys.stdout.flush()  # the access log's last lines: os._exit flushes nothing
+                sys.stderr.flush()
                 os._exit(130)
             self._told = True
             log.warning(
