@@ -176,6 +176,16 @@ def recall_gate_fit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RECALL_GATE_FIT", "false")
 
 
+@pytest.fixture(autouse=True)
+def sse_streams_stay_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sse_starlette's process-wide exit flag as it was before each test: set (by any uvicorn server's
+    handle_exit in this worker, which it patches), it ends every SSE stream served after it, and OpenClaw's
+    `mcp probe` of a later test met "other side closed"."""
+    from sse_starlette.sse import AppStatus
+
+    monkeypatch.setattr(AppStatus, "should_exit", AppStatus.should_exit)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Graphs the suite builds (other variants, first-start builds) go to a cache of its own, not to the
