@@ -96,10 +96,12 @@ class StoppingServer(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.should_exit and sig == signal.SIGINT:
             if self._told:
-                log.warning("stopped at once: the next start checks the index")
-                sys.stdout.flush()  # the access log's last lines: os._exit flushes nothing
-                sys.stderr.flush()
-                os._exit(130)
+                try:
+                    log.warning("stopped at once: the next start checks the index")
+                    sys.stdout.flush()  # the access log's last lines: os._exit flushes nothing
+                    sys.stderr.flush()
+                finally:  # a pipe that will not take them does not keep it running
+                    os._exit(130)
             self._told = True
             log.warning(
                 "stopping: finishing the requests under way, then closing the index (Ctrl+C again: at once)"
