@@ -141,10 +141,15 @@ class QuestionReader:
             words=frozenset(tokenize(text)),
             word_tags=word_tags,
             names=named_words(text, period.text if period else "", own_language),
-            codes=codes_among(own, text) - self._period_terms(period, languages),
+            codes=self._codes(text, own, period, languages),
         )
 
-    def _period_terms(self, period: TimeSpan | None, languages: tuple[str, ...]) -> frozenset[str]:
-        """The terms of the words naming the question's period: "2024-W38" and "Q3 2025" are its time, which
-        a note tells by its dates, not codes it must write."""
-        return frozenset(self._judge.query_terms(period.text, languages)) if period else frozenset()
+    def _codes(
+        self, text: str, own: Mapping[str, float], period: TimeSpan | None, languages: tuple[str, ...]
+    ) -> frozenset[str]:
+        """Its codes (codes.py), without the words naming its period: "2024-W38" and "Q3 2025" are its time,
+        which a note tells by its dates, not codes it must write (read only when it names a code)."""
+        codes = codes_among(own, text)
+        if codes and period is not None:
+            codes -= frozenset(self._judge.query_terms(period.text, languages))
+        return codes

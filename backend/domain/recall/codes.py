@@ -21,9 +21,11 @@ too where its letters are a word's ("rav 4", not "a 2 week holiday" for "A2"), a
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+
+from backend.domain.text.sparse import fold
+from backend.domain.text.text_analysis import strip_marks
 
 _LETTER_THEN_FIGURE = re.compile(r"[^\W\d_]\d")
 _PERIOD_WORD = r"q[1-4]|h[12]|k?w\d{1,2}|wk\d{1,2}|cw\d{1,2}|fy\d{2,4}|\d{1,2}h\d{2}"
@@ -51,7 +53,7 @@ def codes_among(terms: Iterable[str], text: str = "") -> frozenset[str]:
     words)."""
     joined = (
         f"{letters}{figures}".casefold()
-        for letters, figures in _JOINED.findall(_folded(text))
+        for letters, figures in _JOINED.findall(text if text.isascii() else strip_marks(text))
         if letters.isupper()
     )
     return frozenset(
@@ -62,20 +64,10 @@ def codes_among(terms: Iterable[str], text: str = "") -> frozenset[str]:
 
 
 def writes_code(text: str, codes: frozenset[str]) -> bool:
-    """Whether `text` writes one of `codes`, however it joins the code's letters and figures."""
-    folded = _folded(text)
+    """Whether `text` writes one of `codes`, however it joins the code's letters and figures: read folded as
+    the analyser reads codes (compatibility forms, "１１Ｃ３", "m²"; accents; case), Hangul as its jamo."""
+    folded = fold(text)
     return any(_written(code).search(folded) for code in codes)
-
-
-def _folded(text: str) -> str:
-    """`text` as the analyser reads codes: compatibility forms ("１１Ｃ３", "m²") and accents folded."""
-    if text.isascii():
-        return text
-    decomposed = unicodedata.normalize("NFKD", text)
-    # composed again: Hangul decomposed is jamo, letters that would run on into a code ("11C3반")
-    return unicodedata.normalize(
-        "NFC", "".join(char for char in decomposed if not unicodedata.combining(char))
-    )
 
 
 @lru_cache(maxsize=256)

@@ -15,10 +15,9 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Container, Sequence
 
-from backend.domain.text.text_analysis import STOP_WORDS, TextAnalyzer, words
+from backend.domain.text.text_analysis import STOP_WORDS, TextAnalyzer, strip_marks, words
 
 TAG_TERM = "#"  # prefix of a tag term; no word term holds it (words are letters and digits)
 MAX_DEFINITIONS = 32  # acronyms one note may define (a glossary note; beyond that, noise)
@@ -107,9 +106,7 @@ def head(words_of_segment: Sequence[str]) -> str:
     """The first letters of words joined, case and accents folded: stemming cuts a word's end, so a span and
     a tag segment with different heads never have the same tag term (a cheap test before stemming)."""
     start = "".join(words_of_segment)[:HEAD_CHARS].casefold()
-    if start.isascii():
-        return start
-    return "".join(ch for ch in unicodedata.normalize("NFKD", start) if not unicodedata.combining(ch))
+    return start if start.isascii() else strip_marks(start)
 
 
 def acronym_definitions(text: str) -> tuple[tuple[str, str], ...]:

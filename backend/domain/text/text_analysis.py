@@ -133,7 +133,8 @@ def _stemmer(name: str) -> Stemmer.Stemmer:
     return Stemmer.Stemmer(name)
 
 
-def _strip_marks(text: str) -> str:
+def strip_marks(text: str) -> str:
+    """`text` in compatibility forms ("１１Ｃ３" as "11C3", "m²" as "m2") without its accents, case kept."""
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -142,7 +143,7 @@ def _strip_marks(text: str) -> str:
 def _fold_stem(stem: str, script: str) -> str:
     """A stem as the index compares it: accents gone in Latin and Greek, ё as е in Cyrillic."""
     if script in (LATIN, GREEK):
-        return stem if stem.isascii() else _strip_marks(stem)
+        return stem if stem.isascii() else strip_marks(stem)
     if script == CYRILLIC:
         return stem.replace("ё", "е")
     return stem
