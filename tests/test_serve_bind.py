@@ -194,19 +194,6 @@ def test_a_host_that_is_not_this_machines_is_one_line_naming_host(
         assert "link-local" in error
 
 
-@pytest.fixture
-def uvicorns_own_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """uvicorn's handle_exit as it is, without sse_starlette's patch of it, which sets a flag of the whole
-    process ending every SSE stream after it: called here, it cut the MCP streams of the tests that ran
-    next in this worker (OpenClaw's `mcp probe`: "other side closed")."""
-
-    def handle_exit(server: uvicorn.Server, sig: int, frame: object) -> None:
-        server.should_exit = True
-
-    monkeypatch.setattr(uvicorn.Server, "handle_exit", handle_exit)
-
-
-@pytest.mark.usefixtures("uvicorns_own_exit")
 def test_a_third_ctrl_c_while_it_stops_stops_it_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # a shutdown that takes long (joining a warm-up on a large vault) is not waited for a third time
     server = StoppingServer(uvicorn.Config(app=lambda: None))
@@ -221,7 +208,6 @@ def test_a_third_ctrl_c_while_it_stops_stops_it_at_once(monkeypatch: pytest.Monk
     assert exits == [130]
 
 
-@pytest.mark.usefixtures("uvicorns_own_exit")
 def test_ctrl_c_before_uvicorn_takes_the_signal_still_stops_serve(monkeypatch: pytest.MonkeyPatch) -> None:
     server = StoppingServer(uvicorn.Config(app=lambda: None))
     # pressed while the event loop is being set up, before uvicorn sets its own handler
