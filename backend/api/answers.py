@@ -8,7 +8,7 @@ status code, a header, printing), so every door asks and answers the same way. T
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -46,20 +46,21 @@ from backend.api.schemas import (
 )
 from backend.application.notes.memory import MemoryView
 from backend.application.operations import (
+    Found,
     NoteListQuery,
     SearchQuery,
     build_context,
+    find_notes,
     forget,
     list_memories,
     list_notes,
     note_links,
+    present_found,
     read_note,
     related_notes,
     remember,
-    search_notes,
 )
 from backend.application.recall.context import ContextQuery, ContextResult, ContextSourceView
-from backend.application.search.narrowing import Narrowing
 from backend.application.search.presenting import ResultView
 from backend.application.search.service import SearchOutcome
 from backend.application.search.stage_clock import SERIALISATION
@@ -89,55 +90,65 @@ class SearchAnswered(NamedTuple):
     timing: str  # its Server-Timing header
     outcome: SearchOutcome
 
-    @property
-    def narrowed(self) -> Narrowing:
-        """What the vault holds of what the question narrows to: read only where vaults merge (it reads
-        the hits' words again)."""
-        return self.outcome.narrowed
-
 
 def search_answer(services: Services, body: SearchRequest) -> SearchAnswered:
     """The search as /search, the MCP `search` tool and the CLI answer it, and its Server-Timing header."""
+    return found_answer(services, body, find_for(services, body))
+
+
+def find_for(services: Services, body: SearchRequest) -> Found:
+    """The search `body` asks, before its hits are presented (`found_answer`)."""
     check_filter_caps(body, services.settings)
-    by_note = body.group_by == "note"
-    found = search_notes(
+    return find_notes(
         services,
         from_same_fields(
             SearchQuery,
             body,
             point_filter=body.point_filter(),
-            by_note=by_note,
+            by_note=body.group_by == "note",
             candidates=services.settings.search_prefetch_limit,
         ),
     )
-    outcome = found.outcome
+
+
+def found_answer(
+    services: Services,
+    body: SearchRequest,
+    found: Found,
+    kept: Collection[str] | None = None,
+    *,
+    waited: bool = False,
+) -> SearchAnswered:
+    """The answer of a search found (`find_for`): every hit presented, or only those of `kept` (chunk ids);
+    `waited`: presented after other vaults' searches (`present_found`)."""
+    presented = present_found(services, found, kept, waited=waited)
+    outcome = presented.outcome
     related = [related_out(r) for r in outcome.related]
     vault_name = services.settings.obsidian_vault
-    whys = hit_whys(found.explanation, found.recall)
+    whys = hit_whys(presented.explanation, presented.recall)
     answer = SearchResponse(
         query=body.query,
         mode=outcome.mode,
-        status=_status(found.warnings),
-        warnings=found.warnings + found.notices,
-        results=[_result_out(v, vault_name, whys) for v in found.views],
+        status=_status(presented.warnings),
+        warnings=presented.warnings + presented.notices,
+        results=[_result_out(v, vault_name, whys) for v in presented.views],
         related_notes=related,
-        memories=[_memory_out(m) for m in found.memories],
-        sensitive_detected=found.sensitive_detected,
+        memories=[_memory_out(m) for m in presented.memories],
+        sensitive_detected=presented.sensitive_detected,
         total_hits=outcome.total_hits,
-        search_time_ms=round(found.total_ms, 2),
+        search_time_ms=round(presented.total_ms, 2),
         time_intent=_time_intent(outcome.time_intent),
-        groups=_groups(found.views, vault_name, whys) if by_note else None,
-        memory_suggestion=_suggestion_out(found.memory_suggestion),
-        explain=search_explain_out(found.explanation),
+        groups=_groups(presented.views, vault_name, whys) if body.group_by == "note" else None,
+        memory_suggestion=_suggestion_out(presented.memory_suggestion),
+        explain=search_explain_out(presented.explanation),
     )
     clock = outcome.clock
     clock.lap(SERIALISATION)
     if body.explain:
         answer.stages = [StageTimeOut(stage=stage, ms=round(ms, 3)) for stage, ms in clock.stages()]
     # where the time went, for latency work (W3C Server-Timing; browsers' dev tools show it too)
-    timing = (
-        f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={found.total_ms:.2f}"
-    )
+    total = presented.total_ms
+    timing = f"embed;dur={outcome.embed_ms:.2f}, store;dur={outcome.store_ms:.2f}, total;dur={total:.2f}"
     timing += f", {clock.server_timing()}"
     return SearchAnswered(answer, timing, outcome)
 

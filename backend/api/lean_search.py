@@ -26,7 +26,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from backend.api.context_schemas import ContextRequest
 from backend.api.schemas import SearchRequest
-from backend.api.vault_answers import context_vaults, search_vaults
+from backend.api.vault_answers import context_vaults
+from backend.api.vault_search import search_vaults
 from backend.vault_set import Library
 
 JSON = "application/json"

@@ -2,11 +2,12 @@
 
 Built on the official `mcp` SDK (v2: `MCPServer`, stateless streamable HTTP with JSON responses, so any
 worker can answer any request and no session outlives a call). Each tool builds its route's request from its
-arguments (`request_from`) and calls the same answer as its HTTP route (vault_answers.py: `search_vaults`,
-`context_vaults`, `status_vaults`; answers.py: `note_answer`, ...) on the same `Library` of vaults, so both
-transports answer alike (several vaults: `vaults` to search, `vault` for a note, each result naming its
-vault), validate alike (our request models) and fail alike: a failure is a tool error (`isError`) whose text
-and structured content are our error envelope (`error_code`, `detail`, `recoverable`, `suggestion`).
+arguments (`request_from`) and calls the same answer as its HTTP route (vault_search.py: `search_vaults`;
+vault_answers.py: `context_vaults`, `status_vaults`; answers.py: `note_answer`, ...) on the same `Library` of
+vaults, so both transports answer alike (several vaults: `vaults` to search, `vault` for a note, each result
+naming its vault), validate alike (our request models) and fail alike: a failure is a tool error (`isError`)
+whose text and structured content are our error envelope (`error_code`, `detail`, `recoverable`,
+`suggestion`).
 
 API_KEY protects `/mcp` like every route: the key middleware (backend/api/guards.py) wraps the whole app, so a
 request without it gets the 401 envelope before the SDK is reached.
@@ -51,9 +52,9 @@ from backend.api.vault_answers import (
     read_links,
     read_note,
     remember_fact,
-    search_vaults,
     status_vaults,
 )
+from backend.api.vault_search import search_vaults
 from backend.config import Settings
 from backend.domain.errors import KnowledgeBridgeError
 from backend.domain.models import SearchMode

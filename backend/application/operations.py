@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
@@ -42,9 +42,9 @@ from backend.application.serving.note_graph import RELATED_LIMIT, NoteLinks, Rel
 from backend.application.serving.serving_index import ServingIndex
 from backend.domain.errors import InvalidRequestError, KnowledgeBridgeError
 from backend.domain.links import LinkRecord
-from backend.domain.models import PointFilter, SearchMode
+from backend.domain.models import PointFilter, ScoredPoint, SearchMode
 from backend.domain.notes.note_listing import NoteListFilter, NoteOrder
-from backend.domain.recall.memory_suggestion import MemorySuggestion
+from backend.domain.recall.memory_suggestion import SUGGEST_AMONG, MemorySuggestion
 from backend.domain.text.content_policy import ContentPolicy
 
 
@@ -138,8 +138,36 @@ class SearchAnswer:
         )
 
 
-@on_open_index
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A search before its hits are presented: where vaults merge, only the hits the merge keeps are (the
+    others' highlights and schema objects would be made to be thrown away; of its first hits, the text its
+    memory suggestion reads is)."""
+
+    request: SearchQuery
+    outcome: SearchOutcome
+    hits: list[ScoredPoint]  # the answer's, in its order: its top_k chunks, or the chunks of its top_k notes
+    started: float  # perf_counter when the search began
+
+    def groups(self) -> list[list[ScoredPoint]]:
+        """The hits as their notes' groups (grouped by note, each note's chunks are consecutive)."""
+        runs: list[list[ScoredPoint]] = []
+        for hit in self.hits:
+            path = hit.payload.get("note_path")
+            if runs and runs[-1][0].payload.get("note_path") == path:
+                runs[-1].append(hit)
+            else:
+                runs.append([hit])
+        return runs
+
+
 def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
+    """One vault's search, its hits presented (several vaults: `find_notes`, a merge, `present_found`)."""
+    return present_found(handles, find_notes(handles, request))
+
+
+@on_open_index
+def find_notes(handles: Handles, request: SearchQuery) -> Found:
     started = time.perf_counter()
     outcome = handles.search.search(
         request.query,
@@ -155,30 +183,59 @@ def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
     )
     handles.supervisor.catch_up_dense()
     hits = group_by_note(outcome.hits, request.top_k) if request.by_note else outcome.hits[: request.top_k]
-    search, policy = handles.search, handles.policy
-    folders = search.options.saved_folders
-    views = present_hits(
-        hits, outcome.asked, policy, analyzer=search.analyzer, words=search.word_terms, saved_folders=folders
+    return Found(request, outcome, hits, started)
+
+
+def present_found(
+    handles: Handles, found: Found, kept: Collection[str] | None = None, *, waited: bool = False
+) -> SearchAnswer:
+    """The answer of a search found: its hits presented, or only those of `kept` (chunk ids: what a merge
+        of vaults keeps of this vault's), in their order, and its first hits' text read for its memory
+        suggestion. `waited`: other vaults searched and merged since (their time is no stage of this search's,
+    nor is what followed its own search before: a dense catch-up's check, grouping by note)."""
+    request, outcome, started = found.request, found.outcome, found.started
+    if waited:
+        outcome.clock.resume()
+    search = handles.search
+    present = functools.partial(
+        present_hits,
+        question=outcome.asked,
+        policy=handles.policy,
+        analyzer=search.analyzer,
+        words=search.word_terms,
+        saved_folders=search.options.saved_folders,
     )
+    if kept is None:
+        views = head = present(found.hits)
+    else:
+        views = present([hit for hit in found.hits if hit.id in kept])
+        # the suggestion is the vault's own, of its first hits whether the merge kept them or not (the
+        # merged answer offers it only from a result kept, so none where none is): those cut are read for
+        # their text alone
+        first = found.hits[:SUGGEST_AMONG] if views else []
+        read = {view.chunk_id: view for view in views}
+        read |= {v.chunk_id: v for v in present([h for h in first if h.id not in read], highlight=False)}
+        head = [read[hit.id] for hit in first]
     outcome.clock.lap(PRESENTING)
+    suggestion = suggestion_for(outcome.asked, head, handles.memory) if head else None
     answer = SearchAnswer(outcome=outcome, views=views, warnings=list(outcome.warnings))
-    answer.memory_suggestion = suggestion_for(outcome.asked, views, handles.memory)
+    answer.memory_suggestion = suggestion
     if request.include_memory:
         try:
-            found = handles.memory.search(request.query, limit=request.memory_top_k)
+            facts = handles.memory.search(request.query, limit=request.memory_top_k)
         except KnowledgeBridgeError as exc:  # the notes still answer: say what is missing
             answer.warnings.append(f"remembered facts are unavailable: {exc.detail}")
         else:
-            answer.warnings += found.warnings
-            answer.memories = list(found.hits)
+            answer.warnings += facts.warnings
+            answer.memories = list(facts.hits)
     outcome.clock.lap(MEMORY)
     if request.explain or request.why_not is not None:
         shown = {view.chunk_id for view in views}
-        kept = [(hit, shown_by) for hit, shown_by in zip(outcome.hits, outcome.evidence, strict=True)]
-        kept = [(hit, evidence) for hit, evidence in kept if hit.id in shown]
+        pairs = zip(outcome.hits, outcome.evidence, strict=True)
+        told = [(hit, evidence) for hit, evidence in pairs if hit.id in shown]
         answer.explanation = handles.explainer.explain(
             request.query,
-            replace(outcome, hits=[hit for hit, _ in kept], evidence=[evidence for _, evidence in kept]),
+            replace(outcome, hits=[hit for hit, _ in told], evidence=[evidence for _, evidence in told]),
             point_filter=request.point_filter,
             max_chunks_per_note=request.max_chunks_per_note,
             asked_note=request.why_not,

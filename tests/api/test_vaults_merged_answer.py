@@ -129,6 +129,29 @@ def test_the_related_notes_are_those_of_the_results_kept(client: TestClient) -> 
     )
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize("query", ["budget falcon", "budget", OWED, "kites string fair"])
+def test_each_result_kept_is_shown_as_its_vault_alone_shows_it(
+    client: TestClient, query: str, grouped: bool
+) -> None:
+    # only the hits the merge keeps are presented: each must read as its vault's own answer gives it
+    # (highlights, redaction, scores), and each vault's results stay a prefix of its own, in its order
+    shape = {"group_by": "note"} if grouped else {}
+    listed = "groups" if grouped else "results"
+    merged = _post(client, "/search", query=query, top_k=3, **shape)
+    alone = {
+        name: _post(client, "/search", query=query, top_k=3, vaults=[name], **shape)[listed]
+        for name in ("work", "personal")
+    }
+    assert len(merged[listed]) == min(3, sum(len(own) for own in alone.values()))
+    for name, own in alone.items():
+        mine = [item for item in merged[listed] if item["vault"] == name]
+        assert mine == own[: len(mine)]
+    if query == "budget falcon":  # both vaults answer, and the merge cut some of what they gave
+        assert {item["vault"] for item in merged[listed]} == {"work", "personal"}
+        assert sum(len(own) for own in alone.values()) > 3
+
+
 def test_grouped_by_note_a_kept_note_past_its_vault_s_first_chunks_has_its_related_notes(
     tmp_path: Path,
 ) -> None:

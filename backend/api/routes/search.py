@@ -8,7 +8,8 @@ from backend.api.context_schemas import ContextRequest, ContextResponse
 from backend.api.deps import LibraryDep
 from backend.api.errors import INDEX_UNREADABLE, error_responses
 from backend.api.schemas import SearchRequest, SearchResponse
-from backend.api.vault_answers import context_vaults, search_vaults
+from backend.api.vault_answers import context_vaults
+from backend.api.vault_search import search_vaults
 
 router = APIRouter()
 

@@ -69,6 +69,11 @@ def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
     return [hit for group in groups.values() for hit in group]
 
 
+def shown_confidence(hit: ScoredPoint) -> float:
+    """A hit's confidence as its result shows it: 0 where none was computed (a mode without calibration)."""
+    return hit.confidence if hit.confidence is not None else 0.0
+
+
 def present_hits(
     hits: Sequence[ScoredPoint],
     question: Question,
@@ -106,7 +111,7 @@ def present_hits(
                 note_title=str(p.get("note_title", "")),
                 content=content.text,
                 score=hit.score,
-                confidence=hit.confidence if hit.confidence is not None else 0.0,
+                confidence=shown_confidence(hit),
                 heading_context=heading,
                 start_line=int(p.get("start_line", 0)),
                 end_line=int(p.get("end_line", 0)),

@@ -2,8 +2,9 @@
 `make bench` tabulates (scripts/measure/bench/speed.py).
 
 A clock is one running mark: each `lap` gives the time since the previous mark to a named stage and moves the
-mark, so the stages of a search add up to its whole time and recording one costs two float operations and a
-list append. A stage met twice (the store read again for a pointer's targets) adds up under its first place.
+mark, so the stages of a search add up to its whole time (but for what it waited on other vaults' searches,
+`resume`) and recording one costs two float operations and a list append. A stage met twice (the store read
+again for a pointer's targets) adds up under its first place.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ class StageClock:
         now = perf_counter()
         self._ms[stage] = self._ms.get(stage, 0.0) + (now - self._mark) * 1000
         self._mark = now
+
+    def resume(self) -> None:
+        """The time since the last mark was spent elsewhere (the other vaults' searches and their merge,
+        while this vault's hits waited to be presented): no stage of this search's."""
+        self._mark = perf_counter()
 
     def stages(self) -> list[tuple[str, float]]:
         return list(self._ms.items())

@@ -98,7 +98,7 @@ def cmd_search(settings: Settings, args: argparse.Namespace) -> int:
 
     from backend.api.input_types import request_from
     from backend.api.schemas import SearchRequest
-    from backend.api.vault_answers import search_vaults
+    from backend.api.vault_search import search_vaults
 
     body = request_from(
         SearchRequest,

@@ -1,6 +1,6 @@
 """Several vaults, one service, as the agent sees it (issue 46): each set's vault served beside the others,
 each set's questions asked of one service over all of them and of its own vault alone, through the routes'
-own merge (`backend/api/vault_answers.py`).
+own merge (`backend/api/vault_search.py`, `backend/api/vault_answers.py`).
 
 Per set: nDCG@10 and recall@10 of the ranked notes (the merged list against the vault alone), the questions
 whose recall block (the plugin's defaults) quotes a relevant entry, and those answered from the wrong vault:
@@ -23,7 +23,8 @@ from statistics import fmean
 
 from backend.api.context_schemas import ChatMessage, ContextRequest
 from backend.api.schemas import SearchRequest
-from backend.api.vault_answers import context_vaults, search_vaults
+from backend.api.vault_answers import context_vaults
+from backend.api.vault_search import search_vaults
 from backend.bootstrap import Services
 from backend.config import Settings, load_settings
 from backend.domain.metrics import dedupe_notes, ndcg_at, recall_at
