@@ -202,12 +202,9 @@ def _kept(
     """The chunk ids of each vault that the merge shows; None (every hit) with `explain` or `why_not`: a
     vault's explanation tells where a note ranks among all its results, and "why not" where the merge put
     one it cut."""
-    if body.explain or body.why_not is not None:
-        return {name: None for name, _ in searched}
-    kept: dict[str, set[str]] = {name: set() for name, _ in searched}
-    for name, chunk_id in merge.order[: merge.shown]:
-        kept[name].add(chunk_id)
-    return dict(kept)
+    every = body.explain or body.why_not is not None
+    shown = merge.order[: merge.shown]
+    return {name: None if every else {chunk for of, chunk in shown if of == name} for name, _ in searched}
 
 
 def _name_vault(answer: SearchResponse, name: str) -> None:

@@ -35,7 +35,7 @@ from backend.application.recall.context import (
     recall_verdicts,
 )
 from backend.application.recall.suggesting import suggestion_for
-from backend.application.search.presenting import ResultView, group_by_note, present_hits
+from backend.application.search.presenting import ResultView, group_by_note, note_groups, present_hits
 from backend.application.search.service import SearchOutcome, SearchService
 from backend.application.search.stage_clock import EXPLAIN, MEMORY, PRESENTING
 from backend.application.serving.note_graph import RELATED_LIMIT, NoteLinks, RelatedNote
@@ -150,15 +150,8 @@ class Found:
     started: float  # perf_counter when the search began
 
     def groups(self) -> list[list[ScoredPoint]]:
-        """The hits as their notes' groups (grouped by note, each note's chunks are consecutive)."""
-        runs: list[list[ScoredPoint]] = []
-        for hit in self.hits:
-            path = hit.payload.get("note_path")
-            if runs and runs[-1][0].payload.get("note_path") == path:
-                runs[-1].append(hit)
-            else:
-                runs.append([hit])
-        return runs
+        """The hits as their notes' groups, best note first."""
+        return note_groups(self.hits)
 
 
 def search_notes(handles: Handles, request: SearchQuery) -> SearchAnswer:
@@ -190,8 +183,8 @@ def present_found(
     handles: Handles, found: Found, kept: Collection[str] | None = None, *, waited: bool = False
 ) -> SearchAnswer:
     """The answer of a search found: its hits presented, or only those of `kept` (chunk ids: what a merge
-        of vaults keeps of this vault's), in their order, and its first hits' text read for its memory
-        suggestion. `waited`: other vaults searched and merged since (their time is no stage of this search's,
+    of vaults keeps of this vault's), in their order, and its first hits' text read for its memory
+    suggestion. `waited`: other vaults searched and merged since (their time is no stage of this search's,
     nor is what followed its own search before: a dense catch-up's check, grouping by note)."""
     request, outcome, started = found.request, found.outcome, found.started
     if waited:

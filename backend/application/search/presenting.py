@@ -59,14 +59,15 @@ class ResultView:
 
 def group_by_note(hits: Sequence[ScoredPoint], notes: int) -> list[ScoredPoint]:
     """The chunks of the best `notes` notes, grouped: each note's chunks together, best note first."""
+    return [hit for group in note_groups(hits)[:notes] for hit in group]
+
+
+def note_groups(hits: Sequence[ScoredPoint]) -> list[list[ScoredPoint]]:
+    """The hits by note, each note's in their order, the notes in the order of their best hit."""
     groups: dict[str, list[ScoredPoint]] = {}
     for hit in hits:
-        path = str(hit.payload.get("note_path", ""))
-        if path in groups:
-            groups[path].append(hit)
-        elif len(groups) < notes:
-            groups[path] = [hit]
-    return [hit for group in groups.values() for hit in group]
+        groups.setdefault(str(hit.payload.get("note_path", "")), []).append(hit)
+    return list(groups.values())
 
 
 def shown_confidence(hit: ScoredPoint) -> float:
