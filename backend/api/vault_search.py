@@ -81,15 +81,16 @@ async def search_vaults(library: Library, body: SearchRequest) -> tuple[SearchRe
         settled = await run_in_threadpool(_searched_in_turn, library, names, body)
     else:  # each vault's store a server's: the vaults searched at once, then presented at once
         searched, missing = await fan_out(library, names, lambda services: _searched(services, body))
-        kept = _kept(searched, merge_of(searched, body), body)
+        merge = merge_of(searched, body)
+        kept = _kept(searched, merge, body)
         presented = await asyncio.gather(
             *(run_in_threadpool(_present, library, name, f, body, kept[name]) for name, (f, _) in searched)
         )
-        done = {name: (kept[name], answer) for (name, _), answer in zip(searched, presented, strict=True)}
-        if any(failure is not None for _, _, failure in presented):  # the others presented anew, maybe
+        if any(failure is not None for _, _, failure in presented):  # merged again, some presented anew
+            done = {name: (kept[name], answer) for (name, _), answer in zip(searched, presented, strict=True)}
             settled = await run_in_threadpool(_settle, library, names, searched, missing, body, done)
         else:
-            settled = _settle(library, names, searched, missing, body, done)  # nothing presented again
+            settled = _Settled(searched, missing, merge, presented)  # as _settle would: merged once
     answered = [(name, answer) for name, answer, _ in settled.presented if answer is not None]
     for name, (answer, _, _) in answered:
         _name_vault(answer, name)

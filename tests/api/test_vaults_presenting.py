@@ -38,6 +38,7 @@ SHAPES: list[dict[str, Any]] = [
     {"query": RENT, "top_k": 3, "group_by": "note"},
     {"query": "budget", "top_k": 3},
     {"query": "budget seeds", "top_k": 2, "include_memory": True},
+    {"query": RENT, "top_k": 1, "why_not": "vault:personal/Notes.md"},  # every hit presented, one explained
 ]
 
 
@@ -93,9 +94,12 @@ def test_a_fact_of_a_cut_hit_is_not_traded_for_a_kept_one(client: TestClient) ->
     assert merged["memory_suggestion"] is None
 
 
+@pytest.mark.parametrize("on_a_server", [False, True])
 def test_a_vault_failing_as_its_answer_is_presented_is_missing_while_the_other_fills_the_list(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, on_a_server: bool
 ) -> None:
+    if on_a_server:  # presented at once, then merged again in the thread pool
+        _on_a_server(monkeypatch)
     work_alone = _post(client, query="budget", top_k=3, vaults=["work"])["results"]
 
     def broken(*args: object, **kwargs: object) -> None:
