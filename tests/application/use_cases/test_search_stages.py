@@ -40,3 +40,15 @@ def test_a_note_named_by_the_query_is_found_in_its_own_store_stage(handles: Fake
     outcome = handles.search.search("Shopping list", mode=SearchMode.KEYWORD)
     assert outcome.hits[0].payload["note_path"] == "Shopping list.md"
     assert [stage for stage, _ in outcome.clock.stages()][:3] == ["analysis", "store_named", "store_query"]
+
+
+def test_a_mode_given_as_its_text_searches_as_the_mode_itself(handles: FakeHandles) -> None:
+    # a script calling the use case with "hybrid" once got another fusion than the API's SearchMode.HYBRID
+    for mode in SearchMode:
+        by_text = handles.search.search("PostgreSQL cutover", mode=mode.value)  # type: ignore[arg-type]
+        by_member = handles.search.search("PostgreSQL cutover", mode=mode)
+        assert by_text.mode is mode
+        assert [(h.id, h.score, h.confidence) for h in by_text.hits] == [
+            (h.id, h.score, h.confidence) for h in by_member.hits
+        ]
+        assert [s for s, _ in by_text.clock.stages()] == [s for s, _ in by_member.clock.stages()]
