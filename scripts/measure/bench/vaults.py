@@ -12,7 +12,9 @@ question is asked of every service within a second, so a drift weighs on all ali
 its own rounds, so that every service answers once at each step (both vaults asked, beside each vault's own
 service; the service of both asked one vault, beside that vault's): a service asked under several labels at
 each step answers them back to back, warm from the first, and looks faster than it is. Each figure is the
-median of the rounds' p50s; the cost of the second vault is also given as each round's own ratio.
+median of the rounds' p50s; the cost of the second vault is also given as each round's own ratio. Beside
+them, each vault's own service asked at once (two more services, over copies of the indexes), the answer
+when both are back: what searching each vault in a process of its own would cost at best.
 Memory: each service's resident set once its searches are warm (/proc/<pid>/status, VmRSS): two vaults'
 service against one vault's says what the second vault costs. `--compare-with`: the code before, its
 services over copies of today's indexes of the Zettelkasten alone and of both, in the same rounds (each
@@ -28,6 +30,7 @@ import os
 import random
 import shutil
 import statistics
+import threading
 import time
 from pathlib import Path
 
@@ -40,6 +43,9 @@ from scripts.measure.service import REPO, ServiceProcess
 
 DATA = Path("data/bench-vaults")  # kept between runs: the indexes are built once
 BOTH = "both: both asked"
+# each vault's own service asked at once, the answer when both are back: what a vault searched in a process
+# of its own would cost at best (no front process, no merge; each service embeds the question itself)
+APART = "each vault's own service, asked at once"
 SEED = 46
 
 
@@ -49,6 +55,18 @@ def _took(client: httpx.Client, question: str, vaults: list[str] | None) -> floa
         body["vaults"] = vaults
     started = time.perf_counter()
     client.post("/search", json=body).raise_for_status()
+    return (time.perf_counter() - started) * 1000
+
+
+def _took_apart(clients: dict[str, httpx.Client], question: str) -> float:
+    """LoCoMo dev's own service asked from a thread while the Zettelkasten's is asked here, until both have
+    answered (services of their own over copies of the indexes: the services asked alone are not asked twice
+    a step)."""
+    other = threading.Thread(target=_took, args=(clients["locomo-apart"], question, None))
+    started = time.perf_counter()
+    other.start()
+    _took(clients["zk-apart"], question, None)
+    other.join()
     return (time.perf_counter() - started) * 1000
 
 
@@ -67,7 +85,9 @@ def _round(
             at = (step + shift) % len(asked)
             label, key, vaults = asked[at]
             question = questions[(step + at * stride) % len(questions)]
-            took[label].append(_took(clients[key], question, vaults))
+            took[label].append(
+                _took_apart(clients, question) if key == "apart" else _took(clients[key], question, vaults)
+            )
     return {label: percentile(times, 0.5) for label, times in took.items()}
 
 
@@ -83,7 +103,12 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
     # (the service of both asked three times a step searched both vaults in 17.2 ms p50, asked once 17.6 ms,
     # in the same run: ×1.33 against ×1.36 the Zettelkasten alone)
     phases = [
-        [("Zettelkasten alone", "zk", None), ("LoCoMo dev alone", "locomo", None), (BOTH, "both", None)],
+        [
+            ("Zettelkasten alone", "zk", None),
+            ("LoCoMo dev alone", "locomo", None),
+            (BOTH, "both", None),
+            (APART, "apart", None),
+        ],
         [("Zettelkasten alone", "zk", None), ("both: the Zettelkasten asked", "both", ["zk"])],
         [("LoCoMo dev alone", "locomo", None), ("both: LoCoMo dev asked", "both", ["locomo"])],
     ]
@@ -98,24 +123,36 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
             # embedded (started at once, all three embedded the Zettelkasten: 40 minutes under load)
             service.wait_idle(timeout=3600)
 
-        start("zk", zk, {})
-        start("locomo", locomo, {})
-        start("both", None, {"VAULTS": f"zk={zk},locomo={locomo}"})
+        both_vaults = {"VAULTS": f"zk={zk},locomo={locomo}"}
+        opened: dict[str, tuple[Path | None, dict[str, str]]] = {
+            "zk": (zk, {}),
+            "locomo": (locomo, {}),
+            "both": (None, both_vaults),
+        }
+        for key, (vault, extra) in opened.items():
+            start(key, vault, extra)
+        # a second service cannot open the same store: each vault's service asked at once beside the others
+        # (APART), and the code before, read copies of today's indexes, measured over the same points without
+        # indexing anew: copied with their services stopped and their files' holes kept, then opened afresh
+        # alike. A plain copy writes out the zeros of the store's sparse files (LoCoMo's: 38 MB on disk,
+        # 745 MB copied), and the same code searched it 5-7% slower
+        copies = [("zk", "zk-apart"), ("locomo", "locomo-apart")]
+        if args.compare_with is not None:
+            copies += [("zk", "before"), ("both", "before-both")]
+        copied = list(dict.fromkeys(key for key, _ in copies))
+        for key in copied:
+            services[key].stop()
+        for key, copy in copies:
+            shutil.rmtree(DATA / copy, ignore_errors=True)
+            shutil.copytree(DATA / key, DATA / copy, copy_function=sparse_copy)
+        for key in copied:
+            start(key, *opened[key])
+        start("zk-apart", zk, {})
+        start("locomo-apart", locomo, {})
         if args.compare_with is not None:
             code_before = args.compare_with.resolve()
-            # the code before reads copies of today's indexes (a second service cannot open the same store),
-            # so it is measured over the same points without indexing anew: copied with their services
-            # stopped and their files' holes kept, then opened afresh by both codes alike. A plain copy
-            # writes out the zeros of the store's sparse files (LoCoMo's: 38 MB on disk, 745 MB copied),
-            # and the same code searched it 5-7% slower
-            for key, copy in (("zk", "before"), ("both", "before-both")):
-                services[key].stop()
-                shutil.rmtree(DATA / copy, ignore_errors=True)
-                shutil.copytree(DATA / key, DATA / copy, copy_function=sparse_copy)
-            start("zk", zk, {})
-            start("both", None, {"VAULTS": f"zk={zk},locomo={locomo}"})
             start("before", zk, {}, repo=code_before)
-            start("before-both", None, {"VAULTS": f"zk={zk},locomo={locomo}"}, repo=code_before)
+            start("before-both", None, both_vaults, repo=code_before)
             phases[0].insert(0, ("Zettelkasten alone, the code before", "before", None))
             phases[0].append((f"{BOTH}, the code before", "before-both", None))
         clients = {key: httpx.Client(base_url=s.url, timeout=120) for key, s in services.items()}
@@ -136,6 +173,7 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
     # each round's own ratio: the rounds' p50s move together with the machine's speed, their ratio less
     ratios = _ratios(p50s[0], BOTH, "Zettelkasten alone")
     ratios_before = _ratios(p50s[0], f"{BOTH}, the code before", "Zettelkasten alone, the code before")
+    ratios_apart = _ratios(p50s[0], APART, "Zettelkasten alone")
     rows = [
         "## Several vaults, one service",
         "",
@@ -145,6 +183,8 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
         f"{args.vault_rounds} rounds of each table's services, each question asked of every one in turn",
         f"- both vaults asked against the Zettelkasten alone, each round's own ratio: {_spread(ratios)}",
         *([f"- the code before, the same way: {_spread(ratios_before)}"] if ratios_before else []),
+        f"- each vault's own service asked at once (a process a vault, at best), the same way: "
+        f"{_spread(ratios_apart)}",
     ]
     for asked, phase in zip(phases, p50s, strict=True):
         against = asked[0][0] if asked[0][1] != "before" else asked[1][0]
