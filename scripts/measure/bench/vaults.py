@@ -30,8 +30,8 @@ import os
 import random
 import shutil
 import statistics
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -58,20 +58,22 @@ def _took(client: httpx.Client, question: str, vaults: list[str] | None) -> floa
     return (time.perf_counter() - started) * 1000
 
 
-def _took_apart(clients: dict[str, httpx.Client], question: str) -> float:
-    """LoCoMo dev's own service asked from a thread while the Zettelkasten's is asked here, until both have
-    answered (services of their own over copies of the indexes: the services asked alone are not asked twice
-    a step)."""
-    other = threading.Thread(target=_took, args=(clients["locomo-apart"], question, None))
+def _took_apart(clients: dict[str, httpx.Client], question: str, pool: ThreadPoolExecutor) -> float:
+    """LoCoMo dev's own service asked from `pool`'s thread (started once, as a front process's would be)
+    while the Zettelkasten's is asked here, until both have answered (services of their own over copies of
+    the indexes: the services asked alone are not asked twice a step); either one's error raised."""
     started = time.perf_counter()
-    other.start()
+    other = pool.submit(_took, clients["locomo-apart"], question, None)
     _took(clients["zk-apart"], question, None)
-    other.join()
+    other.result()
     return (time.perf_counter() - started) * 1000
 
 
 def _round(
-    clients: dict[str, httpx.Client], asked: list[tuple[str, str, list[str] | None]], questions: list[str]
+    clients: dict[str, httpx.Client],
+    asked: list[tuple[str, str, list[str] | None]],
+    questions: list[str],
+    pool: ThreadPoolExecutor,
 ) -> dict[str, float]:
     """Each label's p50 over one round, every label asking every question once: at each step every label
     asks in turn (the first to ask moving on by one each step), so the machine's drift over a round
@@ -85,9 +87,10 @@ def _round(
             at = (step + shift) % len(asked)
             label, key, vaults = asked[at]
             question = questions[(step + at * stride) % len(questions)]
-            took[label].append(
-                _took_apart(clients, question) if key == "apart" else _took(clients[key], question, vaults)
-            )
+            if key == "apart":
+                took[label].append(_took_apart(clients, question, pool))
+            else:
+                took[label].append(_took(clients[key], question, vaults))
     return {label: percentile(times, 0.5) for label, times in took.items()}
 
 
@@ -160,10 +163,11 @@ def bench_vaults(args: argparse.Namespace, corpora: Path) -> list[str]:
             for question in questions[:20]:
                 _took(client, question, None)
         p50s: list[dict[str, list[float]]] = [{label: [] for label, _, _ in asked} for asked in phases]
-        for _ in range(args.vault_rounds):
-            for asked, phase in zip(phases, p50s, strict=True):
-                for label, p50 in _round(clients, asked, questions).items():
-                    phase[label].append(p50)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            for _ in range(args.vault_rounds):
+                for asked, phase in zip(phases, p50s, strict=True):
+                    for label, p50 in _round(clients, asked, questions, pool).items():
+                        phase[label].append(p50)
         memory = {key: rss_mb(service.process.pid) for key, service in services.items()}
         for client in clients.values():
             client.close()
