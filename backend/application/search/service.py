@@ -143,9 +143,9 @@ class SearchService:
         max_chunks_per_note: int | None = None,
         focus: str | None = None,
     ) -> SearchOutcome:
-        """`candidates` widens the fused list (an evaluation needs enough chunks to fill 10 notes).
-        `max_chunks_per_note` caps a note's chunks (None: the default setting). `focus`: the part of `query`
-        the hits' confidence judges them by (the latest message of a conversation `query` holds); None: all.
+        """`candidates` widens the fused list (evaluation fills 10 notes); `max_chunks_per_note` caps a note's
+        chunks (None: the configured default). `focus`: the part of `query` hits' confidence judges them by
+        (a conversation's latest message, `query` also holding earlier ones to rank by); None: all of `query`.
         `threshold` is on the mode's own score scale (RRF for hybrid, raw similarity or BM25 otherwise).
         Paths and folders of `point_filter` must be vault-relative (SecurityViolationError otherwise)."""
         mode = SearchMode(mode)  # "hybrid" from a script is the member the stages compare by identity
