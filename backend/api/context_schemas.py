@@ -191,9 +191,12 @@ class ConsideredOut(BaseModel):
         'asks for one" (min_confidence), "names nothing the question asks the sum of" (min_confidence: a '
         'sum for the physio, asked what the hygienist cost), "its lines on the question are unticked '
         'tasks: a plan, beside an entry telling what happened" (min_confidence), "its sums are reckoned or '
-        'quoted, not paid, beside an entry stating one paid" (min_confidence: asked what was spent), "states '
-        "no time of day, and "
-        'the question asks for one" (likewise a temperature, pressure, score, distance or weight; '
+        'quoted, not paid, beside an entry stating one paid" (min_confidence: asked what was spent), "its '
+        'sums stand apart from what the question asks the sum of, beside an entry writing one with it" '
+        "(min_confidence: the label printing's £14 beside the price list, asked the price of a jar), "
+        '"states no time of day, and '
+        'the question asks for one" (likewise a temperature, pressure, score, distance, weight or a number '
+        "such as a phone or index number; "
         'min_confidence), "an earlier one of its series: the question asks about today" (min_confidence: '
         '"Budget 2024" beside "Budget 2025" asked about now), "of another time than the period asked, '
         'beside entries of it" (min_confidence: dated wholly outside the period the question names), "the '

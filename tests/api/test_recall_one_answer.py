@@ -68,6 +68,11 @@ VAULT = {
     "Broomhill Dental: hygienist £56, check-up £26.80.\n",
     "Journal/2025-07-05.md": "---\ndate: 2025-07-05\n---\nRory's football team had their end of season "
     "party. Rory got a football medal and wore it to bed.\n",
+    # the boat's own numbers, and its survey: readings, a standard, a sum, no number that names the boat
+    "Boat/Marigold details.md": "# Marigold details\n\n- 57ft trad stern, built 1989\n"
+    "- CRT index no. 508821\n- Mooring warden Keith, 07700 900412\n",
+    "Boat/Marigold survey.md": "# Marigold survey\n\nMarigold's hull: sides 5.4-5.9mm, baseplate 9.1mm. "
+    "Wiring not to BS 7671. Index of defects below; knocked £2,000 off the price.\n",
 }
 TODAY = dt.date(2025, 11, 15)
 
@@ -201,6 +206,17 @@ def test_a_note_on_the_topic_without_the_figure_asked_for_is_not_an_answer(clien
     assert fates["Car/Tire sizes.md"] == "states no pressure, and the question asks for one"
     quoted, _ = recall(client, "what size tires does the Honda Element take")
     assert quoted == ["Car/Tire sizes.md"]
+
+
+def test_a_question_asking_for_a_number_is_given_the_note_that_writes_it(client: TestClient) -> None:
+    quoted, fates = recall(client, "marigold CRT index number")
+
+    assert quoted == ["Boat/Marigold details.md"]
+    # by meaning the survey is far less likely already; by keyword as likely, it states no number
+    if not by_meaning(client):
+        assert fates["Boat/Marigold survey.md"] == "states no number, and the question asks for one"
+    quoted, _ = recall(client, "what did the marigold survey find")
+    assert "Boat/Marigold survey.md" in quoted
 
 
 @pytest.mark.parametrize(

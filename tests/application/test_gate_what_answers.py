@@ -3,7 +3,9 @@ entry whose lines on the question are unticked tasks stays out beside one that t
 that leave entries out for what they lack; alone, or beside entries holding none of the question's words, it
 stays. The person's own words come first where one of them can answer: one lacking the measure asked for
 does not keep a saved note out. Asked what was spent, an entry whose sums are all reckoned or quoted stays out
-beside one stating a sum paid; asked for the quote, or alone, it stays."""
+beside one stating a sum paid; asked for the quote, or alone, it stays. Asked for the sum of something, an
+entry whose sums stand apart from it stays out beside one at least as likely that writes a sum with it (on
+the sum's line or table row, or under a title naming all of it)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from backend.application.recall.gate import ONLY_ESTIMATED, ONLY_PLANNED, Gate
+from backend.application.recall.gate import ONLY_ESTIMATED, ONLY_PLANNED, SUM_APART, Gate
 from backend.application.search.presenting import ResultView
 from backend.application.search.question import Question
 from backend.bootstrap import build_analyzer
@@ -139,8 +141,49 @@ def test_a_reckoned_sum_stays_when_it_is_what_is_asked_or_all_there_is(
 
 
 def test_a_sum_said_paid_stays_whatever_its_line_says_of_a_quote(analyzer: TextAnalyzer) -> None:
-    paid = _view(ESTIMATE, "Paid Ashby's £1,050 for the blacking, as quoted.", 0.9)
+    paid = _view(ESTIMATE, "Paid Ashby's £1,050 for the boat's blacking, as quoted.", 0.9)
     inverter = _view("Journal/2025-05-02.md", "Bought the boat's new inverter: £640.", 0.9)
     kept, left_out = _picked(analyzer, "total spent on the boat in 2025", [paid, inverter])
     assert kept == [ESTIMATE, "Journal/2025-05-02.md"]
     assert left_out == {}
+
+
+PRICES = "Areas/Bees/Honey business.md"
+LABELS = "Projects/Honey labels.md"
+JAR_PRICE = "how much do I charge for a 12oz jar of honey"
+
+
+def _honey_views(prices: float = 0.8, labels: float = 0.6) -> list[ResultView]:
+    table = "## Prices\n| jar | retail |\n|---|---|\n| 227g / 8oz | £6.50 |\n| 340g / 12oz | £9.00 |"
+    printing = "Net weight on 227g / 340g jars.\nLabel size: 60×40mm from Vistaprint, 250 for £14."
+    views = [_view(PRICES, table, prices), _view(LABELS, printing, labels)]
+    return sorted(views, key=lambda v: -v.confidence)
+
+
+def test_beside_the_price_of_the_jar_a_sum_of_something_else_stays_out(analyzer: TextAnalyzer) -> None:
+    # the labels note names honey in its title and jars in its text, but its sum is the label printing's
+    kept, left_out = _picked(analyzer, JAR_PRICE, _honey_views())
+    assert (kept, left_out) == ([PRICES], {LABELS: SUM_APART})
+
+
+@pytest.mark.parametrize(
+    ("views", "kept"),
+    [(_honey_views(prices=0.5), [LABELS, PRICES]), (_honey_views()[1:], [LABELS])],
+    ids=["likelier", "alone"],
+)
+def test_a_sum_standing_apart_stays_when_likelier_or_alone(
+    analyzer: TextAnalyzer, views: list[ResultView], kept: list[str]
+) -> None:
+    # a preference among entries that answer: never above a likelier one; alone, what the notes know
+    assert _picked(analyzer, JAR_PRICE, views) == (kept, {})
+
+
+def test_a_ledger_under_a_title_naming_what_its_sums_are_of_stays(analyzer: TextAnalyzer) -> None:
+    rows = "| month | item | £ |\n|---|---|---|\n| Jan | Nature's Head composting toilet | 1,050 |"
+    toilet = _view("Journal/2025-01-05.md", "Ordered the boat's composting toilet, £1,050 gulp.", 0.9)
+    views = [toilet, _view(LEDGER, rows, 0.8)]
+    assert _picked(analyzer, "total spent on the boat in 2025", views) == ([toilet.chunk_id, LEDGER], {})
+
+
+def test_the_period_asked_is_not_what_the_sum_is_of_with_the_period_rule_off(analyzer: TextAnalyzer) -> None:
+    assert Question.plain("total spent on the boat in 2025", analyzer).sum_of == {"boat"}

@@ -1,5 +1,5 @@
-"""A question asking for a measure (a time of day, a temperature, a pressure, a score, a distance, a weight),
-and a passage that can give one (the recall's measure rule)."""
+"""A question asking for a measure (a time of day, a temperature, a pressure, a score, a distance, a weight,
+an identifying number), and a passage that can give one (the recall's measure rule)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ from backend.domain.recall.measures import MEASURES, Measure, gives, measure_ask
         ("How far is Jacksonville from Miami?", "distance"),
         ("how heavy are the AGM batteries", "weight"),
         ("how much honey did the hives weigh in August", "weight"),
+        ("marigold CRT index number", "number"),
+        ("what's Keith's number", "number"),
+        ("what is my National Insurance number?", "number"),
+        ("which account no. do the honey payments go to", "number"),
     ],
 )
 def test_questions_asking_for_a_figure_ask_for_its_measure(question: str, measure: str) -> None:
@@ -50,6 +54,12 @@ def test_questions_asking_for_a_figure_ask_for_its_measure(question: str, measur
         "what grade was the problem I did at Font?",  # a climb's grade: "6b"
         "how hot is the chilli sauce?",  # how spicy
         "what pressure was Esme under at school?",
+        # a count, or a number of a figure or two (a house, a room, a bus) or of letters (a registration)
+        "what is the number of hives at the allotment",
+        "how many books did I finish in 2024",
+        "which room number is the dentist in",
+        "what's the van's registration number",
+        "What is John's number one goal in his basketball career?",  # LoCoMo: a rank
     ],
 )
 def test_other_questions_ask_for_none(question: str) -> None:
@@ -81,6 +91,10 @@ def test_other_questions_ask_for_none(question: str) -> None:
         ("score", "Esme got a B+ in the chemistry mock."),  # a letter grade
         ("score", "Rory's team won 3-1 on Saturday."),
         ("distance", "About 40 kms of gravel."),
+        ("number", "- CRT index no. **508821**"),
+        ("number", "Keith is the mooring warden, 07700 900412"),  # in groups
+        ("number", "Sort code 12-34-56"),
+        ("number", "NI: AB123456C"),  # figures among letters
     ],
 )
 def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, text: str) -> None:
@@ -97,6 +111,9 @@ def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, tex
         ("temperature", "Flapjacks: oats, butter, honey, a pinch of salt."),
         ("weight", "Two AGM batteries, heavy, in the engine bay."),
         ("score", "Esme got a bit wet at the match and a cold after it."),  # "a", not a grade
+        # a boat's survey: readings, a standard, a sum, a day, no number that names the boat
+        ("number", "Sides 5.4–5.9mm, wiring not to BS 7671, £2,000 off, 240V, surveyed 2023-10-12."),
+        ("number", "Bought her for £42,500 in Oct 2023."),
     ],
 )
 def test_a_note_on_the_topic_without_the_figure_gives_none(measure: str, text: str) -> None:

@@ -21,7 +21,7 @@ from backend.domain.ranking.result_rules import WordTerms
 from backend.domain.recall.codes import writes_code
 from backend.domain.recall.measures import Measure, gives
 from backend.domain.recall.open_tasks import on_the_question
-from backend.domain.recall.sums import gives_sum, only_estimated
+from backend.domain.recall.sums import gives_sum, only_estimated, sum_lines
 
 SAVED = "saved from elsewhere: the person's own notes answer"  # note_origin
 FAR_LESS_LIKELY = "far less likely than the first entry"  # confidence.far_less_likely
@@ -35,6 +35,7 @@ EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today
 ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, beside an entry telling what happened"
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
 NO_CODE = "its note writes none of the codes the question names, beside one that does"  # codes.py
+SUM_APART = "its sums stand apart from what the question asks the sum of, beside an entry writing one with it"
 ONLY_ESTIMATED = "its sums are reckoned or quoted, not paid, beside an entry stating one paid"  # sums.py
 
 
@@ -45,7 +46,10 @@ class Gate:
     is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
     far_less_likely); with `sum_asked` (the question asks what something cost, what is owed ...) an entry
     stating no sum is left out (sums.py), and with `sum_of` one naming nothing the sum is of, neither in its
-    text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"); with
+    text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"), and one
+    whose sums stand apart from it beside an entry at least as likely writing a sum with it, on the sum's
+    line or table row or under a title naming all of it (the label printing's £14 in the honey labels note
+    beside the price list's "340g / 12oz | £9.00", for the price of a 12oz jar); with
     `measure` one stating none of it (a time of day, a temperature ...: measures.py); with `happened` (the
     question asks what happened) one whose lines on the question are unticked tasks, beside one that tells
     more (open_tasks.py); with `spent` (it asks what was spent or paid) one whose every sum is reckoned,
@@ -152,6 +156,16 @@ class Gate:
             spoken = {v.chunk_id: on_the_question(v.content, reads.holds, reads.weights) for v in kept}
             if any(tells is False for tells in spoken.values()):
                 kept = _without(kept, left_out, ONLY_PLANNED, lambda v: spoken[v.chunk_id] is True)
+        if self.sum_of and (reads := self.reads) is not None:
+            # a price is written beside what it is the price of ("| 340g / 12oz | £9.00 |"): beside an entry
+            # at least as likely whose sum stands so, one whose sums stand apart (the label printing's £14 in
+            # the honey labels note, for the price of a 12oz jar) answers another question
+            beside = {v.chunk_id for v in kept if self._sum_with_it(v, reads)}
+            surest = max((v.confidence for v in kept if v.chunk_id in beside), default=None)
+            if surest is not None:
+                kept = _without(
+                    kept, left_out, SUM_APART, lambda v: v.chunk_id not in beside and v.confidence <= surest
+                )
         if self.spent:
             # the plan of a spend beside the spend: alone, the quote is what the notes know of it
             planned = {v.chunk_id for v in kept if only_estimated(v.content)}
@@ -172,6 +186,14 @@ class Gate:
             kept, earlier_days = newest_first(kept, lambda v: days_of(v.periods, today))
             left_out.update((v.chunk_id, EARLIER_TIME) for v in earlier_days)
         return kept
+
+    def _sum_with_it(self, view: ResultView, reads: QuestionReading) -> bool:
+        """Whether the entry writes a sum with what the question asks the sum of: on the sum's own line or
+        table row, or under a title or heading naming all of it (every row of "Boat spend" is the boat's)."""
+        named = reads.holds(f"{view.note_title}\n{view.heading_context}")
+        if self.sum_of <= named:
+            return True
+        return any(reads.holds(line) & self.sum_of for line in sum_lines(view.content))
 
     def _lacks(self, view: ResultView) -> str | None:
         """What the entry lacks of what the question asks for (a sum, what the sum is of, a measure), as the

@@ -113,7 +113,8 @@ class QuestionReader:
         sum_asked = asks_for_sum(text)
         sum_of: frozenset[str] = frozenset()
         if sum_asked:
-            subject = self._judge.query_terms(sum_subject(text, span.text if span else ""), languages)
+            # the period named is when, not what the sum is of, whether or not the period rule is on
+            subject = self._judge.query_terms(sum_subject(text, period.text if period else ""), languages)
             sum_of = frozenset(term for term in subject if term in own)
         return Question(
             text=text,

@@ -1,5 +1,5 @@
 """A question that asks for a measure (a time of day, a temperature, a pressure, a score, a distance, a
-weight), and a passage that can give one.
+weight, an identifying number), and a passage that can give one.
 
 Asked "what time is Rory's football now", "what temperature do the flapjacks go in at" or "what tire pressure
 should I run on the Honda Element", a person wants the figure; a note on the topic that holds none cannot
@@ -9,7 +9,10 @@ pre-assessment for the score of the exam (real-dev: questions that vault cannot 
 0.87-0.95). As with sums of money (sums.py), people write a measure as a figure and its unit, or a form of
 its own ("9:30", "6pm", "180°C", "gas mark 4", "32 psi", "120/80", "210/300", "85%"), or bare after a word
 that says what it is ("got there at 6", "bake at 180", "pumped them to 35", "got 72"), so a passage can give
-one when it holds such a figure anywhere. The rule only leaves out: a passage stating one is not made more
+one when it holds such a figure anywhere. A number that identifies something (a phone, an account, a licence,
+a boat's index number) is a long run of figures, written in groups at most ("07700 900412", "12-34-56"), or
+figures among letters ("GB123456789"): the boat's survey, with its readings in mm and volts, cannot give its
+CRT index number. The rule only leaves out: a passage stating one is not made more
 likely by it. English questions only ("what time frame" and "what time period" ask for a span).
 """
 
@@ -81,6 +84,19 @@ MEASURES = (
         r"\bhow\s+far\b(?!\s+(?:along|back|ahead|behind|into|should|would|have|has|do|does)\b)"
         r"(?![^?.!]*\b(?:get|got|gotten)\b)|\bwhat\s+(?:is\s+|was\s+)?(?:the\s+)?distance\b",
         rf"{_FIGURE}(?:k|km|kms|kilomet(?:er|re)s?|miles?|mi|m|met(?:er|re)s?|ft|feet|foot|yards?|nm)\b",
+    ),
+    _measure(
+        "number",
+        # what people look up by its number, long enough to be written only as figures; not a house, a room, a
+        # seat or a bus (a figure or two), nor a car's registration (letters around two figures)
+        r"\b(?:phone|mobile|telephone|landline|index|account|licen[cs]e|policy|reference|serial|membership"
+        r"|passport|tracking|order|customer|booking|confirmation|national\s+insurance|ni|nhs|vat|utr|iban"
+        r"|imei|vin|chassis|frame|meter|sort)\s+(?:no\b\.?|number|num\b|code|#)"
+        # "Keith's number"; not a rank ("John's number one goal")
+        r"|\b\w+['’]s\s+(?:phone\s+|mobile\s+)?number\b(?!\s+(?:one|two|three|\d+)\b)",
+        # five figures or more, at most a space apart, or a sort code; figures among letters, six or more
+        r"(?<![\w.,])\d(?: ?\d){4,}(?![\w.,])|\b\d\d-\d\d-\d\d\b"
+        r"|\b(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{6,}\b",
     ),
     _measure(
         "weight",

@@ -100,13 +100,19 @@ def asks_what_was_spent(question: str) -> bool:
     return _ASKS_SPENT.search(text) is not None and _ESTIMATE.search(text) is None
 
 
-def only_estimated(text: str) -> bool:
-    """Whether every sum a passage states is one not yet paid (reckoned, quoted, estimated, budgeted, and not
-    said paid: "Paid £1,050, as quoted" is a payment), and it states one. A sum is a line with a figure and a
-    currency mark, or a table row with a figure (a ledger writes its currency once, in the column's head)."""
-    sums = [
+def sum_lines(text: str) -> list[str]:
+    """The lines of a passage that state a sum: a figure and a currency mark, or a table row with a figure (a
+    ledger writes its currency once, in the column's head)."""
+    return [
         line
         for line in text.splitlines()
         if _FIGURE.search(line) and (_CURRENCY.search(line) or line.lstrip().startswith("|"))
     ]
+
+
+def only_estimated(text: str) -> bool:
+    """Whether every sum a passage states is one not yet paid (reckoned, quoted, estimated, budgeted, and not
+    said paid: "Paid £1,050, as quoted" is a payment), and it states one. A sum is a line with a figure and a
+    currency mark, or a table row with a figure (a ledger writes its currency once, in the column's head)."""
+    sums = sum_lines(text)
     return bool(sums) and all(_ESTIMATE.search(line) and not _PAID.search(line) for line in sums)
