@@ -35,6 +35,7 @@ EARLIER_OF_SERIES = "an earlier one of its series: the question asks about today
 ONLY_PLANNED = "its lines on the question are unticked tasks: a plan, beside an entry telling what happened"
 OTHER_TIME = "of another time than the period asked, beside entries of it"  # TimeSpan.outside
 NO_CODE = "its note writes none of the codes the question names, beside one that does"  # codes.py
+# sums.sum_lines
 SUM_APART = "its sums stand apart from what the question asks the sum of, beside an entry writing one with it"
 ONLY_ESTIMATED = "its sums are reckoned or quoted, not paid, beside an entry stating one paid"  # sums.py
 

@@ -111,8 +111,7 @@ def sum_lines(text: str) -> list[str]:
 
 
 def only_estimated(text: str) -> bool:
-    """Whether every sum a passage states is one not yet paid (reckoned, quoted, estimated, budgeted, and not
-    said paid: "Paid £1,050, as quoted" is a payment), and it states one. A sum is a line with a figure and a
-    currency mark, or a table row with a figure (a ledger writes its currency once, in the column's head)."""
+    """Whether every sum a passage states (`sum_lines`) is one not yet paid (reckoned, quoted, estimated,
+    budgeted, and not said paid: "Paid £1,050, as quoted" is a payment), and it states one."""
     sums = sum_lines(text)
     return bool(sums) and all(_ESTIMATE.search(line) and not _PAID.search(line) for line in sums)
