@@ -16,11 +16,15 @@ from pathlib import Path
 
 
 def machine() -> str:
-    model = platform.processor() or platform.machine()
+    model = platform.machine()  # where /proc/cpuinfo names no model (platform.processor() runs `uname -p`)
+    flags: set[str] = set()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            model = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
-    except (OSError, StopIteration):
+            fields = [line.split(":", 1) for line in fh if ":" in line]
+        named = {key.strip(): value.strip() for key, value in reversed(fields)}  # the first CPU's
+        model = named.get("model name", model)
+        flags = set(named.get("flags", "").split())
+    except OSError:
         pass
     memory = ""
     try:
@@ -31,7 +35,23 @@ def machine() -> str:
         pass
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     python = f"{platform.python_implementation()} {platform.python_version()}"
-    return f"{model}, {os.cpu_count()} cores{memory}, {python}, load average {load:.1f} at the start"
+    kernels = f", {int8_kernels(flags)}" if flags else ""
+    return f"{model}, {os.cpu_count()} cores{memory}{kernels}, {python}, load average {load:.1f} at the start"
+
+
+def int8_kernels(flags: set[str]) -> str:
+    """Which integer instructions the int8 model runs on, by the CPU's flags: onnxruntime picks its kernels by
+    them, so one text's vector, and a dev set's figures by a question or two, differ between machines that
+    differ here (docs/measurements.md, "The figures depend on the machine's instruction set")."""
+    if "avx512_vnni" in flags:
+        return "int8 on AVX-512 VNNI"
+    if "avx_vnni" in flags:
+        return "int8 on AVX-VNNI"
+    if "avx512bw" in flags:
+        return "int8 on AVX-512 (no VNNI)"
+    if "avx2" in flags:
+        return "int8 on AVX2 (no VNNI)"
+    return "int8 without AVX2"
 
 
 def drawn_questions(notes: list[Path], count: int, rng: random.Random) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.measure.common import int8_kernels
 from scripts.measure.evaluation import dev_sets
 
 BACKEND_EVAL = [sys.executable, "-m", "backend", "eval"]
@@ -38,4 +39,20 @@ def test_the_first_evaluation_that_fails_ends_the_run_with_its_code(
     monkeypatch.setattr(dev_sets.subprocess, "run", run)
     assert dev_sets.main(["--person", "a/b=c=2025-01-02", "--set", "s"]) == 3
     assert ran == [[*BACKEND_EVAL, "--today", "2025-01-02", "--templated", "--set", "a/b=c"]]
-    assert capsys.readouterr().out.splitlines()[0].endswith("eval --today 2025-01-02 --templated --set a/b=c")
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("machine: ")  # whose figures they are
+    assert printed[1].endswith("eval --today 2025-01-02 --templated --set a/b=c")
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        ({"avx2", "avx512bw", "avx512_vnni"}, "int8 on AVX-512 VNNI"),
+        ({"avx2", "avx_vnni"}, "int8 on AVX-VNNI"),
+        ({"avx2", "avx512bw"}, "int8 on AVX-512 (no VNNI)"),
+        ({"avx2", "fma"}, "int8 on AVX2 (no VNNI)"),  # AMD EPYC Zen 3: personal-dev reads otherwise there
+        ({"sse4_2"}, "int8 without AVX2"),
+    ],
+)
+def test_the_machine_line_names_the_instructions_the_int8_model_runs_on(flags: set[str], named: str) -> None:
+    assert int8_kernels(flags) == named

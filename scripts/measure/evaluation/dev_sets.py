@@ -21,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scripts.measure.common import machine
 from scripts.measure.evaluation.stand_in_server import SERVED
 
 
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.people and not args.sets:
         parser.error("name a set: --person SET=DAY or --set SET")
+    # the figures are the machine's as much as the code's: the int8 model's kernels differ by CPU
+    print(f"machine: {machine()}", flush=True)
     for command in commands(args.people, args.sets, args.stand_in):
         # each evaluation in a process of its own, as from the Makefile: one's model and settings stay its own
         print(shlex.join(command), flush=True)
