@@ -5,7 +5,7 @@ stays. The person's own words come first where one of them can answer: one lacki
 does not keep a saved note out. Asked what was spent, an entry whose sums are all reckoned or quoted stays out
 beside one stating a sum paid; asked for the quote, or alone, it stays. Asked for the sum of something, an
 entry whose sums stand apart from it stays out beside one at least as likely that writes a sum with it (on
-the sum's line or table row, or under a title naming all of it)."""
+the sum's line or table row, or under a title, alias or heading naming all of it)."""
 
 from __future__ import annotations
 
@@ -183,6 +183,17 @@ def test_a_ledger_under_a_title_naming_what_its_sums_are_of_stays(analyzer: Text
     toilet = _view("Journal/2025-01-05.md", "Ordered the boat's composting toilet, £1,050 gulp.", 0.9)
     views = [toilet, _view(LEDGER, rows, 0.8)]
     assert _picked(analyzer, "total spent on the boat in 2025", views) == ([toilet.chunk_id, LEDGER], {})
+
+
+def test_a_ledger_named_by_its_alias_stays_as_one_named_by_its_title(analyzer: TextAnalyzer) -> None:
+    # the note's name says nothing of the boat; its alias does, as Obsidian finds it by either
+    rows = "| month | item | £ |\n|---|---|---|\n| Jan | Nature's Head composting toilet | 1,050 |"
+    toilet = _view("Journal/2025-01-05.md", "Ordered the boat's composting toilet, £1,050 gulp.", 0.9)
+    ledger = result_view("Money/2025 ledger.md", rows, 0.8, aliases=("Boat spend",))
+    kept, left_out = _picked(analyzer, "total spent on the boat in 2025", [toilet, ledger])
+    assert (kept, left_out) == ([toilet.chunk_id, ledger.chunk_id], {})
+    unnamed = replace(ledger, aliases=[])
+    assert _picked(analyzer, "total spent on the boat in 2025", [toilet, unnamed])[0] == [toilet.chunk_id]
 
 
 def test_the_period_asked_is_not_what_the_sum_is_of_with_the_period_rule_off(analyzer: TextAnalyzer) -> None:

@@ -95,6 +95,9 @@ def test_other_questions_ask_for_none(question: str) -> None:
         ("number", "Keith is the mooring warden, 07700 900412"),  # in groups
         ("number", "Sort code 12-34-56"),
         ("number", "NI: AB123456C"),  # figures among letters
+        ("number", "Gym membership no. 4417, renews in May"),  # short, written as a number
+        ("number", "Order #4417 from Screwfix"),
+        ("number", "Booking ref: XK4T2"),
     ],
 )
 def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, text: str) -> None:
@@ -114,6 +117,7 @@ def test_a_figure_written_as_people_write_it_gives_the_measure(measure: str, tex
         # a boat's survey: readings, a standard, a sum, a day, no number that names the boat
         ("number", "Sides 5.4–5.9mm, wiring not to BS 7671, £2,000 off, 240V, surveyed 2023-10-12."),
         ("number", "Bought her for £42,500 in Oct 2023."),
+        ("number", "Took the number 73 bus to the dentist, room no. 4."),  # a bus, a room
     ],
 )
 def test_a_note_on_the_topic_without_the_figure_gives_none(measure: str, text: str) -> None:

@@ -191,7 +191,7 @@ class Gate:
     def _sum_with_it(self, view: ResultView, reads: QuestionReading) -> bool:
         """Whether the entry writes a sum with what the question asks the sum of: on the sum's own line or
         table row, or under a title or heading naming all of it (every row of "Boat spend" is the boat's)."""
-        named = reads.holds(f"{view.note_title}\n{view.heading_context}")
+        named = reads.holds(_names(view))
         if self.sum_of <= named:
             return True
         return any(reads.holds(line) & self.sum_of for line in sum_lines(view.content))
@@ -217,11 +217,16 @@ def _without(
     return [v for v in kept if v.chunk_id not in left_out]
 
 
-def _told(view: ResultView) -> str:
-    """An entry's text with what names it: its note's title, aliases and tags, and its heading ("Lyd" is
-    the alias of Lydia's ledger)."""
+def _names(view: ResultView) -> str:
+    """What names an entry: its note's title, aliases and tags, and its heading ("Lyd" is the alias of
+    Lydia's ledger)."""
     names = " ".join([*view.aliases, *(tag.replace("/", " ") for tag in view.tags)])
-    return f"{view.note_title}\n{names}\n{view.heading_context}\n{view.content}"
+    return f"{view.note_title}\n{names}\n{view.heading_context}"
+
+
+def _told(view: ResultView) -> str:
+    """An entry's text with what names it."""
+    return f"{_names(view)}\n{view.content}"
 
 
 def _title(view: ResultView) -> str:

@@ -11,9 +11,10 @@ its own ("9:30", "6pm", "180°C", "gas mark 4", "32 psi", "120/80", "210/300", "
 that says what it is ("got there at 6", "bake at 180", "pumped them to 35", "got 72"), so a passage can give
 one when it holds such a figure anywhere. A number that identifies something (a phone, an account, a licence,
 a boat's index number) is a long run of figures, written in groups at most ("07700 900412", "12-34-56"), or
-figures among letters ("GB123456789"): the boat's survey, with its readings in mm and volts, cannot give its
-CRT index number. The rule only leaves out: a passage stating one is not made more
-likely by it. English questions only ("what time frame" and "what time period" ask for a span).
+figures among letters ("GB123456789"), or shorter after what says it is one ("membership no. 4417"): the
+boat's survey, with its readings in mm and volts, cannot give its CRT index number. The rule only leaves out:
+a passage stating one is not made more likely by it. English questions only ("what time frame" and "what
+time period" ask for a span).
 """
 
 from __future__ import annotations
@@ -94,9 +95,11 @@ MEASURES = (
         r"|imei|vin|chassis|frame|meter|sort)\s+(?:no\b\.?|number|num\b|code|#)"
         # "Keith's number"; not a rank ("John's number one goal")
         r"|\b\w+['’]s\s+(?:phone\s+|mobile\s+)?number\b(?!\s+(?:one|two|three|\d+)\b)",
-        # five figures or more, at most a space apart, or a sort code; figures among letters, six or more
+        # five figures or more, at most a space apart, or a sort code; figures among letters, six or more;
+        # shorter, written as a number ("membership no. 4417", "order #4417", "booking ref: XK4T2")
         r"(?<![\w.,])\d(?: ?\d){4,}(?![\w.,])|\b\d\d-\d\d-\d\d\b"
-        r"|\b(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{6,}\b",
+        r"|\b(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{6,}\b"
+        r"|(?:\b(?:no\b\.?|number|num\b|ref\b\.?|reference|code)\s*[:#]?\s*|#)(?=[a-z\d-]*\d)[a-z\d][a-z\d-]{2,}\b",
     ),
     _measure(
         "weight",
