@@ -43,10 +43,10 @@ class RecallVerdictOut(BaseModel):
         'beside an entry stating one paid" (asked what was spent: "he reckons about £2,300" beside the '
         'ledger), "its sums stand apart from what the question asks the sum of, beside an entry writing one '
         "with it\" (asked the price of a 12oz jar: the label printing's £14 beside the price list's row "
-        '"12oz | £9.00"; a sum is with what it is of on its own line or table row, or under a title naming '
-        'all of it), "its note writes none of the codes the question names, beside one that does" (asked '
-        'about "11C3": the notes on class 10C3 beside the likelier timetable writing 11C3; a code: a letter '
-        'before a figure), "states no '
+        '"12oz | £9.00"; a sum is with what it is of on its own line or table row, or under a title, alias, '
+        'tag or heading naming all of it), "its note writes none of the codes the question names, beside '
+        'one that does" (asked about "11C3": the notes on class 10C3 beside the likelier timetable writing '
+        '11C3; a code: a letter before a figure), "states no '
         'time of day, and the question asks for one" (asked what time something is; likewise a temperature, '
         'pressure, score, distance, weight or a number such as a phone or index number), "an earlier one '
         "of its "
