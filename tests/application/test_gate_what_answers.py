@@ -5,7 +5,7 @@ stays. The person's own words come first where one of them can answer: one lacki
 does not keep a saved note out. Asked what was spent, an entry whose sums are all reckoned or quoted stays out
 beside one stating a sum paid; asked for the quote, or alone, it stays. Asked for the sum of something, an
 entry whose sums stand apart from it stays out beside one at least as likely that writes a sum with it (on
-the sum's line or table row, or under a title, alias or heading naming all of it)."""
+the sum's line or table row, or under a title, alias, tag or heading naming all of it)."""
 
 from __future__ import annotations
 

@@ -47,14 +47,14 @@ class Gate:
     is left; with `by_odds` none far less likely than the surest is quoted beside it (confidence.
     far_less_likely); with `sum_asked` (the question asks what something cost, what is owed ...) an entry
     stating no sum is left out (sums.py), and with `sum_of` one naming nothing the sum is of, neither in its
-    text nor its heading nor its note's title (a physio invoice for "what did the hygienist cost"), and one
-    whose sums stand apart from it beside an entry at least as likely writing a sum with it, on the sum's
-    line or table row or under a title naming all of it (the label printing's £14 in the honey labels note
-    beside the price list's "340g / 12oz | £9.00", for the price of a 12oz jar); with
-    `measure` one stating none of it (a time of day, a temperature ...: measures.py); with `happened` (the
-    question asks what happened) one whose lines on the question are unticked tasks, beside one that tells
-    more (open_tasks.py); with `spent` (it asks what was spent or paid) one whose every sum is reckoned,
-    quoted or budgeted, beside one stating a sum paid (sums.only_estimated);
+    text nor what names it (`_names`: its note's title, aliases, tags, its heading; a physio invoice for
+    "what did the hygienist cost"), and one whose sums stand apart from it beside an entry at least as likely
+    writing a sum with it, on the sum's line or table row or under names naming all of it (the label
+    printing's £14 in the honey labels note beside the price list's "340g / 12oz | £9.00", for the price of
+    a 12oz jar); with `measure` one stating none of it (a time of day, a temperature ...: measures.py); with
+    `happened` (the question asks what happened) one whose lines on the question are unticked tasks, beside
+    one that tells more (open_tasks.py); with `spent` (it asks what was spent or paid) one whose every sum is
+    reckoned, quoted or budgeted, beside one stating a sum paid (sums.only_estimated);
     with `present_on` (today: the question asks about the present) a note of a series ("Budget 2024") with
     a later one already begun beside it stays out (series.py); with `span` (the days that can tell what
     the question asks of the period it names: question_time.days_telling) an entry dated wholly at another
@@ -190,7 +190,7 @@ class Gate:
 
     def _sum_with_it(self, view: ResultView, reads: QuestionReading) -> bool:
         """Whether the entry writes a sum with what the question asks the sum of: on the sum's own line or
-        table row, or under a title or heading naming all of it (every row of "Boat spend" is the boat's)."""
+        table row, or under names naming all of it (`_names`: every row of "Boat spend" is the boat's)."""
         named = reads.holds(_names(view))
         if self.sum_of <= named:
             return True
